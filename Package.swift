@@ -1,0 +1,68 @@
+// swift-tools-version: 6.1
+// Skwad — a peer-to-peer node for local anonymous chat rooms.
+// Layout and dependency direction: docs/ARCHITECTURE.md (after ../shared/DESIGN.md §1).
+import PackageDescription
+
+let package = Package(
+    name: "Skwad",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "skwad", targets: ["skwad"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+    ],
+    targets: [
+        // C shims for system libraries (Debian: libsodium-dev, libedit-dev).
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
+
+        // Pure core: no I/O, no clock.
+        .target(name: "SkwadCrypto", dependencies: ["CSodium"]),
+        .target(name: "SkwadModel", dependencies: [
+            "SkwadCrypto",
+            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        ]),
+        .target(name: "SkwadReplica", dependencies: ["SkwadModel"]),
+        .target(name: "SkwadGossip", dependencies: [
+            "SkwadReplica",
+            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        ]),
+
+        // Shells and tools.
+        .target(name: "SkwadStore", dependencies: [
+            "SkwadReplica",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .target(name: "SkwadNode", dependencies: [
+            "SkwadGossip", "SkwadStore",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        .target(name: "SkwadSim", dependencies: ["SkwadGossip", "SkwadReplica"]),
+        .target(name: "SkwadREPL", dependencies: ["SkwadNode", "CEdit"]),
+        .target(name: "SkwadTestKit", dependencies: ["SkwadReplica"]),
+        .executableTarget(name: "skwad", dependencies: [
+            "SkwadREPL", "SkwadSim",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "SkwadCryptoTests", dependencies: ["SkwadCrypto"]),
+        .testTarget(name: "SkwadModelTests", dependencies: ["SkwadModel", "SkwadTestKit"]),
+        .testTarget(name: "SkwadReplicaTests", dependencies: ["SkwadReplica", "SkwadTestKit"]),
+        .testTarget(name: "SkwadStoreTests", dependencies: ["SkwadStore", "SkwadTestKit"]),
+        .testTarget(name: "SkwadGossipTests", dependencies: ["SkwadGossip", "SkwadTestKit"]),
+        .testTarget(name: "SkwadNodeTests", dependencies: ["SkwadNode", "SkwadTestKit"]),
+        .testTarget(name: "SkwadSimTests", dependencies: ["SkwadSim", "SkwadTestKit"]),
+        .testTarget(name: "SkwadREPLTests", dependencies: ["SkwadREPL", "SkwadTestKit"]),
+        .testTarget(name: "skwadTests", dependencies: ["SkwadTestKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,13 @@
+#ifndef SKWAD_CEDIT_SHIM_H
+#define SKWAD_CEDIT_SHIM_H
+#include <stdio.h>
+#include <editline/readline.h>
+
+/* Swift 6 rejects libedit's mutable C globals; reach them through these. */
+typedef char *(*skwad_completion_fn)(const char *, int);
+static inline void skwad_set_completion(skwad_completion_fn fn) {
+    rl_completion_entry_function = (rl_compentry_func_t *)fn;
+}
+static inline int skwad_history_length(void) { return history_length; }
+static inline void skwad_set_readline_name(const char *name) { rl_readline_name = (char *)name; }
+#endif

@@ -1,0 +1,108 @@
+import CSodium
+
+/// Key exchange (crypto_kx) for gossip sessions.
+public struct KxKeyPair: Sendable {
+    public let publicKey: [UInt8]
+    let secretKey: [UInt8]
+
+    public init(seed: [UInt8]) throws {
+        guard seed.count == Int(crypto_kx_SEEDBYTES) else { throw CryptoError.badLength("kx seed", expected: 32, got: seed.count) }
+        Sodium.ready()
+        var pk = [UInt8](repeating: 0, count: 32), sk = [UInt8](repeating: 0, count: 32)
+        _ = pk.withUnsafeMutableBufferPointer { p in sk.withUnsafeMutableBufferPointer { s in
+            seed.withUnsafeBufferPointer { crypto_kx_seed_keypair(p.baseAddress!, s.baseAddress!, $0.baseAddress!) } } }
+        publicKey = pk; secretKey = sk
+    }
+
+    public static func generate() -> KxKeyPair { try! KxKeyPair(seed: SecureRandom.bytes(32)) }
+
+    /// Session keys (rx, tx) when this side is the client (initiator).
+    public func clientSessionKeys(serverPublicKey: [UInt8]) throws -> (rx: [UInt8], tx: [UInt8]) {
+        try sessionKeys(peer: serverPublicKey, client: true)
+    }
+    /// Session keys (rx, tx) when this side is the server (responder).
+    public func serverSessionKeys(clientPublicKey: [UInt8]) throws -> (rx: [UInt8], tx: [UInt8]) {
+        try sessionKeys(peer: clientPublicKey, client: false)
+    }
+
+    private func sessionKeys(peer: [UInt8], client: Bool) throws -> (rx: [UInt8], tx: [UInt8]) {
+        Sodium.ready()
+        guard peer.count == 32 else { throw CryptoError.badLength("kx public key", expected: 32, got: peer.count) }
+        var rx = [UInt8](repeating: 0, count: 32), tx = [UInt8](repeating: 0, count: 32)
+        let rc = rx.withUnsafeMutableBufferPointer { r in tx.withUnsafeMutableBufferPointer { t in
+            publicKey.withUnsafeBufferPointer { p in secretKey.withUnsafeBufferPointer { s in peer.withUnsafeBufferPointer { q in
+                client ? crypto_kx_client_session_keys(r.baseAddress!, t.baseAddress!, p.baseAddress!, s.baseAddress!, q.baseAddress!)
+                       : crypto_kx_server_session_keys(r.baseAddress!, t.baseAddress!, p.baseAddress!, s.baseAddress!, q.baseAddress!)
+            } } } } }
+        guard rc == 0 else { throw CryptoError.keyDerivationFailed }
+        return (rx, tx)
+    }
+}
+
+/// XChaCha20-Poly1305 (IETF) AEAD with 24-byte nonces.
+public enum AEAD {
+    public static let keyCount = 32
+    public static let nonceCount = 24
+    public static let tagCount = 16
+
+    public static func seal(_ plaintext: [UInt8], additionalData: [UInt8] = [], nonce: [UInt8], key: [UInt8]) throws -> [UInt8] {
+        Sodium.ready()
+        guard key.count == keyCount else { throw CryptoError.badLength("AEAD key", expected: keyCount, got: key.count) }
+        guard nonce.count == nonceCount else { throw CryptoError.badLength("AEAD nonce", expected: nonceCount, got: nonce.count) }
+        var out = [UInt8](repeating: 0, count: plaintext.count + tagCount)
+        var outLen: UInt64 = 0
+        _ = out.withUnsafeMutableBufferPointer { o in plaintext.withUnsafeBufferPointer { m in additionalData.withUnsafeBufferPointer { a in
+            nonce.withUnsafeBufferPointer { n in key.withUnsafeBufferPointer { k in
+                crypto_aead_xchacha20poly1305_ietf_encrypt(o.baseAddress!, &outLen, m.baseAddress, UInt64(m.count),
+                    a.baseAddress, UInt64(a.count), nil, n.baseAddress!, k.baseAddress!)
+            } } } } }
+        return out
+    }
+
+    public static func open(_ ciphertext: [UInt8], additionalData: [UInt8] = [], nonce: [UInt8], key: [UInt8]) throws -> [UInt8] {
+        Sodium.ready()
+        guard key.count == keyCount, nonce.count == nonceCount, ciphertext.count >= tagCount else { throw CryptoError.decryptionFailed }
+        var out = [UInt8](repeating: 0, count: ciphertext.count - tagCount)
+        var outLen: UInt64 = 0
+        let rc = out.withUnsafeMutableBufferPointer { o in ciphertext.withUnsafeBufferPointer { c in additionalData.withUnsafeBufferPointer { a in
+            nonce.withUnsafeBufferPointer { n in key.withUnsafeBufferPointer { k in
+                crypto_aead_xchacha20poly1305_ietf_decrypt(o.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!, &outLen, nil, c.baseAddress!, UInt64(c.count),
+                    a.baseAddress, UInt64(a.count), n.baseAddress!, k.baseAddress!)
+            } } } } }
+        guard rc == 0 else { throw CryptoError.decryptionFailed }
+        return out
+    }
+}
+
+/// Proof-of-work stamps that bind a pseudonym to a pack (DESIGN §6: new pseudonyms cost work).
+/// A stamp is valid when BLAKE2b-256("skwad/pow/v1" || genesisNonce || author || stamp) starts
+/// with `bits` zero bits. Normative: docs/PROTOCOL.md §Pseudonym stamps.
+public enum ProofOfWork {
+    public static func digest(genesisNonce: [UInt8], author: [UInt8], stamp: UInt64) -> [UInt8] {
+        var msg = Array("skwad/pow/v1".utf8)
+        msg += genesisNonce
+        msg += author
+        withUnsafeBytes(of: stamp.bigEndian) { msg += $0 }
+        return Blake2b.hash256(msg)
+    }
+
+    public static func leadingZeroBits(_ bytes: [UInt8]) -> Int {
+        var n = 0
+        for b in bytes {
+            if b == 0 { n += 8; continue }
+            return n + b.leadingZeroBitCount
+        }
+        return n
+    }
+
+    public static func isValid(genesisNonce: [UInt8], author: [UInt8], stamp: UInt64, bits: Int) -> Bool {
+        bits <= 0 || leadingZeroBits(digest(genesisNonce: genesisNonce, author: author, stamp: stamp)) >= bits
+    }
+
+    /// Searches stamps from `start` upward; expected 2^bits hashes.
+    public static func mint(genesisNonce: [UInt8], author: [UInt8], bits: Int, start: UInt64 = 0) -> UInt64 {
+        var s = start
+        while !isValid(genesisNonce: genesisNonce, author: author, stamp: s, bits: bits) { s &+= 1 }
+        return s
+    }
+}

@@ -1,0 +1,1 @@
+// SkwadGossip: see docs/ARCHITECTURE.md.

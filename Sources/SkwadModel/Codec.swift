@@ -1,0 +1,152 @@
+import Foundation
+import SwiftProtobuf
+import SkwadCrypto
+
+/// Translation between the domain types and the generated protobuf messages.
+/// Decoding validates shapes (lengths, ranges, limits) and never traps on any input.
+extension OpBody {
+    /// Deterministic protobuf serialization of the body.
+    public func serialized() -> [UInt8] {
+        var m = Skwad_V1_OpBody()
+        m.version = version
+        if let packID { m.packID = Data(packID.bytes) }
+        m.author = Data(author.bytes)
+        m.hlc = hlc.raw
+        if let location { m.location = location }
+        m.stamp = stamp
+        switch kind {
+        case .createPack(let c):
+            var x = Skwad_V1_CreatePack()
+            x.name = c.name; x.tags = c.tags; x.color = c.color; x.locked = c.locked
+            x.nonce = Data(c.nonce); x.powBits = c.powBits; x.hideScore = c.hideScore
+            if let f = c.fence {
+                var w = Skwad_V1_Fence()
+                w.latE6 = f.center.latE6; w.lonE6 = f.center.lonE6; w.radiusM = UInt32(f.radiusMeters.rounded())
+                x.fence = w
+            }
+            m.createPack = x
+        case .post(let p):
+            var x = Skwad_V1_Post(); x.title = p.title; x.body = p.body; x.tags = p.tags
+            m.post = x
+        case .comment(let c):
+            var x = Skwad_V1_Comment(); x.post = Data(c.post.bytes); x.body = c.body
+            if let p = c.parent { x.parent = Data(p.bytes) }
+            m.comment = x
+        case .vote(let v):
+            var x = Skwad_V1_Vote(); x.target = Data(v.target.bytes); x.value = v.value
+            m.vote = x
+        case .delete(let d):
+            var x = Skwad_V1_Delete(); x.target = Data(d.target.bytes)
+            m.delete = x
+        case .editPack(let e):
+            var x = Skwad_V1_EditPack()
+            if let n = e.name { x.name = n }
+            if let c = e.color { x.color = c }
+            if let t = e.tags { x.setTags = true; x.tags = t }
+            if let l = e.locked { x.locked = l }
+            m.editPack = x
+        case .moderate(let d):
+            var x = Skwad_V1_Moderate(); x.target = Data(d.target.bytes); x.hidden = d.hidden; x.reason = d.reason
+            m.moderate = x
+        }
+        var opts = BinaryEncodingOptions(); opts.useDeterministicOrdering = true
+        return [UInt8]((try? m.serializedData(options: opts)) ?? Data())
+    }
+
+    /// Decodes body bytes. Throws `ModelError` with a one-line reason on anything malformed.
+    public init(serialized bytes: [UInt8]) throws {
+        let m: Skwad_V1_OpBody
+        do { m = try Skwad_V1_OpBody(serializedBytes: bytes) } catch {
+            throw ModelError.malformed("op body is not valid protobuf")
+        }
+        guard m.version == wireVersion else { throw ModelError.malformed("unsupported op version \(m.version)") }
+        author = try Self.key(m.author, "author")
+        version = m.version
+        hlc = HLC(raw: m.hlc)
+        stamp = m.stamp
+        if m.location.isEmpty { location = nil } else {
+            guard m.location.utf8.count <= Limits.maxGeohash, (try? Geohash.decode(m.location)) != nil else {
+                throw ModelError.malformed("location claim is not a geohash cell")
+            }
+            location = m.location
+        }
+        switch m.kind {
+        case .createPack(let x)?:
+            guard m.packID.isEmpty else { throw ModelError.malformed("create_pack must not name a pack id") }
+            packID = nil
+            var fence: Geofence?
+            if x.hasFence {
+                guard x.fence.radiusM > 0, x.fence.radiusM <= Limits.maxRadiusMeters else {
+                    throw ModelError.malformed("geofence radius must be 1...\(Limits.maxRadiusMeters) m")
+                }
+                let c: GeoPoint
+                do { c = try GeoPoint(latE6: x.fence.latE6, lonE6: x.fence.lonE6) } catch {
+                    throw ModelError.malformed("geofence centre out of range")
+                }
+                fence = Geofence(center: c, radiusMeters: Double(x.fence.radiusM))
+            }
+            kind = .createPack(CreatePack(name: x.name, tags: x.tags, color: x.color, fence: fence, locked: x.locked,
+                                          nonce: [UInt8](x.nonce), powBits: x.powBits, hideScore: x.hideScore))
+        case .post(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .post(Post(title: x.title, body: x.body, tags: x.tags))
+        case .comment(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .comment(Comment(post: try Self.id(x.post, "comment post"),
+                                    parent: x.parent.isEmpty ? nil : try Self.id(x.parent, "comment parent"), body: x.body))
+        case .vote(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .vote(Vote(target: try Self.id(x.target, "vote target"), value: x.value))
+        case .delete(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .delete(Delete(target: try Self.id(x.target, "delete target")))
+        case .editPack(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .editPack(EditPack(name: x.hasName ? x.name : nil, color: x.hasColor ? x.color : nil,
+                                      tags: x.setTags ? x.tags : nil, locked: x.hasLocked ? x.locked : nil))
+        case .moderate(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .moderate(Moderate(target: try Self.id(x.target, "moderate target"), hidden: x.hidden, reason: x.reason))
+        case nil:
+            throw ModelError.malformed("op has no kind (unknown to wire version 1)")
+        }
+    }
+
+    private static func id(_ d: Data, _ what: String) throws -> OpID {
+        guard d.count == OpID.byteCount else { throw ModelError.malformed("\(what) must be 32 bytes, got \(d.count)") }
+        return OpID(unchecked: [UInt8](d))
+    }
+    private static func key(_ d: Data, _ what: String) throws -> PublicKey {
+        guard d.count == PublicKey.byteCount else { throw ModelError.malformed("\(what) must be 32 bytes, got \(d.count)") }
+        return try PublicKey(bytes: [UInt8](d))
+    }
+}
+
+/// `Envelope { body, signature }`: what is stored and forwarded, byte for byte.
+public struct Envelope: Hashable, Sendable {
+    public let body: [UInt8]
+    public let signature: [UInt8]
+
+    public init(body: [UInt8], signature: [UInt8]) { self.body = body; self.signature = signature }
+
+    public func serialized() -> [UInt8] {
+        var m = Skwad_V1_Envelope(); m.body = Data(body); m.signature = Data(signature)
+        return [UInt8]((try? m.serializedData()) ?? Data())
+    }
+
+    public init(serialized bytes: [UInt8]) throws {
+        guard bytes.count <= Limits.maxEnvelopeBytes else {
+            throw ModelError.tooLarge("envelope is \(bytes.count) bytes, limit \(Limits.maxEnvelopeBytes)")
+        }
+        let m: Skwad_V1_Envelope
+        do { m = try Skwad_V1_Envelope(serializedBytes: bytes) } catch {
+            throw ModelError.malformed("envelope is not valid protobuf")
+        }
+        guard m.signature.count == Limits.signatureBytes else {
+            throw ModelError.malformed("signature must be 64 bytes, got \(m.signature.count)")
+        }
+        body = [UInt8](m.body); signature = [UInt8](m.signature)
+    }
+
+    public var id: OpID { OpID.of(body: body) }
+}

@@ -1,0 +1,109 @@
+import SkwadCrypto
+
+/// The wire version this code writes and accepts.
+public let wireVersion: UInt32 = 1
+
+/// The content of an op (DESIGN §3). Its serialized bytes are what gets signed.
+public struct OpBody: Hashable, Sendable {
+    public var version: UInt32
+    /// Empty (nil) in `CreatePack`: the genesis op's own id is the pack id.
+    public var packID: PackID?
+    public var author: PublicKey
+    public var hlc: HLC
+    /// Optional location claim: a geohash cell.
+    public var location: String?
+    /// Proof-of-work stamp binding `author` to the pack's genesis nonce.
+    public var stamp: UInt64
+    public var kind: OpKind
+
+    public init(version: UInt32 = wireVersion, packID: PackID?, author: PublicKey, hlc: HLC,
+                location: String? = nil, stamp: UInt64 = 0, kind: OpKind) {
+        self.version = version; self.packID = packID; self.author = author; self.hlc = hlc
+        self.location = location; self.stamp = stamp; self.kind = kind
+    }
+}
+
+public enum OpKind: Hashable, Sendable {
+    case createPack(CreatePack)
+    case post(Post)
+    case comment(Comment)
+    case vote(Vote)
+    case delete(Delete)
+    case editPack(EditPack)
+    case moderate(Moderate)
+
+    /// Stable name used in the store, stats and JSON.
+    public var name: String {
+        switch self {
+        case .createPack: "create_pack"
+        case .post: "post"
+        case .comment: "comment"
+        case .vote: "vote"
+        case .delete: "delete"
+        case .editPack: "edit_pack"
+        case .moderate: "moderate"
+        }
+    }
+}
+
+public struct CreatePack: Hashable, Sendable {
+    public var name: String
+    public var tags: [String]
+    public var color: String
+    public var fence: Geofence?
+    public var locked: Bool
+    public var nonce: [UInt8]
+    public var powBits: UInt32
+    /// Posts and comments at score <= -hideScore are hidden; 0 on the wire means the default 5.
+    public var hideScore: UInt32
+
+    public init(name: String, tags: [String] = [], color: String = "", fence: Geofence? = nil,
+                locked: Bool = false, nonce: [UInt8], powBits: UInt32 = 0, hideScore: UInt32 = 0) {
+        self.name = name; self.tags = tags; self.color = color; self.fence = fence
+        self.locked = locked; self.nonce = nonce; self.powBits = powBits; self.hideScore = hideScore
+    }
+}
+
+public struct Post: Hashable, Sendable {
+    public var title: String
+    public var body: String
+    public var tags: [String]
+    public init(title: String, body: String, tags: [String] = []) { self.title = title; self.body = body; self.tags = tags }
+}
+
+public struct Comment: Hashable, Sendable {
+    public var post: OpID
+    /// The comment this one answers; nil answers the post itself.
+    public var parent: OpID?
+    public var body: String
+    public init(post: OpID, parent: OpID? = nil, body: String) { self.post = post; self.parent = parent; self.body = body }
+}
+
+public struct Vote: Hashable, Sendable {
+    public var target: OpID
+    /// -1, 0 (withdrawn) or +1.
+    public var value: Int32
+    public init(target: OpID, value: Int32) { self.target = target; self.value = value }
+}
+
+public struct Delete: Hashable, Sendable {
+    public var target: OpID
+    public init(target: OpID) { self.target = target }
+}
+
+public struct EditPack: Hashable, Sendable {
+    public var name: String?
+    public var color: String?
+    public var tags: [String]?
+    public var locked: Bool?
+    public init(name: String? = nil, color: String? = nil, tags: [String]? = nil, locked: Bool? = nil) {
+        self.name = name; self.color = color; self.tags = tags; self.locked = locked
+    }
+}
+
+public struct Moderate: Hashable, Sendable {
+    public var target: OpID
+    public var hidden: Bool
+    public var reason: String
+    public init(target: OpID, hidden: Bool, reason: String = "") { self.target = target; self.hidden = hidden; self.reason = reason }
+}

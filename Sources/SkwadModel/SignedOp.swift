@@ -1,0 +1,104 @@
+import SkwadCrypto
+
+/// A decoded op together with its envelope and id. Build one with `SignedOp.sign` (local
+/// ops) or `SignedOp.open` (bytes from elsewhere: decodes, checks limits, verifies).
+public struct SignedOp: Hashable, Sendable {
+    public let envelope: Envelope
+    public let id: OpID
+    public let body: OpBody
+
+    /// The pack this op belongs to (its own id for `CreatePack`).
+    public var packID: PackID { body.packID ?? id }
+    public var author: PublicKey { body.author }
+    public var hlc: HLC { body.hlc }
+
+    /// Trusted construction (e.g. reloading from the local store): no signature check.
+    public init(trusted envelope: Envelope) throws {
+        self.envelope = envelope
+        self.id = OpID.of(body: envelope.body)
+        self.body = try OpBody(serialized: envelope.body)
+    }
+
+    init(envelope: Envelope, id: OpID, body: OpBody) { self.envelope = envelope; self.id = id; self.body = body }
+
+    /// Signs a body with `key` (whose public key must be `body.author`) and checks limits.
+    public static func sign(_ body: OpBody, with key: SigningKeyPair) throws -> SignedOp {
+        guard key.publicKey == body.author else { throw ModelError.invalid("signing key is not the op's author") }
+        try Validation.check(body)
+        let bytes = body.serialized()
+        let env = Envelope(body: bytes, signature: key.sign(bytes))
+        guard env.serialized().count <= Limits.maxEnvelopeBytes else {
+            throw ModelError.tooLarge("op is \(env.serialized().count) bytes encoded, limit \(Limits.maxEnvelopeBytes)")
+        }
+        return SignedOp(envelope: env, id: OpID.of(body: bytes), body: body)
+    }
+
+    /// Decodes envelope bytes, checks limits, verifies the signature over the body bytes
+    /// exactly as received.
+    public static func open(_ bytes: [UInt8]) throws -> SignedOp {
+        let env = try Envelope(serialized: bytes)
+        return try open(env)
+    }
+
+    public static func open(_ env: Envelope) throws -> SignedOp {
+        let body = try OpBody(serialized: env.body)
+        try Validation.check(body)
+        guard body.author.verify(signature: env.signature, message: env.body) else {
+            throw ModelError.invalid("bad signature")
+        }
+        return SignedOp(envelope: env, id: OpID.of(body: env.body), body: body)
+    }
+}
+
+/// Field limits of an op body (normative: docs/PROTOCOL.md §Limits).
+public enum Validation {
+    public static func check(_ b: OpBody) throws {
+        func text(_ s: String, _ max: Int, _ what: String) throws {
+            guard s.utf8.count <= max else { throw ModelError.tooLarge("\(what) is \(s.utf8.count) bytes, limit \(max)") }
+        }
+        func tags(_ t: [String]) throws {
+            guard t.count <= Limits.maxTags else { throw ModelError.tooLarge("\(t.count) tags, limit \(Limits.maxTags)") }
+            for x in t {
+                try text(x, Limits.maxTag, "tag")
+                guard !x.isEmpty else { throw ModelError.invalid("empty tag") }
+            }
+        }
+        switch b.kind {
+        case .createPack(let c):
+            guard !c.name.trimmingWhitespace().isEmpty else { throw ModelError.invalid("pack name is empty") }
+            try text(c.name, Limits.maxPackName, "pack name"); try tags(c.tags); try text(c.color, Limits.maxColor, "colour")
+            guard (Limits.minNonce...Limits.maxNonce).contains(c.nonce.count) else {
+                throw ModelError.invalid("genesis nonce must be \(Limits.minNonce)...\(Limits.maxNonce) bytes")
+            }
+            guard c.powBits <= Limits.maxPowBits else { throw ModelError.invalid("pow_bits above \(Limits.maxPowBits)") }
+            if c.locked && c.fence == nil { throw ModelError.invalid("a locked pack needs a geofence") }
+        case .post(let p):
+            guard !p.title.trimmingWhitespace().isEmpty else { throw ModelError.invalid("post title is empty") }
+            try text(p.title, Limits.maxTitle, "title"); try text(p.body, Limits.maxBody, "body"); try tags(p.tags)
+        case .comment(let c):
+            guard !c.body.trimmingWhitespace().isEmpty else { throw ModelError.invalid("comment is empty") }
+            try text(c.body, Limits.maxBody, "comment")
+        case .vote(let v):
+            guard (-1...1).contains(v.value) else { throw ModelError.invalid("vote value must be -1, 0 or +1") }
+        case .delete: break
+        case .editPack(let e):
+            if let n = e.name {
+                guard !n.trimmingWhitespace().isEmpty else { throw ModelError.invalid("pack name is empty") }
+                try text(n, Limits.maxPackName, "pack name")
+            }
+            if let c = e.color { try text(c, Limits.maxColor, "colour") }
+            if let t = e.tags { try tags(t) }
+        case .moderate(let m):
+            try text(m.reason, Limits.maxReason, "reason")
+        }
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> Substring {
+        var s = self[...]
+        while let f = s.first, f.isWhitespace { s.removeFirst() }
+        while let l = s.last, l.isWhitespace { s.removeLast() }
+        return s
+    }
+}

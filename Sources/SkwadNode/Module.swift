@@ -1,0 +1,1 @@
+// SkwadNode: see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// SkwadREPL: see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// SkwadReplica: see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// SkwadSim: see docs/ARCHITECTURE.md.

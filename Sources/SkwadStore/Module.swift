@@ -1,0 +1,1 @@
+// SkwadStore: see docs/ARCHITECTURE.md.
