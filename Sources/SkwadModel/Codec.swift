@@ -43,7 +43,6 @@ extension OpBody {
             if let n = e.name { x.name = n }
             if let c = e.color { x.color = c }
             if let t = e.tags { x.setTags = true; x.tags = t }
-            if let l = e.locked { x.locked = l }
             m.editPack = x
         case .moderate(let d):
             var x = Skwad_V1_Moderate(); x.target = Data(d.target.bytes); x.hidden = d.hidden; x.reason = d.reason
@@ -103,7 +102,7 @@ extension OpBody {
         case .editPack(let x)?:
             packID = try Self.id(m.packID, "pack id")
             kind = .editPack(EditPack(name: x.hasName ? x.name : nil, color: x.hasColor ? x.color : nil,
-                                      tags: x.setTags ? x.tags : nil, locked: x.hasLocked ? x.locked : nil))
+                                      tags: x.setTags ? x.tags : nil))
         case .moderate(let x)?:
             packID = try Self.id(m.packID, "pack id")
             kind = .moderate(Moderate(target: try Self.id(x.target, "moderate target"), hidden: x.hidden, reason: x.reason))

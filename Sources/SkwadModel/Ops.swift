@@ -95,9 +95,8 @@ public struct EditPack: Hashable, Sendable {
     public var name: String?
     public var color: String?
     public var tags: [String]?
-    public var locked: Bool?
-    public init(name: String? = nil, color: String? = nil, tags: [String]? = nil, locked: Bool? = nil) {
-        self.name = name; self.color = color; self.tags = tags; self.locked = locked
+    public init(name: String? = nil, color: String? = nil, tags: [String]? = nil) {
+        self.name = name; self.color = color; self.tags = tags
     }
 }
 

@@ -289,22 +289,12 @@ nonisolated struct Skwad_V1_EditPack: Sendable {
 
   var tags: [String] = []
 
-  var locked: Bool {
-    get {_locked ?? false}
-    set {_locked = newValue}
-  }
-  /// Returns true if `locked` has been explicitly set.
-  var hasLocked: Bool {self._locked != nil}
-  /// Clears the value of `locked`. Subsequent reads from it will return its default value.
-  mutating func clearLocked() {self._locked = nil}
-
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
 
   fileprivate var _name: String? = nil
   fileprivate var _color: String? = nil
-  fileprivate var _locked: Bool? = nil
 }
 
 nonisolated struct Skwad_V1_Moderate: Sendable {
@@ -801,7 +791,7 @@ nonisolated extension Skwad_V1_Delete: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension Skwad_V1_EditPack: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".EditPack"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}color\0\u{3}set_tags\0\u{1}tags\0\u{1}locked\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}color\0\u{3}set_tags\0\u{1}tags\0\u{c}\u{5}\u{1}")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -813,7 +803,6 @@ nonisolated extension Skwad_V1_EditPack: SwiftProtobuf.Message, SwiftProtobuf._M
       case 2: try { try decoder.decodeSingularStringField(value: &self._color) }()
       case 3: try { try decoder.decodeSingularBoolField(value: &self.setTags) }()
       case 4: try { try decoder.decodeRepeatedStringField(value: &self.tags) }()
-      case 5: try { try decoder.decodeSingularBoolField(value: &self._locked) }()
       default: break
       }
     }
@@ -836,9 +825,6 @@ nonisolated extension Skwad_V1_EditPack: SwiftProtobuf.Message, SwiftProtobuf._M
     if !self.tags.isEmpty {
       try visitor.visitRepeatedStringField(value: self.tags, fieldNumber: 4)
     }
-    try { if let v = self._locked {
-      try visitor.visitSingularBoolField(value: v, fieldNumber: 5)
-    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -847,7 +833,6 @@ nonisolated extension Skwad_V1_EditPack: SwiftProtobuf.Message, SwiftProtobuf._M
     if lhs._color != rhs._color {return false}
     if lhs.setTags != rhs.setTags {return false}
     if lhs.tags != rhs.tags {return false}
-    if lhs._locked != rhs._locked {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,1 +1,0 @@
-// SkwadReplica: see docs/ARCHITECTURE.md.

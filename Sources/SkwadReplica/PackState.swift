@@ -1,0 +1,91 @@
+import SkwadCrypto
+import SkwadModel
+
+/// A last-writer-wins register ordered by (hlc, op id).
+public struct LWW<Value: Sendable>: Sendable {
+    public private(set) var hlc: HLC
+    public private(set) var id: OpID
+    public private(set) var value: Value
+
+    init(hlc: HLC, id: OpID, value: Value) { self.hlc = hlc; self.id = id; self.value = value }
+
+    /// Keeps the later write; returns true when `value` won.
+    @discardableResult
+    mutating func merge(hlc: HLC, id: OpID, value: Value) -> Bool {
+        guard (hlc, id) > (self.hlc, self.id) else { return false }
+        self.hlc = hlc; self.id = id; self.value = value
+        return true
+    }
+}
+
+
+/// Everything the replica knows about one pack, indexed for the views.
+public struct PackState: Sendable {
+    public let id: PackID
+    public let genesis: SignedOp
+    /// The genesis content with pack edits (LWW per field) applied.
+    public var create: CreatePack { current }
+    public let alpha: PublicKey
+    public let isAdmin: Bool
+    public var fence: Geofence? { genesisCreate.fence }
+    public var locked: Bool { genesisCreate.locked }
+    public var createdMs: UInt64 { genesis.hlc.physicalMs }
+
+    let genesisCreate: CreatePack
+    var current: CreatePack
+    var nameEdit: LWW<String>?
+    var colorEdit: LWW<String>?
+    var tagsEdit: LWW<[String]>?
+
+    /// (hlc, id) of every op in the pack, genesis included, sorted.
+    var order: [(hlc: HLC, id: OpID)] = []
+    var posts: [OpID] = []
+    var commentsByPost: [OpID: [OpID]] = [:]
+    /// Distinct authors of posts, comments and votes other than the Alpha.
+    var participants: Set<PublicKey> = []
+    var deleted = false
+
+    init(genesis: SignedOp, create: CreatePack, isAdmin: Bool) {
+        id = genesis.id; self.genesis = genesis; alpha = genesis.author; self.isAdmin = isAdmin
+        genesisCreate = create; current = create
+        order = [(genesis.hlc, genesis.id)]
+    }
+
+    /// Expiry time, or nil for a permanent (admin) pack.
+    public var expiresMs: UInt64? {
+        isAdmin ? nil : createdMs + Lifetime.lifetimeMs(distinctParticipants: participants.count)
+    }
+    /// After this, the pack is purged whatever its popularity.
+    var purgeAfterMs: UInt64? { isAdmin ? nil : createdMs + Lifetime.maxMs + Lifetime.purgeGraceMs }
+
+    public func isExpired(nowMs: UInt64) -> Bool { expiresMs.map { nowMs >= $0 } ?? false }
+    public var popularity: Int { participants.count }
+    public var postCount: Int { posts.count }
+    public var opCount: Int { order.count }
+
+    mutating func insertOrdered(_ op: SignedOp) {
+        let key = (op.hlc, op.id)
+        if let last = order.last, key > (last.hlc, last.id) { order.append(key); return }
+        var lo = 0, hi = order.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if key > (order[mid].hlc, order[mid].id) { lo = mid + 1 } else { hi = mid }
+        }
+        order.insert(key, at: lo)
+    }
+
+    mutating func applyEdit(_ e: EditPack, hlc: HLC, id: OpID) {
+        if let n = e.name {
+            if nameEdit == nil { nameEdit = LWW(hlc: hlc, id: id, value: n) } else { nameEdit!.merge(hlc: hlc, id: id, value: n) }
+        }
+        if let c = e.color {
+            if colorEdit == nil { colorEdit = LWW(hlc: hlc, id: id, value: c) } else { colorEdit!.merge(hlc: hlc, id: id, value: c) }
+        }
+        if let t = e.tags {
+            if tagsEdit == nil { tagsEdit = LWW(hlc: hlc, id: id, value: t) } else { tagsEdit!.merge(hlc: hlc, id: id, value: t) }
+        }
+        current.name = nameEdit?.value ?? genesisCreate.name
+        current.color = colorEdit?.value ?? genesisCreate.color
+        current.tags = tagsEdit?.value ?? genesisCreate.tags
+    }
+}

@@ -1,0 +1,228 @@
+import SkwadCrypto
+import SkwadModel
+
+/// Why a pack's ops are gone for good. A tombstone outlives the ops, so stale peers
+/// cannot bring a purged pack back.
+public struct Tombstone: Sendable, Hashable {
+    public enum Reason: String, Sendable { case expired, deleted }
+    public let pack: PackID
+    public let reason: Reason
+    public init(pack: PackID, reason: Reason) { self.pack = pack; self.reason = reason }
+}
+
+/// The CRDT: a grow-only set of admitted ops (merge = union), with indexes from which the
+/// views are computed. Pure and deterministic: the current time is always an argument.
+/// Normative rules: docs/PROTOCOL.md §4–6.
+public struct Replica: Sendable {
+    public let config: ReplicaConfig
+    var ops: [OpID: SignedOp] = [:]
+    var packs: [PackID: PackState] = [:]
+    /// Per target: each voter's last vote.
+    var votes: [OpID: [PublicKey: LWW<Int32>]] = [:]
+    /// Per target: who asked to delete it (effective only for its author, decided in views).
+    var deleteRequests: [OpID: Set<PublicKey>] = [:]
+    /// Per target: the moderators' last word (hidden or not).
+    var moderation: [OpID: LWW<Bool>] = [:]
+    var pending: [PackID: [SignedOp]] = [:]
+    var pendingIDs: Set<OpID> = []
+    public private(set) var tombstones: [PackID: Tombstone] = [:]
+
+    public init(config: ReplicaConfig = .init()) { self.config = config }
+
+    public var count: Int { ops.count }
+    public var pendingCount: Int { pendingIDs.count }
+    public func contains(_ id: OpID) -> Bool { ops[id] != nil }
+    public func op(_ id: OpID) -> SignedOp? { ops[id] }
+    public func pack(_ id: PackID) -> PackState? { packs[id] }
+    public func packIDs() -> [PackID] { packs.keys.sorted() }
+    public var allOps: Dictionary<OpID, SignedOp>.Values { ops.values }
+
+    /// (hlc, id) of every op of a pack, genesis included, in ascending order.
+    public func opIDs(inPack id: PackID) -> [(hlc: HLC, id: OpID)] { packs[id]?.order ?? [] }
+
+    /// Known, not deleted, not expired.
+    public func isLive(_ id: PackID, nowMs: UInt64) -> Bool {
+        guard let p = packs[id] else { return false }
+        return !p.deleted && !p.isExpired(nowMs: nowMs)
+    }
+
+    public func isModerator(_ key: PublicKey, of pack: PackState) -> Bool {
+        key == pack.alpha || config.adminKeys.contains(key)
+    }
+
+    // MARK: - Admission
+
+    /// Decodes, verifies and admits envelope bytes as received from anywhere.
+    public mutating func receive(_ bytes: [UInt8], nowMs: UInt64) -> AdmitOutcome {
+        let env: Envelope
+        do { env = try Envelope(serialized: bytes) } catch let e as ModelError {
+            return .rejected(e.code == .tooLarge ? .tooLarge : .malformed, e.reason)
+        } catch { return .rejected(.malformed, "\(error)") }
+        let id = OpID.of(body: env.body)
+        if ops[id] != nil || pendingIDs.contains(id) { return .duplicate }
+        let op: SignedOp
+        do { op = try SignedOp.open(env) } catch let e as ModelError {
+            switch e.code {
+            case .tooLarge: return .rejected(.tooLarge, e.reason)
+            case .malformed: return .rejected(.malformed, e.reason)
+            case .invalid: return .rejected(e.reason == "bad signature" ? .badSignature : .malformed, e.reason)
+            }
+        } catch { return .rejected(.malformed, "\(error)") }
+        return admit(op, nowMs: nowMs)
+    }
+
+    /// Admits an op whose signature has been verified (`SignedOp.open` or `SignedOp.sign`).
+    public mutating func admit(_ op: SignedOp, nowMs: UInt64) -> AdmitOutcome {
+        if ops[op.id] != nil || pendingIDs.contains(op.id) { return .duplicate }
+        if let reason = check(op, nowMs: nowMs) { return reason }
+        apply(op)
+        var admitted = [op]
+        if case .createPack = op.body.kind, let held = pending.removeValue(forKey: op.id) {
+            for h in held {
+                pendingIDs.remove(h.id)
+                if case .admitted(let more) = admit(h, nowMs: nowMs) { admitted += more }
+            }
+        }
+        return .admitted(admitted)
+    }
+
+    private mutating func check(_ op: SignedOp, nowMs: UInt64) -> AdmitOutcome? {
+        if op.hlc.physicalMs > nowMs &+ config.maxFutureSkewMs {
+            return .rejected(.clockAhead, "op is \(op.hlc.physicalMs - nowMs) ms ahead of local time")
+        }
+        let packID = op.packID
+        if let t = tombstones[packID] {
+            return .rejected(t.reason == .deleted ? .packDeleted : .packExpired, "pack \(packID.short()) is gone (\(t.reason.rawValue))")
+        }
+        if case .createPack(let c) = op.body.kind {
+            let admin = config.adminKeys.contains(op.author)
+            if !admin && op.hlc.physicalMs &+ Lifetime.maxMs &+ Lifetime.purgeGraceMs <= nowMs {
+                return .rejected(.packExpired, "pack genesis is older than the maximum lifetime")
+            }
+            if !ProofOfWork.isValid(genesisNonce: c.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(c.powBits)) {
+                return .rejected(.badStamp, "pseudonym stamp does not show \(c.powBits) bits of work for this pack")
+            }
+            return nil
+        }
+        guard let pack = packs[packID] else {
+            if pendingIDs.count >= config.pendingLimit {
+                return .rejected(.unknownPack, "pack \(packID.short()) unknown and the pending buffer is full")
+            }
+            pending[packID, default: []].append(op)
+            pendingIDs.insert(op.id)
+            return .pending
+        }
+        if pack.deleted { return .rejected(.packDeleted, "pack \(packID.short()) was deleted") }
+        if pack.isExpired(nowMs: nowMs) { return .rejected(.packExpired, "pack \(packID.short()) has expired") }
+        let g = pack.genesisCreate
+        if !ProofOfWork.isValid(genesisNonce: g.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(g.powBits)) {
+            return .rejected(.badStamp, "author is not a pseudonym stamped for this pack")
+        }
+        switch op.body.kind {
+        case .post, .comment, .vote:
+            if pack.locked, let fence = pack.fence {
+                guard let loc = op.body.location else {
+                    return .rejected(.missingLocation, "pack \(packID.short()) is locked: a location claim is required")
+                }
+                guard fence.contains(geohash: loc) else {
+                    return .rejected(.outsideFence, "location \(loc) is outside the pack's geofence")
+                }
+            }
+        case .editPack, .moderate:
+            guard isModerator(op.author, of: pack) else { return .rejected(.notAllowed, "only the Alpha or an admin may do that") }
+        case .delete(let d):
+            if d.target == packID && !isModerator(op.author, of: pack) {
+                return .rejected(.notAllowed, "only the Alpha or an admin may delete the pack")
+            }
+        case .createPack:
+            break
+        }
+        return nil
+    }
+
+    /// Adds an op to the set and its indexes. No checks: callers checked, or trust the source.
+    mutating func apply(_ op: SignedOp) {
+        ops[op.id] = op
+        if case .createPack(let c) = op.body.kind {
+            if packs[op.id] == nil {
+                packs[op.id] = PackState(genesis: op, create: c, isAdmin: config.adminKeys.contains(op.author))
+            }
+            return
+        }
+        let pid = op.packID
+        guard packs[pid] != nil else { return }
+        packs[pid]!.insertOrdered(op)
+        let alpha = packs[pid]!.alpha
+        switch op.body.kind {
+        case .post:
+            packs[pid]!.posts.append(op.id)
+            if op.author != alpha { packs[pid]!.participants.insert(op.author) }
+        case .comment(let c):
+            packs[pid]!.commentsByPost[c.post, default: []].append(op.id)
+            if op.author != alpha { packs[pid]!.participants.insert(op.author) }
+        case .vote(let v):
+            if op.author != alpha { packs[pid]!.participants.insert(op.author) }
+            if votes[v.target]?[op.author] == nil {
+                votes[v.target, default: [:]][op.author] = LWW(hlc: op.hlc, id: op.id, value: v.value)
+            } else {
+                votes[v.target]![op.author]!.merge(hlc: op.hlc, id: op.id, value: v.value)
+            }
+        case .delete(let d):
+            if d.target == pid { packs[pid]!.deleted = true }
+            deleteRequests[d.target, default: []].insert(op.author)
+        case .editPack(let e):
+            packs[pid]!.applyEdit(e, hlc: op.hlc, id: op.id)
+        case .moderate(let m):
+            if moderation[m.target] == nil { moderation[m.target] = LWW(hlc: op.hlc, id: op.id, value: m.hidden) }
+            else { moderation[m.target]!.merge(hlc: op.hlc, id: op.id, value: m.hidden) }
+        case .createPack:
+            break
+        }
+    }
+
+    // MARK: - Reload and purge
+
+    /// Rebuilds state from ops read back from the local store: no signature checks, no
+    /// time checks (they passed admission when first stored).
+    public mutating func restore(_ trusted: [SignedOp], tombstones stones: [Tombstone] = []) {
+        for t in stones { tombstones[t.pack] = t }
+        for op in trusted where ops[op.id] == nil {
+            if case .createPack = op.body.kind { apply(op) }
+        }
+        for op in trusted where ops[op.id] == nil {
+            guard tombstones[op.packID] == nil else { continue }
+            if packs[op.packID] != nil { apply(op) }
+            else if !pendingIDs.contains(op.id) { pending[op.packID, default: []].append(op); pendingIDs.insert(op.id) }
+        }
+    }
+
+    /// Drops the ops of packs past their maximum lifetime, and of deleted packs, keeping
+    /// a tombstone of each. Returns the tombstones made (the store deletes the same ops).
+    public mutating func purge(nowMs: UInt64) -> [Tombstone] {
+        var made: [Tombstone] = []
+        for (id, p) in packs {
+            let reason: Tombstone.Reason
+            if p.deleted { reason = .deleted }
+            else if let after = p.purgeAfterMs, nowMs >= after { reason = .expired }
+            else { continue }
+            for entry in p.order {
+                if let op = ops.removeValue(forKey: entry.id) {
+                    switch op.body.kind {
+                    case .vote(let v): votes[v.target]?.removeValue(forKey: op.author)
+                    default: break
+                    }
+                }
+                votes.removeValue(forKey: entry.id)
+                deleteRequests.removeValue(forKey: entry.id)
+                moderation.removeValue(forKey: entry.id)
+            }
+            deleteRequests.removeValue(forKey: id)
+            packs.removeValue(forKey: id)
+            let t = Tombstone(pack: id, reason: reason)
+            tombstones[id] = t
+            made.append(t)
+        }
+        for t in made { if let held = pending.removeValue(forKey: t.pack) { held.forEach { pendingIDs.remove($0.id) } } }
+        return made.sorted { $0.pack < $1.pack }
+    }
+}

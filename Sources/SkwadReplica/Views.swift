@@ -1,0 +1,238 @@
+import SkwadCrypto
+import SkwadModel
+
+public enum PackSort: String, Sendable, CaseIterable { case distance, popular, new }
+public enum FeedSort: String, Sendable, CaseIterable { case new, top }
+
+/// Why a post or comment is not shown in feeds.
+public enum HiddenReason: String, Sendable, Equatable { case moderated, lowScore }
+
+public struct PackSummary: Sendable, Equatable {
+    public let id: PackID
+    public let name: String
+    public let tags: [String]
+    public let color: String
+    public let fence: Geofence?
+    public let locked: Bool
+    public let isAdmin: Bool
+    public let alpha: PublicKey
+    public let createdMs: UInt64
+    /// nil: permanent (admin pack).
+    public let expiresMs: UInt64?
+    /// Distinct pseudonyms other than the Alpha that took part.
+    public let popularity: Int
+    public let postCount: Int
+    /// From the given location to the fence centre (nil without a fence or a location).
+    public let distanceMeters: Double?
+    public let bearingDegrees: Double?
+}
+
+public struct PostView: Sendable, Equatable {
+    public let id: OpID
+    public let pack: PackID
+    public let packName: String
+    public let author: PublicKey
+    public let title: String
+    public let body: String
+    public let tags: [String]
+    public let hlc: HLC
+    public let location: String?
+    public let score: Int
+    public let upvotes: Int
+    public let downvotes: Int
+    public let commentCount: Int
+    public let hidden: HiddenReason?
+}
+
+public struct CommentView: Sendable, Equatable {
+    public let id: OpID
+    public let post: OpID
+    public let parent: OpID?
+    public let author: PublicKey
+    /// Empty when `removed`.
+    public let body: String
+    public let hlc: HLC
+    public let score: Int
+    public let upvotes: Int
+    public let downvotes: Int
+    public let depth: Int
+    /// Deleted or hidden, kept only as a placeholder because visible replies hang from it.
+    public let removed: Bool
+}
+
+public struct ThreadView: Sendable, Equatable {
+    public let post: PostView
+    public let comments: [CommentView]
+}
+
+/// The Den: a local view over the user's own pseudonyms (their keys are local knowledge).
+public struct DenView: Sendable, Equatable {
+    public let packs: [PackSummary]
+    public let posts: [PostView]
+    public let comments: [CommentView]
+    /// +1 votes received on the user's live posts and comments.
+    public let totalUpvotes: Int
+}
+
+extension Replica {
+    // MARK: scores and visibility
+
+    public func tally(_ target: OpID) -> (score: Int, up: Int, down: Int) {
+        guard let vs = votes[target] else { return (0, 0, 0) }
+        var up = 0, down = 0
+        for (_, v) in vs { if v.value > 0 { up += 1 } else if v.value < 0 { down += 1 } }
+        return (up - down, up, down)
+    }
+
+    public func score(_ target: OpID) -> Int { tally(target).score }
+
+    /// Deleted by its author: gone for good (2P-set semantics).
+    public func isDeleted(_ id: OpID) -> Bool {
+        guard let op = ops[id], let who = deleteRequests[id] else { return false }
+        return who.contains(op.author)
+    }
+
+    func hiddenReason(_ id: OpID, score: Int, pack: PackState) -> HiddenReason? {
+        if moderation[id]?.value == true { return .moderated }
+        let threshold = Int(pack.genesisCreate.hideScore == 0 ? 5 : pack.genesisCreate.hideScore)
+        if score <= -threshold { return .lowScore }
+        return nil
+    }
+
+    // MARK: packs
+
+    public func summary(_ p: PackState, from here: GeoPoint?) -> PackSummary {
+        var dist: Double?, bearing: Double?
+        if let here, let f = p.fence { dist = here.distance(to: f.center); bearing = here.bearing(to: f.center) }
+        let c = p.create
+        return PackSummary(id: p.id, name: c.name, tags: c.tags, color: c.color, fence: p.fence, locked: p.locked,
+                           isAdmin: p.isAdmin, alpha: p.alpha, createdMs: p.createdMs, expiresMs: p.expiresMs,
+                           popularity: p.popularity, postCount: p.postCount, distanceMeters: dist, bearingDegrees: bearing)
+    }
+
+    /// Live packs, filtered by tag, sorted (ties broken by id so every node agrees).
+    public func packs(nowMs: UInt64, from here: GeoPoint? = nil, sort: PackSort = .new, tag: String? = nil) -> [PackSummary] {
+        let tagKey = tag?.lowercased()
+        let list = packs.values.filter { p in
+            !p.deleted && !p.isExpired(nowMs: nowMs) && (tagKey == nil || p.create.tags.contains { $0.lowercased() == tagKey })
+        }.map { summary($0, from: here) }
+        switch sort {
+        case .new:
+            return list.sorted { $0.createdMs != $1.createdMs ? $0.createdMs > $1.createdMs : $0.id < $1.id }
+        case .popular:
+            return list.sorted { $0.popularity != $1.popularity ? $0.popularity > $1.popularity
+                : ($0.postCount != $1.postCount ? $0.postCount > $1.postCount : $0.id < $1.id) }
+        case .distance:
+            return list.sorted {
+                switch ($0.distanceMeters, $1.distanceMeters) {
+                case let (a?, b?): return a != b ? a < b : $0.id < $1.id
+                case (.some, nil): return true
+                case (nil, .some): return false
+                case (nil, nil): return $0.id < $1.id
+                }
+            }
+        }
+    }
+
+    // MARK: posts and feed
+
+    func postView(_ op: SignedOp, _ p: Post, pack: PackState) -> PostView {
+        let t = tally(op.id)
+        return PostView(id: op.id, pack: pack.id, packName: pack.create.name, author: op.author, title: p.title,
+                        body: p.body, tags: p.tags, hlc: op.hlc, location: op.body.location, score: t.score,
+                        upvotes: t.up, downvotes: t.down, commentCount: visibleCommentCount(op.id, pack: pack),
+                        hidden: hiddenReason(op.id, score: t.score, pack: pack))
+    }
+
+    func visibleCommentCount(_ post: OpID, pack: PackState) -> Int {
+        (pack.commentsByPost[post] ?? []).reduce(0) { n, id in
+            guard let op = ops[id], !isDeleted(id), hiddenReason(id, score: score(id), pack: pack) == nil,
+                  parentPresent(op, post: post) else { return n }
+            return n + 1
+        }
+    }
+
+    func parentPresent(_ op: SignedOp, post: OpID) -> Bool {
+        guard case .comment(let c) = op.body.kind else { return false }
+        guard let parent = c.parent else { return true }
+        guard let pop = ops[parent], case .comment(let pc) = pop.body.kind else { return false }
+        return pc.post == post
+    }
+
+    /// Visible posts of live packs (all packs when `packs` is nil), newest or top first.
+    public func feed(packs filter: Set<PackID>? = nil, sort: FeedSort = .new, limit: Int = 50, nowMs: UInt64) -> [PostView] {
+        var out: [PostView] = []
+        for (pid, pack) in packs where filter?.contains(pid) ?? true {
+            guard !pack.deleted, !pack.isExpired(nowMs: nowMs) else { continue }
+            for id in pack.posts {
+                guard let op = ops[id], case .post(let p) = op.body.kind, !isDeleted(id) else { continue }
+                let v = postView(op, p, pack: pack)
+                if v.hidden == nil { out.append(v) }
+            }
+        }
+        switch sort {
+        case .new: out.sort { $0.hlc != $1.hlc ? $0.hlc > $1.hlc : $0.id < $1.id }
+        case .top: out.sort { $0.score != $1.score ? $0.score > $1.score : ($0.hlc != $1.hlc ? $0.hlc > $1.hlc : $0.id < $1.id) }
+        }
+        return Array(out.prefix(max(0, limit)))
+    }
+
+    /// A post with its comment tree (depth-first, replies oldest first). nil when the post
+    /// is unknown, deleted, or its pack is not live. Hidden posts come with `hidden` set.
+    public func thread(_ postID: OpID, nowMs: UInt64) -> ThreadView? {
+        guard let op = ops[postID], case .post(let p) = op.body.kind, let pack = packs[op.packID],
+              isLive(pack.id, nowMs: nowMs), !isDeleted(postID) else { return nil }
+        var children: [OpID?: [SignedOp]] = [:]
+        for id in pack.commentsByPost[postID] ?? [] {
+            guard let c = ops[id], case .comment(let cm) = c.body.kind, parentPresent(c, post: postID) else { continue }
+            children[cm.parent, default: []].append(c)
+        }
+        for k in children.keys { children[k]!.sort { $0.hlc != $1.hlc ? $0.hlc < $1.hlc : $0.id < $1.id } }
+        func walk(_ parent: OpID?, depth: Int) -> [CommentView] {
+            var out: [CommentView] = []
+            for c in children[parent] ?? [] {
+                guard case .comment(let cm) = c.body.kind else { continue }
+                let sub = walk(c.id, depth: depth + 1)
+                let t = tally(c.id)
+                let removed = isDeleted(c.id) || hiddenReason(c.id, score: t.score, pack: pack) != nil
+                if removed && sub.isEmpty { continue }
+                out.append(CommentView(id: c.id, post: postID, parent: cm.parent, author: c.author,
+                                       body: removed ? "" : cm.body, hlc: c.hlc, score: t.score, upvotes: t.up,
+                                       downvotes: t.down, depth: depth, removed: removed))
+                out += sub
+            }
+            return out
+        }
+        return ThreadView(post: postView(op, p, pack: pack), comments: walk(nil, depth: 0))
+    }
+
+    // MARK: Den
+
+    /// The user's packs (as Alpha), posts and comments, and upvotes received, over all
+    /// live packs, for the given set of the user's own pseudonyms.
+    public func den(authors: Set<PublicKey>, nowMs: UInt64) -> DenView {
+        var packsOut: [PackSummary] = [], posts: [PostView] = [], comments: [CommentView] = []
+        var upvotes = 0
+        for (pid, pack) in packs where isLive(pid, nowMs: nowMs) {
+            if authors.contains(pack.alpha) { packsOut.append(summary(pack, from: nil)) }
+            for id in pack.posts {
+                guard let op = ops[id], authors.contains(op.author), case .post(let p) = op.body.kind, !isDeleted(id) else { continue }
+                let v = postView(op, p, pack: pack)
+                posts.append(v); upvotes += v.upvotes
+            }
+            for (post, ids) in pack.commentsByPost {
+                for id in ids {
+                    guard let op = ops[id], authors.contains(op.author), case .comment(let c) = op.body.kind, !isDeleted(id) else { continue }
+                    let t = tally(id)
+                    comments.append(CommentView(id: id, post: post, parent: c.parent, author: op.author, body: c.body, hlc: op.hlc,
+                                                score: t.score, upvotes: t.up, downvotes: t.down, depth: 0, removed: false))
+                    upvotes += t.up
+                }
+            }
+        }
+        packsOut.sort { $0.createdMs != $1.createdMs ? $0.createdMs > $1.createdMs : $0.id < $1.id }
+        posts.sort { $0.hlc != $1.hlc ? $0.hlc > $1.hlc : $0.id < $1.id }
+        comments.sort { $0.hlc != $1.hlc ? $0.hlc > $1.hlc : $0.id < $1.id }
+        return DenView(packs: packsOut, posts: posts, comments: comments, totalUpvotes: upvotes)
+    }
+}
