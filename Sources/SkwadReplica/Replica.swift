@@ -226,3 +226,15 @@ public struct Replica: Sendable {
         return made.sorted { $0.pack < $1.pack }
     }
 }
+
+extension Replica {
+    /// State-based merge: admits every op of `other`, held ones included (union of the op
+    /// sets). Geneses go first so that nothing waits in the pending buffer longer than needed.
+    public mutating func merge(_ other: Replica, nowMs: UInt64) {
+        let incoming = (Array(other.ops.values) + other.pending.values.joined()).sorted { a, b in
+            let ga = a.body.packID == nil, gb = b.body.packID == nil
+            return ga != gb ? ga : a.id < b.id
+        }
+        for op in incoming { _ = admit(op, nowMs: nowMs) }
+    }
+}
