@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Builds (release) and starts a Skwad node with its REPL. Arguments go to `skwad`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+swift build -c release --product skwad >&2 || { echo "skwad: build failed" >&2; exit 1; }
+exec .build/release/skwad "$@"

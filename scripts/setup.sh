@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Makes sure the system libraries Skwad links against are present (Debian names:
+# libsodium-dev, libedit-dev, pkg-config). Installs them when run as root; otherwise
+# says in one line what to install. Idempotent and quiet when all is there.
+set -euo pipefail
+missing=()
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+if command -v pkg-config >/dev/null 2>&1; then
+  pkg-config --exists libsodium 2>/dev/null || missing+=(libsodium-dev)
+  pkg-config --exists libedit 2>/dev/null || missing+=(libedit-dev)
+else
+  missing+=(libsodium-dev libedit-dev)
+fi
+command -v swift >/dev/null 2>&1 || { echo "skwad: Swift 6.3 is required (swift not found on PATH)" >&2; exit 1; }
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "skwad: installing ${missing[*]} ..." >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+  echo "skwad: missing system packages; install them with: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
