@@ -74,7 +74,15 @@ public struct Replica: Sendable {
     /// Admits an op whose signature has been verified (`SignedOp.open` or `SignedOp.sign`).
     public mutating func admit(_ op: SignedOp, nowMs: UInt64) -> AdmitOutcome {
         if ops[op.id] != nil || pendingIDs.contains(op.id) { return .duplicate }
-        if let reason = check(op, nowMs: nowMs) { return reason }
+        if let outcome = precheck(op, nowMs: nowMs) {
+            guard outcome == .pending else { return outcome }
+            if pendingIDs.count >= config.pendingLimit {
+                return .rejected(.unknownPack, "pack \(op.packID.short()) unknown and the pending buffer is full")
+            }
+            pending[op.packID, default: []].append(op)
+            pendingIDs.insert(op.id)
+            return .pending
+        }
         apply(op)
         var admitted = [op]
         if case .createPack = op.body.kind, let held = pending.removeValue(forKey: op.id) {
@@ -86,7 +94,11 @@ public struct Replica: Sendable {
         return .admitted(admitted)
     }
 
-    private mutating func check(_ op: SignedOp, nowMs: UInt64) -> AdmitOutcome? {
+    /// What admitting `op` now would do, without doing it: nil when it would be admitted,
+    /// else `.pending`, `.duplicate` or `.rejected`. The node checks its own ops with this
+    /// before committing them to the store.
+    public func precheck(_ op: SignedOp, nowMs: UInt64) -> AdmitOutcome? {
+        if ops[op.id] != nil || pendingIDs.contains(op.id) { return .duplicate }
         if op.hlc.physicalMs > nowMs &+ config.maxFutureSkewMs {
             return .rejected(.clockAhead, "op is \(op.hlc.physicalMs - nowMs) ms ahead of local time")
         }
@@ -104,14 +116,7 @@ public struct Replica: Sendable {
             }
             return nil
         }
-        guard let pack = packs[packID] else {
-            if pendingIDs.count >= config.pendingLimit {
-                return .rejected(.unknownPack, "pack \(packID.short()) unknown and the pending buffer is full")
-            }
-            pending[packID, default: []].append(op)
-            pendingIDs.insert(op.id)
-            return .pending
-        }
+        guard let pack = packs[packID] else { return .pending }
         if pack.deleted { return .rejected(.packDeleted, "pack \(packID.short()) was deleted") }
         if pack.isExpired(nowMs: nowMs) { return .rejected(.packExpired, "pack \(packID.short()) has expired") }
         let g = pack.genesisCreate

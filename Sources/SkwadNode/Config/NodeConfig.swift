@@ -1,0 +1,148 @@
+import Foundation
+import SkwadCrypto
+import SkwadModel
+import TOMLKit
+
+/// A configuration problem: one line naming the key (and the line in the file when known).
+public struct ConfigError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ d: String) { description = d }
+}
+
+/// Everything a node is configured with. Defaults are the embedded device config
+/// (`NodeConfig.embeddedDefault`); a TOML file overrides them key by key, and command-line
+/// flags override the file. Every key is documented in configs/device.toml.
+public struct NodeConfig: Sendable, Equatable {
+    /// Where the store and the master key live. Default: $SKWAD_DATA, else ~/.skwad.
+    public var dataDir: String
+    /// The user's self-reported location (DESIGN §5: locations are claims, not proofs).
+    public var location: GeoPoint?
+    /// Geohash precision of the location claims this node makes (1–12; 7 ≈ 150 m cells).
+    public var geohashPrecision: Int = 7
+    /// Proof-of-work bits every pseudonym must show in packs this node creates.
+    public var powBits: UInt32 = 16
+    /// Admin public keys (hex): admin packs are permanent; admins moderate any pack.
+    public var adminKeys: [PublicKey] = []
+    /// A file holding this node's admin secret seed (hex), for campus nodes.
+    public var adminSecretFile: String?
+    /// Admin packs this node creates at start when it holds the admin secret.
+    public var adminPacks: [String] = []
+    /// UDP listen address; nil = offline (no network).
+    public var listen: String?
+    /// Seed peers, HOST:PORT.
+    public var peers: [String] = []
+    /// Run without the REPL (a campus node).
+    public var headless = false
+    /// Per-peer limits: datagrams per second and bytes per second.
+    public var peerDatagramsPerSecond: Double = 400
+    public var peerBytesPerSecond: Double = 400_000
+    /// Ops per minute accepted from one pseudonym.
+    public var pseudonymOpsPerMinute: Double = 120
+
+    public init(dataDir: String) { self.dataDir = dataDir }
+
+    public static var defaultDataDir: String {
+        if let d = ProcessInfo.processInfo.environment["SKWAD_DATA"], !d.isEmpty { return d }
+        return (ProcessInfo.processInfo.environment["HOME"] ?? ".") + "/.skwad"
+    }
+
+    /// The embedded default: a device node, offline until given a listen address or peers.
+    public static var embeddedDefault: NodeConfig { NodeConfig(dataDir: defaultDataDir) }
+
+    static let keys: Set<String> = ["data_dir", "location", "geohash_precision", "pow_bits", "admin_keys", "admin_secret_file",
+                                    "admin_packs", "listen", "peers", "headless", "limits"]
+    static let limitKeys: Set<String> = ["peer_datagrams_per_second", "peer_bytes_per_second", "pseudonym_ops_per_minute"]
+
+    /// Parses a TOML config over the embedded default. Relative paths are taken relative to
+    /// `baseDir` (the config file's directory).
+    public static func parse(_ text: String, baseDir: String? = nil) throws -> NodeConfig {
+        let table: TOMLTable
+        do { table = try TOMLTable(string: text) } catch let e as TOMLParseError {
+            throw ConfigError("config: \(e.description) at line \(e.source.begin.line), column \(e.source.begin.column)")
+        }
+        func line(_ key: String) -> String {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            if let i = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key) }) { return " (line \(i + 1))" }
+            return ""
+        }
+        func bad(_ key: String, _ what: String) -> ConfigError { ConfigError("config: key '\(key)'\(line(key)): \(what)") }
+        func path(_ p: String) -> String {
+            let expanded = p.hasPrefix("~/") ? (ProcessInfo.processInfo.environment["HOME"] ?? ".") + p.dropFirst(1) : p
+            if expanded.hasPrefix("/") || baseDir == nil { return expanded }
+            return baseDir! + "/" + expanded
+        }
+        func strings(_ key: String) throws -> [String] {
+            guard let arr = table[key]?.array else { throw bad(key, "expected an array of strings") }
+            return try arr.map { v in guard let s = v.string else { throw bad(key, "expected an array of strings") }; return s }
+        }
+
+        var c = NodeConfig.embeddedDefault
+        for key in table.keys.sorted() {
+            guard keys.contains(key) else { throw bad(key, "unknown key (known: \(keys.sorted().joined(separator: ", ")))") }
+        }
+        if table.contains(key: "data_dir") {
+            guard let s = table["data_dir"]?.string, !s.isEmpty else { throw bad("data_dir", "expected a directory path") }
+            c.dataDir = path(s)
+        }
+        if table.contains(key: "location") {
+            guard let s = table["location"]?.string else { throw bad("location", "expected \"LAT,LON\"") }
+            do { c.location = try GeoPoint(parsing: s) } catch { throw bad("location", "\(error)") }
+        }
+        if table.contains(key: "geohash_precision") {
+            guard let n = table["geohash_precision"]?.int, (1...12).contains(n) else { throw bad("geohash_precision", "expected an integer 1...12") }
+            c.geohashPrecision = n
+        }
+        if table.contains(key: "pow_bits") {
+            guard let n = table["pow_bits"]?.int, (0...Int(Limits.maxPowBits)).contains(n) else {
+                throw bad("pow_bits", "expected an integer 0...\(Limits.maxPowBits)")
+            }
+            c.powBits = UInt32(n)
+        }
+        if table.contains(key: "admin_keys") {
+            c.adminKeys = try strings("admin_keys").map { hex in
+                guard let b = Hex.decode(hex), let k = try? PublicKey(bytes: b) else { throw bad("admin_keys", "'\(hex)' is not a 64-hex-digit public key") }
+                return k
+            }
+        }
+        if table.contains(key: "admin_secret_file") {
+            guard let s = table["admin_secret_file"]?.string, !s.isEmpty else { throw bad("admin_secret_file", "expected a file path") }
+            c.adminSecretFile = path(s)
+        }
+        if table.contains(key: "admin_packs") { c.adminPacks = try strings("admin_packs") }
+        if table.contains(key: "listen") {
+            guard let s = table["listen"]?.string, s.contains(":") else { throw bad("listen", "expected \"HOST:PORT\"") }
+            c.listen = s
+        }
+        if table.contains(key: "peers") {
+            c.peers = try strings("peers")
+            for p in c.peers where !p.contains(":") { throw bad("peers", "'\(p)' is not HOST:PORT") }
+        }
+        if table.contains(key: "headless") {
+            guard let b = table["headless"]?.bool else { throw bad("headless", "expected true or false") }
+            c.headless = b
+        }
+        if table.contains(key: "limits") {
+            guard let t = table["limits"]?.table else { throw bad("limits", "expected a [limits] table") }
+            for key in t.keys.sorted() where !limitKeys.contains(key) {
+                throw bad(key, "unknown key in [limits] (known: \(limitKeys.sorted().joined(separator: ", ")))")
+            }
+            func positive(_ key: String) throws -> Double? {
+                guard t.contains(key: key) else { return nil }
+                guard let v = t[key]?.double ?? t[key]?.int.map(Double.init), v > 0 else { throw bad(key, "expected a positive number") }
+                return v
+            }
+            if let v = try positive("peer_datagrams_per_second") { c.peerDatagramsPerSecond = v }
+            if let v = try positive("peer_bytes_per_second") { c.peerBytesPerSecond = v }
+            if let v = try positive("pseudonym_ops_per_minute") { c.pseudonymOpsPerMinute = v }
+        }
+        return c
+    }
+
+    public static func load(file: String) throws -> NodeConfig {
+        let text: String
+        do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
+            throw ConfigError("config: cannot read \(file): \((error as NSError).localizedDescription)")
+        }
+        return try parse(text, baseDir: (file as NSString).deletingLastPathComponent)
+    }
+}

@@ -1,1 +1,0 @@
-// SkwadNode: see docs/ARCHITECTURE.md.

@@ -1,0 +1,26 @@
+import SkwadReplica
+
+/// A user-facing failure of a node command: one line, no stack, the node keeps running.
+public struct NodeError: Error, CustomStringConvertible, Sendable, Equatable {
+    public let description: String
+    public init(_ d: String) { description = d }
+
+    static func from(_ outcome: AdmitOutcome) -> NodeError {
+        switch outcome {
+        case .rejected(_, let why): NodeError(why)
+        case .pending: NodeError("the pack of this op is unknown")
+        case .duplicate: NodeError("already done")
+        case .admitted: NodeError("internal: admitted op reported as error")
+        }
+    }
+}
+
+/// Something that happened on its own, for the REPL to print above the prompt (and for
+/// `--json` event lines).
+public enum NodeEvent: Sendable, Equatable {
+    case newPost(PostView)
+    case newComment(CommentView, packName: String)
+    case voteOnYours(target: String, score: Int)
+    case peerJoined(String)
+    case peerLeft(String)
+}

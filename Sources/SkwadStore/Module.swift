@@ -1,1 +1,0 @@
-// SkwadStore: see docs/ARCHITECTURE.md.

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import SkwadCrypto
+import SkwadModel
+import SkwadReplica
+@testable import SkwadNode
+
+func tempDataDir() -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-node-\(UUID().uuidString)").path
+    return dir
+}
+
+func testConfig(_ dir: String) -> NodeConfig {
+    var c = NodeConfig(dataDir: dir)
+    c.powBits = 4
+    return c
+}
+
+@Suite struct NodeTests {
+    @Test func aUserSessionSurvivesARestart() async throws {
+        let dir = tempDataDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let postID: OpID
+        do {
+            let node = try Node(config: testConfig(dir))
+            try await node.locate(try GeoPoint(lat: 40.4433, lon: -79.9436))
+            let pack = try await node.createPack(name: "Quad", radiusMeters: 800, locked: true, tags: ["campus"], color: "green")
+            #expect(pack.locked && pack.fence?.radiusMeters == 800)
+            postID = try await node.post(pack: "quad", title: "Free pizza", body: "Gates 4th floor", tags: ["food"])
+            let c = try await node.comment(on: postID.short(), text: "still there?")
+            _ = try await node.comment(on: c.short(), text: "yes")
+            _ = try await node.vote(on: postID.short(), value: 1)
+            let feed = try await node.feed(pack: nil, sort: .top, limit: 10)
+            #expect(feed.map(\.title) == ["Free pizza"] && feed[0].score == 1 && feed[0].commentCount == 2)
+            let den = await node.den()
+            #expect(den.view.packs.map(\.name) == ["Quad"] && den.view.posts.count == 1 && den.view.comments.count == 2 && den.view.totalUpvotes == 1)
+            // Master key is private to the user.
+            let attrs = try FileManager.default.attributesOfItem(atPath: dir + "/master.key")
+            #expect((attrs[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        }
+        let again = try Node(config: testConfig(dir))
+        let thread = try await again.show(postID.short())
+        #expect(thread.post.title == "Free pizza" && thread.comments.map(\.body) == ["still there?", "yes"])
+        #expect(thread.comments.map(\.depth) == [0, 1])
+        #expect(await again.location == (try GeoPoint(lat: 40.4433, lon: -79.9436)))
+        #expect(await again.den().joined.map(\.name) == ["Quad"])
+        // Same pseudonym after restart: deleting my own post works.
+        _ = try await again.delete(postID.short())
+        #expect(try await again.feed(pack: "Quad", sort: .new, limit: 10).isEmpty)
+    }
+
+    @Test func commandsFailWithOneLineReasons() async throws {
+        let dir = tempDataDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let node = try Node(config: testConfig(dir))
+        await #expect(throws: NodeError.self) { try await node.createPack(name: "x", radiusMeters: 100, locked: false, tags: [], color: "") }
+        await #expect(throws: NodeError.self) { try await node.createPack(name: "x", radiusMeters: nil, locked: true, tags: [], color: "") }
+        await #expect(throws: NodeError.self) { try await node.post(pack: "nope", title: "t", body: "b", tags: []) }
+        await #expect(throws: NodeError.self) { try await node.vote(on: "zz", value: 1) }
+        _ = try await node.createPack(name: "a", radiusMeters: nil, locked: false, tags: [], color: "")
+        await #expect(throws: NodeError.self) { try await node.post(pack: "a", title: "", body: "b", tags: []) }
+        await #expect(throws: NodeError.self) { try await node.post(pack: "a", title: String(repeating: "t", count: 500), body: "b", tags: []) }
+        _ = try await node.createPack(name: "a", radiusMeters: nil, locked: false, tags: [], color: "")
+        do { _ = try await node.post(pack: "a", title: "t", body: "b", tags: []); Issue.record("ambiguous name accepted") }
+        catch let e as NodeError { #expect(e.description.contains("2 packs are named 'a'")) }
+    }
+
+    @Test func configParsingNamesBadKeysAndLines() throws {
+        let ok = try NodeConfig.parse("""
+            location = "40.1,-79.5"
+            pow_bits = 8
+            listen = "127.0.0.1:7401"
+            peers = ["127.0.0.1:7402"]
+            [limits]
+            peer_datagrams_per_second = 50
+            """, baseDir: "/tmp")
+        #expect(ok.powBits == 8 && ok.listen == "127.0.0.1:7401" && ok.peers == ["127.0.0.1:7402"] && ok.peerDatagramsPerSecond == 50)
+        func message(_ text: String) -> String {
+            do { _ = try NodeConfig.parse(text); return "" } catch { return "\(error)" }
+        }
+        #expect(message("colour = \"red\"").contains("'colour' (line 1): unknown key"))
+        #expect(message("pow_bits = 8\npow_bits = 9").contains("line"))
+        #expect(message("\n\npow_bits = 99").contains("'pow_bits' (line 3)"))
+        #expect(message("location = \"north\"").contains("'location'"))
+        #expect(message("[limits]\nspeed = 3").contains("'speed'"))
+        #expect(message("peers = [1]").contains("'peers'"))
+    }
+}

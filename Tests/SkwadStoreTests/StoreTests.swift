@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import SkwadModel
+import SkwadReplica
+@testable import SkwadStore
+import SkwadTestKit
+
+@Suite struct StoreTests {
+    func tempPath() -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-store-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.appendingPathComponent("skwad.sqlite").path
+    }
+
+    @Test func reopeningRestoresIdenticalViews() throws {
+        var f = OpFactory(seed: 9)
+        let a = f.user(), b = f.user()
+        let g = f.createPack(by: a, name: "quad")
+        let p = f.post(by: b, in: g)
+        let ops = [g, p, f.comment(by: a, in: g, on: p), f.vote(by: a, in: g, on: p, value: 1)]
+        let path = tempPath()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        var live = Replica()
+        do {
+            let store = try Store(path: path)
+            for op in ops { _ = live.admit(op, nowMs: f.nowMs) }
+            try store.append(ops)
+            try store.setSetting("location", "1,2")
+            try store.setJoined(g.id, true, nowMs: 5)
+            try store.saveStamp(77, for: g.id)
+        }
+        let reopened = try Store(path: path)
+        let loaded = try reopened.loadOps()
+        #expect(loaded.skipped == 0 && loaded.ops.count == 4)
+        var back = Replica()
+        back.restore(loaded.ops.reversed(), tombstones: try reopened.loadTombstones())
+        #expect(back.feed(nowMs: f.nowMs) == live.feed(nowMs: f.nowMs))
+        #expect(back.thread(p.id, nowMs: f.nowMs) == live.thread(p.id, nowMs: f.nowMs))
+        #expect(try reopened.setting("location") == "1,2")
+        #expect(try reopened.joinedPacks() == [g.id: 5])
+        #expect(try reopened.stamps() == [g.id: 77])
+    }
+
+    @Test func buryingAPackDeletesItsOpsAndKeepsTheTombstone() throws {
+        var f = OpFactory(seed: 10)
+        let a = f.user()
+        let g = f.createPack(by: a), h = f.createPack(by: a)
+        let store = try Store()
+        try store.append([g, h, f.post(by: a, in: g), f.post(by: a, in: h)])
+        try store.bury([Tombstone(pack: g.id, reason: .expired)])
+        #expect(try store.opCount() == 2)
+        #expect(try store.loadTombstones() == [Tombstone(pack: g.id, reason: .expired)])
+        #expect(try store.loadOps().ops.allSatisfy { $0.packID == h.id })
+    }
+
+    @Test func corruptFileIsAClearError() throws {
+        let path = tempPath()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
+        #expect { try Store(path: path) } throws: { e in
+            "\(e)".contains("cannot open store") && !"\(e)".contains("\n")
+        }
+    }
+}
