@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "SkwadREPL", dependencies: ["SkwadNode", "CEdit"]),
         .target(name: "SkwadTestKit", dependencies: ["SkwadReplica"]),
         .executableTarget(name: "skwad", dependencies: [
-            "SkwadREPL", "SkwadSim",
+            "SkwadREPL", "SkwadSim", "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

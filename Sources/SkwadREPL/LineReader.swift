@@ -1,0 +1,47 @@
+import CEdit
+import Foundation
+
+/// Reads command lines: libedit with history and editing on a terminal, plain lines
+/// otherwise (scripts, tests).
+public final class LineReader: @unchecked Sendable {
+    public let interactive: Bool
+    let historyPath: String?
+    let lock = NSLock()
+    var reading = false
+
+    public init(interactive: Bool, historyPath: String?) {
+        self.interactive = interactive
+        self.historyPath = historyPath
+        if interactive {
+            skwad_set_readline_name("skwad")
+            if let historyPath { _ = read_history(historyPath) }
+        }
+    }
+
+    /// The next line, or nil at end of input.
+    public func next(prompt: String) -> String? {
+        guard interactive else { return readLine(strippingNewline: true) }
+        lock.withLock { reading = true }
+        defer { lock.withLock { reading = false } }
+        guard let raw = readline(prompt) else { return nil }
+        defer { free(raw) }
+        let line = String(cString: raw)
+        if !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            add_history(line)
+            if let historyPath { _ = write_history(historyPath) }
+        }
+        return line
+    }
+
+    /// Prints a line above the prompt without breaking what the user is typing.
+    public func printAbove(_ text: String) {
+        lock.withLock {
+            if interactive && reading {
+                FileHandle.standardOutput.write(Data("\r\u{1B}[K\(text)\n".utf8))
+                rl_forced_update_display()
+            } else {
+                FileHandle.standardOutput.write(Data("\(text)\n".utf8))
+            }
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// SkwadREPL: see docs/ARCHITECTURE.md.

@@ -1,0 +1,194 @@
+import Foundation
+import SkwadCrypto
+import SkwadModel
+import SkwadNode
+import SkwadReplica
+
+/// How to draw replies: plain lines for scripts, decorations (colour, relative times) on a
+/// terminal, or one JSON object per reply.
+public struct Renderer: Sendable {
+    public enum Mode: Sendable { case plain, terminal, json }
+    public let mode: Mode
+    public var idLength = 8
+    public var nowMs: UInt64 = 0
+
+    public init(mode: Mode) { self.mode = mode }
+
+    func id(_ x: OpID) -> String { x.short(idLength) }
+
+    // MARK: text helpers
+
+    static func relative(_ ms: UInt64, now: UInt64) -> String {
+        let d = now >= ms ? Int((now - ms) / 1000) : -Int((ms - now) / 1000)
+        if d < 0 { return "in \(duration(-d))" }
+        if d < 45 { return "now" }
+        return "\(duration(d)) ago"
+    }
+
+    static func duration(_ s: Int) -> String {
+        if s < 90 { return "\(max(1, s / 60))m" }
+        if s < 3600 { return "\(s / 60)m" }
+        if s < 86400 * 2 { return "\(s / 3600)h" }
+        return "\(s / 86400)d"
+    }
+
+    static func distance(_ m: Double) -> String { m < 1000 ? "\(Int(m.rounded())) m" : String(format: "%.1f km", m / 1000) }
+
+    static func compass(_ deg: Double) -> String {
+        let names = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
+        return names[Int(((deg + 22.5).truncatingRemainder(dividingBy: 360)) / 45) % 8]
+    }
+
+    func colored(_ s: String, pack: PackID) -> String {
+        guard mode == .terminal else { return s }
+        let palette = [31, 32, 33, 34, 35, 36, 91, 92, 93, 94, 95, 96]
+        return "\u{1B}[\(palette[Int(pack.bytes[0]) % palette.count])m\(s)\u{1B}[0m"
+    }
+
+    func dim(_ s: String) -> String { mode == .terminal ? "\u{1B}[2m\(s)\u{1B}[0m" : s }
+
+    func time(_ hlc: HLC) -> String {
+        mode == .terminal ? Self.relative(hlc.physicalMs, now: nowMs) : Self.isoTime(hlc.physicalMs)
+    }
+
+    static func isoTime(_ ms: UInt64) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        return f.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
+    }
+
+    // MARK: text
+
+    public func text(_ r: Reply) -> String {
+        switch r {
+        case .done(let msg, _): return msg
+        case .created(let p):
+            return "created pack \(colored(p.name, pack: p.id)) \(id(p.id))" + (p.fence.map { " (radius \(Int($0.radiusMeters)) m\(p.locked ? ", locked" : ""))" } ?? "")
+        case .packs(let list):
+            if list.isEmpty { return "no packs yet: create one with create NAME" }
+            return list.map { l in
+                let p = l.pack
+                var parts = [id(p.id), colored(p.name, pack: p.id)]
+                if !p.tags.isEmpty { parts.append("[" + p.tags.joined(separator: ",") + "]") }
+                if let d = p.distanceMeters, let b = p.bearingDegrees { parts.append("\(Self.distance(d)) \(Self.compass(b))") }
+                if let f = p.fence { parts.append("r=\(Self.distance(f.radiusMeters))\(p.locked ? " locked" : "")") }
+                parts.append("\(p.popularity) people, \(p.postCount) posts")
+                parts.append(p.isAdmin ? "permanent" : "expires " + (p.expiresMs.map { Self.relative($0, now: nowMs) } ?? "never"))
+                if l.joined { parts.append("(joined)") }
+                return parts.joined(separator: "  ")
+            }.joined(separator: "\n")
+        case .feed(let posts):
+            if posts.isEmpty { return "no posts: join a pack (packs, join PACK) or post one" }
+            return posts.map(postLine).joined(separator: "\n")
+        case .thread(let t):
+            var lines = [postLine(t.post)]
+            if !t.post.body.isEmpty { lines.append("    " + t.post.body) }
+            if !t.post.tags.isEmpty { lines.append("    tags: " + t.post.tags.joined(separator: ", ")) }
+            if let h = t.post.hidden { lines.append("    (hidden: \(h == .moderated ? "by a moderator" : "score too low"))") }
+            for c in t.comments {
+                let pad = String(repeating: "  ", count: c.depth + 2)
+                let body = c.removed ? dim("[removed]") : c.body
+                lines.append("\(pad)\(id(c.id))  \(score(c.score))  \(pseudonymTag(c.author))  \(dim(time(c.hlc)))  \(body)")
+            }
+            if t.comments.isEmpty { lines.append(dim("    no comments yet")) }
+            return lines.joined(separator: "\n")
+        case .den(let d):
+            var lines = ["your packs (Alpha): " + (d.view.packs.isEmpty ? "none" : d.view.packs.map { "\($0.name) \(id($0.id))" }.joined(separator: ", ")),
+                         "joined: " + (d.joined.isEmpty ? "none" : d.joined.map(\.name).joined(separator: ", ")),
+                         "posts: \(d.view.posts.count)  comments: \(d.view.comments.count)  upvotes received: \(d.view.totalUpvotes)"]
+            lines += d.view.posts.map { "  " + postLine($0) }
+            lines += d.view.comments.map { "  \(id($0.id))  \(score($0.score))  on \(id($0.post))  \($0.body)" }
+            return lines.joined(separator: "\n")
+        case .whoami(let w):
+            var lines = ["node \(w.nodeID)", "location " + (w.location.map { "\($0) (cell \(w.cell ?? "-"))" } ?? "unset (locate LAT,LON)"),
+                         "data \(w.dataDir)", "\(w.joinedPacks) packs joined, \(w.ops) ops stored"]
+            if let a = w.adminKey { lines.append("admin key \(a)") }
+            return lines.joined(separator: "\n")
+        case .help(let h): return h
+        case .peers(let ps):
+            if ps.isEmpty { return "no peers (offline: start with --listen HOST:PORT --peer HOST:PORT)" }
+            return ps.map { "\($0.address)  \($0.state)" + ($0.cell.map { "  cell \($0)" } ?? "") }.joined(separator: "\n")
+        case .stats(let kv): return kv.map { "\($0.0) \($0.1)" }.joined(separator: "\n")
+        case .bye: return "bye"
+        }
+    }
+
+    func score(_ s: Int) -> String { s > 0 ? "+\(s)" : "\(s)" }
+
+    func postLine(_ p: PostView) -> String {
+        let comments = p.commentCount == 1 ? "1 comment" : "\(p.commentCount) comments"
+        return "\(id(p.id))  \(score(p.score))  \(colored(p.packName, pack: p.pack))  \(pseudonymTag(p.author))  \(dim(time(p.hlc)))  \(p.title)  \(dim("(\(comments))"))"
+    }
+
+    // MARK: JSON
+
+    public func json(_ r: Reply) -> JSON {
+        var kv: [(String, JSON)] = [("ok", true)]
+        switch r {
+        case .done(let msg, let opID):
+            if let opID { kv.append(("id", .string(opID.hex))) }
+            kv.append(("message", .string(msg)))
+        case .created(let p): kv += [("id", .string(p.id.hex)), ("pack", pack(p, joined: true))]
+        case .packs(let list): kv.append(("packs", .array(list.map { pack($0.pack, joined: $0.joined) })))
+        case .feed(let posts): kv.append(("posts", .array(posts.map(post))))
+        case .thread(let t): kv += [("post", post(t.post)), ("comments", .array(t.comments.map(comment)))]
+        case .den(let d):
+            kv += [("packs", .array(d.view.packs.map { pack($0, joined: true) })), ("joined", .array(d.joined.map { .string($0.id.hex) })),
+                   ("posts", .array(d.view.posts.map(post))), ("comments", .array(d.view.comments.map(comment))),
+                   ("totalUpvotes", .int(d.view.totalUpvotes))]
+        case .whoami(let w):
+            kv += [("node", .string(w.nodeID)), ("location", w.location.map { .string("\($0.lat),\($0.lon)") } ?? .null),
+                   ("cell", w.cell.map { .string($0) } ?? .null), ("dataDir", .string(w.dataDir)),
+                   ("joinedPacks", .int(w.joinedPacks)), ("ops", .int(w.ops))]
+        case .help(let h): kv.append(("help", .string(h)))
+        case .peers(let ps):
+            kv.append(("peers", .array(ps.map { .object([("address", .string($0.address)), ("state", .string($0.state)),
+                                                         ("cell", $0.cell.map { .string($0) } ?? .null)]) })))
+        case .stats(let pairs): kv.append(("stats", .object(pairs.map { ($0.0, .int($0.1)) })))
+        case .bye: kv.append(("bye", true))
+        }
+        return .object(kv)
+    }
+
+    public static func error(_ message: String) -> JSON { .object([("ok", false), ("error", .string(message))]) }
+
+    func pack(_ p: PackSummary, joined: Bool) -> JSON {
+        .object([("id", .string(p.id.hex)), ("name", .string(p.name)), ("tags", .array(p.tags.map { .string($0) })),
+                 ("color", .string(p.color)), ("locked", .bool(p.locked)), ("admin", .bool(p.isAdmin)),
+                 ("radius", p.fence.map { .double($0.radiusMeters) } ?? .null),
+                 ("distance", p.distanceMeters.map { .double($0) } ?? .null),
+                 ("alpha", .string(pseudonymTag(p.alpha))), ("popularity", .int(p.popularity)), ("posts", .int(p.postCount)),
+                 ("created", .int(Int(p.createdMs))), ("expires", p.expiresMs.map { .int(Int($0)) } ?? .null), ("joined", .bool(joined))])
+    }
+
+    func post(_ p: PostView) -> JSON {
+        .object([("id", .string(p.id.hex)), ("pack", .string(p.pack.hex)), ("packName", .string(p.packName)),
+                 ("author", .string(pseudonymTag(p.author))), ("title", .string(p.title)), ("body", .string(p.body)),
+                 ("tags", .array(p.tags.map { .string($0) })), ("score", .int(p.score)), ("up", .int(p.upvotes)),
+                 ("down", .int(p.downvotes)), ("comments", .int(p.commentCount)), ("time", .int(Int(p.hlc.physicalMs))),
+                 ("hidden", p.hidden.map { .string($0.rawValue) } ?? .null)])
+    }
+
+    func comment(_ c: CommentView) -> JSON {
+        .object([("id", .string(c.id.hex)), ("post", .string(c.post.hex)), ("parent", c.parent.map { .string($0.hex) } ?? .null),
+                 ("author", .string(pseudonymTag(c.author))), ("body", .string(c.body)), ("score", .int(c.score)),
+                 ("depth", .int(c.depth)), ("removed", .bool(c.removed)), ("time", .int(Int(c.hlc.physicalMs)))])
+    }
+
+    // MARK: events
+
+    public func event(_ e: NodeEvent) -> String {
+        switch (mode, e) {
+        case (.json, .newPost(let p)): return JSON.object([("event", "post"), ("post", post(p))]).render()
+        case (.json, .newComment(let c, let name)): return JSON.object([("event", "comment"), ("packName", .string(name)), ("comment", comment(c))]).render()
+        case (.json, .voteOnYours(let t, let s)): return JSON.object([("event", "vote"), ("target", .string(t)), ("score", .int(s))]).render()
+        case (.json, .peerJoined(let a)): return JSON.object([("event", "peer_joined"), ("address", .string(a))]).render()
+        case (.json, .peerLeft(let a)): return JSON.object([("event", "peer_left"), ("address", .string(a))]).render()
+        case (_, .newPost(let p)): return "* new post " + postLine(p)
+        case (_, .newComment(let c, let name)): return "* new comment in \(name) on \(id(c.post)): \(c.body)"
+        case (_, .voteOnYours(let t, let s)): return "* vote on your \(t): score \(score(s))"
+        case (_, .peerJoined(let a)): return "* peer joined \(a)"
+        case (_, .peerLeft(let a)): return "* peer left \(a)"
+        }
+    }
+}

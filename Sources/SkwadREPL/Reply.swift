@@ -1,0 +1,26 @@
+import SkwadModel
+import SkwadNode
+import SkwadReplica
+
+/// What a command produced, before it is rendered as text or JSON.
+public enum Reply: Sendable {
+    case done(String, id: OpID?)
+    case created(PackSummary)
+    case packs([Node.PackListing])
+    case feed([PostView])
+    case thread(ThreadView)
+    case den(Node.Den)
+    case whoami(Node.WhoAmI)
+    case help(String)
+    case peers([PeerInfo])
+    case stats([(String, Int)])
+    case bye
+}
+
+/// A neighbour as `peers` shows it.
+public struct PeerInfo: Sendable, Equatable {
+    public let address: String
+    public let state: String
+    public let cell: String?
+    public init(address: String, state: String, cell: String?) { self.address = address; self.state = state; self.cell = cell }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Skwad: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "skwad",
+        abstract: "A peer-to-peer node for local anonymous chat rooms.",
+        subcommands: [Run.self, Bench.self, Keygen.self],
+        defaultSubcommand: Run.self)
+}
