@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import SkwadModel
+import SkwadNode
+@testable import SkwadREPL
+
+@Suite struct TokenizerTests {
+    @Test func quotesGroupAndEscapesWork() throws {
+        #expect(try Tokenizer.split(#"post Quad "Free pizza" "say \"hi\" \\ now""#) == ["post", "Quad", "Free pizza", #"say "hi" \ now"#])
+        #expect(try Tokenizer.split("  feed   --limit 3 ") == ["feed", "--limit", "3"])
+        #expect(try Tokenizer.split(#"post a "" b"#) == ["post", "a", "", "b"])
+        #expect(throws: Tokenizer.Failure.self) { try Tokenizer.split(#"post "oops"#) }
+    }
+}
+
+@Suite struct CommandParseTests {
+    @Test func everyCommandParses() throws {
+        #expect(try Command.parse("") == nil)
+        #expect(try Command.parse("help post") == .help("post"))
+        #expect(try Command.parse("create Quad --radius 800 --locked --tags a,b --color green")
+                == .create(name: "Quad", radius: 800, locked: true, tags: ["a", "b"], color: "green"))
+        #expect(try Command.parse("packs --sort popular --tag food") == .packs(sort: .popular, tag: "food"))
+        #expect(try Command.parse(#"post Quad "T" "B" --tags x"#) == .post(pack: "Quad", title: "T", body: "B", tags: ["x"]))
+        #expect(try Command.parse(#"comment ab12 "nice""#) == .comment(target: "ab12", text: "nice"))
+        #expect(try Command.parse("up ab") == .vote(target: "ab", value: 1))
+        #expect(try Command.parse("down ab") == .vote(target: "ab", value: -1))
+        #expect(try Command.parse("unvote ab") == .vote(target: "ab", value: 0))
+        #expect(try Command.parse("feed Quad --sort top --limit 5") == .feed(pack: "Quad", sort: .top, limit: 5))
+        #expect(try Command.parse("feed") == .feed(pack: nil, sort: .new, limit: 20))
+        #expect(try Command.parse("locate 40.5,-79.9") == .locate(try GeoPoint(lat: 40.5, lon: -79.9)))
+        #expect(try Command.parse("QUIT") == .quit)
+    }
+
+    func error(_ line: String) -> String {
+        do { _ = try Command.parse(line); return "" } catch { return "\(error)" }
+    }
+
+    @Test func typosGetOneLineReasons() {
+        #expect(error("psot x") == "unknown command 'psot' (did you mean 'post'?); type help")
+        #expect(error("post Quad \"only title\"").hasPrefix("missing \"BODY\"; usage: post PACK"))
+        #expect(error("post Quad free pizza now").hasPrefix("unexpected 'now'"))
+        #expect(error("feed --sort sideways").contains("--sort must be one of new|top"))
+        #expect(error("feed --limit lots").contains("--limit expects a whole number"))
+        #expect(error("feed --limit 0").contains("--limit must be 1...1000"))
+        #expect(error("create X --radius").contains("--radius needs a value"))
+        #expect(error("packs --colour red").hasPrefix("unknown option --colour"))
+        #expect(error("locate north").contains("expected LAT,LON"))
+        for e in ["psot x", "feed --sort sideways", "locate 99,0"] { #expect(!error(e).contains("\n") && !error(e).isEmpty) }
+    }
+
+    @Test func helpCoversEveryCommand() throws {
+        let all = try Executor.help(nil)
+        for h in commandHelp { #expect(all.contains(h.usage)) }
+        #expect(throws: CommandError.self) { try Executor.help("nope") }
+    }
+}
+
+@Suite struct RenderTests {
+    @Test func relativeTimesAndJSONEscaping() {
+        #expect(Renderer.relative(1_000, now: 1_000 + 10_000) == "now")
+        #expect(Renderer.relative(0, now: 5 * 60_000) == "5m ago")
+        #expect(Renderer.relative(0, now: 3 * 3_600_000) == "3h ago")
+        #expect(Renderer.relative(0, now: 3 * 86_400_000) == "3d ago")
+        #expect(Renderer.relative(10 * 3_600_000, now: 0) == "in 10h")
+        #expect(Renderer.compass(10) == "N" && Renderer.compass(100) == "E" && Renderer.compass(225) == "SW")
+        #expect(JSON.object([("a", "x\"y\n"), ("b", .array([1, true, .null]))]).render() == #"{"a":"x\"y\n","b":[1,true,null]}"#)
+    }
+
+    @Test func aSessionThroughTheREPLInJSON() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-repl-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var config = NodeConfig(dataDir: dir)
+        config.powBits = 2
+        let node = try Node(config: config)
+        let repl = REPL(executor: Executor(node: node), reader: LineReader(interactive: false, historyPath: nil), mode: .json)
+        func run(_ line: String) async throws -> [String: Any] {
+            let out = await repl.handle(line, nowMs: wallClockMs()).output ?? ""
+            #expect(!out.contains("\n"))
+            return try JSONSerialization.jsonObject(with: Data(out.utf8)) as! [String: Any]
+        }
+        let created = try await run("create Quad --tags campus")
+        #expect(created["ok"] as? Bool == true && (created["id"] as? String)?.count == 64)
+        let posted = try await run(#"post Quad "Hello" "World""#)
+        let postID = posted["id"] as! String
+        _ = try await run("up \(postID.prefix(8))")
+        let feed = try await run("feed --sort top")
+        let posts = feed["posts"] as! [[String: Any]]
+        #expect(posts.count == 1 && posts[0]["title"] as? String == "Hello" && posts[0]["score"] as? Int == 1)
+        let bad = try await run("show 00000000")
+        #expect(bad["ok"] as? Bool == false && (bad["error"] as? String)?.isEmpty == false)
+        let quit = await repl.handle("quit", nowMs: 0)
+        #expect(quit.quit)
+    }
+}
