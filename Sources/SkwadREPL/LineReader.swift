@@ -14,6 +14,7 @@ public final class LineReader: @unchecked Sendable {
         self.historyPath = historyPath
         if interactive {
             skwad_set_readline_name("skwad")
+            skwad_set_completion(completeCommand)
             if let historyPath { _ = read_history(historyPath) }
         }
     }
@@ -44,4 +45,14 @@ public final class LineReader: @unchecked Sendable {
             }
         }
     }
+}
+
+/// Tab completion of command names (libedit calls this with state 0, 1, ... until nil; it
+/// frees the strings it gets).
+private func completeCommand(_ text: UnsafePointer<CChar>?, _ state: Int32) -> UnsafeMutablePointer<CChar>? {
+    guard let text else { return nil }
+    let prefix = String(cString: text).lowercased()
+    let matches = commandHelp.map(\.name).filter { $0.hasPrefix(prefix) }
+    guard state >= 0, Int(state) < matches.count else { return nil }
+    return strdup(matches[Int(state)])
 }

@@ -10,14 +10,7 @@ extension Store {
         guard !ops.isEmpty || !changes.isEmpty else { return }
         do {
             try db.write { db in
-                if !ops.isEmpty {
-                    // A cached prepared statement: ≈ 35 % faster than record `insert()` (TOOLCHAIN.md).
-                    let st = try db.cachedStatement(sql: "INSERT OR IGNORE INTO op (id, pack, kind, hlc, envelope) VALUES (?, ?, ?, ?, ?)")
-                    for op in ops {
-                        try st.execute(arguments: [Data(op.id.bytes), Data(op.packID.bytes), op.body.kind.name,
-                                                   Int64(bitPattern: op.hlc.raw), Data(op.envelope.serialized())])
-                    }
-                }
+                if !ops.isEmpty { try OpInsert.run(ops, in: db) }
                 for c in changes { try c.apply(db) }
             }
         } catch {

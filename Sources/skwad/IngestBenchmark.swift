@@ -9,22 +9,37 @@ import SkwadStore
 struct IngestBenchmark {
     let ops: Int, packs: Int, users: Int, batch: Int
 
-    /// A realistic mix, signed before timing: 10 % posts, 30 % comments, 60 % votes.
+    /// Pseudonym stamps in the bench packs: enough to exercise the check at admission.
+    static let powBits: UInt32 = 8
+
+    /// A realistic mix, signed before timing: 10 % posts, 30 % comments, 60 % votes, over
+    /// `packs` packs (every other one geofenced and locked, so its ops carry a location
+    /// claim that admission checks), from `users` users with stamped pseudonyms.
     func workload() -> [[UInt8]] {
         var rng = SystemRandomNumberGenerator()
         let masters = (0..<users).map { _ in MasterSecret.generate() }
         let base = UInt64(Date().timeIntervalSince1970 * 1000) - 3_600_000
         var hlc = HybridClock()
         var out: [[UInt8]] = []
-        var geneses: [(op: SignedOp, nonce: [UInt8])] = []
+        var geneses: [(op: SignedOp, nonce: [UInt8], claim: String?)] = []
         for i in 0..<packs {
             let nonce = SecureRandom.bytes(16)
             let key = masters[i % users].pseudonym(genesisNonce: nonce)
-            let body = OpBody(packID: nil, author: key.publicKey, hlc: hlc.tick(physicalMs: base), kind: .createPack(CreatePack(name: "bench\(i)", nonce: nonce)))
+            let locked = i % 2 == 0
+            let center = try! GeoPoint(lat: 40.44 + Double(i) * 0.01, lon: -79.94)
+            let fence = locked ? Geofence(center: center, radiusMeters: 1_000) : nil
+            let stamp = ProofOfWork.mint(genesisNonce: nonce, author: key.publicKey.bytes, bits: Int(Self.powBits))
+            let create = CreatePack(name: "bench\(i)", tags: ["bench"], fence: fence, locked: locked, nonce: nonce, powBits: Self.powBits)
+            let body = OpBody(packID: nil, author: key.publicKey, hlc: hlc.tick(physicalMs: base), stamp: stamp, kind: .createPack(create))
             let op = try! SignedOp.sign(body, with: key)
-            geneses.append((op, nonce)); out.append(op.envelope.serialized())
+            geneses.append((op, nonce, locked ? Geohash.encode(center, precision: 7) : nil)); out.append(op.envelope.serialized())
         }
-        var keys: [[SigningKeyPair]] = geneses.map { g in masters.map { $0.pseudonym(genesisNonce: g.nonce) } }
+        var keys: [[(key: SigningKeyPair, stamp: UInt64)]] = geneses.map { g in
+            masters.map { m in
+                let k = m.pseudonym(genesisNonce: g.nonce)
+                return (k, ProofOfWork.mint(genesisNonce: g.nonce, author: k.publicKey.bytes, bits: Int(Self.powBits)))
+            }
+        }
         var targets: [[OpID]] = Array(repeating: [], count: packs)
         var posts: [[OpID]] = Array(repeating: [], count: packs)
         while out.count < ops {
@@ -38,8 +53,9 @@ struct IngestBenchmark {
             } else {
                 kind = .vote(Vote(target: targets[p].randomElement(using: &rng)!, value: Bool.random(using: &rng) ? 1 : -1))
             }
-            let key = keys[p][u]
-            let body = OpBody(packID: geneses[p].op.id, author: key.publicKey, hlc: hlc.tick(physicalMs: base), kind: kind)
+            let (key, stamp) = keys[p][u]
+            let body = OpBody(packID: geneses[p].op.id, author: key.publicKey, hlc: hlc.tick(physicalMs: base),
+                              location: geneses[p].claim, stamp: stamp, kind: kind)
             let op = try! SignedOp.sign(body, with: key)
             if case .post = kind { posts[p].append(op.id) }
             if case .vote = kind {} else { targets[p].append(op.id) }
@@ -60,54 +76,59 @@ struct IngestBenchmark {
         let parsed = envelopes.map { try! Envelope(serialized: $0) }
         let triples = parsed.map { (key: try! OpBody(serialized: $0.body).author, sig: $0.signature, body: $0.body) }
         var raw: [Double] = [], ingest: [Double] = [], parallel: [Double] = []
+        var ratio: [Double] = [], ratio2: [Double] = [], commitShare: [Double] = []
         let nowMs = UInt64(Date().timeIntervalSince1970 * 1000)
         for _ in 0..<runs {
-            // 1. Raw libsodium verification, one thread.
-            var ok = 0
-            let tRaw = seconds { for t in triples where t.key.verify(signature: t.sig, message: t.body) { ok += 1 } }
-            precondition(ok == triples.count)
-            raw.append(Double(triples.count) / tRaw)
-
-            // 2. The ingest path on one thread: receive (decode + verify + admit), commit in batches.
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-bench-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: dir) }
             let store = try Store(path: dir.appendingPathComponent("skwad.sqlite").path)
-            var replica = Replica()
-            let tIngest = try seconds {
-                var pending: [SignedOp] = []
-                pending.reserveCapacity(batch)
-                for bytes in envelopes {
-                    if case .admitted(let admitted) = replica.receive(bytes, nowMs: nowMs) { pending += admitted }
-                    if pending.count >= batch { try store.append(pending); pending.removeAll(keepingCapacity: true) }
-                }
-                try store.append(pending)
-            }
-            precondition(replica.count == envelopes.count, "bench ops were not all admitted")
-            ingest.append(Double(envelopes.count) / tIngest)
-
-            // 3. Both cores: verification fanned out, admission and commits in order.
             let store2 = try Store(path: dir.appendingPathComponent("skwad2.sqlite").path)
-            var replica2 = Replica()
-            let tPar = try seconds {
-                for start in stride(from: 0, to: envelopes.count, by: batch) {
-                    let slice = Array(envelopes[start..<min(envelopes.count, start + batch)])
-                    let verified = ParallelVerify.open(slice)
-                    var admitted: [SignedOp] = []
-                    for op in verified { if let op, case .admitted(let a) = replica2.admit(op, nowMs: nowMs) { admitted += a } }
-                    try store2.append(admitted)
+            var replica = Replica(), replica2 = Replica()
+            var tRaw = 0.0, tIngest = 0.0, tPar = 0.0, tCommit = 0.0
+            // The three measurements take turns batch by batch, so that load from other
+            // processes weighs on all of them alike.
+            for start in stride(from: 0, to: envelopes.count, by: batch) {
+                let range = start..<min(envelopes.count, start + batch)
+
+                // 1. Raw libsodium verification, one thread.
+                var ok = 0
+                tRaw += seconds { for t in triples[range] where t.key.verify(signature: t.sig, message: t.body) { ok += 1 } }
+                precondition(ok == range.count)
+
+                // 2. The ingest path on one thread: receive (decode + verify + admit), then
+                //    commit the batch in one transaction.
+                var admitted: [SignedOp] = []
+                admitted.reserveCapacity(range.count)
+                tIngest += try seconds {
+                    for bytes in envelopes[range] {
+                        if case .admitted(let ops) = replica.receive(bytes, nowMs: nowMs) { admitted += ops }
+                    }
+                    tCommit += try seconds { try store.append(admitted) }
+                }
+
+                // 3. Both cores: decoding and verification fanned out, admission and commits in order.
+                tPar += try seconds {
+                    let verified = ParallelVerify.open(Array(envelopes[range]))
+                    var admitted2: [SignedOp] = []
+                    for op in verified { if let op, case .admitted(let a) = replica2.admit(op, nowMs: nowMs) { admitted2 += a } }
+                    try store2.append(admitted2)
                 }
             }
-            precondition(replica2.count == envelopes.count)
-            parallel.append(Double(envelopes.count) / tPar)
+            precondition(replica.count == envelopes.count && replica2.count == envelopes.count, "bench ops were not all admitted")
+            let committed = try store.opCount()
+            precondition(committed == envelopes.count, "bench ops were not all committed")
+            let n = Double(envelopes.count)
+            raw.append(n / tRaw); ingest.append(n / tIngest); parallel.append(n / tPar)
+            ratio.append(tRaw / tIngest); ratio2.append(tRaw / tPar); commitShare.append(tCommit / tIngest)
         }
         func median(_ xs: [Double]) -> Double { let s = xs.sorted(); return s[s.count / 2] }
-        let r = median(raw), i = median(ingest), p = median(parallel)
+        func f3(_ x: Double) -> String { String(format: "%.3f", x) }
         return """
             {"bench":"ingest","ops":\(envelopes.count),"runs":\(runs),"batch":\(batch),\
-            "raw_verify_per_s":\(Int(r)),"ingest_per_s":\(Int(i)),"ratio":\(String(format: "%.3f", i / r)),\
-            "ingest_two_cores_per_s":\(Int(p)),"ratio_two_cores":\(String(format: "%.3f", p / r)),\
-            "cores":\(ProcessInfo.processInfo.activeProcessorCount)}
+            "raw_verify_per_s":\(Int(median(raw))),"ingest_per_s":\(Int(median(ingest))),"ratio":\(f3(median(ratio))),\
+            "ingest_two_cores_per_s":\(Int(median(parallel))),"ratio_two_cores":\(f3(median(ratio2))),\
+            "commit_share":\(f3(median(commitShare))),"cores":\(ProcessInfo.processInfo.activeProcessorCount)}
             """
     }
 }
