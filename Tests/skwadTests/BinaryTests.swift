@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import SkwadTestKit
 
 /// Drives the real `skwad` executable through piped stdin, as a script would.
 @Suite struct BinaryTests {
@@ -15,7 +14,9 @@ import SkwadTestKit
         return nil
     }
 
-    static func run(_ args: [String], input: String) async throws -> (out: String, err: String, status: Int32) {
+    /// Runs the binary with `input` on stdin; a watchdog kills it after `seconds` (then the
+    /// test fails on the exit status), so a hang can never block the test run.
+    static func run(_ args: [String], input: String, seconds: Double = 60) throws -> (out: String, err: String, status: Int32) {
         let bin = try #require(binary, "build the skwad executable first (scripts/test.sh does)")
         let p = Process()
         p.executableURL = bin
@@ -23,21 +24,27 @@ import SkwadTestKit
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         p.standardInput = stdin; p.standardOutput = stdout; p.standardError = stderr
         try p.run()
+        nonisolated(unsafe) let process = p
+        let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
+        defer { watchdog.cancel() }
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
-        return try await withTimeout(seconds: 60) {
-            let out = stdout.fileHandleForReading.readDataToEndOfFile()
-            let err = stderr.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            return (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self), p.terminationStatus)
-        }
+        // Read stderr on another thread so that neither pipe can fill up and stall the child.
+        nonisolated(unsafe) var errData = Data()
+        let errDone = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { errData = stderr.fileHandleForReading.readDataToEndOfFile(); errDone.signal() }
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        errDone.wait()
+        p.waitUntilExit()
+        return (String(decoding: out, as: UTF8.self), String(decoding: errData, as: UTF8.self), p.terminationStatus)
     }
 
     func tempDir() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("skwad-bin-\(UUID().uuidString)").path
     }
 
-    @Test func plainSessionThenRestartKeepsEverything() async throws {
+    @Test func plainSessionThenRestartKeepsEverything() throws {
         let dir = tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let script = """
@@ -48,7 +55,7 @@ import SkwadTestKit
             feed
             quit
             """
-        let first = try await Self.run(["--data", dir], input: script)
+        let first = try Self.run(["--data", dir], input: script)
         #expect(first.status == 0)
         let lines = first.out.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("created pack Quad ") && $0.contains("radius 800 m, locked") })
@@ -58,17 +65,17 @@ import SkwadTestKit
         #expect(!first.out.contains("\u{1B}["))   // no terminal decorations when piped
         #expect(lines.last == "bye")
 
-        let second = try await Self.run(["--data", dir], input: "feed\nden\n")
+        let second = try Self.run(["--data", dir], input: "feed\nden\n")
         #expect(second.status == 0)
         #expect(second.out.contains("Free pizza"))
         #expect(second.out.contains("your packs (Alpha): Quad"))
     }
 
-    @Test func jsonModeAnswersEveryLineWithOneObject() async throws {
+    @Test func jsonModeAnswersEveryLineWithOneObject() throws {
         let dir = tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let script = "create Q\npost Q \"t\" \"b\"\nfeed\nup nothex\n\nhelp feed\n"
-        let r = try await Self.run(["--data", dir, "--json"], input: script)
+        let r = try Self.run(["--data", dir, "--json"], input: script)
         #expect(r.status == 0)
         let objects = try r.out.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         #expect(objects.count == 5)   // the blank line gets no reply
@@ -77,15 +84,44 @@ import SkwadTestKit
         #expect(((objects[2]["posts"] as? [[String: Any]])?.first?["title"] as? String) == "t")
     }
 
-    @Test func badConfigIsAOneLineErrorAndNonZeroExit() async throws {
+    @Test func badConfigIsAOneLineErrorAndNonZeroExit() throws {
         let dir = tempDir()
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let cfg = dir + "/bad.toml"
         try "colour = \"red\"\n".write(toFile: cfg, atomically: true, encoding: .utf8)
-        let r = try await Self.run(["--data", dir, "--config", cfg], input: "quit\n")
+        let r = try Self.run(["--data", dir, "--config", cfg], input: "quit\n")
         #expect(r.status != 0)
         #expect(r.err.hasPrefix("skwad: config: key 'colour' (line 1): unknown key"))
         #expect(r.err.split(separator: "\n").count == 1)
+    }
+}
+
+@Suite struct BinaryConfigTests {
+    /// `skwad config` prints the documented default; a copy of it, edited, runs a node.
+    @Test func printedDefaultConfigRunsANode() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-bin-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let printed = try BinaryTests.run(["config"], input: "")
+        #expect(printed.status == 0 && printed.out.contains("pow_bits = 16") && printed.out.contains("[limits]"))
+        let cfg = dir + "/node.toml"
+        let edited = printed.out.replacingOccurrences(of: "pow_bits = 16", with: "pow_bits = 4")
+            .replacingOccurrences(of: "# data_dir = \"~/.skwad\"", with: "data_dir = \"data\"")
+        try edited.write(toFile: cfg, atomically: true, encoding: .utf8)
+        #expect(try BinaryTests.run(["config", "--check", cfg], input: "").out == "ok\n")
+
+        let r = try BinaryTests.run(["--config", cfg, "--location", "40.4433,-79.9436", "--json"], input: "whoami\ncreate Q --radius 500\n")
+        #expect(r.status == 0)
+        let objects = try r.out.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == 2)
+        #expect(objects[0]?["dataDir"] as? String == dir + "/data")   // relative to the config file
+        #expect(objects[0]?["location"] as? String == "40.4433,-79.9436")
+        #expect(((objects[1]?["pack"] as? [String: Any])?["radius"] as? Double) == 500)
+        #expect(FileManager.default.fileExists(atPath: dir + "/data/skwad.sqlite"))
+
+        try "pow_bits = 99\n".write(toFile: cfg, atomically: true, encoding: .utf8)
+        let bad = try BinaryTests.run(["config", "--check", cfg], input: "")
+        #expect(bad.status != 0 && bad.err.hasPrefix("skwad: config: key 'pow_bits' (line 1): expected an integer 0...28"))
     }
 }
