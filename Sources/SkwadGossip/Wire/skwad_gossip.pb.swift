@@ -120,6 +120,12 @@ nonisolated struct Skwad_Gossip_V1_Neighbor: Sendable {
   /// Clears the value of `info`. Subsequent reads from it will return its default value.
   mutating func clearInfo() {self._info = nil}
 
+  /// set when forwarded: who asks (empty: the sender)
+  var origin: String = String()
+
+  /// a full receiver forwards a low-priority request this many more hops
+  var ttl: UInt32 = 0
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
@@ -754,7 +760,7 @@ nonisolated extension Skwad_Gossip_V1_ForwardJoin: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Skwad_Gossip_V1_Neighbor: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Neighbor"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}high_priority\0\u{1}info\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}high_priority\0\u{1}info\0\u{1}origin\0\u{1}ttl\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -764,6 +770,8 @@ nonisolated extension Skwad_Gossip_V1_Neighbor: SwiftProtobuf.Message, SwiftProt
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBoolField(value: &self.highPriority) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._info) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.origin) }()
+      case 4: try { try decoder.decodeSingularUInt32Field(value: &self.ttl) }()
       default: break
       }
     }
@@ -780,12 +788,20 @@ nonisolated extension Skwad_Gossip_V1_Neighbor: SwiftProtobuf.Message, SwiftProt
     try { if let v = self._info {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
+    if !self.origin.isEmpty {
+      try visitor.visitSingularStringField(value: self.origin, fieldNumber: 3)
+    }
+    if self.ttl != 0 {
+      try visitor.visitSingularUInt32Field(value: self.ttl, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   static func ==(lhs: Skwad_Gossip_V1_Neighbor, rhs: Skwad_Gossip_V1_Neighbor) -> Bool {
     if lhs.highPriority != rhs.highPriority {return false}
     if lhs._info != rhs._info {return false}
+    if lhs.origin != rhs.origin {return false}
+    if lhs.ttl != rhs.ttl {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
