@@ -53,9 +53,9 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
 extension Command {
     /// Parses one line. Returns nil for a blank line.
     public static func parse(_ line: String) throws -> Command? {
-        let words: [String]
-        do { words = try Tokenizer.split(line) } catch { throw CommandError("\(error)") }
-        guard let verb = words.first?.lowercased() else { return nil }
+        let words: [Tokenizer.Token]
+        do { words = try Tokenizer.tokens(line) } catch { throw CommandError("\(error)") }
+        guard let verb = words.first?.text.lowercased() else { return nil }
         var args = Args(verb: verb, words: Array(words.dropFirst()))
         let cmd: Command
         switch verb {
@@ -108,19 +108,21 @@ extension Command {
 /// Positional arguments and --flags of one command line.
 struct Args {
     let verb: String
-    var words: [String]
+    var words: [Tokenizer.Token]
 
     var usage: String { commandHelp.first { $0.name == verb }?.usage ?? verb }
 
+    func index(of option: String) -> Int? { words.firstIndex { $0.isOption && $0.text == option } }
+
     mutating func take(_ name: String) -> (present: Bool, value: String?)? {
-        guard let i = words.firstIndex(of: name) else { return nil }
+        guard let i = index(of: name) else { return nil }
         words.remove(at: i)
-        guard i < words.count, !words[i].hasPrefix("--") else { return (true, nil) }
-        return (true, words.remove(at: i))
+        guard i < words.count, !words[i].isOption else { return (true, nil) }
+        return (true, words.remove(at: i).text)
     }
 
     mutating func flag(_ name: String) -> Bool {
-        guard let i = words.firstIndex(of: name) else { return false }
+        guard let i = index(of: name) else { return false }
         words.remove(at: i); return true
     }
 
@@ -156,19 +158,19 @@ struct Args {
     }
 
     mutating func positional(_ what: String) throws -> String {
-        guard let i = words.firstIndex(where: { !$0.hasPrefix("--") }) else { throw CommandError("missing \(what); usage: \(usage)") }
-        return words.remove(at: i)
+        guard let s = optionalPositional() else { throw CommandError("missing \(what); usage: \(usage)") }
+        return s
     }
 
     mutating func optionalPositional() -> String? {
-        guard let i = words.firstIndex(where: { !$0.hasPrefix("--") }) else { return nil }
-        return words.remove(at: i)
+        guard let i = words.firstIndex(where: { !$0.isOption }) else { return nil }
+        return words.remove(at: i).text
     }
 
     func finish() throws {
         if let extra = words.first {
-            throw CommandError(extra.hasPrefix("--") ? "unknown option \(extra); usage: \(usage)"
-                                                     : "unexpected '\(extra)' (quote text with spaces); usage: \(usage)")
+            throw CommandError(extra.isOption ? "unknown option \(extra.text); usage: \(usage)"
+                                              : "unexpected '\(extra.text)' (quote text with spaces); usage: \(usage)")
         }
     }
 }

@@ -46,8 +46,11 @@ public struct Executor: Sendable {
         case .peers: return .peers(await peers())
         case .stats:
             let s = await node.stats
-            let local: [(String, Int)] = [("ops.local", s.localOps), ("ops.stored", await node.whoami().ops),
-                                          ("store.errors", s.storeErrors), ("store.rows_skipped", s.storeRowsSkipped)]
+            var local: [(String, Int)] = [("ops.local", s.localOps), ("ops.in_replica", await node.whoami().ops),
+                                          ("ops.admitted_remote", s.admitted), ("ops.duplicate", s.duplicates), ("ops.pending", s.pending),
+                                          ("store.errors", s.storeErrors), ("store.rows_skipped", s.storeRowsSkipped),
+                                          ("packs.purged", s.packsPurged)]
+            local += s.rejected.sorted { $0.key < $1.key }.map { ("ops.rejected.\($0.key)", $0.value) }
             return .stats(local + (await networkStats()))
         case .quit: return .bye
         }

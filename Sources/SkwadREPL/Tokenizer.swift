@@ -5,8 +5,19 @@ public enum Tokenizer {
         public let description: String
     }
 
-    public static func split(_ line: String) throws -> [String] {
-        var words: [String] = [], current = "", inQuotes = false, started = false
+    /// A word, and whether any of it was quoted (a quoted word is never an `--option`).
+    public struct Token: Equatable, Sendable {
+        public let text: String
+        public let quoted: Bool
+        public init(_ text: String, quoted: Bool = false) { self.text = text; self.quoted = quoted }
+        /// An option name such as `--limit` (unquoted, starting with two dashes).
+        public var isOption: Bool { !quoted && text.hasPrefix("--") }
+    }
+
+    public static func split(_ line: String) throws -> [String] { try tokens(line).map(\.text) }
+
+    public static func tokens(_ line: String) throws -> [Token] {
+        var words: [Token] = [], current = "", inQuotes = false, started = false, quoted = false
         var it = line.makeIterator()
         while let ch = it.next() {
             if inQuotes {
@@ -19,15 +30,15 @@ public enum Tokenizer {
                     current.append(ch)
                 }
             } else if ch == "\"" {
-                inQuotes = true; started = true
+                inQuotes = true; started = true; quoted = true
             } else if ch.isWhitespace {
-                if started { words.append(current); current = ""; started = false }
+                if started { words.append(Token(current, quoted: quoted)); current = ""; started = false; quoted = false }
             } else {
                 current.append(ch); started = true
             }
         }
         if inQuotes { throw Failure(description: "unterminated quote: close it with \"") }
-        if started { words.append(current) }
+        if started { words.append(Token(current, quoted: quoted)) }
         return words
     }
 }

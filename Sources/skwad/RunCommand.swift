@@ -9,7 +9,7 @@ struct NodeOptions: ParsableArguments {
     @Option(name: .long, help: "Data directory (default: $SKWAD_DATA or ~/.skwad).")
     var data: String?
 
-    @Option(name: .long, help: "A TOML config file (see configs/device.toml).")
+    @Option(name: .long, help: "A TOML config file (`skwad config` prints the documented default).")
     var config: String?
 
     @Option(name: .long, help: "Your location, LAT,LON.")

@@ -11,7 +11,7 @@ public struct ConfigError: Error, CustomStringConvertible, Sendable {
 
 /// Everything a node is configured with. Defaults are the embedded device config
 /// (`NodeConfig.embeddedDefault`); a TOML file overrides them key by key, and command-line
-/// flags override the file. Every key is documented in configs/device.toml.
+/// flags override the file. Every key is documented in `defaultTOML` (printed by `skwad config`).
 public struct NodeConfig: Sendable, Equatable {
     /// Where the store and the master key live. Default: $SKWAD_DATA, else ~/.skwad.
     public var dataDir: String
@@ -61,15 +61,25 @@ public struct NodeConfig: Sendable, Equatable {
             throw ConfigError("config: \(e.description) at line \(e.source.begin.line), column \(e.source.begin.column)")
         }
         func line(_ key: String) -> String {
+            // TOMLKit keeps no positions for values: find the line that assigns the key
+            // (`key =`, `"key" =`, `key.sub =`) or opens its table (`[key]`).
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            if let i = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key) }) { return " (line \(i + 1))" }
-            return ""
+            let i = lines.firstIndex { raw in
+                let t = raw.trimmingCharacters(in: .whitespaces)
+                if t.hasPrefix("[\(key)]") || t.hasPrefix("[[\(key)]]") { return true }
+                for spelled in [key, "\"\(key)\"", "'\(key)'"] where t.hasPrefix(spelled) {
+                    let rest = t.dropFirst(spelled.count).trimmingCharacters(in: .whitespaces)
+                    if rest.hasPrefix("=") || rest.hasPrefix(".") { return true }
+                }
+                return false
+            }
+            return i.map { " (line \($0 + 1))" } ?? ""
         }
         func bad(_ key: String, _ what: String) -> ConfigError { ConfigError("config: key '\(key)'\(line(key)): \(what)") }
         func path(_ p: String) -> String {
             let expanded = p.hasPrefix("~/") ? (ProcessInfo.processInfo.environment["HOME"] ?? ".") + p.dropFirst(1) : p
-            if expanded.hasPrefix("/") || baseDir == nil { return expanded }
-            return baseDir! + "/" + expanded
+            guard let baseDir, !expanded.hasPrefix("/") else { return expanded }
+            return baseDir + "/" + expanded
         }
         func strings(_ key: String) throws -> [String] {
             guard let arr = table[key]?.array else { throw bad(key, "expected an array of strings") }

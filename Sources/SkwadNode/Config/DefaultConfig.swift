@@ -1,0 +1,44 @@
+extension NodeConfig {
+    /// The embedded default configuration, every key documented. `skwad config` prints it;
+    /// a file passed with `--config` overrides it key by key (unknown keys are errors), and
+    /// command-line flags override the file. Parsing this text gives `embeddedDefault`.
+    public static let defaultTOML = """
+        # Skwad node configuration (TOML). Every key is optional; these are the defaults.
+
+        # Where master.key (mode 0600), skwad.sqlite and the REPL history live.
+        # Default: $SKWAD_DATA if set, else ~/.skwad. Relative paths are relative to this file.
+        # data_dir = "~/.skwad"
+
+        # Your self-reported location, "LAT,LON" (also: --location, or `locate` in the REPL).
+        # location = "40.4433,-79.9436"
+
+        # Geohash precision of the location claims this node makes (1-12; 7 is about 150 m).
+        geohash_precision = 7
+
+        # Proof-of-work bits every pseudonym must show in the packs this node creates (0-28).
+        pow_bits = 16
+
+        # Admin public keys (hex): their packs are permanent and they moderate any pack.
+        admin_keys = []
+
+        # A file holding this node's admin secret seed (hex, from `skwad keygen`): campus nodes.
+        # admin_secret_file = "admin.key"
+
+        # Admin packs this node creates at start when it holds the admin secret.
+        admin_packs = []
+
+        # UDP gossip: listen address "HOST:PORT" (unset: offline) and seed peers.
+        # listen = "127.0.0.1:7400"
+        peers = []
+
+        # Run without the REPL (a campus node).
+        headless = false
+
+        [limits]
+        # Per peer: datagrams and bytes per second accepted.
+        peer_datagrams_per_second = 400
+        peer_bytes_per_second = 400000
+        # Ops per minute accepted from one pseudonym.
+        pseudonym_ops_per_minute = 120
+        """
+}

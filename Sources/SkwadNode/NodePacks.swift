@@ -1,0 +1,82 @@
+import SkwadCrypto
+import SkwadModel
+import SkwadReplica
+import SkwadStore
+
+extension Node {
+    /// Creates a pack (centred on the current location when it has a radius) and joins it;
+    /// this node's pseudonym in it is the Alpha. The genesis, the membership and the stamp
+    /// commit in one transaction.
+    public func createPack(name: String, radiusMeters: Double?, locked: Bool, tags: [String], color: String,
+                           asAdmin: Bool = false) throws -> PackSummary {
+        var fence: Geofence?
+        if let r = radiusMeters {
+            guard r.isFinite, r >= 1, r <= Double(Limits.maxRadiusMeters) else { throw NodeError("radius must be 1...\(Limits.maxRadiusMeters) metres") }
+            guard let here = location else { throw NodeError("a geofenced pack is centred on you: set your location first (locate LAT,LON)") }
+            fence = Geofence(center: here, radiusMeters: r.rounded())
+        }
+        if locked && fence == nil { throw NodeError("a locked pack needs a radius (--radius METERS)") }
+        let nonce = SecureRandom.bytes(16)
+        let key: SigningKeyPair
+        if asAdmin {
+            guard let admin else { throw NodeError("this node has no admin key (admin_secret_file)") }
+            key = admin
+        } else {
+            key = master.pseudonym(genesisNonce: nonce)
+        }
+        let bits = config.powBits
+        let stamp = ProofOfWork.mint(genesisNonce: nonce, author: key.publicKey.bytes, bits: Int(bits))
+        let create = CreatePack(name: name, tags: tags, color: color, fence: fence, locked: locked, nonce: nonce, powBits: bits)
+        let body = OpBody(packID: nil, author: key.publicKey, hlc: clock.tick(physicalMs: now()), stamp: stamp, kind: .createPack(create))
+        let op: SignedOp
+        do { op = try SignedOp.sign(body, with: key) } catch { throw NodeError("\(error)") }
+        try commit(op, with: [.stamp(op.id, stamp), .joined(op.id, true, atMs: now())])
+        keys[op.id] = key
+        guard let state = replica.pack(op.id) else { throw NodeError("internal: pack \(op.id.short()) not admitted") }
+        return replica.summary(state, from: location)
+    }
+
+    public struct PackListing: Sendable {
+        public let pack: PackSummary
+        public let joined: Bool
+    }
+
+    /// Live packs, with distance and bearing from the current location.
+    public func packs(sort: PackSort = .new, tag: String? = nil) -> [PackListing] {
+        purgeIfDue()
+        return replica.packs(nowMs: now(), from: location, sort: sort, tag: tag).map { PackListing(pack: $0, joined: joined[$0.id] != nil) }
+    }
+
+    /// Resolves a pack by exact name (case-insensitive) or id prefix, among live packs.
+    public func resolvePack(_ ref: String) throws -> PackSummary {
+        let live = replica.packs(nowMs: now(), from: location)
+        let named = live.filter { $0.name.lowercased() == ref.lowercased() }
+        if named.count == 1 { return named[0] }
+        if named.count > 1 {
+            throw NodeError("\(named.count) packs are named '\(ref)': use an id (\(named.map { $0.id.short(displayIDLength()) }.joined(separator: ", ")))")
+        }
+        let hex = ref.lowercased()
+        guard !hex.isEmpty, hex.allSatisfy(\.isHexDigit) else { throw NodeError("no pack named '\(ref)' (see: packs)") }
+        let byID = live.filter { $0.id.hex.hasPrefix(hex) }
+        if byID.count == 1 { return byID[0] }
+        if byID.isEmpty { throw NodeError("no pack named or with id '\(ref)' (see: packs)") }
+        throw NodeError("'\(ref)' matches \(byID.count) packs: type more of the id")
+    }
+
+    /// Joins a pack: its posts enter the feed (and, with gossip, the node replicates it).
+    public func join(_ ref: String) throws -> PackSummary {
+        let p = try resolvePack(ref)
+        try commit([.joined(p.id, true, atMs: now())])
+        return p
+    }
+
+    public func leave(_ ref: String) throws -> PackSummary {
+        let p = try resolvePack(ref)
+        guard joined[p.id] != nil else { throw NodeError("you are not in pack '\(p.name)'") }
+        try commit([.joined(p.id, false, atMs: now())])
+        return p
+    }
+
+    public func isJoined(_ id: PackID) -> Bool { joined[id] != nil }
+    public var joinedPackIDs: Set<PackID> { Set(joined.keys) }
+}

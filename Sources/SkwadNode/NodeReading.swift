@@ -1,0 +1,85 @@
+import SkwadCrypto
+import SkwadModel
+import SkwadReplica
+
+extension Node {
+    /// Posts of the joined packs (or of one pack), newest or top first.
+    public func feed(pack ref: String?, sort: FeedSort, limit: Int) throws -> [PostView] {
+        purgeIfDue()
+        let filter: Set<PackID>
+        if let ref { filter = [try resolvePack(ref).id] } else { filter = Set(joined.keys) }
+        return replica.feed(packs: filter, sort: sort, limit: limit, nowMs: now())
+    }
+
+    /// A post (or the post of a comment) with its comment tree.
+    public func show(_ ref: String) throws -> ThreadView {
+        purgeIfDue()
+        let op = try resolveOp(ref)
+        let postID: OpID
+        switch op.body.kind {
+        case .post: postID = op.id
+        case .comment(let c): postID = c.post
+        default: throw NodeError("'\(ref)' is not a post")
+        }
+        guard let t = replica.thread(postID, nowMs: now()) else { throw NodeError("post \(postID.short()) was deleted or its pack is gone") }
+        return t
+    }
+
+    public struct Den: Sendable {
+        public let view: DenView
+        public let joined: [PackSummary]
+    }
+
+    /// The user's home: over all of this node's pseudonyms, its packs, posts, comments and
+    /// upvotes received, and the packs it joined.
+    public func den() -> Den {
+        purgeIfDue()
+        let nowMs = now()
+        var authors: Set<PublicKey> = []
+        for id in replica.packIDs() { if let k = key(for: id) { authors.insert(k.publicKey) } }
+        let joinedPacks = replica.packs(nowMs: nowMs, from: location).filter { joined[$0.id] != nil }
+        return Den(view: replica.den(authors: authors, nowMs: nowMs), joined: joinedPacks)
+    }
+
+    /// Is `author` this node's own pseudonym (or admin key) in `pack`?
+    public func isMine(_ author: PublicKey, in pack: PackID) -> Bool { key(for: pack)?.publicKey == author }
+
+    // MARK: ids
+
+    /// Finds a post or comment by id prefix (at least 2 hex digits).
+    public func resolveOp(_ ref: String) throws -> SignedOp {
+        let hex = ref.lowercased()
+        guard hex.count >= 2, hex.allSatisfy(\.isHexDigit) else { throw NodeError("'\(ref)' is not an id (ids are hex, as shown by feed)") }
+        var found: SignedOp?
+        for op in replica.allOps where op.id.hex.hasPrefix(hex) {
+            switch op.body.kind {
+            case .post, .comment:
+                if found != nil { throw NodeError("'\(ref)' matches several posts or comments: type more of the id") }
+                found = op
+            default: continue
+            }
+        }
+        guard let found else { throw NodeError("no post or comment with id '\(ref)'") }
+        return found
+    }
+
+    /// How many hex digits make every id shown unique (at least 6).
+    public func displayIDLength() -> Int {
+        if idLengthCache.count == replica.count { return idLengthCache.length }
+        let ids = replica.allOps.map(\.id).sorted()
+        var longest = 0
+        for i in ids.indices.dropFirst() {
+            let a = ids[i - 1].bytes, b = ids[i].bytes
+            var nibbles = 0
+            for j in 0..<32 {
+                if a[j] == b[j] { nibbles += 2; continue }
+                if a[j] >> 4 == b[j] >> 4 { nibbles += 1 }
+                break
+            }
+            longest = max(longest, nibbles)
+        }
+        let length = max(6, longest + 1)
+        idLengthCache = (replica.count, length)
+        return length
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import GRDB
+import SkwadModel
+
+/// The store's schema and its migrations (GRDB `DatabaseMigrator`). Add a migration for
+/// every change; never edit one that has shipped.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1") { db in
+            // Lean on purpose: ingest speed is bounded by inserts into this table. The replica
+            // (in memory) dedupes and indexes; the log is read back whole at start.
+            try db.execute(sql: """
+                CREATE TABLE op (
+                  seq INTEGER PRIMARY KEY,
+                  id BLOB NOT NULL,
+                  pack BLOB NOT NULL,
+                  hlc INTEGER NOT NULL,
+                  envelope BLOB NOT NULL);
+                CREATE TABLE tombstone (pack BLOB PRIMARY KEY, reason TEXT NOT NULL) WITHOUT ROWID;
+                CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+                CREATE TABLE joinedPack (pack BLOB PRIMARY KEY, joinedMs INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE TABLE stamp (pack BLOB PRIMARY KEY, stamp INTEGER NOT NULL) WITHOUT ROWID;
+                """)
+        }
+        m.registerMigration("v2: op kind, unique op id, pack index") { db in
+            // The kind (for stats and inspection with the sqlite3 shell), one row per op id
+            // (appends are idempotent), and an index so that burying a pack does not scan.
+            try db.execute(sql: "ALTER TABLE op ADD COLUMN kind TEXT NOT NULL DEFAULT ''")
+            let rows = try Row.fetchAll(db, sql: "SELECT seq, envelope FROM op")
+            for row in rows {
+                let seq: Int64 = row[0], data: Data = row[1]
+                let kind = (try? Envelope(serialized: [UInt8](data))).flatMap { try? OpBody(serialized: $0.body) }?.kind.name ?? ""
+                try db.execute(sql: "UPDATE op SET kind = ? WHERE seq = ?", arguments: [kind, seq])
+            }
+            try db.execute(sql: """
+                DELETE FROM op WHERE seq NOT IN (SELECT MIN(seq) FROM op GROUP BY id);
+                CREATE UNIQUE INDEX op_id ON op(id);
+                CREATE INDEX op_pack ON op(pack);
+                """)
+        }
+        return m
+    }
+}
