@@ -52,6 +52,8 @@ let package = Package(
         .executableTarget(name: "skwad", dependencies: [
             "SkwadREPL", "SkwadSim", "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
 
         .testTarget(name: "SkwadCryptoTests", dependencies: ["SkwadCrypto"]),
