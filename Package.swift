@@ -59,9 +59,15 @@ let package = Package(
         .testTarget(name: "SkwadCryptoTests", dependencies: ["SkwadCrypto"]),
         .testTarget(name: "SkwadModelTests", dependencies: ["SkwadModel", "SkwadTestKit"]),
         .testTarget(name: "SkwadReplicaTests", dependencies: ["SkwadReplica", "SkwadTestKit"]),
-        .testTarget(name: "SkwadStoreTests", dependencies: ["SkwadStore", "SkwadTestKit"]),
+        .testTarget(name: "SkwadStoreTests", dependencies: [
+            "SkwadStore", "SkwadTestKit",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "SkwadGossipTests", dependencies: ["SkwadGossip", "SkwadTestKit"]),
-        .testTarget(name: "SkwadNodeTests", dependencies: ["SkwadNode", "SkwadTestKit"]),
+        .testTarget(name: "SkwadNodeTests", dependencies: [
+            "SkwadNode", "SkwadStore", "SkwadTestKit",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "SkwadSimTests", dependencies: ["SkwadSim", "SkwadTestKit"]),
         .testTarget(name: "SkwadREPLTests", dependencies: ["SkwadREPL", "SkwadTestKit"]),
         .testTarget(name: "skwadTests", dependencies: ["SkwadTestKit"]),

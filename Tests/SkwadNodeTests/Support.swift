@@ -1,0 +1,34 @@
+import Foundation
+import GRDB
+import SkwadModel
+@testable import SkwadNode
+@testable import SkwadStore
+
+/// A wall clock a test moves by hand (shared with the node's `now` closure).
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ms: UInt64
+    init(ms: UInt64 = 1_790_000_000_000) { self.ms = ms }
+    var now: UInt64 { lock.withLock { ms } }
+    func advance(ms d: UInt64) { lock.withLock { ms += d } }
+}
+
+/// Collects what a node hands to its sinks.
+final class Collector<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [T] = []
+    func append(_ x: T) { lock.withLock { items.append(x) } }
+    var all: [T] { lock.withLock { items } }
+    func drain() -> [T] { lock.withLock { defer { items.removeAll() }; return items } }
+}
+
+extension SignedOp {
+    var bytes: [UInt8] { envelope.serialized() }
+}
+
+extension Store {
+    /// Makes every later write fail (SQLITE_READONLY), as a failing disk would.
+    func refuseWritesForTesting() throws {
+        try db.writeWithoutTransaction { try $0.execute(sql: "PRAGMA query_only = 1") }
+    }
+}
