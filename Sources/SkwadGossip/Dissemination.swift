@@ -8,8 +8,23 @@ import SkwadReplica
 /// requested by id (Want), which makes that link eager again. Every op sent obeys the
 /// geofence rule (`mayReceive`).
 extension GossipEngine {
-    /// Sends admitted ops on to interested neighbours (eager or lazy), except `except`.
+    static func prefix(_ id: OpID) -> UInt64 {
+        id.bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    mutating func remember(_ id: OpID) {
+        let p = Self.prefix(id)
+        if recentByPrefix.updateValue(id, forKey: p) == nil { recentOrder.append(p) }
+        if recentOrder.count > 50_000 {
+            for old in recentOrder.prefix(10_000) { recentByPrefix[old] = nil }
+            recentOrder.removeFirst(10_000)
+        }
+    }
+
+    /// Sends admitted ops on to interested neighbours: eagerly, or as IHAVE notices queued
+    /// for lazy ones (flushed each tick, 8-byte id prefixes), except to `except`.
     mutating func forward(_ ops: [SignedOp], except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        for op in ops { remember(op.id); missing[Self.prefix(op.id)] = nil }
         for peer in active.keys.sorted() where peer != except {
             guard let st = active[peer] else { continue }
             let eligible = ops.filter { op in
@@ -17,11 +32,21 @@ extension GossipEngine {
                 return mayReceive(st.info, pack: pack, isGenesis: op.body.packID == nil)
             }
             guard !eligible.isEmpty else { continue }
-            if st.lazy {
-                var m = WireMessage(); var ih = Skwad_Gossip_V1_IHave(); ih.ids = eligible.map { Data($0.id.bytes) }; m.ihave = ih
+            if st.lazy { lazyQueue[peer, default: []] += eligible.map(\.id) }
+            else { sendOps(eligible, to: peer, nowMs: nowMs, into: &out) }
+        }
+    }
+
+    mutating func flushLazy(nowMs: UInt64, into out: inout [GossipDirective]) {
+        guard !lazyQueue.isEmpty else { return }
+        let queued = lazyQueue
+        lazyQueue = [:]
+        for (peer, ids) in queued.sorted(by: { $0.key < $1.key }) where active[peer] != nil {
+            for chunk in stride(from: 0, to: ids.count, by: 120) {
+                var m = WireMessage(); var ih = Skwad_Gossip_V1_IHave()
+                ih.ids = ids[chunk..<min(ids.count, chunk + 120)].map { Data($0.bytes.prefix(8)) }
+                m.ihave = ih
                 send(m, to: peer, nowMs: nowMs, into: &out)
-            } else {
-                sendOps(eligible, to: peer, nowMs: nowMs, into: &out)
             }
         }
     }
@@ -51,7 +76,7 @@ extension GossipEngine {
             let bytes = [UInt8](data)
             guard let env = try? Envelope(serialized: bytes) else { stats.opsRejected[Rejection.malformed.rawValue, default: 0] += 1; continue }
             let id = env.id
-            if replica.contains(id) { stats.opsDuplicate += 1; sawDuplicate = true; missing[id] = nil; continue }
+            if replica.contains(id) { stats.opsDuplicate += 1; sawDuplicate = true; missing[Self.prefix(id)] = nil; continue }
             let op: SignedOp
             do { op = try opener(bytes) } catch {
                 let reason: Rejection = "\(error)" == "bad signature" ? .badSignature : .malformed
@@ -64,7 +89,6 @@ extension GossipEngine {
             guard pseudonymLimits[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); continue }
             switch replica.admit(op, nowMs: nowMs) {
             case .admitted(let list):
-                missing[id] = nil
                 for a in list { stats.opsAdmitted += 1; out.append(.admitted(a)); fresh.append(a) }
             case .duplicate:
                 stats.opsDuplicate += 1; sawDuplicate = true
@@ -83,28 +107,32 @@ extension GossipEngine {
     }
 
     mutating func receiveIHave(_ ids: [Data], from: PeerAddress, nowMs: UInt64, replica: Replica) {
-        for d in ids.prefix(256) {
-            guard let id = try? OpID(bytes: [UInt8](d)), !replica.contains(id) else { continue }
-            if missing[id] == nil { missing[id] = Missing(announcers: [from], deadlineMs: nowMs + config.graftTimeoutMs) }
-            else if !missing[id]!.announcers.contains(from) { missing[id]!.announcers.append(from) }
+        for d in ids.prefix(256) where d.count == 8 || d.count == 32 {
+            let p = d.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            if let known = recentByPrefix[p], replica.contains(known) { continue }
+            if d.count == 32, let id = try? OpID(bytes: [UInt8](d)), replica.contains(id) { continue }
+            if missing[p] == nil { missing[p] = Missing(announcers: [from], deadlineMs: nowMs + config.graftTimeoutMs) }
+            else if !missing[p]!.announcers.contains(from) { missing[p]!.announcers.append(from) }
         }
         if missing.count > 10_000, let any = missing.keys.first { missing[any] = nil }
     }
 
     /// Ops announced but not received in time: ask an announcer (which becomes eager).
     mutating func graftMissing(nowMs: UInt64, into out: inout [GossipDirective]) {
-        var wants: [PeerAddress: [OpID]] = [:]
-        for (id, m) in missing where nowMs >= m.deadlineMs {
-            if m.tries >= 3 { missing[id] = nil; continue }
+        var wants: [PeerAddress: [UInt64]] = [:]
+        for (p, m) in missing where nowMs >= m.deadlineMs {
+            if m.tries >= 3 { missing[p] = nil; continue }
             let who = m.announcers[m.tries % m.announcers.count]
-            wants[who, default: []].append(id)
-            missing[id]!.tries += 1
-            missing[id]!.deadlineMs = nowMs + config.graftTimeoutMs * 2
+            wants[who, default: []].append(p)
+            missing[p]!.tries += 1
+            missing[p]!.deadlineMs = nowMs + config.graftTimeoutMs * 2
         }
-        for (peer, ids) in wants.sorted(by: { $0.key < $1.key }) {
+        for (peer, ps) in wants.sorted(by: { $0.key < $1.key }) {
             if active[peer] != nil { active[peer]!.lazy = false }
-            for chunk in stride(from: 0, to: ids.count, by: 30) {
-                var m = WireMessage(); var w = Skwad_Gossip_V1_Want(); w.ids = ids[chunk..<min(ids.count, chunk + 30)].map { Data($0.bytes) }; m.want = w
+            for chunk in stride(from: 0, to: ps.count, by: 120) {
+                var m = WireMessage(); var w = Skwad_Gossip_V1_Want()
+                w.ids = ps[chunk..<min(ps.count, chunk + 120)].sorted().map { p in Data((0..<8).map { UInt8(truncatingIfNeeded: p >> (56 - 8 * $0)) }) }
+                m.want = w
                 send(m, to: peer, nowMs: nowMs, into: &out)
             }
         }
@@ -116,7 +144,9 @@ extension GossipEngine {
         let peerInfo = active[from]?.info ?? NodeInfo()
         var ops: [SignedOp] = []
         for d in ids.prefix(256) {
-            guard let id = try? OpID(bytes: [UInt8](d)), let op = replica.op(id), let pack = replica.pack(op.packID) else { continue }
+            let id: OpID?
+            if d.count == 8 { id = recentByPrefix[d.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }] } else { id = try? OpID(bytes: [UInt8](d)) }
+            guard let id, let op = replica.op(id), let pack = replica.pack(op.packID) else { continue }
             if mayReceive(peerInfo, pack: pack, isGenesis: op.body.packID == nil) { ops.append(op) }
         }
         sendOps(ops, to: from, nowMs: nowMs, into: &out)

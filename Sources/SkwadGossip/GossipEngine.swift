@@ -29,7 +29,13 @@ public struct GossipEngine: Sendable {
     var pendingNeighbor: (address: PeerAddress, sinceMs: UInt64)?
     var seeds: [PeerAddress] = []
     public internal(set) var info = NodeInfo()
-    var missing: [OpID: Missing] = [:]
+    /// Ops announced to us (by 8-byte id prefix) that we have not received yet.
+    var missing: [UInt64: Missing] = [:]
+    /// Lazy push queue: ids to announce to each lazy neighbour at the next tick.
+    var lazyQueue: [PeerAddress: [OpID]] = [:]
+    /// Recently seen ops by 8-byte id prefix, to answer prefix Wants.
+    var recentByPrefix: [UInt64: OpID] = [:]
+    var recentOrder: [UInt64] = []
     var indirect: [UInt64: (requester: PeerAddress, seq: UInt64, target: PeerAddress)] = [:]
     var nextPingSeq: UInt64 = 1
     var nextShuffleMs: UInt64 = 0
@@ -164,6 +170,7 @@ public struct GossipEngine: Sendable {
     public mutating func tick(nowMs: UInt64, replica: inout Replica) -> [GossipDirective] {
         var out: [GossipDirective] = []
         retryHandshakes(nowMs: nowMs, into: &out)
+        flushLazy(nowMs: nowMs, into: &out)
         graftMissing(nowMs: nowMs, into: &out)
         detectFailures(nowMs: nowMs, into: &out)
         fillActiveView(nowMs: nowMs, into: &out)

@@ -138,3 +138,8 @@ extension Node {
 
     public func networkStats() -> [(String, Int)] { network?.engine.stats.pairs ?? [] }
 }
+
+extension Node {
+    /// Encoded size of an op this node holds (for benchmarks and stats).
+    public func envelopeSize(_ id: OpID) -> Int? { replica.op(id)?.envelope.serialized().count }
+}
