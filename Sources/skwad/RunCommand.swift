@@ -60,6 +60,14 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let (config, node) = await options.open(group: group)
+        if config.headless {
+            // `headless = true` in the config: serve without a REPL, as `skwad serve` does.
+            print("skwad: serving on \(await node.listenAddress ?? "offline") (headless)")
+            await ShutdownSignal.wait()
+            await node.goOffline()
+            try? await group.shutdownGracefully()
+            return
+        }
         let interactive = isatty(0) == 1 && isatty(1) == 1
         let mode: Renderer.Mode = json ? .json : (interactive ? .terminal : .plain)
         let reader = LineReader(interactive: interactive && !json, historyPath: config.dataDir + "/history")
