@@ -25,6 +25,7 @@ public struct SimReport: Codable, Equatable, Sendable {
     public func json() -> Data {
         let enc = JSONEncoder()
         enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+        enc.keyEncodingStrategy = .convertToSnakeCase
         return (try? enc.encode(self)) ?? Data("{}".utf8)
     }
 }
