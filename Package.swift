@@ -46,7 +46,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
-        .target(name: "SkwadSim", dependencies: ["SkwadGossip", "SkwadReplica"]),
+        .target(name: "SkwadSim", dependencies: [
+            "SkwadGossip", "SkwadReplica",
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
         .target(name: "SkwadREPL", dependencies: ["SkwadNode", "CEdit"]),
         .target(name: "SkwadTestKit", dependencies: ["SkwadReplica"]),
         .executableTarget(name: "skwad", dependencies: [
