@@ -15,6 +15,9 @@ import SkwadReplica
 public struct GossipEngine: Sendable {
     public let config: GossipConfig
     var rng: SplitMix
+    /// Seeds for ephemeral session keys. Nil: drawn from the engine's seeded generator
+    /// (simulations, tests); a real node injects secure randomness here.
+    public var keySeeds: (@Sendable () -> [UInt8])?
     /// Decodes and verifies an envelope. The simulator swaps in a memoized one.
     public var opener: @Sendable ([UInt8]) throws -> SignedOp = { try SignedOp.open($0) }
     public internal(set) var stats = GossipStats()
@@ -124,7 +127,7 @@ public struct GossipEngine: Sendable {
             // Both sides said hello at once: the lower public key stays initiator.
             if let mine = sessions[from], mine.role == .initiator, !mine.established,
                mine.localKx.publicKey.lexicographicallyPrecedes(clientKey) { return [] }
-            var s = Session(role: .responder, localKx: (try? KxKeyPair(seed: rng.bytes(32)))!)
+            var s = Session(role: .responder, localKx: newKx())
             guard s.completeAsResponder(clientKey: clientKey) else { stats.drop(.malformedFrame); return [] }
             s.bytesReceivedUnverified = datagram.count
             if let old = sessions[from], !old.established { s.queued = old.queued }   // both sides said hello at once
@@ -182,6 +185,11 @@ public struct GossipEngine: Sendable {
 
     // MARK: - sending
 
+    mutating func newKx() -> KxKeyPair {
+        let seed = keySeeds?() ?? rng.bytes(32)
+        return (try? KxKeyPair(seed: seed)) ?? (try! KxKeyPair(seed: rng.bytes(32)))
+    }
+
     mutating func emit(_ bytes: [UInt8], to: PeerAddress, into out: inout [GossipDirective]) {
         stats.datagramsOut += 1
         stats.bytesOut += bytes.count
@@ -202,7 +210,7 @@ public struct GossipEngine: Sendable {
             emit(frame, to: to, into: &out)
             return
         }
-        var s = sessions[to] ?? Session(role: .initiator, localKx: (try? KxKeyPair(seed: rng.bytes(32)))!)
+        var s = sessions[to] ?? Session(role: .initiator, localKx: newKx())
         guard s.queued.count < config.maxQueuedPerPeer else { stats.drop(.queueFull); return }
         s.queued.append(pt)
         if s.helloAttempts == 0 {

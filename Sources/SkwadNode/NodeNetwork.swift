@@ -49,6 +49,7 @@ extension Node {
         var engine = GossipEngine(config: gc, seed: SecureRandom.bytes(8).reduce(0) { $0 << 8 | UInt64($1) })
         let me = describe(transport.localAddress)
         engine.selfAddress = PeerAddress(me)
+        engine.keySeeds = { SecureRandom.bytes(32) }
         var state = NetworkState(engine: engine, transport: transport, loop: group.next())
         for (p, a) in seeds { state.addresses[p] = a }
         network = state
