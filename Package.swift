@@ -46,12 +46,17 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
-        .target(name: "SkwadSim", dependencies: ["SkwadGossip", "SkwadReplica"]),
+        .target(name: "SkwadSim", dependencies: [
+            "SkwadGossip", "SkwadReplica",
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
         .target(name: "SkwadREPL", dependencies: ["SkwadNode", "CEdit"]),
         .target(name: "SkwadTestKit", dependencies: ["SkwadReplica"]),
         .executableTarget(name: "skwad", dependencies: [
             "SkwadREPL", "SkwadSim", "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
 
         .testTarget(name: "SkwadCryptoTests", dependencies: ["SkwadCrypto"]),

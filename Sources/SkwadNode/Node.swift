@@ -32,6 +32,8 @@ public actor Node {
     var eventSink: (@Sendable (NodeEvent) -> Void)?
     /// Called with every op this node commits locally (the gossip layer pushes it).
     var localOpSink: (@Sendable (SignedOp) -> Void)?
+    /// The gossip engine and its socket, when the node is online (NodeNetwork.swift).
+    var network: NetworkState?
 
     /// How often expired and deleted packs are purged from memory and the store.
     public static let purgeIntervalMs: UInt64 = 60_000
@@ -156,6 +158,7 @@ public actor Node {
         applyInMemory(changes)
         stats.localOps += 1
         localOpSink?(op)
+        publishLocal(op)
     }
 
     /// Commits local changes alone (join, leave).

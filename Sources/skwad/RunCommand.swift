@@ -3,6 +3,8 @@ import Foundation
 import SkwadModel
 import SkwadNode
 import SkwadREPL
+import NIOPosix
+import NIOCore
 
 /// Options shared by the node commands.
 struct NodeOptions: ParsableArguments {
@@ -15,11 +17,35 @@ struct NodeOptions: ParsableArguments {
     @Option(name: .long, help: "Your location, LAT,LON.")
     var location: String?
 
+    @Option(name: .long, help: "Listen for gossip on HOST:PORT (UDP).")
+    var listen: String?
+
+    @Option(name: .long, help: "A peer to join through, HOST:PORT (repeatable).")
+    var peer: [String] = []
+
     func resolve() throws -> NodeConfig {
         var c = try config.map { try NodeConfig.load(file: $0) } ?? NodeConfig.embeddedDefault
         if let data { c.dataDir = data }
         if let location { c.location = try GeoPoint(parsing: location) }
+        if let listen { c.listen = listen }
+        if !peer.isEmpty { c.peers = peer }
         return c
+    }
+
+    /// Opens the node and, when a listen address or peers are configured, takes it online.
+    func open(group: EventLoopGroup) async -> (NodeConfig, Node) {
+        do {
+            let config = try resolve()
+            let node = try Node(config: config)
+            try await node.ensureAdminPacks()
+            if config.listen != nil || !config.peers.isEmpty {
+                try await node.goOnline(group: group, listen: config.listen ?? "0.0.0.0:0")
+            }
+            return (config, node)
+        } catch {
+            FileHandle.standardError.write(Data("skwad: \(error)\n".utf8))
+            Foundation.exit(2)
+        }
     }
 }
 
@@ -32,21 +58,60 @@ struct Run: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let config: NodeConfig
-        let node: Node
-        do {
-            config = try options.resolve()
-            node = try Node(config: config)
-            try await node.ensureAdminPacks()
-        } catch {
-            FileHandle.standardError.write(Data("skwad: \(error)\n".utf8))
-            throw ExitCode(2)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (config, node) = await options.open(group: group)
+        if config.headless {
+            // `headless = true` in the config: serve without a REPL, as `skwad serve` does.
+            print("skwad: serving on \(await node.listenAddress ?? "offline") (headless)")
+            await ShutdownSignal.wait()
+            await node.goOffline()
+            try? await group.shutdownGracefully()
+            return
         }
         let interactive = isatty(0) == 1 && isatty(1) == 1
         let mode: Renderer.Mode = json ? .json : (interactive ? .terminal : .plain)
         let reader = LineReader(interactive: interactive && !json, historyPath: config.dataDir + "/history")
-        let repl = REPL(executor: Executor(node: node), reader: reader, mode: mode)
+        var executor = Executor(node: node)
+        executor.peers = { await node.peerSummaries().map { PeerInfo(address: $0.address, state: $0.state, cell: $0.cell) } }
+        executor.networkStats = { await node.networkStats() }
+        let repl = REPL(executor: executor, reader: reader, mode: mode)
         await repl.run()
+        await node.goOffline()
+        try? await group.shutdownGracefully()
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run a node without a REPL (a campus node) until SIGINT or SIGTERM.")
+
+    @OptionGroup var options: NodeOptions
+
+    func run() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (_, node) = await options.open(group: group)
+        let address = await node.listenAddress ?? "offline"
+        print("skwad: serving on \(address)")
+        await ShutdownSignal.wait()
+        print("skwad: shutting down")
+        await node.goOffline()
+        try? await group.shutdownGracefully()
+    }
+}
+
+/// Waits for SIGINT or SIGTERM.
+enum ShutdownSignal {
+    static func wait() async {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let (stream, cont) = AsyncStream<Void>.makeStream()
+        let sources = [SIGINT, SIGTERM].map { sig in
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            s.setEventHandler { cont.yield() }
+            s.resume()
+            return s
+        }
+        for await _ in stream { break }
+        sources.forEach { $0.cancel() }
     }
 }
 

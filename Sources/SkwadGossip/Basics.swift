@@ -1,0 +1,68 @@
+import SkwadModel
+
+/// Where a datagram comes from or goes to. Opaque to the engine: "HOST:PORT" for UDP,
+/// any unique string in the simulator.
+public struct PeerAddress: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let value: String
+    public init(_ value: String) { self.value = value }
+    public var description: String { value }
+    public static func < (a: PeerAddress, b: PeerAddress) -> Bool { a.value < b.value }
+}
+
+/// What the engine asks its shell to do. The engine itself does no I/O.
+public enum GossipDirective: Sendable, Equatable {
+    /// Send these bytes as one datagram.
+    case send([UInt8], to: PeerAddress)
+    /// The engine admitted this op into the replica (the shell persists it; a REPL shows it).
+    case admitted(SignedOp)
+    /// Call `tick` again after this many milliseconds.
+    case scheduleTick(afterMs: UInt64)
+    case peerUp(PeerAddress)
+    case peerDown(PeerAddress)
+}
+
+/// SplitMix64: the engine's injected random source (seeded from secure randomness by a
+/// real node, from the scenario seed by the simulator).
+public struct SplitMix: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    public mutating func bytes(_ n: Int) -> [UInt8] {
+        var out: [UInt8] = []; out.reserveCapacity(n)
+        while out.count < n { var x = next(); for _ in 0..<8 where out.count < n { out.append(UInt8(truncatingIfNeeded: x)); x >>= 8 } }
+        return out
+    }
+}
+
+/// Every drop, with its reason; every byte in and out.
+public struct GossipStats: Sendable, Equatable {
+    public var datagramsIn = 0, datagramsOut = 0, bytesIn = 0, bytesOut = 0
+    public var opsAdmitted = 0, opsDuplicate = 0, opsSent = 0
+    public var drops: [String: Int] = [:]
+    public var opsRejected: [String: Int] = [:]
+    public var handshakes = 0, reconciliations = 0, reconBytesOut = 0
+
+    mutating func drop(_ reason: DropReason) { drops[reason.rawValue, default: 0] += 1 }
+
+    /// Flattened for `stats`.
+    public var pairs: [(String, Int)] {
+        var out: [(String, Int)] = [("datagrams.in", datagramsIn), ("datagrams.out", datagramsOut), ("bytes.in", bytesIn),
+                                    ("bytes.out", bytesOut), ("ops.admitted", opsAdmitted), ("ops.duplicate", opsDuplicate),
+                                    ("ops.sent", opsSent), ("handshakes", handshakes), ("reconciliations", reconciliations),
+                                    ("recon.bytes_out", reconBytesOut)]
+        out += drops.sorted { $0.key < $1.key }.map { ("drop.\($0.key)", $0.value) }
+        out += opsRejected.sorted { $0.key < $1.key }.map { ("reject.\($0.key)", $0.value) }
+        return out
+    }
+}
+
+public enum DropReason: String, Sendable {
+    case malformedFrame, badVersion, noSession, decryptFailed, replay, tooLarge
+    case rateLimited, amplification, queueFull, malformedMessage, pseudonymRateLimited, unreachable
+}

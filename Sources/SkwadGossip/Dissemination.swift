@@ -1,0 +1,229 @@
+import Foundation
+import SkwadModel
+import SkwadReplica
+
+/// Plumtree (Leitão, Pereira, Rodrigues 2007), link-level: ops go eagerly to neighbours not
+/// marked lazy; a duplicate arriving eagerly marks its sender lazy (Prune); lazy neighbours
+/// get IHAVE notices; an op announced but not received within the graft timeout is
+/// requested by id (Want), which makes that link eager again. Every op sent obeys the
+/// geofence rule (`mayReceive`).
+extension GossipEngine {
+    static func prefix(_ id: OpID) -> UInt64 {
+        id.bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    mutating func remember(_ id: OpID) {
+        let p = Self.prefix(id)
+        if recentByPrefix.updateValue(id, forKey: p) == nil { recentOrder.append(p) }
+        if recentOrder.count > 50_000 {
+            for old in recentOrder.prefix(10_000) { recentByPrefix[old] = nil }
+            recentOrder.removeFirst(10_000)
+        }
+    }
+
+    /// Sends admitted ops on to interested neighbours: eagerly, or as IHAVE notices queued
+    /// for lazy ones (flushed each tick, 8-byte id prefixes), except to `except`.
+    mutating func forward(_ ops: [SignedOp], except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        for op in ops { remember(op.id); missing[Self.prefix(op.id)] = nil }
+        for peer in active.keys.sorted() where peer != except {
+            guard let st = active[peer] else { continue }
+            let eligible = ops.filter { op in
+                guard let pack = replica.pack(op.packID) else { return false }
+                return mayReceive(st.info, pack: pack, isGenesis: op.body.packID == nil)
+            }
+            guard !eligible.isEmpty else { continue }
+            if st.lazy { lazyQueue[peer, default: []] += eligible.map(\.id) }
+            else { sendOps(eligible, to: peer, nowMs: nowMs, into: &out) }
+        }
+    }
+
+    mutating func flushLazy(nowMs: UInt64, into out: inout [GossipDirective]) {
+        guard !lazyQueue.isEmpty else { return }
+        let queued = lazyQueue
+        lazyQueue = [:]
+        for (peer, ids) in queued.sorted(by: { $0.key < $1.key }) where active[peer] != nil {
+            for chunk in stride(from: 0, to: ids.count, by: 120) {
+                var m = WireMessage(); var ih = Skwad_Gossip_V1_IHave()
+                ih.ids = ids[chunk..<min(ids.count, chunk + 120)].map { Data($0.bytes.prefix(8)) }
+                m.ihave = ih
+                send(m, to: peer, nowMs: nowMs, into: &out)
+            }
+        }
+    }
+
+    /// Packs envelopes into as few datagrams as fit.
+    mutating func sendOps(_ ops: [SignedOp], to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        var batch: [Data] = [], size = 0
+        func flush(_ engine: inout GossipEngine) {
+            guard !batch.isEmpty else { return }
+            var m = WireMessage(); var o = Skwad_Gossip_V1_Ops(); o.envelopes = batch; m.ops = o
+            engine.send(m, to: to, nowMs: nowMs, into: &out)
+            engine.stats.opsSent += batch.count
+            batch = []; size = 0
+        }
+        for op in ops {
+            let bytes = op.envelope.serialized()
+            if size + bytes.count + 4 > Frame.maxPlaintext - 8 { flush(&self) }
+            batch.append(Data(bytes)); size += bytes.count + 4
+        }
+        flush(&self)
+    }
+
+    mutating func receiveOps(_ envelopes: [Data], from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
+        var fresh: [SignedOp] = []
+        var sawDuplicate = false
+        for data in envelopes.prefix(64) {
+            let bytes = [UInt8](data)
+            guard let env = try? Envelope(serialized: bytes) else { stats.opsRejected[Rejection.malformed.rawValue, default: 0] += 1; continue }
+            let id = env.id
+            if replica.contains(id) { stats.opsDuplicate += 1; sawDuplicate = true; missing[Self.prefix(id)] = nil; continue }
+            let op: SignedOp
+            do { op = try opener(bytes) } catch {
+                let reason: Rejection = "\(error)" == "bad signature" ? .badSignature : .malformed
+                stats.opsRejected[reason.rawValue, default: 0] += 1
+                continue
+            }
+            if pseudonymLimits[op.author] == nil {
+                pseudonymLimits[op.author] = TokenBucket(rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute, nowMs: nowMs)
+            }
+            guard pseudonymLimits[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); continue }
+            switch replica.admit(op, nowMs: nowMs) {
+            case .admitted(let list):
+                for a in list { stats.opsAdmitted += 1; out.append(.admitted(a)); fresh.append(a) }
+            case .duplicate:
+                stats.opsDuplicate += 1; sawDuplicate = true
+            case .pending:
+                break
+            case .rejected(let r, _):
+                stats.opsRejected[r.rawValue, default: 0] += 1
+            }
+        }
+        if sawDuplicate && fresh.isEmpty, active[from] != nil, active[from]!.lazy == false {
+            active[from]!.lazy = true
+            var m = WireMessage(); m.prune = Skwad_Gossip_V1_Prune()
+            send(m, to: from, nowMs: nowMs, into: &out)
+        }
+        if !fresh.isEmpty { forward(fresh, except: from, nowMs: nowMs, replica: replica, into: &out) }
+    }
+
+    mutating func receiveIHave(_ ids: [Data], from: PeerAddress, nowMs: UInt64, replica: Replica) {
+        for d in ids.prefix(256) where d.count == 8 || d.count == 32 {
+            let p = d.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            if let known = recentByPrefix[p], replica.contains(known) { continue }
+            if d.count == 32, let id = try? OpID(bytes: [UInt8](d)), replica.contains(id) { continue }
+            if missing[p] == nil { missing[p] = Missing(announcers: [from], deadlineMs: nowMs + config.graftTimeoutMs) }
+            else if !missing[p]!.announcers.contains(from) { missing[p]!.announcers.append(from) }
+        }
+        if missing.count > 10_000, let any = missing.keys.first { missing[any] = nil }
+    }
+
+    /// Ops announced but not received in time: ask an announcer (which becomes eager).
+    mutating func graftMissing(nowMs: UInt64, into out: inout [GossipDirective]) {
+        var wants: [PeerAddress: [UInt64]] = [:]
+        for (p, m) in missing where nowMs >= m.deadlineMs {
+            if m.tries >= 3 { missing[p] = nil; continue }
+            let who = m.announcers[m.tries % m.announcers.count]
+            wants[who, default: []].append(p)
+            missing[p]!.tries += 1
+            missing[p]!.deadlineMs = nowMs + config.graftTimeoutMs * 2
+        }
+        for (peer, ps) in wants.sorted(by: { $0.key < $1.key }) {
+            if active[peer] != nil { active[peer]!.lazy = false }
+            for chunk in stride(from: 0, to: ps.count, by: 120) {
+                var m = WireMessage(); var w = Skwad_Gossip_V1_Want()
+                w.ids = ps[chunk..<min(ps.count, chunk + 120)].sorted().map { p in Data((0..<8).map { UInt8(truncatingIfNeeded: p >> (56 - 8 * $0)) }) }
+                m.want = w
+                send(m, to: peer, nowMs: nowMs, into: &out)
+            }
+        }
+    }
+
+    /// Sends the wanted ops the requester may receive (geofence rule).
+    mutating func receiveWant(_ ids: [Data], from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        if active[from] != nil { active[from]!.lazy = false }
+        let peerInfo = active[from]?.info ?? NodeInfo()
+        var ops: [SignedOp] = []
+        for d in ids.prefix(256) {
+            let id: OpID?
+            if d.count == 8 { id = recentByPrefix[d.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }] } else { id = try? OpID(bytes: [UInt8](d)) }
+            guard let id, let op = replica.op(id), let pack = replica.pack(op.packID) else { continue }
+            if mayReceive(peerInfo, pack: pack, isGenesis: op.body.packID == nil) { ops.append(op) }
+        }
+        sendOps(ops, to: from, nowMs: nowMs, into: &out)
+    }
+
+    // MARK: - anti-entropy
+
+    /// Packs both sides may hold: live here, and the neighbour may receive them.
+    func sharedPacks(with peer: PeerAddress, replica: Replica, nowMs: UInt64) -> [PackID] {
+        guard let st = active[peer] else { return [] }
+        return replica.packIDs().filter { id in
+            guard let pack = replica.pack(id), replica.isLive(id, nowMs: nowMs) else { return false }
+            return mayReceive(st.info, pack: pack, isGenesis: false)
+        }
+    }
+
+    mutating func reconcileRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        guard let peer = randomActive(excluding: []) else { return }
+        let packs = sharedPacks(with: peer, replica: replica, nowMs: nowMs).shuffled(using: &rng).prefix(config.reconPacksPerRound)
+        for pack in packs {
+            stats.reconciliations += 1
+            sendReconcile(pack: pack, lower: .zero, ranges: Reconciliation.initiate(replica.opIDs(inPack: pack)), initiator: true, to: peer, nowMs: nowMs, into: &out)
+        }
+    }
+
+    /// Sends ranges, split over as many datagrams as needed (each self-contained).
+    mutating func sendReconcile(pack: PackID, lower: Reconciliation.Bound, ranges: [Reconciliation.RangeMessage], initiator: Bool,
+                                to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        var start = lower, chunk: [Reconciliation.RangeMessage] = [], size = 60
+        func flush(_ engine: inout GossipEngine) {
+            guard !chunk.isEmpty else { return }
+            var m = WireMessage(); var r = Skwad_Gossip_V1_Reconcile()
+            r.pack = Data(pack.bytes); r.lower = start.wire; r.ranges = chunk.map(\.wire); r.initiator = initiator
+            m.reconcile = r
+            let before = engine.stats.bytesOut
+            engine.send(m, to: to, nowMs: nowMs, into: &out)
+            engine.stats.reconBytesOut += engine.stats.bytesOut - before
+            start = chunk.last!.upper
+            chunk = []; size = 60
+        }
+        for r in ranges {
+            if size + r.estimatedSize > Frame.maxPlaintext - 40 { flush(&self) }
+            chunk.append(r); size += r.estimatedSize
+        }
+        flush(&self)
+    }
+
+    mutating func receiveReconcile(_ r: Skwad_Gossip_V1_Reconcile, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        guard let pack = try? PackID(bytes: [UInt8](r.pack)), let state = replica.pack(pack), replica.isLive(pack, nowMs: nowMs),
+              let st = active[from], mayReceive(st.info, pack: state, isGenesis: false) else { return }
+        let ranges = r.ranges.compactMap(Reconciliation.RangeMessage.init(wire:))
+        guard ranges.count == r.ranges.count else { stats.drop(.malformedMessage); return }
+        let answer = Reconciliation.answer(replica.opIDs(inPack: pack), lower: Reconciliation.Bound(wire: r.lower), ranges: ranges)
+        if !answer.have.isEmpty { sendOps(answer.have.compactMap { replica.op($0) }, to: from, nowMs: nowMs, into: &out) }
+        if !answer.need.isEmpty {
+            for chunk in stride(from: 0, to: answer.need.count, by: 30) {
+                var m = WireMessage(); var w = Skwad_Gossip_V1_Want()
+                w.ids = answer.need[chunk..<min(answer.need.count, chunk + 30)].map { Data($0.bytes) }; m.want = w
+                send(m, to: from, nowMs: nowMs, into: &out)
+            }
+        }
+        if !answer.done {
+            sendReconcile(pack: pack, lower: Reconciliation.Bound(wire: r.lower), ranges: answer.ranges, initiator: !r.initiator, to: from, nowMs: nowMs, into: &out)
+        }
+    }
+
+    // MARK: - dispatch
+
+    mutating func handle(_ m: WireMessage, from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
+        if active[from] != nil { active[from]!.lastHeardMs = nowMs }
+        switch m.body {
+        case .ops(let o)?: receiveOps(o.envelopes, from: from, nowMs: nowMs, replica: &replica, into: &out)
+        case .ihave(let ih)?: receiveIHave(ih.ids, from: from, nowMs: nowMs, replica: replica)
+        case .want(let w)?: receiveWant(w.ids, from: from, nowMs: nowMs, replica: replica, into: &out)
+        case .prune?: if active[from] != nil { active[from]!.lazy = true }
+        case .reconcile(let r)?: receiveReconcile(r, from: from, nowMs: nowMs, replica: replica, into: &out)
+        default: handleMembership(m, from: from, nowMs: nowMs, into: &out)
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/// Protocol parameters. Defaults are the values in PROTOCOL.md §9–13.
+public struct GossipConfig: Sendable {
+    /// HyParView: active view (links we gossip on) and passive view (backups) sizes.
+    public var activeSize = 5
+    public var passiveSize = 30
+    /// Random-walk lengths of ForwardJoin: active (ARWL) and passive (PRWL).
+    public var activeWalk = 4
+    public var passiveWalk = 2
+    public var shuffleSample = 6
+    /// The engine's clock granularity.
+    public var tickMs: UInt64 = 50
+    /// SWIM: ping every active peer this often; ask others to ping it when no ack came in
+    /// `suspectAfterMs`; drop it when still silent after `deadAfterMs`.
+    public var pingIntervalMs: UInt64 = 1000
+    public var suspectAfterMs: UInt64 = 1500
+    public var deadAfterMs: UInt64 = 4000
+    public var indirectPings = 2
+    public var shuffleIntervalMs: UInt64 = 5000
+    /// Anti-entropy: reconcile with one neighbour this often.
+    public var reconIntervalMs: UInt64 = 1000
+    public var reconPacksPerRound = 4
+    /// Plumtree: wait this long after an IHAVE before asking for the op.
+    public var graftTimeoutMs: UInt64 = 150
+    public var helloRetryMs: UInt64 = 500
+    public var helloAttempts = 4
+    public var rejoinIntervalMs: UInt64 = 3000
+    /// Limits per peer address and per pseudonym.
+    public var peerDatagramsPerSecond: Double = 400
+    public var peerBytesPerSecond: Double = 400_000
+    public var pseudonymOpsPerMinute: Double = 120
+    public var maxQueuedPerPeer = 64
+
+    public init() {}
+}

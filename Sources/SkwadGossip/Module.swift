@@ -1,1 +1,0 @@
-// SkwadGossip: see docs/ARCHITECTURE.md.

@@ -1,0 +1,146 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import SkwadCrypto
+import SkwadGossip
+import SkwadModel
+import SkwadReplica
+
+/// The node's online half: the pure gossip engine lives inside the actor next to the
+/// replica it reads and feeds; this file carries out its directives (datagrams through
+/// the UDP transport, ticks on the event loop, admitted ops into the store).
+struct NetworkState {
+    var engine: GossipEngine
+    let transport: UDPTransport
+    let loop: EventLoop
+    var addresses: [PeerAddress: SocketAddress] = [:]
+    var tickPending = false
+}
+
+/// A neighbour as the REPL shows it.
+public struct PeerSummary: Sendable, Equatable {
+    public let address: String
+    public let state: String
+    public let cell: String?
+}
+
+extension Node {
+    /// Binds the UDP socket and joins through the configured peers. Returns the address
+    /// bound (useful with port 0).
+    @discardableResult
+    public func goOnline(group: EventLoopGroup, listen: String? = nil, peers: [String]? = nil) async throws -> String {
+        guard network == nil else { throw NodeError("already online") }
+        let listenText = listen ?? config.listen ?? "0.0.0.0:7400"
+        let bindTo = try UDPTransport.resolve(listenText)
+        guard let host = bindTo.ipAddress, let port = bindTo.port else { throw NodeError("cannot listen on \(listenText)") }
+        let seedTexts = peers ?? config.peers
+        let seeds = try seedTexts.map { text -> (PeerAddress, SocketAddress) in
+            let a = try UDPTransport.resolve(text)
+            return (PeerAddress(describe(a)), a)
+        }
+        let transport = try await UDPTransport.bind(host: host, port: port, group: group) { [weak self] bytes, from in
+            guard let self else { return }
+            Task { await self.networkReceive(bytes, from: from) }
+        }
+        var gc = GossipConfig()
+        gc.peerDatagramsPerSecond = config.peerDatagramsPerSecond
+        gc.peerBytesPerSecond = config.peerBytesPerSecond
+        gc.pseudonymOpsPerMinute = config.pseudonymOpsPerMinute
+        var engine = GossipEngine(config: gc, seed: SecureRandom.bytes(8).reduce(0) { $0 << 8 | UInt64($1) })
+        let me = describe(transport.localAddress)
+        engine.selfAddress = PeerAddress(me)
+        engine.keySeeds = { SecureRandom.bytes(32) }
+        var state = NetworkState(engine: engine, transport: transport, loop: group.next())
+        for (p, a) in seeds { state.addresses[p] = a }
+        network = state
+        let nowMs = now()
+        carryOut(network!.engine.setInterest(cell: currentCell, subscriptions: Set(joined.keys), nowMs: nowMs))
+        carryOut(network!.engine.start(seeds: seeds.map(\.0).filter { $0.value != me }, nowMs: nowMs))
+        return me
+    }
+
+    public func goOffline() async {
+        guard let n = network else { return }
+        network = nil
+        await n.transport.close()
+    }
+
+    public var listenAddress: String? { network.map { describe($0.transport.localAddress) } }
+
+    var currentCell: String? { location.map { Geohash.encode($0, precision: config.geohashPrecision) } }
+
+    func networkReceive(_ bytes: [UInt8], from: SocketAddress) {
+        guard network != nil else { return }
+        let peer = PeerAddress(describe(from))
+        if network!.addresses[peer] == nil { network!.addresses[peer] = from }
+        let ds = network!.engine.receive(datagram: bytes, from: peer, nowMs: now(), replica: &replica)
+        carryOut(ds)
+    }
+
+    func networkTick() {
+        guard network != nil else { return }
+        network!.tickPending = false
+        let nowMs = now()
+        purgeIfDue()
+        var ds = network!.engine.setInterest(cell: currentCell, subscriptions: Set(joined.keys), nowMs: nowMs)
+        ds += network!.engine.tick(nowMs: nowMs, replica: &replica)
+        carryOut(ds)
+    }
+
+    /// A local op just committed: push it at once.
+    func publishLocal(_ op: SignedOp) {
+        guard network != nil else { return }
+        let nowMs = now()
+        var ds = network!.engine.setInterest(cell: currentCell, subscriptions: Set(joined.keys), nowMs: nowMs)
+        ds += network!.engine.publish(op, nowMs: nowMs, replica: replica)
+        carryOut(ds)
+    }
+
+    func carryOut(_ directives: [GossipDirective]) {
+        guard let net = network else { return }
+        var admitted: [SignedOp] = []
+        for d in directives {
+            switch d {
+            case .send(let bytes, let to):
+                if let addr = net.addresses[to] ?? (try? UDPTransport.resolve(to.value)) {
+                    network!.addresses[to] = addr
+                    net.transport.send(bytes, to: addr)
+                }
+            case .admitted(let op):
+                admitted.append(op)
+            case .scheduleTick(let after):
+                guard !network!.tickPending else { continue }
+                network!.tickPending = true
+                net.loop.scheduleTask(in: .milliseconds(Int64(after))) { [weak self] in
+                    guard let self else { return }
+                    Task { await self.networkTick() }
+                }
+            case .peerUp(let p): eventSink?(.peerJoined(p.value))
+            case .peerDown(let p): eventSink?(.peerLeft(p.value))
+            }
+        }
+        if !admitted.isEmpty { persistRemote(admitted) }
+    }
+
+    /// Ops the engine admitted: commit them (one transaction) and tell the user.
+    func persistRemote(_ ops: [SignedOp]) {
+        let nowMs = now()
+        stats.admitted += ops.count
+        for op in ops { clock.observe(op.hlc, physicalMs: nowMs) }
+        do { try store.append(ops) } catch { stats.storeErrors += 1 }
+        if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) { sink(e) } }
+    }
+
+    public func peerSummaries() -> [PeerSummary] {
+        guard let n = network else { return [] }
+        return n.engine.activePeers.map { PeerSummary(address: $0.value, state: "active", cell: n.engine.cell(of: $0)) }
+            + n.engine.passivePeers.map { PeerSummary(address: $0.value, state: "passive", cell: n.engine.cell(of: $0)) }
+    }
+
+    public func networkStats() -> [(String, Int)] { network?.engine.stats.pairs ?? [] }
+}
+
+extension Node {
+    /// Encoded size of an op this node holds (for benchmarks and stats).
+    public func envelopeSize(_ id: OpID) -> Int? { replica.op(id)?.envelope.serialized().count }
+}

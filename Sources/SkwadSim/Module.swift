@@ -1,1 +1,0 @@
-// SkwadSim: see docs/ARCHITECTURE.md.

@@ -1,0 +1,108 @@
+import SkwadModel
+import SkwadReplica
+
+/// Everything one strategy's run leaves behind: its report, its time series and the final
+/// replicas (tests compare their views).
+public struct StrategyOutcome {
+    public let report: StrategyReport
+    public let samples: [CoverageSample]
+    public let replicas: [Replica]
+}
+
+/// A whole simulation: the report plus each strategy's outcome.
+public struct SimulationResult {
+    public let report: SimReport
+    public let world: World
+    public let outcomes: [StrategyOutcome]
+
+    /// The time series of every strategy as CSV.
+    public func csv() -> String { coverageCSV(outcomes.map { ($0.report.strategy, $0.samples) }) }
+    /// Coverage over time per strategy as an SVG document.
+    public func svg() -> String {
+        coverageSVG(title: "\(report.scenario): coverage of eligible nodes (seed \(report.seed), \(report.nodes) nodes, \(report.ops) ops)",
+                    series: outcomes.map { ($0.report.strategy, $0.samples) })
+    }
+}
+
+/// The library entry point: builds the world of `scenario` for `seed`, runs each of its
+/// strategies over it, and reports. `progress` is called at every sample.
+public func runSimulation(scenario: Scenario, seed: UInt64, progress: (SimProgress) -> Void = { _ in }) -> SimReport {
+    simulate(scenario: scenario, seed: seed, progress: progress).report
+}
+
+/// As `runSimulation`, keeping the world, time series and final replicas.
+public func simulate(scenario: Scenario, seed: UInt64, progress: (SimProgress) -> Void = { _ in }) -> SimulationResult {
+    let world = World.build(scenario, seed: seed)
+    let memo = SignatureMemo()
+    var outcomes: [StrategyOutcome] = []
+    let kinds = scenario.strategy.strategies
+    for (i, kind) in kinds.enumerated() {
+        let strategy = BaselineStrategy(kind: kind, roundMs: scenario.strategy.roundMs, phase: scenario.strategy.phase,
+                                        k: scenario.strategy.rumorK, seed: seed)
+        outcomes.append(runStrategy(strategy, world: world, memo: memo, index: i, of: kinds.count, progress: progress))
+    }
+    let n = Double(max(1, world.ops.count))
+    let meanEligible = world.ops.reduce(0) { $0 + world.packs[Int($1.pack)].members.count }
+    let checks = memo.counts
+    let report = SimReport(scenario: scenario.name, seed: seed, nodes: world.nodeCount, packs: world.packs.count,
+                           lockedPacks: world.packs.filter(\.locked).count, adminPacks: world.packs.filter(\.isAdmin).count,
+                           ops: world.ops.count, opsSkipped: world.skippedOps, meanEligiblePerOp: rounded(Double(meanEligible) / n),
+                           durationMs: scenario.durationMs, signatureChecks: checks.real, signatureChecksMemoized: checks.memoized,
+                           runs: outcomes.map(\.report))
+    return SimulationResult(report: report, world: world, outcomes: outcomes)
+}
+
+/// Runs one strategy (a baseline, or any engine adapted to `SimProtocol`) over a world.
+public func runStrategy<S: SimStrategy>(_ strategy: S, world: World, memo: SignatureMemo = SignatureMemo(),
+                                        index: Int = 0, of count: Int = 1,
+                                        progress: (SimProgress) -> Void = { _ in }) -> StrategyOutcome {
+    var sim = Simulator(world: world, strategy: strategy, memo: memo)
+    let m = sim.run(strategyIndex: index, strategyCount: count, progress: progress)
+    let report = strategyReport(strategy: strategy, metrics: m, replicas: sim.replicas, events: sim.events)
+    return StrategyOutcome(report: report, samples: m.samples, replicas: sim.replicas)
+}
+
+func strategyReport<S: SimStrategy>(strategy: S, metrics m: Metrics, replicas: [Replica], events: Int) -> StrategyReport {
+    let world = m.world
+    var toFull: [Double] = [], rounds: [Double] = [], missing = 0.0, createdOps = 0
+    for (i, o) in world.ops.enumerated() where m.created[i] {
+        createdOps += 1
+        let eligible = m.eligible(OpRef(i))
+        missing += Double(eligible - Int(m.holders[i])) / Double(max(1, eligible))
+        guard m.fullAtMs[i] != .max else { continue }
+        toFull.append(Double(m.fullAtMs[i] - o.createdMs))
+        if let r = strategy.roundMs { rounds.append(Double(m.fullAtMs[i] / r) - Double(o.createdMs / r)) }
+    }
+    let (identical, checked) = identicalPacks(world: world, replicas: replicas)
+    func traffic(_ perNode: [Int], total: Int) -> Traffic {
+        Traffic(total: total, perNodeMean: rounded(Double(total) / Double(max(1, perNode.count))), perNodeMax: perNode.max() ?? 0)
+    }
+    let rmr = m.remoteDeliveries == 0 ? 0 : Double(m.opCopiesSent) / Double(m.remoteDeliveries) - 1
+    return StrategyReport(
+        strategy: strategy.name, events: events, opsCreated: m.createdCount, coverage: rounded(m.coverage),
+        opsFullyCovered: toFull.count, fullyCoveredFraction: rounded(Double(toFull.count) / Double(max(1, createdOps))),
+        residue: rounded(createdOps == 0 ? 0 : missing / Double(createdOps)),
+        deliveryLatencyMs: Distribution.of(m.latencies.map(Double.init)), timeToFullCoverageMs: Distribution.of(toFull),
+        roundsToFullCoverage: strategy.roundMs == nil ? nil : Distribution.of(rounds),
+        messages: traffic(m.messagesSent.map(Int.init), total: m.messagesTotal),
+        bytes: traffic(m.bytesSent.map { Int($0) }, total: m.bytesTotal),
+        opCopiesSent: m.opCopiesSent, deliveries: m.remoteDeliveries, relativeMessageRedundancy: rounded(rmr),
+        duplicatesReceived: m.duplicates, droppedLoss: m.droppedLoss, droppedPartition: m.droppedPartition,
+        droppedOffline: m.droppedOffline,
+        rejected: Dictionary(uniqueKeysWithValues: m.rejected.map { ($0.key.rawValue, $0.value) }),
+        pendingHeld: m.pendingHeld, geofenceLeaks: m.leaks,
+        heals: m.heals.map { h in HealReport(healMs: h.healMs, convergedAfterMs: h.convergedAtMs.map { $0 - h.healMs }) },
+        packsIdentical: identical, packsChecked: checked, samples: m.samples.count)
+}
+
+/// Packs whose members' replicas all hold the same (hlc, id) sequence.
+func identicalPacks(world: World, replicas: [Replica]) -> (identical: Int, checked: Int) {
+    var identical = 0
+    for p in world.packs {
+        let id = world.ops[Int(p.genesis)].op.id
+        guard let first = p.members.first else { identical += 1; continue }
+        let reference = replicas[Int(first)].opIDs(inPack: id).map(\.id)
+        if p.members.dropFirst().allSatisfy({ replicas[Int($0)].opIDs(inPack: id).map(\.id) == reference }) { identical += 1 }
+    }
+    return (identical, world.packs.count)
+}

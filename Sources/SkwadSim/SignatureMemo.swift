@@ -1,0 +1,40 @@
+import Foundation
+import SkwadModel
+
+/// Memoized `SignedOp.open`: signature checks are pure, so once an envelope verified, the
+/// same envelope (same op id, same signature bytes) verifies again without Ed25519. Shared by
+/// every simulated node and every strategy of a run. The first check of each op is real.
+/// Usable as SkwadGossip's `GossipEngine.opener`.
+public final class SignatureMemo: @unchecked Sendable {
+    private let lock = NSLock()
+    private var verified: [OpID: SignedOp] = [:]
+    private var realChecks = 0
+    private var memoHits = 0
+
+    public init() {}
+
+    /// Decodes and verifies `bytes`, or returns the memoized result for the same envelope.
+    public func open(_ bytes: [UInt8]) throws -> SignedOp {
+        let env = try Envelope(serialized: bytes)
+        let id = OpID.of(body: env.body)
+        lock.lock()
+        if let op = verified[id], op.envelope.signature == env.signature {
+            memoHits += 1
+            lock.unlock()
+            return op
+        }
+        lock.unlock()
+        let op = try SignedOp.open(env)
+        lock.lock()
+        verified[id] = op
+        realChecks += 1
+        lock.unlock()
+        return op
+    }
+
+    /// Ed25519 verifications actually performed, and checks answered from the memo.
+    public var counts: (real: Int, memoized: Int) {
+        lock.lock(); defer { lock.unlock() }
+        return (realChecks, memoHits)
+    }
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import SkwadSim
+
+/// `skwad simulate FILE`: runs a scenario of simulations/*.toml, prints the JSON summary on
+/// stdout and its wall time and simulated events per second on stderr; with `--out DIR`
+/// also writes the report, the CSV time series and the SVG coverage plot there.
+struct Simulate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a deterministic simulation scenario (simulations/*.toml) and print its JSON summary.")
+
+    @Argument(help: "The scenario file (TOML).") var file: String
+    @Option(help: "Random seed; the same seed gives the same report, byte for byte.") var seed: UInt64 = 1
+    @Option(help: "Directory for <name>.json, <name>.csv and <name>.svg.") var out: String?
+    @Option(help: "Number of nodes (same as --set nodes.count=N).") var nodes: Int?
+    @Option(name: .customLong("set"), help: ArgumentHelp("Override a scenario key, e.g. --set network.loss=0.3 (repeatable).", valueName: "KEY=VALUE"))
+    var overrides: [String] = []
+    @Flag(help: "No progress bar.") var quiet = false
+
+    func run() throws {
+        let text: String
+        do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
+            throw ValidationError("cannot read \(file): \((error as NSError).localizedDescription)")
+        }
+        if let nodes, nodes < 1 { throw ValidationError("--nodes must be at least 1") }
+        let scenario = try Scenario.load(tomlText: text, overrides: overrides + (nodes.map { ["nodes.count=\($0)"] } ?? []))
+        let bar = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) != 0)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let result = simulate(scenario: scenario, seed: seed) { bar.update($0) }
+        let elapsed = clock.now - started
+        bar.finish()
+
+        let json = result.report.json()
+        FileHandle.standardOutput.write(json)
+        FileHandle.standardOutput.write(Data("\n".utf8))
+        if let out {
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            let base = (out as NSString).appendingPathComponent(scenario.name)
+            try json.write(to: URL(fileURLWithPath: base + ".json"))
+            try Data(result.csv().utf8).write(to: URL(fileURLWithPath: base + ".csv"))
+            try Data(result.svg().utf8).write(to: URL(fileURLWithPath: base + ".svg"))
+        }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let events = result.report.runs.reduce(0) { $0 + $1.events }
+        let line = String(format: "%@: %d nodes, %d ops, %d strateg%@: %d events in %.2f s wall (%.0f events/s)\n",
+                          scenario.name, result.report.nodes, result.report.ops, result.report.runs.count,
+                          result.report.runs.count == 1 ? "y" : "ies", events, seconds, Double(events) / max(seconds, 1e-9))
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+}
+
+/// A one-line progress bar on stderr (only on a terminal).
+final class ProgressBar {
+    let enabled: Bool
+    private var lastPercent = -1
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(_ p: SimProgress) {
+        guard enabled else { return }
+        let percent = Int(p.fraction * 100)
+        guard percent != lastPercent else { return }
+        lastPercent = percent
+        let width = 30
+        let filled = min(width, Int(p.fraction * Double(width)))
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        let line = String(format: "\r[%@] %3d%%  %@ (%d/%d)  t=%.1fs  %d events", bar, percent, p.strategy,
+                          p.strategyIndex + 1, p.strategyCount, Double(p.nowMs) / 1000, p.events)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    func finish() {
+        guard enabled, lastPercent >= 0 else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

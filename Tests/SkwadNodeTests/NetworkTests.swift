@@ -1,0 +1,81 @@
+import Foundation
+import NIOPosix
+import Testing
+import SkwadModel
+import SkwadReplica
+@testable import SkwadNode
+import SkwadTestKit
+
+/// Polls `condition` every 100 ms for at most `seconds`.
+func eventually(seconds: Double = 20, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(nanoseconds: 100_000_000)
+    }
+    return try await condition()
+}
+
+@Suite(.serialized) struct NetworkTests {
+    static let here = try! GeoPoint(lat: 40.4433, lon: -79.9436)
+
+    func makeNode(_ dir: String) throws -> Node {
+        var c = NodeConfig(dataDir: dir)
+        c.powBits = 4
+        c.location = Self.here
+        return try Node(config: c)
+    }
+
+    @Test func fiveNodesOverUDPConvergeAndARestartedNodeCatchesUp() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let dirs = (0..<5).map { _ in FileManager.default.temporaryDirectory.appendingPathComponent("skwad-net-\(UUID().uuidString)").path }
+        defer { dirs.forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        var nodes = try dirs.map(makeNode)
+        let seed = try await nodes[0].goOnline(group: group, listen: "127.0.0.1:0", peers: [])
+        for n in nodes.dropFirst() { try await n.goOnline(group: group, listen: "127.0.0.1:0", peers: [seed]) }
+        #expect(await eventually { await nodes.asyncAllSatisfy { await !$0.peerSummaries().filter { $0.state == "active" }.isEmpty } })
+
+        let pack = try await nodes[0].createPack(name: "Quad", radiusMeters: 2000, locked: false, tags: ["campus"], color: "")
+        #expect(await eventually { await nodes.asyncAllSatisfy { await $0.packs().contains { $0.pack.id == pack.id } } })
+        var posts: [OpID] = []
+        for (i, n) in nodes.enumerated() { posts.append(try await n.post(pack: pack.id.hex, title: "hello from \(i)", body: "b", tags: [])) }
+        #expect(await eventually { await nodes.asyncAllSatisfy { (try? await $0.feed(pack: pack.id.hex, sort: .new, limit: 50).count) == 5 } })
+        for (i, n) in nodes.enumerated() {
+            _ = try await n.comment(on: posts[(i + 1) % 5].hex, text: "reply \(i)")
+            _ = try await n.vote(on: posts[(i + 2) % 5].hex, value: i % 2 == 0 ? 1 : -1)
+        }
+        func snapshot(_ n: Node) async -> [PostView] { (try? await n.feed(pack: pack.id.hex, sort: .top, limit: 50)) ?? [] }
+        #expect(await eventually {
+            let first = await snapshot(nodes[0])
+            guard first.reduce(0, { $0 + $1.commentCount }) == 5 else { return false }
+            for n in nodes where await snapshot(n) != first { return false }
+            return true
+        })
+        let threads = try await nodes.asyncMap { try await $0.show(posts[0].hex) }
+        #expect(threads.allSatisfy { $0 == threads[0] })
+
+        // Node 4 stops; the others keep posting; node 4 restarts on its data and catches up.
+        await nodes[4].goOffline()
+        for (i, n) in nodes.prefix(4).enumerated() { _ = try await n.post(pack: pack.id.hex, title: "while away \(i)", body: "b", tags: []) }
+        nodes[4] = try makeNode(dirs[4])
+        #expect(try await nodes[4].feed(pack: pack.id.hex, sort: .new, limit: 50).count == 5)   // restored from its store
+        try await nodes[4].goOnline(group: group, listen: "127.0.0.1:0", peers: [seed])
+        #expect(await eventually { (try? await nodes[4].feed(pack: pack.id.hex, sort: .new, limit: 50).count) == 9 })
+        let s4 = await snapshot(nodes[4]), s0 = await snapshot(nodes[0])
+        #expect(s4 == s0)
+        for n in nodes { await n.goOffline() }
+        try await group.shutdownGracefully()
+    }
+}
+
+extension Array where Element: Sendable {
+    func asyncAllSatisfy(_ p: (Element) async throws -> Bool) async rethrows -> Bool {
+        for e in self where !(try await p(e)) { return false }
+        return true
+    }
+    func asyncMap<T>(_ f: (Element) async throws -> T) async rethrows -> [T] {
+        var out: [T] = []
+        for e in self { out.append(try await f(e)) }
+        return out
+    }
+}
