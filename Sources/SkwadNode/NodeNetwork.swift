@@ -119,16 +119,7 @@ extension Node {
             case .peerDown(let p): eventSink?(.peerLeft(p.value))
             }
         }
-        if !admitted.isEmpty { persistRemote(admitted) }
-    }
-
-    /// Ops the engine admitted: commit them (one transaction) and tell the user.
-    func persistRemote(_ ops: [SignedOp]) {
-        let nowMs = now()
-        stats.admitted += ops.count
-        for op in ops { clock.observe(op.hlc, physicalMs: nowMs) }
-        do { try store.append(ops) } catch { stats.storeErrors += 1 }
-        if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) { sink(e) } }
+        if !admitted.isEmpty { persistRemote(admitted, nowMs: now()) }
     }
 
     public func peerSummaries() -> [PeerSummary] {

@@ -40,15 +40,24 @@ extension Node {
             case .rejected(let why, _): stats.rejected[why.rawValue, default: 0] += 1
             }
         }
-        guard !report.admitted.isEmpty else { return report }
-        stats.admitted += report.admitted.count
-        for op in report.admitted { clock.observe(op.hlc, physicalMs: nowMs) }
-        do { try store.append(report.admitted) } catch {
-            stats.storeErrors += 1
-            report.storeError = "\(error)"
-        }
-        if let sink = eventSink { for e in events(for: report.admitted, nowMs: nowMs) { sink(e) } }
+        report.storeError = persistRemote(report.admitted, nowMs: nowMs)
         return report
+    }
+
+    /// Ops from elsewhere that the replica (or the gossip engine) just admitted: commit them
+    /// in one transaction and tell the user. Returns the store's error, if any.
+    @discardableResult
+    func persistRemote(_ ops: [SignedOp], nowMs: UInt64) -> String? {
+        guard !ops.isEmpty else { return nil }
+        stats.admitted += ops.count
+        for op in ops { clock.observe(op.hlc, physicalMs: nowMs) }
+        var failure: String?
+        do { try store.append(ops) } catch {
+            stats.storeErrors += 1
+            failure = "\(error)"
+        }
+        if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) { sink(e) } }
+        return failure
     }
 
     /// What the user should hear about among newly admitted ops from elsewhere.
