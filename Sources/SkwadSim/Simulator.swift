@@ -56,10 +56,12 @@ struct Simulator<S: SimStrategy> {
     mutating func run(strategyIndex: Int, strategyCount: Int, progress: (SimProgress) -> Void) -> Metrics {
         let s = world.scenario
         let duration = s.durationMs
-        for (i, o) in world.ops.enumerated() where o.createdMs <= duration { queue.push(time: o.createdMs, kind: .localOp, a: Int32(i)) }
+        // Churn first: at equal times a node goes down or comes back before it would make
+        // an op, as the workload generator assumed ([from, to) down intervals).
         for c in world.churn.changes where c.timeMs <= duration {
             queue.push(time: c.timeMs, kind: c.up ? .nodeUp : .nodeDown, node: c.node, b: c.keepData ? 1 : 0)
         }
+        for (i, o) in world.ops.enumerated() where o.createdMs <= duration { queue.push(time: o.createdMs, kind: .localOp, a: Int32(i)) }
         for (i, p) in s.partitions.enumerated() {
             if p.startMs <= duration { queue.push(time: p.startMs, kind: .partitionStart, a: Int32(i)) }
             if p.healMs <= duration { queue.push(time: p.healMs, kind: .partitionHeal, a: Int32(i)) }
@@ -135,7 +137,6 @@ struct Simulator<S: SimStrategy> {
         let n = Int(o.origin)
         guard up[n] else { metrics.notCreated += 1; return }
         metrics.opCreated(ref)
-        verified[Int(ref)] = true   // made here, signed here: nothing to verify
         admit(o.op, ref: ref, at: n)
         ctx.node = n; ctx.nowMs = nowMs
         nodes[n].localUpdate(ref, replica: &replicas[n], &ctx)
