@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test. The binary tests drive the real `skwad` executable, so build it first.
+# Runs every test. One build (with the test targets and the `skwad` executable that the
+# binary tests drive), then the tests without rebuilding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-swift build
-swift test
+swift build --build-tests
+swift test --skip-build
