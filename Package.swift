@@ -51,7 +51,7 @@ let package = Package(
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .target(name: "SkwadREPL", dependencies: ["SkwadNode", "CEdit"]),
-        .target(name: "SkwadTestKit", dependencies: ["SkwadReplica"]),
+        .target(name: "SkwadTestKit", dependencies: ["SkwadReplica", "SkwadGossip"]),
         .executableTarget(name: "skwad", dependencies: [
             "SkwadREPL", "SkwadSim", "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
