@@ -11,6 +11,8 @@ struct IngestBenchmark {
 
     /// Pseudonym stamps in the bench packs: enough to exercise the check at admission.
     static let powBits: UInt32 = 8
+    /// Envelopes verified in parallel while the chunk before is admitted (two-core figure).
+    static let chunk = 250
 
     /// A realistic mix, signed before timing: 10 % posts, 30 % comments, 60 % votes, over
     /// `packs` packs (every other one geofenced and locked, so its ops carry a location
@@ -77,6 +79,7 @@ struct IngestBenchmark {
         let triples = parsed.map { (key: try! OpBody(serialized: $0.body).author, sig: $0.signature, body: $0.body) }
         var raw: [Double] = [], ingest: [Double] = [], parallel: [Double] = []
         var ratio: [Double] = [], ratio2: [Double] = [], commitShare: [Double] = []
+        var usVerify: [Double] = [], usOpen: [Double] = [], usIngest: [Double] = [], usCommit: [Double] = []
         let nowMs = UInt64(Date().timeIntervalSince1970 * 1000)
         for _ in 0..<runs {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-bench-\(UUID().uuidString)")
@@ -85,7 +88,7 @@ struct IngestBenchmark {
             let store = try Store(path: dir.appendingPathComponent("skwad.sqlite").path)
             let store2 = try Store(path: dir.appendingPathComponent("skwad2.sqlite").path)
             var replica = Replica(), replica2 = Replica()
-            var tRaw = 0.0, tIngest = 0.0, tPar = 0.0, tCommit = 0.0
+            var tRaw = 0.0, tOpen = 0.0, tIngest = 0.0, tPar = 0.0, tCommit = 0.0
             // The three measurements take turns batch by batch, so that load from other
             // processes weighs on all of them alike.
             for start in stride(from: 0, to: envelopes.count, by: batch) {
@@ -95,6 +98,10 @@ struct IngestBenchmark {
                 var ok = 0
                 tRaw += seconds { for t in triples[range] where t.key.verify(signature: t.sig, message: t.body) { ok += 1 } }
                 precondition(ok == range.count)
+
+                // 1b. Decode + hash + verify (`SignedOp.open`), without admission or commit.
+                tOpen += seconds { for b in envelopes[range] where (try? SignedOp.open(b)) != nil { ok += 1 } }
+                precondition(ok == 2 * range.count)
 
                 // 2. The ingest path on one thread: receive (decode + verify + admit), then
                 //    commit the batch in one transaction.
@@ -107,11 +114,25 @@ struct IngestBenchmark {
                     tCommit += try seconds { try store.append(admitted) }
                 }
 
-                // 3. Both cores: decoding and verification fanned out, admission and commits in order.
+                // 3. Both cores: decoding and verification of the next chunk fanned out over
+                //    all cores while this thread admits the chunk before; one commit per batch.
                 tPar += try seconds {
-                    let verified = ParallelVerify.open(Array(envelopes[range]))
+                    let chunks = stride(from: range.lowerBound, to: range.upperBound, by: Self.chunk).map {
+                        Array(envelopes[$0..<min(range.upperBound, $0 + Self.chunk)])
+                    }
                     var admitted2: [SignedOp] = []
-                    for op in verified { if let op, case .admitted(let a) = replica2.admit(op, nowMs: nowMs) { admitted2 += a } }
+                    var verified = ParallelVerify.open(chunks[0])
+                    for k in chunks.indices {
+                        let next = ResultBox()
+                        let done = DispatchGroup()
+                        if k + 1 < chunks.count {
+                            let chunk = chunks[k + 1]
+                            DispatchQueue.global().async(group: done) { next.ops = ParallelVerify.open(chunk) }
+                        }
+                        for op in verified { if let op, case .admitted(let a) = replica2.admit(op, nowMs: nowMs) { admitted2 += a } }
+                        done.wait()
+                        verified = next.ops
+                    }
                     try store2.append(admitted2)
                 }
             }
@@ -120,17 +141,27 @@ struct IngestBenchmark {
             precondition(committed == envelopes.count, "bench ops were not all committed")
             let n = Double(envelopes.count)
             raw.append(n / tRaw); ingest.append(n / tIngest); parallel.append(n / tPar)
+            usVerify.append(tRaw / n * 1e6); usOpen.append(tOpen / n * 1e6)
+            usIngest.append(tIngest / n * 1e6); usCommit.append(tCommit / n * 1e6)
             ratio.append(tRaw / tIngest); ratio2.append(tRaw / tPar); commitShare.append(tCommit / tIngest)
         }
         func median(_ xs: [Double]) -> Double { let s = xs.sorted(); return s[s.count / 2] }
         func f3(_ x: Double) -> String { String(format: "%.3f", x) }
+        func f1(_ x: Double) -> String { String(format: "%.1f", x) }
         return """
             {"bench":"ingest","ops":\(envelopes.count),"runs":\(runs),"batch":\(batch),\
             "raw_verify_per_s":\(Int(median(raw))),"ingest_per_s":\(Int(median(ingest))),"ratio":\(f3(median(ratio))),\
             "ingest_two_cores_per_s":\(Int(median(parallel))),"ratio_two_cores":\(f3(median(ratio2))),\
-            "commit_share":\(f3(median(commitShare))),"cores":\(ProcessInfo.processInfo.activeProcessorCount)}
+            "commit_share":\(f3(median(commitShare))),\
+            "us_per_op":{"verify":\(f1(median(usVerify))),"open":\(f1(median(usOpen))),"ingest":\(f1(median(usIngest))),"commit":\(f1(median(usCommit)))},\
+            "cores":\(ProcessInfo.processInfo.activeProcessorCount)}
             """
     }
+}
+
+/// Verified ops handed from a worker thread to the admitting thread (after `DispatchGroup.wait`).
+final class ResultBox: @unchecked Sendable {
+    var ops: [SignedOp?] = []
 }
 
 /// Opens envelopes (decode + verify) on all cores, keeping their order.
