@@ -128,9 +128,23 @@ public struct Envelope: Hashable, Sendable {
 
     public init(body: [UInt8], signature: [UInt8]) { self.body = body; self.signature = signature }
 
+    /// The protobuf encoding of `Envelope{body = 1, signature = 2}`, written by hand: it is
+    /// on every hot path (store, gossip) and is exactly what a deterministic protobuf encoder
+    /// writes (fields in order, empty fields omitted).
     public func serialized() -> [UInt8] {
-        var m = Skwad_V1_Envelope(); m.body = Data(body); m.signature = Data(signature)
-        return [UInt8]((try? m.serializedData()) ?? Data())
+        var out: [UInt8] = []
+        out.reserveCapacity(body.count + signature.count + 8)
+        func field(_ tag: UInt8, _ bytes: [UInt8]) {
+            guard !bytes.isEmpty else { return }
+            out.append(tag)
+            var n = bytes.count
+            while n >= 0x80 { out.append(UInt8(n & 0x7f) | 0x80); n >>= 7 }
+            out.append(UInt8(n))
+            out += bytes
+        }
+        field(0x0a, body)
+        field(0x12, signature)
+        return out
     }
 
     public init(serialized bytes: [UInt8]) throws {
