@@ -44,6 +44,10 @@ public struct PackState: Sendable {
     /// Distinct authors of posts, comments and votes other than the Alpha.
     var participants: Set<PublicKey> = []
     var deleted = false
+    /// A valid stamp seen per author, and location cells seen inside the fence: admission
+    /// memos, so the proof-of-work hash and the fence test run once per pseudonym and cell.
+    var stamps: [PublicKey: UInt64] = [:]
+    var cellsInside: Set<String> = []
 
     init(genesis: SignedOp, create: CreatePack, isAdmin: Bool) {
         id = genesis.id; self.genesis = genesis; alpha = genesis.author; self.isAdmin = isAdmin

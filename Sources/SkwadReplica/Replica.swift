@@ -120,7 +120,8 @@ public struct Replica: Sendable {
         if pack.deleted { return .rejected(.packDeleted, "pack \(packID.short()) was deleted") }
         if pack.isExpired(nowMs: nowMs) { return .rejected(.packExpired, "pack \(packID.short()) has expired") }
         let g = pack.genesisCreate
-        if !ProofOfWork.isValid(genesisNonce: g.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(g.powBits)) {
+        if pack.stamps[op.author] != op.body.stamp,
+           !ProofOfWork.isValid(genesisNonce: g.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(g.powBits)) {
             return .rejected(.badStamp, "author is not a pseudonym stamped for this pack")
         }
         switch op.body.kind {
@@ -129,7 +130,7 @@ public struct Replica: Sendable {
                 guard let loc = op.body.location else {
                     return .rejected(.missingLocation, "pack \(packID.short()) is locked: a location claim is required")
                 }
-                guard fence.contains(geohash: loc) else {
+                guard pack.cellsInside.contains(loc) || fence.contains(geohash: loc) else {
                     return .rejected(.outsideFence, "location \(loc) is outside the pack's geofence")
                 }
             }
@@ -157,6 +158,9 @@ public struct Replica: Sendable {
         let pid = op.packID
         guard packs[pid] != nil else { return }
         packs[pid]!.insertOrdered(op)
+        // Memos of checks this op passed (admission re-checks are pure, so caching is safe).
+        packs[pid]!.stamps[op.author] = op.body.stamp
+        if let loc = op.body.location, packs[pid]!.locked { packs[pid]!.cellsInside.insert(loc) }
         let alpha = packs[pid]!.alpha
         switch op.body.kind {
         case .post:
