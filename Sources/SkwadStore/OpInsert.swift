@@ -7,7 +7,7 @@ import SkwadModel
 /// Measured with `skwad bench ingest` (`commit_share`): about half the cost of binding
 /// through GRDB's cached statement, which itself beats record `insert()` (TOOLCHAIN.md).
 enum OpInsert {
-    static let sql = "INSERT OR IGNORE INTO op (id, pack, kind, hlc, envelope) VALUES (?, ?, ?, ?, ?)"
+    static let sql = "INSERT INTO op (id, pack, kind, hlc, envelope) VALUES (?, ?, ?, ?, ?)"
 
     static func run(_ ops: [SignedOp], in db: Database) throws {
         guard let conn = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "database is closed") }

@@ -5,7 +5,8 @@ import SkwadReplica
 
 extension Store {
     /// Appends ops, and applies local-state changes, in one transaction: when this returns,
-    /// all of it is committed. An op already stored is skipped (appends are idempotent).
+    /// all of it is committed. Append each op once: the log does not look ops up (no index
+    /// on ids, see Schema v3); the node appends only ops its replica has just admitted.
     public func append(_ ops: [SignedOp], with changes: [LocalChange] = []) throws {
         guard !ops.isEmpty || !changes.isEmpty else { return }
         do {
@@ -20,16 +21,19 @@ extension Store {
 
     /// Every stored op, in the order stored, decoded without signature checks
     /// (`SignedOp(trusted:)`): they were verified before they were stored. Rows that no
-    /// longer decode are skipped and counted in `skipped`.
+    /// longer decode are skipped and counted in `skipped`; a repeated id is returned once.
     public func loadOps() throws -> (ops: [SignedOp], skipped: Int) {
         do {
             return try db.read { db in
-                var ops: [SignedOp] = [], skipped = 0
+                var ops: [SignedOp] = [], skipped = 0, seen = Set<OpID>()
                 let rows = try Row.fetchCursor(db, sql: "SELECT envelope FROM op ORDER BY seq")
                 while let row = try rows.next() {
                     let data: Data = row[0]
-                    if let env = try? Envelope(serialized: [UInt8](data)), let op = try? SignedOp(trusted: env) { ops.append(op) }
-                    else { skipped += 1 }
+                    if let env = try? Envelope(serialized: [UInt8](data)), let op = try? SignedOp(trusted: env) {
+                        if seen.insert(op.id).inserted { ops.append(op) }
+                    } else {
+                        skipped += 1
+                    }
                 }
                 return (ops, skipped)
             }
