@@ -26,6 +26,9 @@ public struct OpID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var description: String { short() }
 
     public static func < (a: OpID, b: OpID) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
+    // Ids are hashed and compared on every admission: feed the hasher the bytes at once.
+    public func hash(into h: inout Hasher) { bytes.withUnsafeBytes { h.combine(bytes: $0) } }
+    public static func == (a: OpID, b: OpID) -> Bool { a.bytes.elementsEqual(b.bytes) }
 }
 
 public typealias PackID = OpID
