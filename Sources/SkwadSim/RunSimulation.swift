@@ -37,9 +37,14 @@ public func simulate(scenario: Scenario, seed: UInt64, progress: (SimProgress) -
     var outcomes: [StrategyOutcome] = []
     let kinds = scenario.strategy.strategies
     for (i, kind) in kinds.enumerated() {
-        let strategy = BaselineStrategy(kind: kind, roundMs: scenario.strategy.roundMs, phase: scenario.strategy.phase,
-                                        k: scenario.strategy.rumorK, seed: seed)
-        outcomes.append(runStrategy(strategy, world: world, memo: memo, index: i, of: kinds.count, progress: progress))
+        if kind == .skwad {
+            let strategy = SkwadGossipStrategy(memo: memo, seed: seed)
+            outcomes.append(runStrategy(strategy, world: world, memo: memo, index: i, of: kinds.count, progress: progress))
+        } else {
+            let strategy = BaselineStrategy(kind: kind, roundMs: scenario.strategy.roundMs, phase: scenario.strategy.phase,
+                                            k: scenario.strategy.rumorK, seed: seed)
+            outcomes.append(runStrategy(strategy, world: world, memo: memo, index: i, of: kinds.count, progress: progress))
+        }
     }
     let n = Double(max(1, world.ops.count))
     let meanEligible = world.ops.reduce(0) { $0 + world.packs[Int($1.pack)].members.count }

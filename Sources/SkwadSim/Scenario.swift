@@ -152,10 +152,12 @@ public enum StrategyKind: Sendable, Hashable, CustomStringConvertible {
     /// Rumor mongering (§1.4): push hot rumors each round; lose interest by counter or coin,
     /// with feedback (only contacts that already knew count) or blind (every contact counts).
     case rumor(feedback: Bool, coin: Bool)
+    /// Skwad's own engine (SkwadGossip), through `SkwadGossipStrategy`.
+    case skwad
 
     public static let all: [StrategyKind] = [.push, .pull, .pushPull,
                                              .rumor(feedback: true, coin: false), .rumor(feedback: true, coin: true),
-                                             .rumor(feedback: false, coin: false), .rumor(feedback: false, coin: true)]
+                                             .rumor(feedback: false, coin: false), .rumor(feedback: false, coin: true), .skwad]
 
     public var description: String {
         switch self {
@@ -163,6 +165,7 @@ public enum StrategyKind: Sendable, Hashable, CustomStringConvertible {
         case .pull: "pull"
         case .pushPull: "push-pull"
         case .rumor(let feedback, let coin): "rumor-\(feedback ? "feedback" : "blind")-\(coin ? "coin" : "counter")"
+        case .skwad: "skwad"
         }
     }
 

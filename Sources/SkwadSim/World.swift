@@ -70,6 +70,12 @@ public final class World: Sendable {
         return lo < ms.count && ms[lo].pack == pack ? lo : nil
     }
 
+    /// Does `node`'s announced cell lie inside the fence of `pack`? (False for unfenced packs.)
+    public func isInside(node: NodeID, pack: Int32) -> Bool {
+        guard let fence = packs[Int(pack)].fence else { return false }
+        return geography.inside(node, fence)
+    }
+
     /// Is `node` outside the fence of locked pack `pack`? (Such a node must never hold its ops.)
     public func isLeak(node: NodeID, pack: Int32) -> Bool {
         let p = packs[Int(pack)]

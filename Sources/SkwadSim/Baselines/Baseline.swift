@@ -95,6 +95,8 @@ public struct BaselineNode: SimProtocol {
                 guard !slots[i].hot.isEmpty else { continue }
                 send(.rumor, slots[i].hot, pack: ms[i], to: peer(ms[i], pack), ctx: &ctx)
                 if !feedback { loseInterest(slot: i, in: slots[i].hot, coin: coin) }
+            case .skwad:
+                continue   // not a baseline: runs through SkwadGossipStrategy
             }
         }
         ctx.schedule(afterMs: strategy.round)
