@@ -15,7 +15,8 @@ public enum GossipDirective: Sendable, Equatable {
     case send([UInt8], to: PeerAddress)
     /// The engine admitted this op into the replica (the shell persists it; a REPL shows it).
     case admitted(SignedOp)
-    /// Call `tick` again after this many milliseconds.
+    /// Call `tick` no later than this many milliseconds from now. The shell keeps one timer:
+    /// a request due sooner than the pending one replaces it; a later one is ignored.
     case scheduleTick(afterMs: UInt64)
     case peerUp(PeerAddress)
     case peerDown(PeerAddress)
@@ -47,6 +48,8 @@ public struct GossipStats: Sendable, Equatable {
     public var drops: [String: Int] = [:]
     public var opsRejected: [String: Int] = [:]
     public var handshakes = 0, reconciliations = 0, reconBytesOut = 0
+    /// Messages sent, by kind (before encryption; a queued message counts when queued).
+    public var messagesSent: [String: Int] = [:]
 
     mutating func drop(_ reason: DropReason) { drops[reason.rawValue, default: 0] += 1 }
 
@@ -56,6 +59,7 @@ public struct GossipStats: Sendable, Equatable {
                                     ("bytes.out", bytesOut), ("ops.admitted", opsAdmitted), ("ops.duplicate", opsDuplicate),
                                     ("ops.sent", opsSent), ("handshakes", handshakes), ("reconciliations", reconciliations),
                                     ("recon.bytes_out", reconBytesOut)]
+        out += messagesSent.sorted { $0.key < $1.key }.map { ("sent.\($0.key)", $0.value) }
         out += drops.sorted { $0.key < $1.key }.map { ("drop.\($0.key)", $0.value) }
         out += opsRejected.sorted { $0.key < $1.key }.map { ("reject.\($0.key)", $0.value) }
         return out

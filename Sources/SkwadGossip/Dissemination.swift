@@ -22,18 +22,28 @@ extension GossipEngine {
     }
 
     /// Sends admitted ops on to interested neighbours: eagerly, or as IHAVE notices queued
-    /// for lazy ones (flushed each tick, 8-byte id prefixes), except to `except`.
+    /// for lazy ones (flushed each tick, 8-byte id prefixes), except to `except`. Each op is
+    /// announced to at most `lazyFanout` lazy neighbours, picked at random.
     mutating func forward(_ ops: [SignedOp], except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         for op in ops { remember(op.id); missing[Self.prefix(op.id)] = nil }
-        for peer in active.keys.sorted() where peer != except {
-            guard let st = active[peer] else { continue }
-            let eligible = ops.filter { op in
-                guard let pack = replica.pack(op.packID) else { return false }
-                return mayReceive(st.info, pack: pack, isGenesis: op.body.packID == nil)
+        let packs = ops.map { replica.scope($0.packID) }
+        var lazyPeers: [(PeerAddress, [Int])] = []
+        for peer in links where peer != except {
+            guard let peerInfo = peerInfo(peer) else { continue }
+            var eligible: [Int] = []
+            for (i, (op, pack)) in zip(ops, packs).enumerated() {
+                if let pack, mayReceive(peerInfo, pack: pack, isGenesis: op.body.packID == nil) { eligible.append(i) }
             }
             guard !eligible.isEmpty else { continue }
-            if st.lazy { lazyQueue[peer, default: []] += eligible.map(\.id) }
-            else { sendOps(eligible, to: peer, nowMs: nowMs, into: &out) }
+            if isLazy(peer) { lazyPeers.append((peer, eligible)) }
+            else { sendOps(eligible.map { ops[$0] }, to: peer, nowMs: nowMs, into: &out) }
+        }
+        guard !lazyPeers.isEmpty else { return }
+        var announced = [Int](repeating: 0, count: ops.count)
+        for (peer, eligible) in lazyPeers.shuffled(using: &rng) {
+            let ids = eligible.filter { announced[$0] < config.lazyFanout }.map { ops[$0].id }
+            for i in eligible { announced[i] += 1 }
+            if !ids.isEmpty { lazyQueue[peer, default: []] += ids }
         }
     }
 
@@ -41,7 +51,7 @@ extension GossipEngine {
         guard !lazyQueue.isEmpty else { return }
         let queued = lazyQueue
         lazyQueue = [:]
-        for (peer, ids) in queued.sorted(by: { $0.key < $1.key }) where active[peer] != nil {
+        for (peer, ids) in queued.sorted(by: { $0.key < $1.key }) where isLink(peer) {
             for chunk in stride(from: 0, to: ids.count, by: 120) {
                 var m = WireMessage(); var ih = Skwad_Gossip_V1_IHave()
                 ih.ids = ids[chunk..<min(ids.count, chunk + 120)].map { Data($0.bytes.prefix(8)) }
@@ -98,8 +108,8 @@ extension GossipEngine {
                 stats.opsRejected[r.rawValue, default: 0] += 1
             }
         }
-        if sawDuplicate && fresh.isEmpty, active[from] != nil, active[from]!.lazy == false {
-            active[from]!.lazy = true
+        if sawDuplicate && fresh.isEmpty, isLink(from), !isLazy(from) {
+            setLazy(from, true)
             var m = WireMessage(); m.prune = Skwad_Gossip_V1_Prune()
             send(m, to: from, nowMs: nowMs, into: &out)
         }
@@ -128,7 +138,7 @@ extension GossipEngine {
             missing[p]!.deadlineMs = nowMs + config.graftTimeoutMs * 2
         }
         for (peer, ps) in wants.sorted(by: { $0.key < $1.key }) {
-            if active[peer] != nil { active[peer]!.lazy = false }
+            setLazy(peer, false)
             for chunk in stride(from: 0, to: ps.count, by: 120) {
                 var m = WireMessage(); var w = Skwad_Gossip_V1_Want()
                 w.ids = ps[chunk..<min(ps.count, chunk + 120)].sorted().map { p in Data((0..<8).map { UInt8(truncatingIfNeeded: p >> (56 - 8 * $0)) }) }
@@ -140,13 +150,13 @@ extension GossipEngine {
 
     /// Sends the wanted ops the requester may receive (geofence rule).
     mutating func receiveWant(_ ids: [Data], from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        if active[from] != nil { active[from]!.lazy = false }
-        let peerInfo = active[from]?.info ?? NodeInfo()
+        setLazy(from, false)
+        let peerInfo = peerInfo(from) ?? NodeInfo()
         var ops: [SignedOp] = []
         for d in ids.prefix(256) {
             let id: OpID?
             if d.count == 8 { id = recentByPrefix[d.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }] } else { id = try? OpID(bytes: [UInt8](d)) }
-            guard let id, let op = replica.op(id), let pack = replica.pack(op.packID) else { continue }
+            guard let id, let op = replica.op(id), let pack = replica.scope(op.packID) else { continue }
             if mayReceive(peerInfo, pack: pack, isGenesis: op.body.packID == nil) { ops.append(op) }
         }
         sendOps(ops, to: from, nowMs: nowMs, into: &out)
@@ -154,19 +164,16 @@ extension GossipEngine {
 
     // MARK: - anti-entropy
 
-    /// Packs both sides may hold: live here, and the neighbour may receive them.
-    func sharedPacks(with peer: PeerAddress, replica: Replica, nowMs: UInt64) -> [PackID] {
-        guard let st = active[peer] else { return [] }
-        return replica.packIDs().filter { id in
-            guard let pack = replica.pack(id), replica.isLive(id, nowMs: nowMs) else { return false }
-            return mayReceive(st.info, pack: pack, isGenesis: false)
-        }
-    }
-
+    /// Each round: up to `reconPacksPerRound` random live packs we may hold ourselves, each
+    /// reconciled with a random link (active or vicinity) that may hold it too.
     mutating func reconcileRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        guard let peer = randomActive(excluding: []) else { return }
-        let packs = sharedPacks(with: peer, replica: replica, nowMs: nowMs).shuffled(using: &rng).prefix(config.reconPacksPerRound)
-        for pack in packs {
+        let links = self.links
+        guard !links.isEmpty else { return }
+        let mine = replica.liveScopes(nowMs: nowMs).filter { mayReceive(info, pack: $0, isGenesis: false) }
+        for state in mine.shuffled(using: &rng).prefix(config.reconPacksPerRound) {
+            let pack = state.id
+            let eligible = links.filter { peerInfo($0).map { mayReceive($0, pack: state, isGenesis: false) } ?? false }
+            guard let peer = eligible.randomElement(using: &rng) else { continue }
             stats.reconciliations += 1
             sendReconcile(pack: pack, lower: .zero, ranges: Reconciliation.initiate(replica.opIDs(inPack: pack)), initiator: true, to: peer, nowMs: nowMs, into: &out)
         }
@@ -195,8 +202,16 @@ extension GossipEngine {
     }
 
     mutating func receiveReconcile(_ r: Skwad_Gossip_V1_Reconcile, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        guard let pack = try? PackID(bytes: [UInt8](r.pack)), let state = replica.pack(pack), replica.isLive(pack, nowMs: nowMs),
-              let st = active[from], mayReceive(st.info, pack: state, isGenesis: false) else { return }
+        guard let pack = try? PackID(bytes: [UInt8](r.pack)) else { stats.drop(.malformedMessage); return }
+        if replica.pack(pack) == nil && r.initiator && !replica.contains(pack) {
+            // A pack we never heard of (its genesis passed us by): ask for the genesis, whose
+            // id is the pack id; the next round reconciles the rest.
+            var m = WireMessage(); var w = Skwad_Gossip_V1_Want(); w.ids = [Data(pack.bytes)]; m.want = w
+            send(m, to: from, nowMs: nowMs, into: &out)
+            return
+        }
+        guard let state = replica.scope(pack), replica.isLive(pack, nowMs: nowMs),
+              let theirs = peerInfo(from), mayReceive(theirs, pack: state, isGenesis: false) else { return }
         let ranges = r.ranges.compactMap(Reconciliation.RangeMessage.init(wire:))
         guard ranges.count == r.ranges.count else { stats.drop(.malformedMessage); return }
         let answer = Reconciliation.answer(replica.opIDs(inPack: pack), lower: Reconciliation.Bound(wire: r.lower), ranges: ranges)
@@ -217,11 +232,12 @@ extension GossipEngine {
 
     mutating func handle(_ m: WireMessage, from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
         if active[from] != nil { active[from]!.lastHeardMs = nowMs }
+        if vicinity[from] != nil { vicinity[from]!.lastHeardMs = nowMs; vicinity[from]!.askedMs = nil }
         switch m.body {
         case .ops(let o)?: receiveOps(o.envelopes, from: from, nowMs: nowMs, replica: &replica, into: &out)
         case .ihave(let ih)?: receiveIHave(ih.ids, from: from, nowMs: nowMs, replica: replica)
         case .want(let w)?: receiveWant(w.ids, from: from, nowMs: nowMs, replica: replica, into: &out)
-        case .prune?: if active[from] != nil { active[from]!.lazy = true }
+        case .prune?: setLazy(from, true)
         case .reconcile(let r)?: receiveReconcile(r, from: from, nowMs: nowMs, replica: replica, into: &out)
         default: handleMembership(m, from: from, nowMs: nowMs, into: &out)
         }

@@ -7,8 +7,16 @@ public struct GossipConfig: Sendable {
     public var activeWalk = 4
     public var passiveWalk = 2
     public var shuffleSample = 6
-    /// The engine's clock granularity.
+    /// Vicinity: the nearest peers kept (by cell distance), peers sent per exchange, how
+    /// often a node exchanges, and how long it waits for an answer before dropping the peer.
+    public var vicinitySize = 16
+    public var vicinitySample = 8
+    public var vicinityIntervalMs: UInt64 = 2000
+    public var vicinityTimeoutMs: UInt64 = 4000
+    /// The engine's clock granularity while it has prompt work (lazy notices to flush, ops
+    /// to graft, handshakes or a neighbour request under way), and while it has none.
     public var tickMs: UInt64 = 50
+    public var idleTickMs: UInt64 = 250
     /// SWIM: ping every active peer this often; ask others to ping it when no ack came in
     /// `suspectAfterMs`; drop it when still silent after `deadAfterMs`.
     public var pingIntervalMs: UInt64 = 1000
@@ -19,6 +27,8 @@ public struct GossipConfig: Sendable {
     /// Anti-entropy: reconcile with one neighbour this often.
     public var reconIntervalMs: UInt64 = 1000
     public var reconPacksPerRound = 4
+    /// Plumtree: announce each op to at most this many lazy neighbours.
+    public var lazyFanout = 4
     /// Plumtree: wait this long after an IHAVE before asking for the op.
     public var graftTimeoutMs: UInt64 = 150
     public var helloRetryMs: UInt64 = 500

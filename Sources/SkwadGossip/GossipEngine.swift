@@ -29,6 +29,7 @@ public struct GossipEngine: Sendable {
     var pseudonymLimits: [PublicKey: TokenBucket] = [:]
     var active: [PeerAddress: PeerState] = [:]
     var passive: [PeerAddress: String] = [:]
+    var vicinity: [PeerAddress: VicinityEntry] = [:]
     var pendingNeighbor: (address: PeerAddress, sinceMs: UInt64)?
     var seeds: [PeerAddress] = []
     public internal(set) var info = NodeInfo()
@@ -45,6 +46,11 @@ public struct GossipEngine: Sendable {
     var nextReconMs: UInt64 = 0
     var nextRejoinMs: UInt64 = 0
     var nextEagerShuffleMs: UInt64 = 0
+    var nextVicinityMs: UInt64 = 0
+    /// When we last asked the shell to tick us (shells keep the earliest request).
+    var tickDueMs: UInt64 = .max
+    /// Initiator sessions whose handshake is under way (a superset; checked when retried).
+    var handshaking: Set<PeerAddress> = []
     var started = false
 
     struct PeerState: Sendable {
@@ -71,7 +77,7 @@ public struct GossipEngine: Sendable {
 
     public var activePeers: [PeerAddress] { active.keys.sorted() }
     public var passivePeers: [PeerAddress] { passive.keys.sorted() }
-    public func cell(of peer: PeerAddress) -> String? { active[peer]?.info.cell ?? passive[peer] }
+    public func cell(of peer: PeerAddress) -> String? { active[peer]?.info.cell ?? vicinity[peer]?.info.cell ?? passive[peer] }
 
     /// Joins through the given seeds. Returns the first directives (handshakes, joins, tick).
     public mutating func start(seeds: [PeerAddress], nowMs: UInt64) -> [GossipDirective] {
@@ -82,7 +88,8 @@ public struct GossipEngine: Sendable {
         nextRejoinMs = nowMs + config.rejoinIntervalMs
         nextReconMs = nowMs + config.reconIntervalMs
         nextShuffleMs = nowMs + config.shuffleIntervalMs
-        out.append(.scheduleTick(afterMs: config.tickMs))
+        nextVicinityMs = nowMs + config.vicinityIntervalMs
+        requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out)
         return out
     }
 
@@ -90,10 +97,12 @@ public struct GossipEngine: Sendable {
     public mutating func setInterest(cell: String?, subscriptions: Set<PackID>, nowMs: UInt64) -> [GossipDirective] {
         let new = NodeInfo(cell: cell, subscriptions: Set(subscriptions.map(NodeInfo.prefix)))
         guard new != info else { return [] }
+        let moved = new.cell != info.cell
         info = new
+        if moved { remeasureVicinity() }
         var out: [GossipDirective] = []
         var m = WireMessage(); m.interest = info.wire
-        for p in active.keys.sorted() { send(m, to: p, nowMs: nowMs, into: &out) }
+        for p in links { send(m, to: p, nowMs: nowMs, into: &out) }
         return out
     }
 
@@ -101,6 +110,7 @@ public struct GossipEngine: Sendable {
     public mutating func publish(_ op: SignedOp, nowMs: UInt64, replica: Replica) -> [GossipDirective] {
         var out: [GossipDirective] = []
         forward([op], except: nil, nowMs: nowMs, replica: replica, into: &out)
+        promptTickIfBusy(nowMs: nowMs, into: &out)
         return out
     }
 
@@ -151,7 +161,7 @@ public struct GossipEngine: Sendable {
             guard var s = sessions[from], s.established else {
                 stats.drop(.noSession)
                 // The peer lost its session (restart): offer a new handshake if we know it.
-                if active[from] != nil || passive[from] != nil { sessions[from] = nil; send(pingMessage(for: from), to: from, nowMs: nowMs, into: &out) }
+                if isLink(from) || passive[from] != nil { sessions[from] = nil; send(pingMessage(for: from), to: from, nowMs: nowMs, into: &out) }
                 return out
             }
             switch s.open(datagram) {
@@ -165,6 +175,7 @@ public struct GossipEngine: Sendable {
         default:
             stats.drop(.malformedFrame)
         }
+        promptTickIfBusy(nowMs: nowMs, into: &out)
         return out
     }
 
@@ -172,15 +183,32 @@ public struct GossipEngine: Sendable {
 
     public mutating func tick(nowMs: UInt64, replica: inout Replica) -> [GossipDirective] {
         var out: [GossipDirective] = []
+        tickDueMs = .max
         retryHandshakes(nowMs: nowMs, into: &out)
         flushLazy(nowMs: nowMs, into: &out)
         graftMissing(nowMs: nowMs, into: &out)
         detectFailures(nowMs: nowMs, into: &out)
         fillActiveView(nowMs: nowMs, into: &out)
+        if nowMs >= nextVicinityMs { nextVicinityMs = nowMs + config.vicinityIntervalMs; vicinityRound(nowMs: nowMs, into: &out) }
         if nowMs >= nextShuffleMs { nextShuffleMs = nowMs + config.shuffleIntervalMs; shuffle(nowMs: nowMs, into: &out) }
         if nowMs >= nextReconMs { nextReconMs = nowMs + config.reconIntervalMs; reconcileRound(nowMs: nowMs, replica: replica, into: &out) }
-        out.append(.scheduleTick(afterMs: config.tickMs))
+        requestTick(afterMs: busy ? config.tickMs : config.idleTickMs, nowMs: nowMs, into: &out)
         return out
+    }
+
+    /// Work that must not wait for an idle tick: lazy notices to flush, announced ops to
+    /// graft, handshakes and a neighbour request under way.
+    var busy: Bool { !lazyQueue.isEmpty || !missing.isEmpty || !handshaking.isEmpty || pendingNeighbor != nil }
+
+    /// Asks the shell for a tick `afterMs` from now unless one is due sooner.
+    mutating func requestTick(afterMs: UInt64, nowMs: UInt64, into out: inout [GossipDirective]) {
+        guard nowMs + afterMs < tickDueMs else { return }
+        tickDueMs = nowMs + afterMs
+        out.append(.scheduleTick(afterMs: afterMs))
+    }
+
+    mutating func promptTickIfBusy(nowMs: UInt64, into out: inout [GossipDirective]) {
+        if started && busy { requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out) }
     }
 
     // MARK: - sending
@@ -199,6 +227,7 @@ public struct GossipEngine: Sendable {
     /// Encrypts and sends, or queues behind a handshake it starts.
     mutating func send(_ m: WireMessage, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         guard let pt = try? m.serializedBytes() as [UInt8], pt.count <= Frame.maxPlaintext else { stats.drop(.tooLarge); return }
+        stats.messagesSent[m.kind, default: 0] += 1
         if var s = sessions[to], s.established {
             guard s.mayAmplify(pt.count + Frame.dataHeader + AEAD.tagCount) else {
                 if s.queued.count < config.maxQueuedPerPeer { s.queued.append(pt) } else { stats.drop(.amplification) }
@@ -218,6 +247,7 @@ public struct GossipEngine: Sendable {
             s.helloBytes += [UInt8](repeating: 0, count: Frame.helloSize - s.helloBytes.count)
             s.helloAttempts = 1
             s.helloSentAtMs = nowMs
+            handshaking.insert(to)
             emit(s.helloBytes, to: to, into: &out)
         }
         sessions[to] = s
@@ -236,13 +266,16 @@ public struct GossipEngine: Sendable {
     }
 
     mutating func retryHandshakes(nowMs: UInt64, into out: inout [GossipDirective]) {
-        for (addr, s) in sessions where s.role == .initiator && !s.established && nowMs >= s.helloSentAtMs + config.helloRetryMs {
-            var s = s
+        for addr in handshaking.sorted() {
+            guard var s = sessions[addr], s.role == .initiator, !s.established else { handshaking.remove(addr); continue }
+            guard nowMs >= s.helloSentAtMs + config.helloRetryMs else { continue }
             if s.helloAttempts >= config.helloAttempts {
                 sessions[addr] = nil
+                handshaking.remove(addr)
                 stats.drop(.unreachable)
                 if active.removeValue(forKey: addr) != nil { out.append(.peerDown(addr)) }
                 passive[addr] = nil
+                vicinity[addr] = nil
                 if pendingNeighbor?.address == addr { pendingNeighbor = nil }
                 continue
             }

@@ -3,14 +3,26 @@ import SkwadReplica
 
 /// What a neighbour told us about itself.
 public struct NodeInfo: Sendable, Equatable {
-    public var cell: String?
+    public var cell: String? { didSet { place = Self.decode(cell) } }
     /// 8-byte prefixes of the pack ids it subscribed to.
     public var subscriptions: Set<[UInt8]>
-    public init(cell: String? = nil, subscriptions: Set<[UInt8]> = []) { self.cell = cell; self.subscriptions = subscriptions }
+    /// The decoded cell, kept so the geofence rule and distances do not decode per use.
+    public private(set) var place: Geohash.Cell?
 
+    public init(cell: String? = nil, subscriptions: Set<[UInt8]> = []) {
+        self.cell = cell; self.subscriptions = subscriptions; place = Self.decode(cell)
+    }
+
+    static func decode(_ cell: String?) -> Geohash.Cell? { cell.flatMap { try? Geohash.decode($0) } }
     static func prefix(_ id: PackID) -> [UInt8] { Array(id.bytes.prefix(8)) }
 
-    func subscribed(_ id: PackID) -> Bool { subscriptions.contains(Self.prefix(id)) }
+    func subscribed(_ id: PackID) -> Bool { !subscriptions.isEmpty && subscriptions.contains(Self.prefix(id)) }
+
+    /// Metres between the centres of our two cells; infinity when either is unknown.
+    func distance(to other: Geohash.Cell?) -> Double {
+        guard let a = place, let b = other else { return .infinity }
+        return a.center.distance(to: b.center)
+    }
 }
 
 /// The geofence rule (PROTOCOL.md §12): may this pack's op go to a neighbour that
@@ -20,7 +32,11 @@ public struct NodeInfo: Sendable, Equatable {
 /// - pack without a fence: subscribed;
 /// - and a `CreatePack` of an unlocked pack goes to everyone, so that packs can be found.
 public func mayReceive(_ info: NodeInfo, pack: PackState, isGenesis: Bool) -> Bool {
-    let inside = pack.fence.map { f in info.cell.map { f.contains(geohash: $0) } ?? false } ?? false
+    mayReceive(info, pack: pack.scope, isGenesis: isGenesis)
+}
+
+public func mayReceive(_ info: NodeInfo, pack: PackScope, isGenesis: Bool) -> Bool {
+    let inside = pack.fence.map { f in info.place.map { f.contains(cell: $0) } ?? false } ?? false
     if pack.locked { return inside }
     if isGenesis { return true }
     return inside || info.subscribed(pack.id)

@@ -19,6 +19,7 @@ extension GossipEngine {
     /// Adds a peer to the active view, evicting a random one (to the passive view) if full.
     mutating func addActive(_ peer: PeerAddress, info peerInfo: NodeInfo?, nowMs: UInt64, into out: inout [GossipDirective]) {
         guard peer != selfAddress else { return }
+        if let peerInfo { offerVicinity(peer, info: peerInfo, heard: true, nowMs: nowMs) }
         if var st = active[peer] {
             if let peerInfo { st.info = peerInfo }
             st.lastHeardMs = nowMs
@@ -28,7 +29,7 @@ extension GossipEngine {
         if active.count >= config.activeSize, let victim = active.keys.sorted().randomElement(using: &rng) {
             var m = WireMessage(); m.disconnect = Skwad_Gossip_V1_Disconnect()
             send(m, to: victim, nowMs: nowMs, into: &out)
-            demote(victim, into: &out)
+            demote(victim, nowMs: nowMs, into: &out)
         }
         passive[peer] = nil
         active[peer] = PeerState(info: peerInfo ?? NodeInfo(), lastHeardMs: nowMs)
@@ -36,13 +37,14 @@ extension GossipEngine {
         out.append(.peerUp(peer))
     }
 
-    mutating func demote(_ peer: PeerAddress, into out: inout [GossipDirective]) {
+    mutating func demote(_ peer: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         guard let st = active.removeValue(forKey: peer) else { return }
-        addPassive(peer, cell: st.info.cell)
+        addPassive(peer, cell: st.info.cell, nowMs: nowMs)
         out.append(.peerDown(peer))
     }
 
-    mutating func addPassive(_ peer: PeerAddress, cell: String?) {
+    mutating func addPassive(_ peer: PeerAddress, cell: String?, nowMs: UInt64) {
+        if let cell { offerVicinity(peer, info: NodeInfo(cell: cell), heard: false, nowMs: nowMs) }
         guard active[peer] == nil, peer != selfAddress else { return }
         if passive[peer] == nil && passive.count >= config.passiveSize, let victim = passive.keys.sorted().randomElement(using: &rng) {
             passive[victim] = nil
@@ -70,6 +72,7 @@ extension GossipEngine {
             let joiner = PeerAddress(f.joiner.address)
             guard !joiner.value.isEmpty else { return }
             let cell = f.joiner.cell.isEmpty ? nil : f.joiner.cell
+            if let cell { offerVicinity(joiner, info: NodeInfo(cell: cell), heard: false, nowMs: nowMs) }
             if f.ttl == 0 || active.count <= 1 {
                 if active[joiner] == nil {
                     var n = WireMessage(); var nb = Skwad_Gossip_V1_Neighbor(); nb.highPriority = true; nb.info = info.wire; n.neighbor = nb
@@ -78,7 +81,7 @@ extension GossipEngine {
                 }
                 return
             }
-            if f.ttl == UInt32(config.passiveWalk) { addPassive(joiner, cell: cell) }
+            if f.ttl == UInt32(config.passiveWalk) { addPassive(joiner, cell: cell, nowMs: nowMs) }
             if let next = randomActive(excluding: [from, joiner]) {
                 var fj = WireMessage(); var g = f; g.ttl = f.ttl - 1; fj.forwardJoin = g
                 send(fj, to: next, nowMs: nowMs, into: &out)
@@ -109,23 +112,25 @@ extension GossipEngine {
                 var m = WireMessage(); m.disconnect = Skwad_Gossip_V1_Disconnect()
                 send(m, to: from, nowMs: nowMs, into: &out)
             } else if r.accepted { addActive(from, info: NodeInfo(wire: r.info), nowMs: nowMs, into: &out) }
-            else if active[from] == nil { addPassive(from, cell: NodeInfo(wire: r.info).cell) }
+            else if active[from] == nil { addPassive(from, cell: NodeInfo(wire: r.info).cell, nowMs: nowMs) }
         case .disconnect?:
-            demote(from, into: &out)
+            demote(from, nowMs: nowMs, into: &out)
         case .shuffle(let s)?:
             var reply = WireMessage(); var r = Skwad_Gossip_V1_ShuffleReply()
             let known = active.keys.sorted().filter { $0 != from }.map { ($0, active[$0]!.info.cell) } + passive.keys.sorted().map { ($0, passive[$0]) }
             r.peers = known.shuffled(using: &rng).prefix(config.shuffleSample).map { peerWire($0.0, cell: $0.1) }
             reply.shuffleReply = r
             send(reply, to: from, nowMs: nowMs, into: &out)
-            integrate(s.peers)
+            integrate(s.peers, nowMs: nowMs)
         case .shuffleReply(let r)?:
-            integrate(r.peers)
+            integrate(r.peers, nowMs: nowMs)
         case .ping(let p)?:
             if active[from] != nil { active[from]!.info = NodeInfo(wire: p.info) }
+            if vicinity[from] != nil { offerVicinity(from, info: NodeInfo(wire: p.info), heard: true, nowMs: nowMs) }
             var reply = WireMessage(); var a = Skwad_Gossip_V1_Ack(); a.seq = p.seq; a.info = info.wire; reply.ack = a
             send(reply, to: from, nowMs: nowMs, into: &out)
         case .ack(let a)?:
+            if vicinity[from] != nil { offerVicinity(from, info: NodeInfo(wire: a.info), heard: true, nowMs: nowMs) }
             if active[from] != nil {
                 active[from]!.info = NodeInfo(wire: a.info)
                 if active[from]!.pingSeq == a.seq { active[from]!.pingSentMs = nil; active[from]!.suspectSinceMs = nil }
@@ -146,15 +151,18 @@ extension GossipEngine {
             if active[target] != nil { active[target]!.suspectSinceMs = nil; active[target]!.pingSentMs = nil; active[target]!.lastHeardMs = nowMs }
         case .interest(let i)?:
             if active[from] != nil { active[from]!.info = NodeInfo(wire: i) }
+            if vicinity[from] != nil { offerVicinity(from, info: NodeInfo(wire: i), heard: true, nowMs: nowMs) }
+        case .vicinity(let v)?:
+            receiveVicinity(v, from: from, nowMs: nowMs, into: &out)
         default:
             break
         }
     }
 
-    mutating func integrate(_ peers: [Skwad_Gossip_V1_Peer]) {
+    mutating func integrate(_ peers: [Skwad_Gossip_V1_Peer], nowMs: UInt64) {
         for p in peers.prefix(config.shuffleSample * 2) where !p.address.isEmpty {
             let a = PeerAddress(p.address)
-            if active[a] == nil { addPassive(a, cell: p.cell.isEmpty ? nil : p.cell) }
+            if active[a] == nil { addPassive(a, cell: p.cell.isEmpty ? nil : p.cell, nowMs: nowMs) }
         }
     }
 
@@ -166,6 +174,7 @@ extension GossipEngine {
             if let since = st.suspectSinceMs, nowMs >= since + (config.deadAfterMs - config.suspectAfterMs) {
                 if nowMs >= st.lastHeardMs + config.deadAfterMs {
                     active[peer] = nil
+                    vicinity[peer] = nil
                     sessions[peer] = nil
                     out.append(.peerDown(peer))
                     continue

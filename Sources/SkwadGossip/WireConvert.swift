@@ -59,3 +59,30 @@ extension Reconciliation.RangeMessage {
         }
     }
 }
+
+extension WireMessage {
+    /// The message's kind, for per-kind counters.
+    var kind: String {
+        switch body {
+        case .join?: "join"
+        case .forwardJoin?: "forward_join"
+        case .neighbor?: "neighbor"
+        case .neighborReply?: "neighbor_reply"
+        case .disconnect?: "disconnect"
+        case .shuffle?: "shuffle"
+        case .shuffleReply?: "shuffle_reply"
+        case .ping?: "ping"
+        case .ack?: "ack"
+        case .pingReq?: "ping_req"
+        case .indirectAck?: "indirect_ack"
+        case .ops?: "ops"
+        case .ihave?: "ihave"
+        case .want?: "want"
+        case .prune?: "prune"
+        case .reconcile?: "reconcile"
+        case .interest?: "interest"
+        case .vicinity?: "vicinity"
+        case nil: "empty"
+        }
+    }
+}

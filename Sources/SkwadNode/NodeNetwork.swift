@@ -14,7 +14,10 @@ struct NetworkState {
     let transport: UDPTransport
     let loop: EventLoop
     var addresses: [PeerAddress: SocketAddress] = [:]
-    var tickPending = false
+    /// The one live tick timer: its generation and due time (engine ms). An earlier
+    /// request starts a new timer; a timer of an older generation does nothing.
+    var tickGeneration: UInt64 = 0
+    var tickDueMs: UInt64?
 }
 
 /// A neighbour as the REPL shows it.
@@ -77,9 +80,9 @@ extension Node {
         carryOut(ds)
     }
 
-    func networkTick() {
-        guard network != nil else { return }
-        network!.tickPending = false
+    func networkTick(generation: UInt64) {
+        guard network != nil, network!.tickGeneration == generation else { return }
+        network!.tickDueMs = nil
         let nowMs = now()
         purgeIfDue()
         var ds = network!.engine.setInterest(cell: currentCell, subscriptions: Set(joined.keys), nowMs: nowMs)
@@ -109,11 +112,14 @@ extension Node {
             case .admitted(let op):
                 admitted.append(op)
             case .scheduleTick(let after):
-                guard !network!.tickPending else { continue }
-                network!.tickPending = true
+                let due = now() + after
+                if let current = network!.tickDueMs, current <= due { continue }
+                network!.tickDueMs = due
+                network!.tickGeneration += 1
+                let generation = network!.tickGeneration
                 net.loop.scheduleTask(in: .milliseconds(Int64(after))) { [weak self] in
                     guard let self else { return }
-                    Task { await self.networkTick() }
+                    Task { await self.networkTick(generation: generation) }
                 }
             case .peerUp(let p): eventSink?(.peerJoined(p.value))
             case .peerDown(let p): eventSink?(.peerLeft(p.value))

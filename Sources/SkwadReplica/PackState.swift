@@ -20,6 +20,14 @@ public struct LWW<Value: Sendable>: Sendable {
 
 
 /// Everything the replica knows about one pack, indexed for the views.
+/// Where a pack's ops may go: what the geofence rule reads of a pack.
+public struct PackScope: Sendable, Equatable {
+    public let id: PackID
+    public let fence: Geofence?
+    public let locked: Bool
+    public init(id: PackID, fence: Geofence?, locked: Bool) { self.id = id; self.fence = fence; self.locked = locked }
+}
+
 public struct PackState: Sendable {
     public let id: PackID
     public let genesis: SignedOp
@@ -30,6 +38,7 @@ public struct PackState: Sendable {
     public var fence: Geofence? { genesisCreate.fence }
     public var locked: Bool { genesisCreate.locked }
     public var createdMs: UInt64 { genesis.hlc.physicalMs }
+    public var scope: PackScope { PackScope(id: id, fence: fence, locked: locked) }
 
     let genesisCreate: CreatePack
     var current: CreatePack

@@ -35,6 +35,21 @@ public struct Replica: Sendable {
     public func op(_ id: OpID) -> SignedOp? { ops[id] }
     public func pack(_ id: PackID) -> PackState? { packs[id] }
     public func packIDs() -> [PackID] { packs.keys.sorted() }
+
+    /// What the geofence rule needs of a pack, read without copying its state.
+    public func scope(_ id: PackID) -> PackScope? {
+        guard let locked = packs[id]?.locked else { return nil }
+        return PackScope(id: id, fence: packs[id]?.fence ?? nil, locked: locked)
+    }
+
+    /// Known, not deleted, not expired packs, sorted, with their scope.
+    public func liveScopes(nowMs: UInt64) -> [PackScope] {
+        var out: [PackScope] = []
+        for i in packs.indices where !packs.values[i].deleted && !packs.values[i].isExpired(nowMs: nowMs) {
+            out.append(packs.values[i].scope)
+        }
+        return out.sorted { $0.id < $1.id }
+    }
     public var allOps: Dictionary<OpID, SignedOp>.Values { ops.values }
 
     /// (hlc, id) of every op of a pack, genesis included, in ascending order.

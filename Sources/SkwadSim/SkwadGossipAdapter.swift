@@ -65,6 +65,10 @@ public struct SkwadGossipNode: SimProtocol {
     static let ipUdpBytes = 28
 
     var engine: GossipEngine
+    /// The one live tick timer: its tag and due time. A request for an earlier tick starts
+    /// a new timer; timers with an older tag are ignored when they fire.
+    var tickTag: UInt32 = 0
+    var tickDueMs: UInt64 = .max
     let seeds: [PeerAddress]
     let subscriptions: Set<PackID>
 
@@ -85,6 +89,8 @@ public struct SkwadGossipNode: SimProtocol {
     }
 
     public mutating func timer(_ tag: UInt32, replica: inout Replica, _ ctx: inout SimContext<Payload>) {
+        guard tag == tickTag else { return }
+        tickDueMs = .max
         let before = engine.stats.opsSent
         let out = engine.tick(nowMs: ctx.wallMs, replica: &replica)
         apply(out, opsBefore: before, &ctx)
@@ -109,7 +115,10 @@ public struct SkwadGossipNode: SimProtocol {
             case .admitted(let op):
                 ctx.admitted(op)
             case .scheduleTick(let after):
-                ctx.schedule(afterMs: after)
+                guard ctx.nowMs + after < tickDueMs else { continue }
+                tickTag &+= 1
+                tickDueMs = ctx.nowMs + after
+                ctx.schedule(afterMs: after, tag: tickTag)
             case .peerUp, .peerDown:
                 break
             }

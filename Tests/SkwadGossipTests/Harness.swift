@@ -45,7 +45,9 @@ struct Harness {
                 seq += 1
                 queue.append((nowMs + UInt64.random(in: 1...5, using: &rng), seq, j, Self.address(i), bytes))
             case .scheduleTick(let after):
-                nodes[i].nextTickMs = nowMs + after
+                // The earliest request wins (GossipDirective.scheduleTick).
+                let due = nowMs + after
+                nodes[i].nextTickMs = min(nodes[i].nextTickMs ?? .max, due)
             case .admitted(let op):
                 admitted[i, default: []].append(op.id)
             case .peerUp, .peerDown:

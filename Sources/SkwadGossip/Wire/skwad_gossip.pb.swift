@@ -277,6 +277,34 @@ nonisolated struct Skwad_Gossip_V1_IndirectAck: Sendable {
   init() {}
 }
 
+/// Vicinity (§9): the nearest peers one knows, sorted by distance from the receiver's cell.
+nonisolated struct Skwad_Gossip_V1_Vicinity: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// the sender's
+  var info: Skwad_Gossip_V1_NodeInfo {
+    get {_info ?? Skwad_Gossip_V1_NodeInfo()}
+    set {_info = newValue}
+  }
+  /// Returns true if `info` has been explicitly set.
+  var hasInfo: Bool {self._info != nil}
+  /// Clears the value of `info`. Subsequent reads from it will return its default value.
+  mutating func clearInfo() {self._info = nil}
+
+  var peers: [Skwad_Gossip_V1_Peer] = []
+
+  /// an answer: do not answer it
+  var reply: Bool = false
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+
+  fileprivate var _info: Skwad_Gossip_V1_NodeInfo? = nil
+}
+
 /// Dissemination (Plumtree).
 nonisolated struct Skwad_Gossip_V1_Ops: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
@@ -584,6 +612,14 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     set {body = .interest(newValue)}
   }
 
+  var vicinity: Skwad_Gossip_V1_Vicinity {
+    get {
+      if case .vicinity(let v)? = body {return v}
+      return Skwad_Gossip_V1_Vicinity()
+    }
+    set {body = .vicinity(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -605,6 +641,7 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     case reconcile(Skwad_Gossip_V1_Reconcile)
     /// my location or subscriptions changed
     case interest(Skwad_Gossip_V1_NodeInfo)
+    case vicinity(Skwad_Gossip_V1_Vicinity)
 
   }
 
@@ -1087,6 +1124,50 @@ nonisolated extension Skwad_Gossip_V1_IndirectAck: SwiftProtobuf.Message, SwiftP
   }
 }
 
+nonisolated extension Skwad_Gossip_V1_Vicinity: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Vicinity"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}info\0\u{1}peers\0\u{1}reply\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._info) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.peers) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.reply) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._info {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if !self.peers.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.peers, fieldNumber: 2)
+    }
+    if self.reply != false {
+      try visitor.visitSingularBoolField(value: self.reply, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_Vicinity, rhs: Skwad_Gossip_V1_Vicinity) -> Bool {
+    if lhs._info != rhs._info {return false}
+    if lhs.peers != rhs.peers {return false}
+    if lhs.reply != rhs.reply {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Skwad_Gossip_V1_Ops: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Ops"
   static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}envelopes\0")
@@ -1391,7 +1472,7 @@ nonisolated extension Skwad_Gossip_V1_Reconcile: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Message"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1620,6 +1701,19 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
           self.body = .interest(v)
         }
       }()
+      case 18: try {
+        var v: Skwad_Gossip_V1_Vicinity?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .vicinity(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .vicinity(v)
+        }
+      }()
       default: break
       }
     }
@@ -1698,6 +1792,10 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
     case .interest?: try {
       guard case .interest(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 17)
+    }()
+    case .vicinity?: try {
+      guard case .vicinity(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 18)
     }()
     case nil: break
     }

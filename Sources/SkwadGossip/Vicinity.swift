@@ -1,0 +1,109 @@
+import SkwadModel
+
+/// The vicinity view (Voulgaris, van Steen, "Epidemic-style management of semantic overlays
+/// for content-based searching", Euro-Par 2005; Jelasity, Babaoglu, "T-Man", 2005): besides
+/// the random HyParView views, each node keeps the `vicinitySize` nearest peers it has heard
+/// of, by distance between cell centres, and refines them by exchanging with its oldest
+/// entry the peers nearest to *that* peer. Nearby peers are the ones that share geofenced
+/// packs, so the vicinity links keep every fence's members connected where a random overlay
+/// of five links would not (PROTOCOL.md §9).
+struct VicinityEntry: Sendable {
+    var info: NodeInfo
+    /// Metres from our cell's centre to its.
+    var distance: Double
+    /// When it last spoke to us directly (0: only heard of).
+    var lastHeardMs: UInt64
+    /// An exchange with it is under way since then.
+    var askedMs: UInt64?
+    /// Plumtree state of the link (§10), as for active members.
+    var lazy = false
+}
+
+extension GossipEngine {
+    public var vicinityPeers: [PeerAddress] { vicinity.keys.sorted() }
+
+    /// Active members and vicinity members, each once, sorted: the links ops travel on.
+    var links: [PeerAddress] {
+        var all = Array(active.keys)
+        for p in vicinity.keys where active[p] == nil { all.append(p) }
+        return all.sorted()
+    }
+
+    func isLink(_ p: PeerAddress) -> Bool { active[p] != nil || vicinity[p] != nil }
+    func peerInfo(_ p: PeerAddress) -> NodeInfo? { active[p]?.info ?? vicinity[p]?.info }
+    func isLazy(_ p: PeerAddress) -> Bool { active[p]?.lazy ?? vicinity[p]?.lazy ?? false }
+
+    mutating func setLazy(_ p: PeerAddress, _ lazy: Bool) {
+        if active[p] != nil { active[p]!.lazy = lazy } else if vicinity[p] != nil { vicinity[p]!.lazy = lazy }
+    }
+
+    /// A peer spoke to us directly (`heard`, with its own info) or was named by another
+    /// (cell only): keep it if it is among the nearest.
+    mutating func offerVicinity(_ peer: PeerAddress, info peerInfo: NodeInfo, heard: Bool, nowMs: UInt64) {
+        guard peer != selfAddress, peerInfo.place != nil, info.place != nil else { return }
+        if var e = vicinity[peer] {
+            guard heard else { return }
+            e.info = peerInfo
+            e.distance = info.distance(to: peerInfo.place)
+            e.lastHeardMs = nowMs
+            e.askedMs = nil
+            vicinity[peer] = e
+            return
+        }
+        let d = info.distance(to: peerInfo.place)
+        if vicinity.count >= config.vicinitySize {
+            guard let (far, entry) = vicinity.max(by: { a, b in a.value.distance != b.value.distance ? a.value.distance < b.value.distance : a.key < b.key }),
+                  d < entry.distance || (d == entry.distance && peer < far) else { return }
+            vicinity[far] = nil
+        }
+        vicinity[peer] = VicinityEntry(info: peerInfo, distance: d, lastHeardMs: heard ? nowMs : 0)
+    }
+
+    /// Our own cell changed: distances change with it.
+    mutating func remeasureVicinity() {
+        for k in vicinity.keys { vicinity[k]!.distance = info.distance(to: vicinity[k]!.info.place) }
+    }
+
+    /// Up to `vicinitySample` peers we know (vicinity and active), nearest to `target` first.
+    func vicinitySample(for target: Geohash.Cell?, excluding: PeerAddress) -> [Skwad_Gossip_V1_Peer] {
+        guard let target else { return [] }
+        var known: [(Double, PeerAddress, String)] = []
+        for (p, e) in vicinity where p != excluding { if let c = e.info.cell, let pl = e.info.place { known.append((pl.center.distance(to: target.center), p, c)) } }
+        for (p, st) in active where p != excluding && vicinity[p] == nil {
+            if let c = st.info.cell, let pl = st.info.place { known.append((pl.center.distance(to: target.center), p, c)) }
+        }
+        known.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+        return known.prefix(config.vicinitySample).map { peerWire($0.1, cell: $0.2) }
+    }
+
+    func vicinityMessage(for target: Geohash.Cell?, excluding: PeerAddress, reply: Bool) -> WireMessage {
+        var m = WireMessage(); var v = Skwad_Gossip_V1_Vicinity()
+        v.info = info.wire; v.peers = vicinitySample(for: target, excluding: excluding); v.reply = reply
+        m.vicinity = v
+        return m
+    }
+
+    /// Once per interval: drop the peer that did not answer our last exchange, then start an
+    /// exchange with the entry we heard from least recently.
+    mutating func vicinityRound(nowMs: UInt64, into out: inout [GossipDirective]) {
+        for (p, e) in vicinity where e.askedMs.map({ nowMs >= $0 + config.vicinityTimeoutMs }) ?? false {
+            vicinity[p] = nil
+            if active[p] == nil { sessions[p] = nil }
+        }
+        guard let (peer, entry) = vicinity.filter({ $0.value.askedMs == nil })
+            .min(by: { a, b in a.value.lastHeardMs != b.value.lastHeardMs ? a.value.lastHeardMs < b.value.lastHeardMs : a.key < b.key })
+        else { return }
+        vicinity[peer]!.askedMs = nowMs
+        send(vicinityMessage(for: entry.info.place, excluding: peer, reply: false), to: peer, nowMs: nowMs, into: &out)
+    }
+
+    mutating func receiveVicinity(_ v: Skwad_Gossip_V1_Vicinity, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        let theirs = NodeInfo(wire: v.info)
+        if active[from] != nil { active[from]!.info = theirs }
+        offerVicinity(from, info: theirs, heard: true, nowMs: nowMs)
+        for p in v.peers.prefix(config.vicinitySample * 2) where !p.address.isEmpty && !p.cell.isEmpty {
+            offerVicinity(PeerAddress(p.address), info: NodeInfo(cell: p.cell), heard: false, nowMs: nowMs)
+        }
+        if !v.reply { send(vicinityMessage(for: theirs.place, excluding: from, reply: true), to: from, nowMs: nowMs, into: &out) }
+    }
+}
