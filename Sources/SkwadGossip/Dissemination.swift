@@ -232,7 +232,8 @@ extension GossipEngine {
 
     mutating func handle(_ m: WireMessage, from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
         if active[from] != nil { active[from]!.lastHeardMs = nowMs }
-        if vicinity[from] != nil { vicinity[from]!.lastHeardMs = nowMs; vicinity[from]!.askedMs = nil }
+        if vicinity[from] != nil { vicinity[from]!.lastHeardMs = nowMs; vicinity[from]!.askedMs = nil; vicinity[from]!.misses = 0 }
+        if !dead.isEmpty { revived(from, nowMs: nowMs) }
         switch m.body {
         case .ops(let o)?: receiveOps(o.envelopes, from: from, nowMs: nowMs, replica: &replica, into: &out)
         case .ihave(let ih)?: receiveIHave(ih.ids, from: from, nowMs: nowMs, replica: replica)

@@ -13,6 +13,14 @@ public struct GossipConfig: Sendable {
     public var vicinitySample = 8
     public var vicinityIntervalMs: UInt64 = 2000
     public var vicinityTimeoutMs: UInt64 = 4000
+    /// Peers that are not our links but exchange vicinity with us, remembered (their info).
+    public var inboundMemory = 64
+    /// Unanswered exchanges in a row after which a vicinity entry is dropped.
+    public var vicinityMisses = 3
+    /// Peers given up on: how many are remembered, for how long, and how often one is retried.
+    public var deadMemory = 64
+    public var deadForgetMs: UInt64 = 600_000
+    public var reviveIntervalMs: UInt64 = 5000
     /// The engine's clock granularity while it has prompt work (lazy notices to flush, ops
     /// to graft, handshakes or a neighbour request under way), and while it has none.
     public var tickMs: UInt64 = 50

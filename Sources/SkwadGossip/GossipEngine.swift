@@ -30,6 +30,13 @@ public struct GossipEngine: Sendable {
     var active: [PeerAddress: PeerState] = [:]
     var passive: [PeerAddress: String] = [:]
     var vicinity: [PeerAddress: VicinityEntry] = [:]
+    /// Peers given up on (dead, unreachable, silent), with their cell and when: retried now
+    /// and then so that an overlay split by a partition joins up again after it heals.
+    var dead: [PeerAddress: (cell: String?, sinceMs: UInt64)] = [:]
+    var nextReviveMs: UInt64 = 0
+    /// What peers that are not our links told us of themselves in a `Vicinity` (we are near
+    /// them, they are not among our nearest): enough to answer their reconciliations and Wants.
+    var inbound: [PeerAddress: (info: NodeInfo, heardMs: UInt64)] = [:]
     var pendingNeighbor: (address: PeerAddress, sinceMs: UInt64)?
     var seeds: [PeerAddress] = []
     public internal(set) var info = NodeInfo()
@@ -189,6 +196,7 @@ public struct GossipEngine: Sendable {
         graftMissing(nowMs: nowMs, into: &out)
         detectFailures(nowMs: nowMs, into: &out)
         fillActiveView(nowMs: nowMs, into: &out)
+        if nowMs >= nextReviveMs { nextReviveMs = nowMs + config.reviveIntervalMs; reviveRound(nowMs: nowMs, into: &out) }
         if nowMs >= nextVicinityMs { nextVicinityMs = nowMs + config.vicinityIntervalMs; vicinityRound(nowMs: nowMs, into: &out) }
         if nowMs >= nextShuffleMs { nextShuffleMs = nowMs + config.shuffleIntervalMs; shuffle(nowMs: nowMs, into: &out) }
         if nowMs >= nextReconMs { nextReconMs = nowMs + config.reconIntervalMs; reconcileRound(nowMs: nowMs, replica: replica, into: &out) }
@@ -274,6 +282,7 @@ public struct GossipEngine: Sendable {
                 handshaking.remove(addr)
                 stats.drop(.unreachable)
                 if active.removeValue(forKey: addr) != nil { out.append(.peerDown(addr)) }
+                markDead(addr, cell: cell(of: addr), nowMs: nowMs)
                 passive[addr] = nil
                 vicinity[addr] = nil
                 if pendingNeighbor?.address == addr { pendingNeighbor = nil }

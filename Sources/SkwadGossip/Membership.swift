@@ -173,6 +173,7 @@ extension GossipEngine {
             guard var st = active[peer] else { continue }
             if let since = st.suspectSinceMs, nowMs >= since + (config.deadAfterMs - config.suspectAfterMs) {
                 if nowMs >= st.lastHeardMs + config.deadAfterMs {
+                    markDead(peer, cell: cell(of: peer), nowMs: nowMs)
                     active[peer] = nil
                     vicinity[peer] = nil
                     sessions[peer] = nil
@@ -208,6 +209,7 @@ extension GossipEngine {
     /// a neighbour; with nobody known, joins through the seeds again.
     mutating func fillActiveView(nowMs: UInt64, into out: inout [GossipDirective]) {
         if let p = pendingNeighbor, nowMs >= p.sinceMs + config.helloRetryMs * UInt64(config.helloAttempts + 1) {
+            markDead(p.address, cell: passive[p.address], nowMs: nowMs)
             passive[p.address] = nil
             pendingNeighbor = nil
         }

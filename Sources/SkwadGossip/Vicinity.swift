@@ -15,6 +15,8 @@ struct VicinityEntry: Sendable {
     var lastHeardMs: UInt64
     /// An exchange with it is under way since then.
     var askedMs: UInt64?
+    /// Exchanges in a row it left unanswered (a lossy network loses some of both halves).
+    var misses = 0
     /// Plumtree state of the link (§10), as for active members.
     var lazy = false
 }
@@ -30,7 +32,7 @@ extension GossipEngine {
     }
 
     func isLink(_ p: PeerAddress) -> Bool { active[p] != nil || vicinity[p] != nil }
-    func peerInfo(_ p: PeerAddress) -> NodeInfo? { active[p]?.info ?? vicinity[p]?.info }
+    func peerInfo(_ p: PeerAddress) -> NodeInfo? { active[p]?.info ?? vicinity[p]?.info ?? inbound[p]?.info }
     func isLazy(_ p: PeerAddress) -> Bool { active[p]?.lazy ?? vicinity[p]?.lazy ?? false }
 
     mutating func setLazy(_ p: PeerAddress, _ lazy: Bool) {
@@ -47,6 +49,7 @@ extension GossipEngine {
             e.distance = info.distance(to: peerInfo.place)
             e.lastHeardMs = nowMs
             e.askedMs = nil
+            e.misses = 0
             vicinity[peer] = e
             return
         }
@@ -86,7 +89,16 @@ extension GossipEngine {
     /// Once per interval: drop the peer that did not answer our last exchange, then start an
     /// exchange with the entry we heard from least recently.
     mutating func vicinityRound(nowMs: UInt64, into out: inout [GossipDirective]) {
-        for (p, e) in vicinity where e.askedMs.map({ nowMs >= $0 + config.vicinityTimeoutMs }) ?? false {
+        for p in vicinity.keys.sorted() {
+            guard let e = vicinity[p], let asked = e.askedMs, nowMs >= asked + config.vicinityTimeoutMs else { continue }
+            if e.misses + 1 < config.vicinityMisses {
+                // Ask again before giving up.
+                vicinity[p]!.misses += 1
+                vicinity[p]!.askedMs = nowMs
+                send(vicinityMessage(for: e.info.place, excluding: p, reply: false), to: p, nowMs: nowMs, into: &out)
+                continue
+            }
+            markDead(p, cell: e.info.cell, nowMs: nowMs)
             vicinity[p] = nil
             if active[p] == nil { sessions[p] = nil }
         }
@@ -101,9 +113,49 @@ extension GossipEngine {
         let theirs = NodeInfo(wire: v.info)
         if active[from] != nil { active[from]!.info = theirs }
         offerVicinity(from, info: theirs, heard: true, nowMs: nowMs)
+        if !isLink(from) { rememberInbound(from, info: theirs, nowMs: nowMs) }
         for p in v.peers.prefix(config.vicinitySample * 2) where !p.address.isEmpty && !p.cell.isEmpty {
             offerVicinity(PeerAddress(p.address), info: NodeInfo(cell: p.cell), heard: false, nowMs: nowMs)
         }
         if !v.reply { send(vicinityMessage(for: theirs.place, excluding: from, reply: true), to: from, nowMs: nowMs, into: &out) }
+    }
+}
+
+extension GossipEngine {
+    /// Remembers a peer we gave up on (the first time only: retries do not renew it).
+    mutating func markDead(_ peer: PeerAddress, cell: String?, nowMs: UInt64) {
+        guard dead[peer] == nil, peer != selfAddress else { return }
+        if dead.count >= config.deadMemory,
+           let oldest = dead.min(by: { a, b in a.value.sinceMs != b.value.sinceMs ? a.value.sinceMs < b.value.sinceMs : a.key < b.key }) {
+            dead[oldest.key] = nil
+        }
+        dead[peer] = (cell, nowMs)
+    }
+
+    /// Every `reviveIntervalMs`: forget peers dead for longer than `deadForgetMs`, and send a
+    /// vicinity request to one random other. A partition's two sides each give up on the
+    /// other; whichever of these requests crosses after the heal reconnects them.
+    mutating func reviveRound(nowMs: UInt64, into out: inout [GossipDirective]) {
+        for (p, d) in dead where nowMs >= d.sinceMs + config.deadForgetMs { dead[p] = nil }
+        guard let peer = dead.keys.sorted().randomElement(using: &rng), !isLink(peer) else { return }
+        send(vicinityMessage(for: NodeInfo.decode(dead[peer]?.cell), excluding: peer, reply: false), to: peer, nowMs: nowMs, into: &out)
+    }
+
+    /// A peer we had given up on spoke: it is back (as a passive peer, and offered to the vicinity).
+    mutating func revived(_ peer: PeerAddress, nowMs: UInt64) {
+        guard let d = dead.removeValue(forKey: peer) else { return }
+        if active[peer] == nil { addPassive(peer, cell: d.cell, nowMs: nowMs) }
+    }
+}
+
+extension GossipEngine {
+    /// Keeps the info of a peer that counts us among its nearest but is not among ours
+    /// (bounded: the least recently heard goes first).
+    mutating func rememberInbound(_ peer: PeerAddress, info peerInfo: NodeInfo, nowMs: UInt64) {
+        if inbound[peer] == nil && inbound.count >= config.inboundMemory,
+           let oldest = inbound.min(by: { a, b in a.value.heardMs != b.value.heardMs ? a.value.heardMs < b.value.heardMs : a.key < b.key }) {
+            inbound[oldest.key] = nil
+        }
+        inbound[peer] = (peerInfo, nowMs)
     }
 }

@@ -121,6 +121,13 @@ public struct Geofence: Hashable, Sendable {
         self.center = center; self.radiusMeters = radiusMeters
     }
 
+    /// The fence exactly as an op carries it (centre in millionths of a degree, radius in
+    /// whole metres): what every receiver decodes and applies.
+    public var asEncoded: Geofence {
+        let c = (try? GeoPoint(latE6: center.latE6, lonE6: center.lonE6)) ?? center
+        return Geofence(center: c, radiusMeters: radiusMeters.rounded())
+    }
+
     public func contains(_ p: GeoPoint, marginMeters: Double = 0) -> Bool {
         center.distance(to: p) <= radiusMeters + marginMeters
     }

@@ -62,6 +62,17 @@ public struct HealReport: Codable, Equatable, Sendable {
 }
 
 /// What one strategy did over the world.
+/// A pack whose members do not all hold the same ops at the end of a run.
+public struct DivergentPack: Codable, Equatable, Sendable {
+    public var pack: Int
+    public var radiusM: Double?
+    public var locked: Bool
+    public var members: Int
+    public var ops: Int
+    /// Members holding every op of the pack that anyone holds.
+    public var completeMembers: Int
+}
+
 public struct StrategyReport: Codable, Equatable, Sendable {
     public var strategy: String
     public var events: Int
@@ -99,6 +110,8 @@ public struct StrategyReport: Codable, Equatable, Sendable {
     /// Packs whose members all hold the same op set at the end (same ids, same order).
     public var packsIdentical: Int
     public var packsChecked: Int
+    /// The packs whose members disagree at the end (at most 10, fewest holders first).
+    public var divergentPacks: [DivergentPack] = []
     public var samples: Int
 }
 

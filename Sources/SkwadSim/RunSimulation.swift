@@ -78,7 +78,7 @@ func strategyReport<S: SimStrategy>(strategy: S, metrics m: Metrics, replicas: [
         toFull.append(Double(m.fullAtMs[i] - o.createdMs))
         if let r = strategy.roundMs { rounds.append(Double(m.fullAtMs[i] / r) - Double(o.createdMs / r)) }
     }
-    let (identical, checked) = identicalPacks(world: world, replicas: replicas)
+    let (identical, checked, divergent) = identicalPacks(world: world, replicas: replicas)
     func traffic(_ perNode: [Int], total: Int) -> Traffic {
         Traffic(total: total, perNodeMean: rounded(Double(total) / Double(max(1, perNode.count))), perNodeMax: perNode.max() ?? 0)
     }
@@ -97,17 +97,24 @@ func strategyReport<S: SimStrategy>(strategy: S, metrics m: Metrics, replicas: [
         rejected: Dictionary(uniqueKeysWithValues: m.rejected.map { ($0.key.rawValue, $0.value) }),
         pendingHeld: m.pendingHeld, geofenceLeaks: m.leaks,
         heals: m.heals.map { h in HealReport(healMs: h.healMs, convergedAfterMs: h.convergedAtMs.map { $0 - h.healMs }) },
-        packsIdentical: identical, packsChecked: checked, samples: m.samples.count)
+        packsIdentical: identical, packsChecked: checked, divergentPacks: divergent, samples: m.samples.count)
 }
 
-/// Packs whose members' replicas all hold the same (hlc, id) sequence.
-func identicalPacks(world: World, replicas: [Replica]) -> (identical: Int, checked: Int) {
+/// Packs whose members' replicas all hold the same (hlc, id) sequence, and the others.
+func identicalPacks(world: World, replicas: [Replica]) -> (identical: Int, checked: Int, divergent: [DivergentPack]) {
     var identical = 0
-    for p in world.packs {
+    var divergent: [DivergentPack] = []
+    for (index, p) in world.packs.enumerated() {
         let id = world.ops[Int(p.genesis)].op.id
         guard let first = p.members.first else { identical += 1; continue }
         let reference = replicas[Int(first)].opIDs(inPack: id).map(\.id)
-        if p.members.dropFirst().allSatisfy({ replicas[Int($0)].opIDs(inPack: id).map(\.id) == reference }) { identical += 1 }
+        if p.members.dropFirst().allSatisfy({ replicas[Int($0)].opIDs(inPack: id).map(\.id) == reference }) { identical += 1; continue }
+        let counts = p.members.map { replicas[Int($0)].opIDs(inPack: id).count }
+        let most = counts.max() ?? 0
+        divergent.append(DivergentPack(pack: index, radiusM: p.fence.map { ($0.radiusMeters * 10).rounded() / 10 }, locked: p.locked,
+                                       members: p.members.count, ops: most, completeMembers: counts.filter { $0 == most }.count))
     }
-    return (identical, world.packs.count)
+    divergent.sort { a, b in Double(a.completeMembers) / Double(a.members) != Double(b.completeMembers) / Double(b.members)
+        ? Double(a.completeMembers) / Double(a.members) < Double(b.completeMembers) / Double(b.members) : a.pack < b.pack }
+    return (identical, world.packs.count, Array(divergent.prefix(10)))
 }

@@ -90,7 +90,7 @@ struct WorkloadGenerator {
     private mutating func makePack(at t: UInt64) -> Bool {
         guard let origin = randomUpNode(at: t) else { return false }
         let fence: Geofence? = s.packs.global ? nil
-            : Geofence(center: geo.locations[origin], radiusMeters: rng.uniform(s.packs.radiusMinMeters, s.packs.radiusMaxMeters))
+            : Geofence(center: geo.locations[origin], radiusMeters: rng.uniform(s.packs.radiusMinMeters, s.packs.radiusMaxMeters)).asEncoded
         let locked = fence != nil && rng.chance(s.packs.lockedFraction)
         return addPack(at: t, origin: origin, fence: fence, locked: locked, admin: false, name: "pack \(packs.count + 1)")
     }
@@ -104,7 +104,7 @@ struct WorkloadGenerator {
             guard let any = randomUpNode(at: t) else { return false }
             center = geo.locations[any]
         }
-        let fence: Geofence? = s.packs.global ? nil : Geofence(center: center, radiusMeters: s.packs.adminRadiusMeters)
+        let fence: Geofence? = s.packs.global ? nil : Geofence(center: center, radiusMeters: s.packs.adminRadiusMeters).asEncoded
         let members = eligible(fence: fence, locked: false)
         guard let origin = randomUpNode(at: t, from: members) else { return false }
         return addPack(at: t, origin: origin, fence: fence, locked: false, admin: true, name: "admin \(number + 1)", members: members)
