@@ -170,7 +170,13 @@ extension GossipEngine {
         let links = self.links
         guard !links.isEmpty else { return }
         let mine = replica.liveScopes(nowMs: nowMs).filter { mayReceive(info, pack: $0, isGenesis: false) }
-        for state in mine.shuffled(using: &rng).prefix(config.reconPacksPerRound) {
+        guard !mine.isEmpty else { return }
+        // Round robin over our packs (sorted by id), so that none waits longer than
+        // ceil(packs / reconPacksPerRound) rounds.
+        let start = reconCursor % mine.count
+        reconCursor = start + config.reconPacksPerRound
+        for k in 0..<min(config.reconPacksPerRound, mine.count) {
+            let state = mine[(start + k) % mine.count]
             let pack = state.id
             let eligible = links.filter { peerInfo($0).map { mayReceive($0, pack: state, isGenesis: false) } ?? false }
             guard let peer = eligible.randomElement(using: &rng) else { continue }
@@ -187,6 +193,11 @@ extension GossipEngine {
             guard !chunk.isEmpty else { return }
             var m = WireMessage(); var r = Skwad_Gossip_V1_Reconcile()
             r.pack = Data(pack.bytes); r.lower = start.wire; r.ranges = chunk.map(\.wire); r.initiator = initiator
+            if initiator {
+                // Who asks, so that a peer that does not count us among its links can apply the fence rule.
+                let subs = engine.info.subscribed(pack) ? Set([NodeInfo.prefix(pack)]) : []
+                r.asker = NodeInfo(cell: engine.info.cell, subscriptions: subs).wire
+            }
             m.reconcile = r
             let before = engine.stats.bytesOut
             engine.send(m, to: to, nowMs: nowMs, into: &out)
@@ -203,6 +214,11 @@ extension GossipEngine {
 
     mutating func receiveReconcile(_ r: Skwad_Gossip_V1_Reconcile, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         guard let pack = try? PackID(bytes: [UInt8](r.pack)) else { stats.drop(.malformedMessage); return }
+        if r.initiator && r.hasAsker && !isLink(from) {
+            var asker = NodeInfo(wire: r.asker)
+            if let known = inbound[from]?.info, known.cell == asker.cell { asker.subscriptions.formUnion(known.subscriptions) }
+            rememberInbound(from, info: asker, nowMs: nowMs)
+        }
         if replica.pack(pack) == nil && r.initiator && !replica.contains(pack) {
             // A pack we never heard of (its genesis passed us by): ask for the genesis, whose
             // id is the pack id; the next round reconciles the rest.

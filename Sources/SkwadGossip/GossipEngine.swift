@@ -34,6 +34,7 @@ public struct GossipEngine: Sendable {
     /// and then so that an overlay split by a partition joins up again after it heals.
     var dead: [PeerAddress: (cell: String?, sinceMs: UInt64)] = [:]
     var nextReviveMs: UInt64 = 0
+    var reconCursor = 0
     /// What peers that are not our links told us of themselves in a `Vicinity` (we are near
     /// them, they are not among our nearest): enough to answer their reconciliations and Wants.
     var inbound: [PeerAddress: (info: NodeInfo, heardMs: UInt64)] = [:]

@@ -15,9 +15,11 @@ public func coverageCSV(_ series: [(name: String, samples: [CoverageSample])]) -
 /// Coverage of the eligible nodes over virtual time, one line per strategy, with labelled
 /// axes, a grid and a legend. A plain SVG 1.1 document.
 public func coverageSVG(title: String, series: [(name: String, samples: [CoverageSample])]) -> String {
-    let width = 860.0, height = 520.0
-    let left = 80.0, right = 210.0, top = 56.0, bottom = 70.0
-    let plotW = width - left - right, plotH = height - top - bottom
+    // The legend column grows with the longest strategy name (about 7.5 px a character at 13 px).
+    let longest = Double(series.map(\.name.count).max() ?? 8)
+    let left = 80.0, right = max(210, 60 + 7.5 * longest), top = 56.0, bottom = 70.0
+    let plotW = 570.0, height = 520.0
+    let width = left + plotW + right, plotH = height - top - bottom
     let maxMs = max(1, series.flatMap { $0.samples.map(\.timeMs) }.max() ?? 1)
     let maxS = Double(maxMs) / 1000
     let step = niceStep(maxS / 8)

@@ -461,11 +461,22 @@ nonisolated struct Skwad_Gossip_V1_Reconcile: Sendable {
 
   var initiator: Bool = false
 
+  /// the initiator's cell, and this pack's id prefix if it subscribed
+  var asker: Skwad_Gossip_V1_NodeInfo {
+    get {_asker ?? Skwad_Gossip_V1_NodeInfo()}
+    set {_asker = newValue}
+  }
+  /// Returns true if `asker` has been explicitly set.
+  var hasAsker: Bool {self._asker != nil}
+  /// Clears the value of `asker`. Subsequent reads from it will return its default value.
+  mutating func clearAsker() {self._asker = nil}
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
 
   fileprivate var _lower: Skwad_Gossip_V1_Bound? = nil
+  fileprivate var _asker: Skwad_Gossip_V1_NodeInfo? = nil
 }
 
 nonisolated struct Skwad_Gossip_V1_Message: Sendable {
@@ -1423,7 +1434,7 @@ nonisolated extension Skwad_Gossip_V1_IdList: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Skwad_Gossip_V1_Reconcile: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Reconcile"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}pack\0\u{1}lower\0\u{1}ranges\0\u{1}initiator\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}pack\0\u{1}lower\0\u{1}ranges\0\u{1}initiator\0\u{1}asker\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1435,6 +1446,7 @@ nonisolated extension Skwad_Gossip_V1_Reconcile: SwiftProtobuf.Message, SwiftPro
       case 2: try { try decoder.decodeSingularMessageField(value: &self._lower) }()
       case 3: try { try decoder.decodeRepeatedMessageField(value: &self.ranges) }()
       case 4: try { try decoder.decodeSingularBoolField(value: &self.initiator) }()
+      case 5: try { try decoder.decodeSingularMessageField(value: &self._asker) }()
       default: break
       }
     }
@@ -1457,6 +1469,9 @@ nonisolated extension Skwad_Gossip_V1_Reconcile: SwiftProtobuf.Message, SwiftPro
     if self.initiator != false {
       try visitor.visitSingularBoolField(value: self.initiator, fieldNumber: 4)
     }
+    try { if let v = self._asker {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1465,6 +1480,7 @@ nonisolated extension Skwad_Gossip_V1_Reconcile: SwiftProtobuf.Message, SwiftPro
     if lhs._lower != rhs._lower {return false}
     if lhs.ranges != rhs.ranges {return false}
     if lhs.initiator != rhs.initiator {return false}
+    if lhs._asker != rhs._asker {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
