@@ -23,16 +23,25 @@ extension GossipEngine {
 
     /// Sends admitted ops on to interested neighbours: eagerly, or as IHAVE notices queued
     /// for lazy ones (flushed each tick, 8-byte id prefixes), except to `except`. Each op is
-    /// announced to at most `lazyFanout` lazy neighbours, picked at random.
+    /// announced to at most `lazyFanout` lazy neighbours, picked at random. Vicinity links
+    /// carry an op only when fewer than `activeEnough` active members may receive it: where
+    /// the random overlay reaches into the fence, it suffices.
     mutating func forward(_ ops: [SignedOp], except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         for op in ops { remember(op.id); missing[Self.prefix(op.id)] = nil }
         let packs = ops.map { replica.scope($0.packID) }
+        func may(_ info: NodeInfo, _ i: Int) -> Bool {
+            guard let pack = packs[i] else { return false }
+            return mayReceive(info, pack: pack, isGenesis: ops[i].body.packID == nil)
+        }
+        var activeEligible = [Int](repeating: 0, count: ops.count)
+        for st in active.values { for i in ops.indices where may(st.info, i) { activeEligible[i] += 1 } }
         var lazyPeers: [(PeerAddress, [Int])] = []
         for peer in links where peer != except {
             guard let peerInfo = peerInfo(peer) else { continue }
+            let viaVicinity = active[peer] == nil
             var eligible: [Int] = []
-            for (i, (op, pack)) in zip(ops, packs).enumerated() {
-                if let pack, mayReceive(peerInfo, pack: pack, isGenesis: op.body.packID == nil) { eligible.append(i) }
+            for i in ops.indices where (!viaVicinity || activeEligible[i] < config.activeEnough) && may(peerInfo, i) {
+                eligible.append(i)
             }
             guard !eligible.isEmpty else { continue }
             if isLazy(peer) { lazyPeers.append((peer, eligible)) }

@@ -35,6 +35,8 @@ public struct GossipConfig: Sendable {
     /// Anti-entropy: reconcile with one neighbour this often.
     public var reconIntervalMs: UInt64 = 1000
     public var reconPacksPerRound = 4
+    /// Vicinity links carry an op only when fewer active members than this may receive it.
+    public var activeEnough = 4
     /// Plumtree: announce each op to at most this many lazy neighbours.
     public var lazyFanout = 4
     /// Plumtree: wait this long after an IHAVE before asking for the op.
