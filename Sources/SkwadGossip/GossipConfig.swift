@@ -15,6 +15,8 @@ public struct GossipConfig: Sendable {
     public var vicinityTimeoutMs: UInt64 = 4000
     /// Peers that are not our links but exchange vicinity with us, remembered (their info).
     public var inboundMemory = 64
+    /// Remote contacts kept inside each fence of a pack followed from afar.
+    public var remotePerFence = 2
     /// Unanswered exchanges in a row after which a vicinity entry is dropped.
     public var vicinityMisses = 3
     /// Peers given up on: how many are remembered, for how long, and how often one is retried.

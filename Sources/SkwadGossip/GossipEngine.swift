@@ -35,6 +35,10 @@ public struct GossipEngine: Sendable {
     var dead: [PeerAddress: (cell: String?, sinceMs: UInt64)] = [:]
     var nextReviveMs: UInt64 = 0
     var reconCursor = 0
+    /// Peers inside the fences of packs we follow from outside (PROTOCOL §9, remote contacts).
+    var remote: [PeerAddress: VicinityEntry] = [:]
+    /// Those fences, as of the last remote round.
+    var farFences: [Geofence] = []
     /// What peers that are not our links told us of themselves in a `Vicinity` (we are near
     /// them, they are not among our nearest): enough to answer their reconciliations and Wants.
     var inbound: [PeerAddress: (info: NodeInfo, heardMs: UInt64)] = [:]
@@ -198,7 +202,11 @@ public struct GossipEngine: Sendable {
         detectFailures(nowMs: nowMs, into: &out)
         fillActiveView(nowMs: nowMs, into: &out)
         if nowMs >= nextReviveMs { nextReviveMs = nowMs + config.reviveIntervalMs; reviveRound(nowMs: nowMs, into: &out) }
-        if nowMs >= nextVicinityMs { nextVicinityMs = nowMs + config.vicinityIntervalMs; vicinityRound(nowMs: nowMs, into: &out) }
+        if nowMs >= nextVicinityMs {
+            nextVicinityMs = nowMs + config.vicinityIntervalMs
+            vicinityRound(nowMs: nowMs, into: &out)
+            remoteRound(nowMs: nowMs, replica: replica, into: &out)
+        }
         if nowMs >= nextShuffleMs { nextShuffleMs = nowMs + config.shuffleIntervalMs; shuffle(nowMs: nowMs, into: &out) }
         if nowMs >= nextReconMs { nextReconMs = nowMs + config.reconIntervalMs; reconcileRound(nowMs: nowMs, replica: replica, into: &out) }
         requestTick(afterMs: busy ? config.tickMs : config.idleTickMs, nowMs: nowMs, into: &out)
@@ -286,6 +294,7 @@ public struct GossipEngine: Sendable {
                 markDead(addr, cell: cell(of: addr), nowMs: nowMs)
                 passive[addr] = nil
                 vicinity[addr] = nil
+                remote[addr] = nil
                 if pendingNeighbor?.address == addr { pendingNeighbor = nil }
                 continue
             }

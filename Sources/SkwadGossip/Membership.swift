@@ -176,6 +176,7 @@ extension GossipEngine {
                     markDead(peer, cell: cell(of: peer), nowMs: nowMs)
                     active[peer] = nil
                     vicinity[peer] = nil
+                    remote[peer] = nil
                     sessions[peer] = nil
                     out.append(.peerDown(peer))
                     continue

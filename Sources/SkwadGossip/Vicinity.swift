@@ -1,4 +1,5 @@
 import SkwadModel
+import SkwadReplica
 
 /// The vicinity view (Voulgaris, van Steen, "Epidemic-style management of semantic overlays
 /// for content-based searching", Euro-Par 2005; Jelasity, Babaoglu, "T-Man", 2005): besides
@@ -28,15 +29,17 @@ extension GossipEngine {
     var links: [PeerAddress] {
         var all = Array(active.keys)
         for p in vicinity.keys where active[p] == nil { all.append(p) }
+        for p in remote.keys where active[p] == nil && vicinity[p] == nil { all.append(p) }
         return all.sorted()
     }
 
-    func isLink(_ p: PeerAddress) -> Bool { active[p] != nil || vicinity[p] != nil }
-    func peerInfo(_ p: PeerAddress) -> NodeInfo? { active[p]?.info ?? vicinity[p]?.info ?? inbound[p]?.info }
-    func isLazy(_ p: PeerAddress) -> Bool { active[p]?.lazy ?? vicinity[p]?.lazy ?? false }
+    func isLink(_ p: PeerAddress) -> Bool { active[p] != nil || vicinity[p] != nil || remote[p] != nil }
+    func peerInfo(_ p: PeerAddress) -> NodeInfo? { active[p]?.info ?? vicinity[p]?.info ?? remote[p]?.info ?? inbound[p]?.info }
+    func isLazy(_ p: PeerAddress) -> Bool { active[p]?.lazy ?? vicinity[p]?.lazy ?? remote[p]?.lazy ?? false }
 
     mutating func setLazy(_ p: PeerAddress, _ lazy: Bool) {
         if active[p] != nil { active[p]!.lazy = lazy } else if vicinity[p] != nil { vicinity[p]!.lazy = lazy }
+        else if remote[p] != nil { remote[p]!.lazy = lazy }
     }
 
     /// A peer spoke to us directly (`heard`, with its own info) or was named by another
@@ -100,6 +103,7 @@ extension GossipEngine {
             }
             markDead(p, cell: e.info.cell, nowMs: nowMs)
             vicinity[p] = nil
+            remote[p] = nil
             if active[p] == nil { sessions[p] = nil }
         }
         guard let (peer, entry) = vicinity.filter({ $0.value.askedMs == nil })
@@ -114,10 +118,15 @@ extension GossipEngine {
         if active[from] != nil { active[from]!.info = theirs }
         offerVicinity(from, info: theirs, heard: true, nowMs: nowMs)
         if !isLink(from) { rememberInbound(from, info: theirs, nowMs: nowMs) }
+        offerRemote(from, info: theirs, nowMs: nowMs)
         for p in v.peers.prefix(config.vicinitySample * 2) where !p.address.isEmpty && !p.cell.isEmpty {
             offerVicinity(PeerAddress(p.address), info: NodeInfo(cell: p.cell), heard: false, nowMs: nowMs)
+            offerRemote(PeerAddress(p.address), info: NodeInfo(cell: p.cell), nowMs: nowMs)
         }
-        if !v.reply { send(vicinityMessage(for: theirs.place, excluding: from, reply: true), to: from, nowMs: nowMs, into: &out) }
+        if !v.reply {
+            let target = v.target.isEmpty ? theirs.place : NodeInfo.decode(v.target)
+            send(vicinityMessage(for: target, excluding: from, reply: true), to: from, nowMs: nowMs, into: &out)
+        }
     }
 }
 
@@ -158,4 +167,66 @@ extension GossipEngine {
         }
         inbound[peer] = (peerInfo, nowMs)
     }
+}
+
+/// Remote contacts: a node that follows an unlocked pack from outside its fence needs a peer
+/// inside it. Each round it routes a `Vicinity` request with the fence's centre as `target`
+/// greedily towards the fence (to the known peer nearest to it); answers name peers nearer
+/// still, and those inside the fence become links of ours (PROTOCOL §9).
+extension GossipEngine {
+    /// The fences of live, unlocked packs we subscribed to and stand outside of.
+    func fencesFollowedFromAfar(_ replica: Replica, nowMs: UInt64) -> [Geofence] {
+        replica.liveScopes(nowMs: nowMs).compactMap { s in
+            guard let f = s.fence, !s.locked, info.subscribed(s.id), !(info.place.map { f.contains(cell: $0) } ?? false) else { return nil }
+            return f
+        }
+    }
+
+    /// A peer we heard of: keep it if it is inside a fence we follow from afar; else, if it
+    /// is nearer to such a fence than we are, keep it as a passive peer (the next hop).
+    mutating func offerRemote(_ peer: PeerAddress, info peerInfo: NodeInfo, nowMs: UInt64) {
+        guard !farFences.isEmpty, peer != selfAddress, let place = peerInfo.place else { return }
+        let containing = farFences.filter { $0.contains(cell: place) }
+        if !containing.isEmpty {
+            // Up to `remotePerFence` contacts inside each such fence.
+            let wanted = containing.contains { f in
+                remote.values.filter { e in e.info.place.map { f.contains(cell: $0) } ?? false }.count < config.remotePerFence
+            }
+            if remote[peer] == nil && wanted {
+                remote[peer] = VicinityEntry(info: peerInfo, distance: 0, lastHeardMs: nowMs)
+            }
+        } else if active[peer] == nil, vicinity[peer] == nil,
+                  farFences.contains(where: { f in place.center.distance(to: f.center) < info.distance(to: Geohash.decode(cellOf: f.center)) }) {
+            addPassive(peer, cell: peerInfo.cell, nowMs: nowMs)
+        }
+    }
+
+    mutating func remoteRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        farFences = fencesFollowedFromAfar(replica, nowMs: nowMs)
+        for p in remote.keys.sorted() {
+            guard let place = remote[p]!.info.place, farFences.contains(where: { $0.contains(cell: place) }) else { remote[p] = nil; continue }
+        }
+        for fence in farFences {
+            guard !remote.values.contains(where: { e in e.info.place.map { fence.contains(cell: $0) } ?? false }) else { continue }
+            // The known peer nearest to the fence: the next hop towards it.
+            var best: (Double, PeerAddress)?
+            func consider(_ p: PeerAddress, _ cell: String?) {
+                guard let c = NodeInfo.decode(cell) else { return }
+                let d = c.center.distance(to: fence.center)
+                if best.map({ d < $0.0 || (d == $0.0 && p < $0.1) }) ?? true { best = (d, p) }
+            }
+            for (p, st) in active { consider(p, st.info.cell) }
+            for (p, e) in vicinity { consider(p, e.info.cell) }
+            for (p, c) in passive { consider(p, c) }
+            guard let (_, hop) = best else { continue }
+            var m = vicinityMessage(for: Geohash.decode(cellOf: fence.center), excluding: hop, reply: false)
+            m.vicinity.target = Geohash.encode(fence.center, precision: 7)
+            send(m, to: hop, nowMs: nowMs, into: &out)
+        }
+    }
+}
+
+extension Geohash {
+    /// The precision-7 cell around a point.
+    static func decode(cellOf p: GeoPoint) -> Geohash.Cell? { try? Geohash.decode(Geohash.encode(p, precision: 7)) }
 }

@@ -91,6 +91,25 @@ import SkwadReplica
         expectNoLeak(result)
     }
 
+    /// Users who follow unlocked packs from outside their fences get every op too: they
+    /// route towards each fence and keep contacts inside it (PROTOCOL §9, remote contacts).
+    @Test func followersOutsideTheFenceConverge() throws {
+        let result = try run("", ["packs.remote_subscribers=6"], seed: 26)
+        let world = result.world, replicas = result.outcomes[0].replicas
+        var followers = 0
+        for (i, p) in world.packs.enumerated() where !p.locked && p.fence != nil {
+            let ids = p.ops.map { world.ops[Int($0)].op.id }
+            for m in p.members where !world.isInside(node: Int(m), pack: Int32(i)) {
+                followers += 1
+                #expect(ids.allSatisfy { replicas[Int(m)].contains($0) }, "follower \(m) of pack \(i)")
+            }
+        }
+        #expect(followers >= 6)
+        let views = packViewsIdentical(world, replicas)
+        #expect(views.identical == views.total)
+        expectNoLeak(result)
+    }
+
     @Test func sameSeedSameBytes() throws {
         let s = try scenario(smallCampus, [Self.skwad, "network.loss=0.1", "churn.fraction=0.2", "churn.end_ms=25000"])
         let a = simulate(scenario: s, seed: 25), b = simulate(scenario: s, seed: 25)

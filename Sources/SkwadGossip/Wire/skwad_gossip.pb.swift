@@ -298,6 +298,9 @@ nonisolated struct Skwad_Gossip_V1_Vicinity: Sendable {
   /// an answer: do not answer it
   var reply: Bool = false
 
+  /// answer with the peers nearest to this cell (empty: the sender's)
+  var target: String = String()
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
@@ -1137,7 +1140,7 @@ nonisolated extension Skwad_Gossip_V1_IndirectAck: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Skwad_Gossip_V1_Vicinity: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Vicinity"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}info\0\u{1}peers\0\u{1}reply\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}info\0\u{1}peers\0\u{1}reply\0\u{1}target\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1148,6 +1151,7 @@ nonisolated extension Skwad_Gossip_V1_Vicinity: SwiftProtobuf.Message, SwiftProt
       case 1: try { try decoder.decodeSingularMessageField(value: &self._info) }()
       case 2: try { try decoder.decodeRepeatedMessageField(value: &self.peers) }()
       case 3: try { try decoder.decodeSingularBoolField(value: &self.reply) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.target) }()
       default: break
       }
     }
@@ -1167,6 +1171,9 @@ nonisolated extension Skwad_Gossip_V1_Vicinity: SwiftProtobuf.Message, SwiftProt
     if self.reply != false {
       try visitor.visitSingularBoolField(value: self.reply, fieldNumber: 3)
     }
+    if !self.target.isEmpty {
+      try visitor.visitSingularStringField(value: self.target, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1174,6 +1181,7 @@ nonisolated extension Skwad_Gossip_V1_Vicinity: SwiftProtobuf.Message, SwiftProt
     if lhs._info != rhs._info {return false}
     if lhs.peers != rhs.peers {return false}
     if lhs.reply != rhs.reply {return false}
+    if lhs.target != rhs.target {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
