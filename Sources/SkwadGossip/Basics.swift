@@ -1,7 +1,7 @@
 import SkwadModel
 
-/// Where a datagram comes from or goes to. Opaque to the engine: "HOST:PORT" for UDP,
-/// any unique string in the simulator.
+/// Where a datagram comes from or goes to. Opaque to the engine: a canonical "HOST:PORT"
+/// IP literal for UDP (Address.swift), any unique string in the simulator.
 public struct PeerAddress: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let value: String
     public init(_ value: String) { self.value = value }
@@ -48,6 +48,10 @@ public struct GossipStats: Sendable, Equatable {
     public var drops: [String: Int] = [:]
     public var opsRejected: [String: Int] = [:]
     public var handshakes = 0, reconciliations = 0, reconBytesOut = 0
+    /// Session layer (§8): COOKIE frames sent, handshakes admitted by a cookie, pending
+    /// sessions that took over, unproven sessions expired, table evictions.
+    public var cookiesSent = 0, cookieHandshakes = 0, sessionsReplaced = 0, sessionsExpired = 0
+    public var sessionEvictions = 0, limitEvictions = 0
     /// Messages sent, by kind (before encryption; a queued message counts when queued).
     public var messagesSent: [String: Int] = [:]
 
@@ -58,7 +62,10 @@ public struct GossipStats: Sendable, Equatable {
         var out: [(String, Int)] = [("datagrams.in", datagramsIn), ("datagrams.out", datagramsOut), ("bytes.in", bytesIn),
                                     ("bytes.out", bytesOut), ("ops.admitted", opsAdmitted), ("ops.duplicate", opsDuplicate),
                                     ("ops.sent", opsSent), ("handshakes", handshakes), ("reconciliations", reconciliations),
-                                    ("recon.bytes_out", reconBytesOut)]
+                                    ("recon.bytes_out", reconBytesOut), ("cookies.sent", cookiesSent),
+                                    ("cookies.handshakes", cookieHandshakes), ("sessions.replaced", sessionsReplaced),
+                                    ("sessions.expired", sessionsExpired), ("sessions.evicted", sessionEvictions),
+                                    ("limits.evicted", limitEvictions)]
         out += messagesSent.sorted { $0.key < $1.key }.map { ("sent.\($0.key)", $0.value) }
         out += drops.sorted { $0.key < $1.key }.map { ("drop.\($0.key)", $0.value) }
         out += opsRejected.sorted { $0.key < $1.key }.map { ("reject.\($0.key)", $0.value) }
@@ -69,4 +76,5 @@ public struct GossipStats: Sendable, Equatable {
 public enum DropReason: String, Sendable {
     case malformedFrame, badVersion, noSession, decryptFailed, replay, tooLarge
     case rateLimited, amplification, queueFull, malformedMessage, pseudonymRateLimited, unreachable
+    case badAddress, sessionTableFull
 }

@@ -51,6 +51,15 @@ public struct GossipConfig: Sendable {
     public var peerBytesPerSecond: Double = 400_000
     public var pseudonymOpsPerMinute: Double = 120
     public var maxQueuedPerPeer = 64
+    /// Bounded tables (§8, §13): secure sessions, and per-address token buckets.
+    public var maxSessions = 1024
+    public var maxAddressLimits = 4096
+    /// Responder sessions without an authenticated DATA frame, and pending sessions beside
+    /// a working one, are dropped after this long.
+    public var unprovenSessionMs: UInt64 = 3000
+    /// Handshakes per second (burst the same) before HELLOs must echo a cookie; cookie time bucket.
+    public var handshakesPerSecond: Double = 64
+    public var cookieEpochMs: UInt64 = 120_000
 
     public init() {}
 }

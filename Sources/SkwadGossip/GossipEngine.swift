@@ -24,8 +24,15 @@ public struct GossipEngine: Sendable {
     /// Our own address as others reach us, so we never add ourselves to a view.
     public var selfAddress: PeerAddress?
 
-    var sessions: [PeerAddress: Session] = [:]
-    var limits: [PeerAddress: (datagrams: TokenBucket, bytes: TokenBucket)] = [:]
+    /// Accepts or refuses a peer address before any state is kept for it. Nil: any string
+    /// (the simulator's names); a real node accepts canonical IP literals only (§8).
+    public var addressFilter: (@Sendable (PeerAddress) -> Bool)?
+    /// Secure sessions and per-address limits, both bounded (SessionTable.swift, §8, §13).
+    var sessions: SessionTable
+    var limits: AddressLimits
+    /// Handshakes per second done without a cookie; past it, HELLOs get a COOKIE (§8).
+    var handshakeBudget: TokenBucket
+    var cookies: CookieJar
     var pseudonymLimits: [PublicKey: TokenBucket] = [:]
     var active: [PeerAddress: PeerState] = [:]
     var passive: [PeerAddress: String] = [:]
@@ -83,7 +90,20 @@ public struct GossipEngine: Sendable {
     public init(config: GossipConfig = .init(), seed: UInt64) {
         self.config = config
         rng = SplitMix(seed: seed)
+        sessions = SessionTable(capacity: config.maxSessions)
+        limits = AddressLimits(capacity: config.maxAddressLimits, datagramsPerSecond: config.peerDatagramsPerSecond,
+                               bytesPerSecond: config.peerBytesPerSecond)
+        handshakeBudget = TokenBucket(rate: config.handshakesPerSecond, burst: config.handshakesPerSecond, nowMs: 0)
+        var cookieRandom = SplitMix(seed: seed ^ 0xC00C_1E5E_C7E7_0001)   // not the engine's own sequence
+        cookies = CookieJar(master: cookieRandom.bytes(32), epochMs: config.cookieEpochMs)
     }
+
+    /// A real node keys its cookies with secure randomness.
+    public mutating func setCookieSecret(_ master: [UInt8]) { cookies = CookieJar(master: master, epochMs: config.cookieEpochMs) }
+
+    /// Table sizes, for tests and `stats`.
+    public var sessionCount: Int { sessions.count }
+    public var addressLimitCount: Int { limits.count }
 
     // MARK: - public surface
 
@@ -129,63 +149,13 @@ public struct GossipEngine: Sendable {
     // MARK: - datagrams
 
     public mutating func receive(datagram: [UInt8], from: PeerAddress, nowMs: UInt64, replica: inout Replica) -> [GossipDirective] {
-        stats.datagramsIn += 1
-        stats.bytesIn += datagram.count
-        guard datagram.count <= Frame.maxDatagram else { stats.drop(.tooLarge); return [] }
-        guard datagram.count >= 4, datagram[0] == Frame.magic[0], datagram[1] == Frame.magic[1] else { stats.drop(.malformedFrame); return [] }
-        guard datagram[2] == Frame.version else { stats.drop(.badVersion); return [] }
-        if limits[from] == nil {
-            limits[from] = (TokenBucket(rate: config.peerDatagramsPerSecond, burst: config.peerDatagramsPerSecond, nowMs: nowMs),
-                            TokenBucket(rate: config.peerBytesPerSecond, burst: config.peerBytesPerSecond, nowMs: nowMs))
-        }
-        guard limits[from]!.datagrams.take(1, nowMs: nowMs), limits[from]!.bytes.take(Double(datagram.count), nowMs: nowMs) else {
-            stats.drop(.rateLimited); return []
-        }
         var out: [GossipDirective] = []
-        switch datagram[3] {
-        case Frame.hello:
-            guard datagram.count == Frame.helloSize else { stats.drop(.malformedFrame); return [] }
-            let clientKey = Array(datagram[4..<36])
-            // Both sides said hello at once: the lower public key stays initiator.
-            if let mine = sessions[from], mine.role == .initiator, !mine.established,
-               mine.localKx.publicKey.lexicographicallyPrecedes(clientKey) { return [] }
-            var s = Session(role: .responder, localKx: newKx())
-            guard s.completeAsResponder(clientKey: clientKey) else { stats.drop(.malformedFrame); return [] }
-            s.bytesReceivedUnverified = datagram.count
-            if let old = sessions[from], !old.established { s.queued = old.queued }   // both sides said hello at once
-            let welcome = Frame.header(Frame.welcome) + s.localKx.publicKey + Blake2b.hash(clientKey, outputCount: 16)
-            guard s.mayAmplify(welcome.count) else { stats.drop(.amplification); return [] }
-            s.bytesSentUnverified += welcome.count
-            sessions[from] = s
-            stats.handshakes += 1
-            emit(welcome, to: from, into: &out)
-            flushQueue(from, into: &out)
-        case Frame.welcome:
-            guard datagram.count == 4 + 32 + 16, var s = sessions[from], s.role == .initiator, !s.established else {
-                stats.drop(.noSession); return []
-            }
-            guard Array(datagram[36..<52]) == Blake2b.hash(s.localKx.publicKey, outputCount: 16),
-                  s.completeAsInitiator(serverKey: Array(datagram[4..<36])) else { stats.drop(.malformedFrame); return [] }
-            sessions[from] = s
-            stats.handshakes += 1
-            flushQueue(from, into: &out)
-        case Frame.data:
-            guard var s = sessions[from], s.established else {
-                stats.drop(.noSession)
-                // The peer lost its session (restart): offer a new handshake if we know it.
-                if isLink(from) || passive[from] != nil { sessions[from] = nil; send(pingMessage(for: from), to: from, nowMs: nowMs, into: &out) }
-                return out
-            }
-            switch s.open(datagram) {
-            case .failed: stats.drop(.decryptFailed); return []
-            case .replay: stats.drop(.replay); return []
-            case .plaintext(let pt):
-                sessions[from] = s
-                guard let m = try? WireMessage(serializedBytes: pt), m.body != nil else { stats.drop(.malformedMessage); return [] }
-                handle(m, from: from, nowMs: nowMs, replica: &replica, into: &out)
-            }
-        default:
-            stats.drop(.malformedFrame)
+        switch receiveFrame(datagram, from: from, nowMs: nowMs, into: &out) {
+        case .dropped: return out
+        case .handled: break
+        case .message(let pt):
+            guard let m = try? WireMessage(serializedBytes: pt), m.body != nil else { stats.drop(.malformedMessage); return out }
+            handle(m, from: from, nowMs: nowMs, replica: &replica, into: &out)
         }
         promptTickIfBusy(nowMs: nowMs, into: &out)
         return out
@@ -196,6 +166,7 @@ public struct GossipEngine: Sendable {
     public mutating func tick(nowMs: UInt64, replica: inout Replica) -> [GossipDirective] {
         var out: [GossipDirective] = []
         tickDueMs = .max
+        expireSessions(nowMs: nowMs)
         retryHandshakes(nowMs: nowMs, into: &out)
         flushLazy(nowMs: nowMs, into: &out)
         graftMissing(nowMs: nowMs, into: &out)
@@ -226,82 +197,5 @@ public struct GossipEngine: Sendable {
 
     mutating func promptTickIfBusy(nowMs: UInt64, into out: inout [GossipDirective]) {
         if started && busy { requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out) }
-    }
-
-    // MARK: - sending
-
-    mutating func newKx() -> KxKeyPair {
-        let seed = keySeeds?() ?? rng.bytes(32)
-        return (try? KxKeyPair(seed: seed)) ?? (try! KxKeyPair(seed: rng.bytes(32)))
-    }
-
-    mutating func emit(_ bytes: [UInt8], to: PeerAddress, into out: inout [GossipDirective]) {
-        stats.datagramsOut += 1
-        stats.bytesOut += bytes.count
-        out.append(.send(bytes, to: to))
-    }
-
-    /// Encrypts and sends, or queues behind a handshake it starts.
-    mutating func send(_ m: WireMessage, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard let pt = try? m.serializedBytes() as [UInt8], pt.count <= Frame.maxPlaintext else { stats.drop(.tooLarge); return }
-        stats.messagesSent[m.kind, default: 0] += 1
-        if var s = sessions[to], s.established {
-            guard s.mayAmplify(pt.count + Frame.dataHeader + AEAD.tagCount) else {
-                if s.queued.count < config.maxQueuedPerPeer { s.queued.append(pt) } else { stats.drop(.amplification) }
-                sessions[to] = s; return
-            }
-            guard let frame = s.seal(pt) else { return }
-            if !s.verified { s.bytesSentUnverified += frame.count }
-            sessions[to] = s
-            emit(frame, to: to, into: &out)
-            return
-        }
-        var s = sessions[to] ?? Session(role: .initiator, localKx: newKx())
-        guard s.queued.count < config.maxQueuedPerPeer else { stats.drop(.queueFull); return }
-        s.queued.append(pt)
-        if s.helloAttempts == 0 {
-            s.helloBytes = Frame.header(Frame.hello) + s.localKx.publicKey
-            s.helloBytes += [UInt8](repeating: 0, count: Frame.helloSize - s.helloBytes.count)
-            s.helloAttempts = 1
-            s.helloSentAtMs = nowMs
-            handshaking.insert(to)
-            emit(s.helloBytes, to: to, into: &out)
-        }
-        sessions[to] = s
-    }
-
-    mutating func flushQueue(_ to: PeerAddress, into out: inout [GossipDirective]) {
-        guard var s = sessions[to], s.established else { return }
-        var keep: [[UInt8]] = []
-        for pt in s.queued {
-            guard s.mayAmplify(pt.count + Frame.dataHeader + AEAD.tagCount), let frame = s.seal(pt) else { keep.append(pt); continue }
-            if !s.verified { s.bytesSentUnverified += frame.count }
-            emit(frame, to: to, into: &out)
-        }
-        s.queued = keep
-        sessions[to] = s
-    }
-
-    mutating func retryHandshakes(nowMs: UInt64, into out: inout [GossipDirective]) {
-        for addr in handshaking.sorted() {
-            guard var s = sessions[addr], s.role == .initiator, !s.established else { handshaking.remove(addr); continue }
-            guard nowMs >= s.helloSentAtMs + config.helloRetryMs else { continue }
-            if s.helloAttempts >= config.helloAttempts {
-                sessions[addr] = nil
-                handshaking.remove(addr)
-                stats.drop(.unreachable)
-                if active.removeValue(forKey: addr) != nil { out.append(.peerDown(addr)) }
-                markDead(addr, cell: cell(of: addr), nowMs: nowMs)
-                passive[addr] = nil
-                vicinity[addr] = nil
-                remote[addr] = nil
-                if pendingNeighbor?.address == addr { pendingNeighbor = nil }
-                continue
-            }
-            s.helloAttempts += 1
-            s.helloSentAtMs = nowMs
-            sessions[addr] = s
-            emit(s.helloBytes, to: addr, into: &out)
-        }
     }
 }

@@ -1,16 +1,19 @@
 import SkwadCrypto
 
 /// Frame layout (PROTOCOL.md §8): magic "SK", version 1, type, then
-///   HELLO   (1): client kx public key (32), zero padding to 200 bytes in all
+///   HELLO   (1): client kx public key (32), cookie (16, zeros when none), zero padding to 200 bytes
 ///   WELCOME (2): server kx public key (32), BLAKE2b-128 of the client key (16)
 ///   DATA    (3): counter (8, big-endian), XChaCha20-Poly1305 ciphertext of a `Message`
+///   COOKIE  (4): cookie (16), BLAKE2b-128 of the client key (16)
 /// DATA uses the direction's crypto_kx session key, nonce = 16 zero bytes || counter,
 /// and the 12 header bytes as associated data.
 enum Frame {
     static let magic: [UInt8] = [0x53, 0x4B]
     static let version: UInt8 = 1
-    static let hello: UInt8 = 1, welcome: UInt8 = 2, data: UInt8 = 3
+    static let hello: UInt8 = 1, welcome: UInt8 = 2, data: UInt8 = 3, cookie: UInt8 = 4
     static let helloSize = 200
+    static let welcomeSize = 52
+    static let cookieSize = 36
     static let dataHeader = 12
     static let maxDatagram = 1200
     static var maxPlaintext: Int { maxDatagram - dataHeader - AEAD.tagCount }
@@ -21,6 +24,53 @@ enum Frame {
         var n = [UInt8](repeating: 0, count: 16)
         withUnsafeBytes(of: counter.bigEndian) { n += $0 }
         return n
+    }
+
+    /// HELLO with `cookie` (16 bytes) echoed, or zeros.
+    static func helloFrame(publicKey: [UInt8], cookie: [UInt8]?) -> [UInt8] {
+        var f = header(hello) + publicKey + (cookie ?? [UInt8](repeating: 0, count: 16))
+        f += [UInt8](repeating: 0, count: helloSize - f.count)
+        return f
+    }
+
+    /// The big-endian counter of a DATA frame (caller checked the length).
+    static func counter(of datagram: [UInt8]) -> UInt64 {
+        var c: UInt64 = 0
+        for b in datagram[4..<12] { c = c << 8 | UInt64(b) }
+        return c
+    }
+}
+
+/// Sliding anti-replay window of 64 counters (RFC 6479, WireGuard `replay.c`): the highest
+/// counter accepted and a bitmap of the 64 counters at and below it. Written so that no
+/// arithmetic on a counter can overflow: only `highest - c` with `c <= highest`, and
+/// `c - highest` with `c > highest`. Counters 0 and 2^64-1 are never valid (a sender counts
+/// 1...2^64-2), so a frame carrying them is refused before decryption.
+struct ReplayWindow: Sendable, Equatable {
+    static let size: UInt64 = 64
+    private(set) var highest: UInt64 = 0   // 0: nothing accepted yet (0 is never valid)
+    private(set) var bitmap: UInt64 = 0    // bit i: counter (highest - i) accepted
+
+    static func isValid(_ c: UInt64) -> Bool { c != 0 && c != .max }
+
+    /// Could `c` be accepted (not too old, not seen)? Does not change the window.
+    func mayAccept(_ c: UInt64) -> Bool {
+        guard Self.isValid(c) else { return false }
+        if c > highest { return true }
+        let behind = highest - c
+        guard behind < Self.size else { return false }
+        return (bitmap >> behind) & 1 == 0
+    }
+
+    /// Marks `c` accepted; call only after `mayAccept(c)` and authentication.
+    mutating func accept(_ c: UInt64) {
+        if c > highest {
+            let shift = c - highest
+            bitmap = shift >= Self.size ? 1 : (bitmap << shift) | 1
+            highest = c
+        } else {
+            bitmap |= 1 << (highest - c)
+        }
     }
 }
 
@@ -33,20 +83,30 @@ struct Session: Sendable {
     var rx: [UInt8] = []
     var tx: [UInt8] = []
     var established = false
-    /// The peer proved it receives at this address (a DATA frame authenticated).
+    /// The peer proved it receives at this address (a DATA frame authenticated, or for an
+    /// initiator the WELCOME).
     var verified = false
     var sendCounter: UInt64 = 0
-    var highestReceived: UInt64 = 0
-    var window: UInt64 = 0   // bit i: counter (highestReceived - i) seen
-    var anyReceived = false
+    var replay = ReplayWindow()
     var bytesReceivedUnverified = 0
     var bytesSentUnverified = 0
     var queued: [[UInt8]] = []          // plaintexts waiting for the handshake
+    var createdMs: UInt64 = 0
     var helloSentAtMs: UInt64 = 0
     var helloAttempts = 0
     var helloBytes: [UInt8] = []
+    /// Responder: the client key of the HELLO and the WELCOME answered (a repeated HELLO
+    /// gets the same WELCOME, not new keys).
+    var clientKey: [UInt8] = []
+    var welcome: [UInt8] = []
 
-    init(role: Role, localKx: KxKeyPair) { self.role = role; self.localKx = localKx }
+    init(role: Role, localKx: KxKeyPair, nowMs: UInt64 = 0) { self.role = role; self.localKx = localKx; createdMs = nowMs }
+
+    /// Responder sessions that have not authenticated a DATA frame, and initiators still
+    /// waiting for WELCOME: a stranger may have made them.
+    var unproven: Bool { !verified }
+
+    func age(_ nowMs: UInt64) -> UInt64 { nowMs > createdMs ? nowMs - createdMs : 0 }
 
     mutating func completeAsInitiator(serverKey: [UInt8]) -> Bool {
         guard let keys = try? localKx.clientSessionKeys(serverPublicKey: serverKey) else { return false }
@@ -57,10 +117,13 @@ struct Session: Sendable {
     mutating func completeAsResponder(clientKey: [UInt8]) -> Bool {
         guard let keys = try? localKx.serverSessionKeys(clientPublicKey: clientKey) else { return false }
         rx = keys.rx; tx = keys.tx; established = true
+        self.clientKey = clientKey
         return true
     }
 
+    /// Encrypts one DATA frame; nil when the keys are missing or the counter is exhausted.
     mutating func seal(_ plaintext: [UInt8]) -> [UInt8]? {
+        guard established, sendCounter < UInt64.max - 1 else { return nil }
         sendCounter += 1
         var header = Frame.header(Frame.data)
         withUnsafeBytes(of: sendCounter.bigEndian) { header += $0 }
@@ -70,25 +133,14 @@ struct Session: Sendable {
 
     enum OpenResult { case plaintext([UInt8]), replay, failed }
 
-    /// Decrypts a DATA frame and enforces the 64-counter sliding replay window.
+    /// Decrypts a DATA frame and enforces the replay window. A frame that fails changes nothing.
     mutating func open(_ datagram: [UInt8]) -> OpenResult {
-        guard datagram.count > Frame.dataHeader + AEAD.tagCount else { return .failed }
-        var counter: UInt64 = 0
-        for b in datagram[4..<12] { counter = counter << 8 | UInt64(b) }
-        if anyReceived {
-            if counter + 64 <= highestReceived { return .replay }
-            if counter <= highestReceived && (window >> (highestReceived - counter)) & 1 == 1 { return .replay }
-        }
-        guard let pt = try? AEAD.open(Array(datagram[12...]), additionalData: Array(datagram[0..<12]),
+        guard established, datagram.count > Frame.dataHeader + AEAD.tagCount else { return .failed }
+        let counter = Frame.counter(of: datagram)
+        guard replay.mayAccept(counter) else { return .replay }
+        guard let pt = try? AEAD.open(Array(datagram[Frame.dataHeader...]), additionalData: Array(datagram[0..<Frame.dataHeader]),
                                       nonce: Frame.nonce(counter), key: rx) else { return .failed }
-        if !anyReceived { highestReceived = counter; window = 1; anyReceived = true }
-        else if counter > highestReceived {
-            let shift = counter - highestReceived
-            window = shift >= 64 ? 1 : (window << shift) | 1
-            highestReceived = counter
-        } else {
-            window |= 1 << (highestReceived - counter)
-        }
+        replay.accept(counter)
         verified = true
         return .plaintext(pt)
     }

@@ -13,4 +13,51 @@ struct TokenBucket: Sendable {
         tokens -= n
         return true
     }
+
+    /// Milliseconds after which an untouched bucket is full again (forgetting it loses nothing).
+    var refillMs: UInt64 { rate > 0 ? UInt64(min(burst / rate * 1000, 86_400_000).rounded(.up)) : .max }
+}
+
+/// Per source address: a datagram bucket and a byte bucket (PROTOCOL §13), at most
+/// `capacity` addresses. When full, addresses idle long enough for their buckets to refill
+/// are forgotten (nothing is lost: a new bucket starts full); if none are, the least
+/// recently heard quarter goes.
+struct AddressLimits: Sendable {
+    let capacity: Int
+    let datagramsPerSecond: Double
+    let bytesPerSecond: Double
+    private(set) var buckets: [PeerAddress: (datagrams: TokenBucket, bytes: TokenBucket)] = [:]
+    private(set) var evictions = 0
+
+    init(capacity: Int, datagramsPerSecond: Double, bytesPerSecond: Double) {
+        self.capacity = max(1, capacity); self.datagramsPerSecond = datagramsPerSecond; self.bytesPerSecond = bytesPerSecond
+    }
+
+    var count: Int { buckets.count }
+
+    /// Takes one datagram of `bytes` from `address`'s buckets; false: over the limit.
+    mutating func take(from address: PeerAddress, bytes: Int, nowMs: UInt64) -> Bool {
+        if buckets[address] == nil {
+            if buckets.count >= capacity { evict(nowMs: nowMs) }
+            buckets[address] = (TokenBucket(rate: datagramsPerSecond, burst: datagramsPerSecond, nowMs: nowMs),
+                                TokenBucket(rate: bytesPerSecond, burst: bytesPerSecond, nowMs: nowMs))
+        }
+        guard buckets[address]!.datagrams.take(1, nowMs: nowMs), buckets[address]!.bytes.take(Double(bytes), nowMs: nowMs) else { return false }
+        return true
+    }
+
+    private mutating func evict(nowMs: UInt64) {
+        let before = buckets.count
+        buckets = buckets.filter { _, b in
+            let idle = nowMs > b.datagrams.lastMs ? nowMs - b.datagrams.lastMs : 0
+            return idle < max(b.datagrams.refillMs, b.bytes.refillMs)
+        }
+        if buckets.count >= capacity {
+            let oldest = buckets.sorted { x, y in
+                x.value.datagrams.lastMs != y.value.datagrams.lastMs ? x.value.datagrams.lastMs < y.value.datagrams.lastMs : x.key < y.key
+            }.prefix(max(1, capacity / 4))
+            for (a, _) in oldest { buckets[a] = nil }
+        }
+        evictions += before - buckets.count
+    }
 }

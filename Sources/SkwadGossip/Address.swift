@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Canonical peer addresses (PROTOCOL §8): the only form accepted from the wire.
+/// `A.B.C.D:PORT` (decimal octets and port without leading zeros, port 1...65535) or
+/// `[IPv6]:PORT` with the address in RFC 5952 form (as `inet_ntop` writes it). No names:
+/// nothing taken from a datagram is ever resolved through DNS. Parsing is pure (no I/O).
+extension PeerAddress {
+    /// The address if `text` is canonical, nil otherwise (a non-canonical spelling of a
+    /// valid address is refused, not rewritten, so one peer has one key in every table).
+    public static func canonical(_ text: String) -> PeerAddress? {
+        guard text.utf8.count <= 64, let colon = text.lastIndex(of: ":") else { return nil }
+        let host = text[..<colon], portText = text[text.index(after: colon)...]
+        guard let port = canonicalNumber(portText, max: 65535), port > 0 else { return nil }
+        if host.hasPrefix("[") && host.hasSuffix("]") && host.count > 2 {
+            let inner = String(host.dropFirst().dropLast())
+            guard inner.contains(":"), let back = ipv6RoundTrip(inner), back == inner else { return nil }
+        } else {
+            let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 4, parts.allSatisfy({ canonicalNumber($0, max: 255) != nil }) else { return nil }
+        }
+        return PeerAddress(text)
+    }
+
+    /// Whether this address is in canonical form.
+    public var isCanonical: Bool { Self.canonical(value) == self }
+
+    private static func canonicalNumber(_ s: Substring, max: Int) -> Int? {
+        guard !s.isEmpty, s.count <= 5, s.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        guard s == "0" || s.first != "0", let n = Int(s), n <= max else { return nil }
+        return n
+    }
+
+    private static func ipv6RoundTrip(_ s: String) -> String? {
+        var addr = in6_addr()
+        guard inet_pton(AF_INET6, s, &addr) == 1 else { return nil }
+        var buf = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        guard inet_ntop(AF_INET6, &addr, &buf, socklen_t(buf.count)) != nil else { return nil }
+        return String(cString: buf)
+    }
+}
