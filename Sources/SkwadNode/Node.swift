@@ -16,6 +16,8 @@ public func wallClockMs() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970
 /// NodePosting.swift; views in NodeReading.swift; ops from other nodes in NodeRemote.swift.
 public actor Node {
     public let config: NodeConfig
+    /// Held for the node's lifetime: one process per data directory.
+    let lock: DataDirLock
     let store: Store
     let master: MasterSecret
     let admin: SigningKeyPair?
@@ -43,6 +45,7 @@ public actor Node {
     public init(config: NodeConfig, now: @escaping @Sendable () -> UInt64 = wallClockMs) throws {
         self.config = config
         self.now = now
+        lock = try DataDirLock(dataDir: config.dataDir)
         master = try KeyFile.loadOrCreateMaster(dataDir: config.dataDir)
         admin = try config.adminSecretFile.map { try KeyFile.loadAdmin(path: $0) }
         do { store = try Store(path: config.dataDir + "/skwad.sqlite") } catch { throw NodeError("\(error)") }

@@ -13,7 +13,8 @@ struct NetworkState {
     var engine: GossipEngine
     let transport: UDPTransport
     let loop: EventLoop
-    var addresses: [PeerAddress: SocketAddress] = [:]
+    /// The one task that reads the transport's bounded inbound queue.
+    var reader: Task<Void, Never>?
     /// The one live tick timer: its generation and due time (engine ms). An earlier
     /// request starts a new timer; a timer of an older generation does nothing.
     var tickGeneration: UInt64 = 0
@@ -36,15 +37,11 @@ extension Node {
         let listenText = listen ?? config.listen ?? "0.0.0.0:7400"
         let bindTo = try UDPTransport.resolve(listenText)
         guard let host = bindTo.ipAddress, let port = bindTo.port else { throw NodeError("cannot listen on \(listenText)") }
+        // Config seeds are the only names ever resolved (DNS at start); from then on every
+        // address is a canonical IP literal (PROTOCOL §8).
         let seedTexts = peers ?? config.peers
-        let seeds = try seedTexts.map { text -> (PeerAddress, SocketAddress) in
-            let a = try UDPTransport.resolve(text)
-            return (PeerAddress(describe(a)), a)
-        }
-        let transport = try await UDPTransport.bind(host: host, port: port, group: group) { [weak self] bytes, from in
-            guard let self else { return }
-            Task { await self.networkReceive(bytes, from: from) }
-        }
+        let seeds = try seedTexts.map { text -> PeerAddress in PeerAddress(describe(try UDPTransport.resolve(text))) }
+        let transport = try await UDPTransport.bind(host: host, port: port, group: group)
         var gc = GossipConfig()
         gc.peerDatagramsPerSecond = config.peerDatagramsPerSecond
         gc.peerBytesPerSecond = config.peerBytesPerSecond
@@ -53,12 +50,18 @@ extension Node {
         let me = describe(transport.localAddress)
         engine.selfAddress = PeerAddress(me)
         engine.keySeeds = { SecureRandom.bytes(32) }
-        var state = NetworkState(engine: engine, transport: transport, loop: group.next())
-        for (p, a) in seeds { state.addresses[p] = a }
-        network = state
+        engine.setCookieSecret(SecureRandom.bytes(32))
+        engine.addressFilter = { $0.isCanonical }
+        network = NetworkState(engine: engine, transport: transport, loop: group.next())
+        network!.reader = Task { [weak self] in
+            for await d in transport.datagrams {
+                guard let self else { return }
+                await self.networkReceive(d.bytes, from: d.from)
+            }
+        }
         let nowMs = now()
         carryOut(network!.engine.setInterest(cell: currentCell, subscriptions: Set(joined.keys), nowMs: nowMs))
-        carryOut(network!.engine.start(seeds: seeds.map(\.0).filter { $0.value != me }, nowMs: nowMs))
+        carryOut(network!.engine.start(seeds: seeds.filter { $0.value != me }, nowMs: nowMs))
         return me
     }
 
@@ -66,6 +69,14 @@ extension Node {
         guard let n = network else { return }
         network = nil
         await n.transport.close()
+        n.reader?.cancel()
+    }
+
+    /// Goes offline and gives the data directory up (its lock), so another node may open it.
+    /// The node must not be used afterwards.
+    public func close() async {
+        await goOffline()
+        lock.release()
     }
 
     public var listenAddress: String? { network.map { describe($0.transport.localAddress) } }
@@ -75,7 +86,6 @@ extension Node {
     func networkReceive(_ bytes: [UInt8], from: SocketAddress) {
         guard network != nil else { return }
         let peer = PeerAddress(describe(from))
-        if network!.addresses[peer] == nil { network!.addresses[peer] = from }
         let ds = network!.engine.receive(datagram: bytes, from: peer, nowMs: now(), replica: &replica)
         carryOut(ds)
     }
@@ -105,10 +115,8 @@ extension Node {
         for d in directives {
             switch d {
             case .send(let bytes, let to):
-                if let addr = net.addresses[to] ?? (try? UDPTransport.resolve(to.value)) {
-                    network!.addresses[to] = addr
-                    net.transport.send(bytes, to: addr)
-                }
+                // Canonical literals only: no DNS, no table of addresses to grow.
+                if let addr = UDPTransport.socketAddress(canonical: to) { net.transport.send(bytes, to: addr) }
             case .admitted(let op):
                 admitted.append(op)
             case .scheduleTick(let after):
@@ -134,7 +142,11 @@ extension Node {
             + n.engine.passivePeers.map { PeerSummary(address: $0.value, state: "passive", cell: n.engine.cell(of: $0)) }
     }
 
-    public func networkStats() -> [(String, Int)] { network?.engine.stats.pairs ?? [] }
+    public func networkStats() -> [(String, Int)] {
+        guard let n = network else { return [] }
+        return n.engine.stats.pairs + [("drop.inboundFull", n.transport.inboundFull), ("sessions", n.engine.sessionCount),
+                                       ("limits.addresses", n.engine.addressLimitCount)]
+    }
 }
 
 extension Node {

@@ -55,7 +55,7 @@ func eventually(seconds: Double = 20, _ condition: () async throws -> Bool) asyn
         #expect(threads.allSatisfy { $0 == threads[0] })
 
         // Node 4 stops; the others keep posting; node 4 restarts on its data and catches up.
-        await nodes[4].goOffline()
+        await nodes[4].close()
         for (i, n) in nodes.prefix(4).enumerated() { _ = try await n.post(pack: pack.id.hex, title: "while away \(i)", body: "b", tags: []) }
         nodes[4] = try makeNode(dirs[4])
         #expect(try await nodes[4].feed(pack: pack.id.hex, sort: .new, limit: 50).count == 5)   // restored from its store

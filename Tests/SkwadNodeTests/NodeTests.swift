@@ -122,3 +122,21 @@ func testConfig(_ dir: String) -> NodeConfig {
         #expect(message("headless = \"yes\"").contains("'headless' (line 1): expected true or false"))
     }
 }
+
+@Suite struct DataDirLockTests {
+    /// Finding 2: one node per data directory; the lock goes with the node.
+    @Test func aSecondNodeOnTheSameDataDirectoryIsRefused() async throws {
+        let dir = tempDataDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var first: Node? = try Node(config: testConfig(dir))
+        #expect(first != nil)
+        do {
+            _ = try Node(config: testConfig(dir))
+            Issue.record("a second node opened a locked data directory")
+        } catch {
+            #expect("\(error)".contains(dir) && "\(error)".contains("in use"))
+        }
+        first = nil
+        _ = try Node(config: testConfig(dir))
+    }
+}

@@ -54,6 +54,7 @@ import SkwadStore
         #expect(stats.duplicates == 2 && stats.rejected["malformed"] == 1 && stats.admitted == 4)
 
         // What B received was committed: a restart shows it, and B keeps its stamp.
+        await b.close()
         let b2 = try Node(config: testConfig(dirB))
         #expect(try await b2.feed(pack: nil, sort: .new, limit: 10).map(\.title) == ["Second", "Hello"])
         _ = try await b2.vote(on: second.short(), value: 1)

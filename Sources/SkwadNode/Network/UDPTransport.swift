@@ -1,40 +1,66 @@
 import NIOCore
 import NIOPosix
 import Foundation
+import Synchronization
+import SkwadGossip
 
-/// The node's UDP socket (SwiftNIO `DatagramBootstrap`): hands every received datagram to a
-/// callback and sends datagrams. It knows nothing about the protocol; the gossip engine
-/// decides what to send. Datagrams larger than `maxDatagram` are neither sent nor read.
+/// The node's UDP socket (SwiftNIO `DatagramBootstrap`). Received datagrams go into a
+/// bounded queue (`datagrams`, at most `inboundCapacity` waiting); when it is full a new
+/// datagram is dropped and counted (`inboundFull`), so a flood costs memory for at most
+/// that many datagrams and the node reads them with one task, not one task each.
+/// It knows nothing about the protocol; the gossip engine decides what to send. Datagrams
+/// larger than `maxDatagram` are neither sent nor read. The socket is bound without
+/// SO_REUSEADDR: a second process cannot take (or share) a node's port.
 public final class UDPTransport: Sendable {
     public static let maxDatagram = 1200
+    public static let defaultInboundCapacity = 1024
 
-    public typealias Receive = @Sendable (_ bytes: [UInt8], _ from: SocketAddress) -> Void
+    public struct Inbound: Sendable {
+        public let bytes: [UInt8]
+        public let from: SocketAddress
+    }
 
     private let channel: Channel
     public let localAddress: SocketAddress
+    /// Datagrams received, in order, until the socket closes.
+    public let datagrams: AsyncStream<Inbound>
+    private let counters: InboundCounters
 
-    private init(channel: Channel) throws {
+    private init(channel: Channel, datagrams: AsyncStream<Inbound>, counters: InboundCounters) throws {
         self.channel = channel
+        self.datagrams = datagrams
+        self.counters = counters
         guard let addr = channel.localAddress else { throw TransportError("socket has no local address") }
         self.localAddress = addr
     }
 
+    /// Datagrams dropped because the inbound queue was full.
+    public var inboundFull: Int { counters.dropped.withLock { $0 } }
+
     /// Binds `host:port` (port 0 picks a free one) on `group` and starts reading.
-    public static func bind(host: String, port: Int, group: EventLoopGroup, onDatagram: @escaping Receive) async throws -> UDPTransport {
+    public static func bind(host: String, port: Int, group: EventLoopGroup,
+                            inboundCapacity: Int = defaultInboundCapacity) async throws -> UDPTransport {
+        let (stream, continuation) = AsyncStream<Inbound>.makeStream(bufferingPolicy: .bufferingOldest(max(1, inboundCapacity)))
+        let counters = InboundCounters()
         let bootstrap = DatagramBootstrap(group: group)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2048))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(InboundHandler(onDatagram: onDatagram))
+                    try channel.pipeline.syncOperations.addHandler(InboundHandler(continuation: continuation, counters: counters))
                 }
             }
         do {
             let channel = try await bootstrap.bind(host: host, port: port).get()
-            return try UDPTransport(channel: channel)
+            channel.closeFuture.whenComplete { _ in continuation.finish() }
+            return try UDPTransport(channel: channel, datagrams: stream, counters: counters)
         } catch let e as TransportError {
+            continuation.finish()
             throw e
         } catch {
+            continuation.finish()
+            if let io = error as? IOError, io.errnoCode == EADDRINUSE {
+                throw TransportError("cannot listen on \(host):\(port): address already in use")
+            }
             throw TransportError("cannot listen on \(host):\(port): \(error)")
         }
     }
@@ -51,7 +77,9 @@ public final class UDPTransport: Sendable {
         try? await channel.close()
     }
 
-    /// Parses "HOST:PORT" (IPv4 or a name) into a socket address.
+    /// Parses "HOST:PORT" (IPv4 or a name) into a socket address. It may ask DNS: use it for
+    /// the listen address and configured seeds at start, never for addresses from the wire
+    /// (`socketAddress(canonical:)`).
     public static func resolve(_ hostPort: String) throws -> SocketAddress {
         guard let colon = hostPort.lastIndex(of: ":"), let port = Int(hostPort[hostPort.index(after: colon)...]),
               (0...65535).contains(port) else {
@@ -61,6 +89,16 @@ public final class UDPTransport: Sendable {
         do { return try SocketAddress.makeAddressResolvingHost(host, port: port) } catch {
             throw TransportError("cannot resolve '\(host)': \(error)")
         }
+    }
+}
+
+extension UDPTransport {
+    /// The socket address of a canonical peer address (PROTOCOL §8), without DNS; nil for
+    /// anything else.
+    public static func socketAddress(canonical peer: PeerAddress) -> SocketAddress? {
+        guard peer.isCanonical, let colon = peer.value.lastIndex(of: ":"), let port = Int(peer.value[peer.value.index(after: colon)...]) else { return nil }
+        let host = String(peer.value[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return try? SocketAddress(ipAddress: host, port: port)
     }
 }
 
@@ -77,17 +115,26 @@ public struct TransportError: Error, CustomStringConvertible, Sendable {
     init(_ d: String) { description = d }
 }
 
+final class InboundCounters: Sendable {
+    let dropped = Mutex<Int>(0)
+}
+
 private final class InboundHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
-    let onDatagram: UDPTransport.Receive
+    let continuation: AsyncStream<UDPTransport.Inbound>.Continuation
+    let counters: InboundCounters
 
-    init(onDatagram: @escaping UDPTransport.Receive) { self.onDatagram = onDatagram }
+    init(continuation: AsyncStream<UDPTransport.Inbound>.Continuation, counters: InboundCounters) {
+        self.continuation = continuation; self.counters = counters
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
         var buffer = envelope.data
         guard buffer.readableBytes <= UDPTransport.maxDatagram, let bytes = buffer.readBytes(length: buffer.readableBytes) else { return }
-        onDatagram(bytes, envelope.remoteAddress)
+        if case .dropped = continuation.yield(UDPTransport.Inbound(bytes: bytes, from: envelope.remoteAddress)) {
+            counters.dropped.withLock { $0 += 1 }
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
