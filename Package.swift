@@ -77,3 +77,14 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (scripts/fuzz.sh sets SKWAD_FUZZ=1): executables without `main` (libFuzzer
+// brings it), so they exist only in fuzz builds and never in `swift build`.
+if Context.environment["SKWAD_FUZZ"] == "1" {
+    package.targets += [
+        .executableTarget(name: "FuzzDatagram", dependencies: ["SkwadGossip", "SkwadReplica", "SkwadTestKit"], path: "Sources/Fuzz/FuzzDatagram"),
+        .executableTarget(name: "FuzzAdmission", dependencies: ["SkwadReplica", "SkwadModel", "SkwadTestKit"], path: "Sources/Fuzz/FuzzAdmission"),
+        .executableTarget(name: "FuzzREPL", dependencies: ["SkwadREPL", "SkwadNode"], path: "Sources/Fuzz/FuzzREPL"),
+        .executableTarget(name: "FuzzConfig", dependencies: ["SkwadNode"], path: "Sources/Fuzz/FuzzConfig"),
+    ]
+}

@@ -20,8 +20,8 @@ struct TokenBucket: Sendable {
 
 /// Per source address: a datagram bucket and a byte bucket (PROTOCOL §13), at most
 /// `capacity` addresses. When full, addresses idle long enough for their buckets to refill
-/// are forgotten (nothing is lost: a new bucket starts full); if none are, the least
-/// recently heard quarter goes.
+/// are forgotten (nothing is lost: a new bucket starts full), then the least recently heard
+/// down to three quarters of the capacity.
 struct AddressLimits: Sendable {
     let capacity: Int
     let datagramsPerSecond: Double
@@ -46,16 +46,20 @@ struct AddressLimits: Sendable {
         return true
     }
 
+    /// Forgets idle addresses; if more than three quarters of the table is still busy, the
+    /// least recently heard go down to three quarters. Each eviction frees at least a
+    /// quarter of the table, so a spray of new addresses costs O(log n) per datagram.
     private mutating func evict(nowMs: UInt64) {
         let before = buckets.count
         buckets = buckets.filter { _, b in
             let idle = nowMs > b.datagrams.lastMs ? nowMs - b.datagrams.lastMs : 0
             return idle < max(b.datagrams.refillMs, b.bytes.refillMs)
         }
-        if buckets.count >= capacity {
+        let keep = capacity - max(1, capacity / 4)
+        if buckets.count > keep {
             let oldest = buckets.sorted { x, y in
                 x.value.datagrams.lastMs != y.value.datagrams.lastMs ? x.value.datagrams.lastMs < y.value.datagrams.lastMs : x.key < y.key
-            }.prefix(max(1, capacity / 4))
+            }.prefix(buckets.count - keep)
             for (a, _) in oldest { buckets[a] = nil }
         }
         evictions += before - buckets.count

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Fuzzes one libFuzzer target for SECONDS: scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]
+# Targets: FuzzDatagram (sealed and raw datagrams into an engine with a session),
+# FuzzAdmission (an envelope into admission), FuzzREPL (REPL lines into a node),
+# FuzzConfig (a config text into the parser). Recipe: ../shared/TOOLCHAIN.md, "Fuzzing".
+# The targets exist only when SKWAD_FUZZ=1 (Package.swift) and build in their own scratch
+# directory, so the normal build is untouched. Seeds: fuzz/corpus/TARGET (committed); what
+# the fuzzer finds grows in .build/fuzz-corpus/TARGET; crashes land in fuzz/crashes/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${1:?usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer flags]}
+seconds=${2:?usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer flags]}
+shift 2
+export SKWAD_FUZZ=1
+scratch=.build/fuzz
+swift build -c debug --scratch-path "$scratch" --product "$target" --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address
+mkdir -p ".build/fuzz-corpus/$target" "fuzz/corpus/$target" fuzz/crashes
+SWIFT_BACKTRACE=enable=no "$scratch/debug/$target" -max_total_time="$seconds" -print_final_stats=1 \
+    -artifact_prefix="fuzz/crashes/$target-" -timeout=10 -rss_limit_mb=3072 "$@" \
+    ".build/fuzz-corpus/$target" "fuzz/corpus/$target"
