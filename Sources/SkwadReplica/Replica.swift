@@ -38,8 +38,8 @@ public struct Replica: Sendable {
 
     /// What the geofence rule needs of a pack, read without copying its state.
     public func scope(_ id: PackID) -> PackScope? {
-        guard let locked = packs[id]?.locked else { return nil }
-        return PackScope(id: id, fence: packs[id]?.fence ?? nil, locked: locked)
+        guard let p = packs[id] else { return nil }
+        return PackScope(id: id, fence: p.fence, locked: p.locked, isAdmin: p.isAdmin)
     }
 
     /// Known, not deleted, not expired packs, sorted, with their scope.
@@ -196,6 +196,7 @@ public struct Replica: Sendable {
             deleteRequests[d.target, default: []].insert(op.author)
         case .editPack(let e):
             packs[pid]!.applyEdit(e, hlc: op.hlc, id: op.id)
+            packs[pid]!.edits.append((op.hlc, op.id))
         case .moderate(let m):
             if moderation[m.target] == nil { moderation[m.target] = LWW(hlc: op.hlc, id: op.id, value: m.hidden) }
             else { moderation[m.target]!.merge(hlc: op.hlc, id: op.id, value: m.hidden) }
