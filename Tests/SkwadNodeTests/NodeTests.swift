@@ -85,6 +85,10 @@ func testConfig(_ dir: String) -> NodeConfig {
         #expect(message("location = \"north\"").contains("'location'"))
         #expect(message("[limits]\nspeed = 3").contains("'speed'"))
         #expect(message("peers = [1]").contains("'peers'"))
+        // Found by FuzzConfig: toml++ asserted (abort) on a table header without a key.
+        #expect(message("location = \"1,2\"\n[= *120.7\"0. [::1]:7420\"]\n").contains("line 2"))
+        #expect(message("[\n").contains("line 1") && message("[[ =x]]").contains("line 1") && message("[\t\r]").contains("line 1"))
+        #expect(message("[]").contains("line") && message("[limits]\npeer_datagrams_per_second = 5") == "")
     }
 }
 

@@ -53,9 +53,28 @@ public struct NodeConfig: Sendable, Equatable {
                                     "admin_packs", "listen", "peers", "headless", "limits"]
     static let limitKeys: Set<String> = ["peer_datagrams_per_second", "peer_bytes_per_second", "pseudonym_ops_per_minute"]
 
+    /// toml++ (under TOMLKit) asserts, instead of reporting an error, when a table header
+    /// does not start with a key (`[= 1]`; found by FuzzConfig): refuse such a line first.
+    /// A line starting with `[` must go on, after `[` or `[[` and blanks, with a bare key
+    /// character or a quote.
+    static func checkTableHeaders(_ text: String) throws {
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var rest = raw.drop { $0 == " " || $0 == "\t" }
+            guard rest.first == "[" else { continue }
+            rest = rest.dropFirst()
+            if rest.first == "[" { rest = rest.dropFirst() }
+            rest = rest.drop { $0 == " " || $0 == "\t" }
+            let c = rest.unicodeScalars.first ?? "\n"
+            let ok = (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == "_" || c == "-"
+                || c == "\"" || c == "'" || c == "]"
+            if !ok { throw ConfigError("config: a table header must start with a key at line \(n + 1)") }
+        }
+    }
+
     /// Parses a TOML config over the embedded default. Relative paths are taken relative to
     /// `baseDir` (the config file's directory).
     public static func parse(_ text: String, baseDir: String? = nil) throws -> NodeConfig {
+        try checkTableHeaders(text)
         let table: TOMLTable
         do { table = try TOMLTable(string: text) } catch let e as TOMLParseError {
             throw ConfigError("config: \(e.description) at line \(e.source.begin.line), column \(e.source.begin.column)")
