@@ -31,7 +31,7 @@ extension GossipEngine {
         let packs = ops.map { replica.scope($0.packID) }
         func may(_ info: NodeInfo, _ i: Int) -> Bool {
             guard let pack = packs[i] else { return false }
-            return mayReceive(info, pack: pack, isGenesis: ops[i].body.packID == nil)
+            return mayReceive(info, pack: pack, isGenesis: ops[i].isDirectoryEntry)
         }
         var activeEligible = [Int](repeating: 0, count: ops.count)
         for st in active.values { for i in ops.indices where may(st.info, i) { activeEligible[i] += 1 } }
@@ -166,7 +166,7 @@ extension GossipEngine {
             let id: OpID?
             if d.count == 8 { id = recentByPrefix[d.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }] } else { id = try? OpID(bytes: [UInt8](d)) }
             guard let id, let op = replica.op(id), let pack = replica.scope(op.packID) else { continue }
-            if mayReceive(peerInfo, pack: pack, isGenesis: op.body.packID == nil) { ops.append(op) }
+            if mayReceive(peerInfo, pack: pack, isGenesis: op.isDirectoryEntry) { ops.append(op) }
         }
         sendOps(ops, to: from, nowMs: nowMs, into: &out)
     }
@@ -195,17 +195,24 @@ extension GossipEngine {
     }
 
     /// Sends ranges, split over as many datagrams as needed (each self-contained).
-    mutating func sendReconcile(pack: PackID, lower: Reconciliation.Bound, ranges: [Reconciliation.RangeMessage], initiator: Bool,
-                                to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+    /// `pack` nil with `directory` set: the pack directory as seen from `directory`'s cell (§11a).
+    mutating func sendReconcile(pack: PackID?, lower: Reconciliation.Bound, ranges: [Reconciliation.RangeMessage], initiator: Bool,
+                                directory: NodeInfo? = nil, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         var start = lower, chunk: [Reconciliation.RangeMessage] = [], size = 60
         func flush(_ engine: inout GossipEngine) {
             guard !chunk.isEmpty else { return }
             var m = WireMessage(); var r = Skwad_Gossip_V1_Reconcile()
-            r.pack = Data(pack.bytes); r.lower = start.wire; r.ranges = chunk.map(\.wire); r.initiator = initiator
-            if initiator {
+            r.lower = start.wire; r.ranges = chunk.map(\.wire); r.initiator = initiator
+            if let directory {
+                r.directory = true
+                r.asker = directory.wire
+            } else if let pack, initiator {
+                r.pack = Data(pack.bytes)
                 // Who asks, so that a peer that does not count us among its links can apply the fence rule.
                 let subs = engine.info.subscribed(pack) ? Set([NodeInfo.prefix(pack)]) : []
                 r.asker = NodeInfo(cell: engine.info.cell, subscriptions: subs).wire
+            } else if let pack {
+                r.pack = Data(pack.bytes)
             }
             m.reconcile = r
             let before = engine.stats.bytesOut
@@ -222,6 +229,7 @@ extension GossipEngine {
     }
 
     mutating func receiveReconcile(_ r: Skwad_Gossip_V1_Reconcile, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        if r.directory { receiveDirectory(r, from: from, nowMs: nowMs, replica: replica, into: &out); return }
         guard let pack = try? PackID(bytes: [UInt8](r.pack)) else { stats.drop(.malformedMessage); return }
         if r.initiator && r.hasAsker && !isLink(from) {
             var asker = NodeInfo(wire: r.asker)
@@ -265,6 +273,7 @@ extension GossipEngine {
         case .want(let w)?: receiveWant(w.ids, from: from, nowMs: nowMs, replica: replica, into: &out)
         case .prune?: setLazy(from, true)
         case .reconcile(let r)?: receiveReconcile(r, from: from, nowMs: nowMs, replica: replica, into: &out)
+        case .findPack(let f)?: receiveFindPack(f, from: from, nowMs: nowMs, replica: replica, into: &out)
         default: handleMembership(m, from: from, nowMs: nowMs, into: &out)
         }
     }

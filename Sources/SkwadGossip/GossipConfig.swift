@@ -37,6 +37,14 @@ public struct GossipConfig: Sendable {
     /// Anti-entropy: reconcile with one neighbour this often.
     public var reconIntervalMs: UInt64 = 1000
     public var reconPacksPerRound = 4
+    /// The pack directory (§11a): reconciled with one random link this often (and with each
+    /// new link at once); at most this many packs; at most this many ops per answer.
+    public var directoryIntervalMs: UInt64 = 3000
+    public var directoryCapacity = 1024
+    public var directoryOpsPerAnswer = 64
+    /// FindPack: links asked at once, matches answered.
+    public var findPackFanout = 8
+    public var findPackMatches = 4
     /// Vicinity links carry an op only when fewer active members than this may receive it.
     public var activeEnough = 4
     /// Plumtree: announce each op to at most this many lazy neighbours.

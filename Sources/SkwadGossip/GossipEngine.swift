@@ -59,6 +59,9 @@ public struct GossipEngine: Sendable {
     var nextRejoinMs: UInt64 = 0
     var nextEagerShuffleMs: UInt64 = 0
     var nextVicinityMs: UInt64 = 0
+    var nextDirectoryMs: UInt64 = 0
+    /// Links that came up since the last tick: their directory is reconciled at once (§11a).
+    var newLinks: Set<PeerAddress> = []
     /// When we last asked the shell to tick us (shells keep the earliest request).
     var tickDueMs: UInt64 = .max
     /// Initiator sessions whose handshake is under way (a superset; checked when retried).
@@ -101,6 +104,7 @@ public struct GossipEngine: Sendable {
         nextReconMs = nowMs + config.reconIntervalMs
         nextShuffleMs = nowMs + config.shuffleIntervalMs
         nextVicinityMs = nowMs + config.vicinityIntervalMs
+        nextDirectoryMs = nowMs + config.directoryIntervalMs
         requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out)
         return out
     }
@@ -208,6 +212,8 @@ public struct GossipEngine: Sendable {
             remoteRound(nowMs: nowMs, replica: replica, into: &out)
         }
         if nowMs >= nextShuffleMs { nextShuffleMs = nowMs + config.shuffleIntervalMs; shuffle(nowMs: nowMs, into: &out) }
+        flushNewLinks(nowMs: nowMs, replica: replica, into: &out)
+        if nowMs >= nextDirectoryMs { nextDirectoryMs = nowMs + config.directoryIntervalMs; directoryRound(nowMs: nowMs, replica: replica, into: &out) }
         if nowMs >= nextReconMs { nextReconMs = nowMs + config.reconIntervalMs; reconcileRound(nowMs: nowMs, replica: replica, into: &out) }
         requestTick(afterMs: busy ? config.tickMs : config.idleTickMs, nowMs: nowMs, into: &out)
         return out
@@ -215,7 +221,7 @@ public struct GossipEngine: Sendable {
 
     /// Work that must not wait for an idle tick: lazy notices to flush, announced ops to
     /// graft, handshakes and a neighbour request under way.
-    var busy: Bool { !lazyQueue.isEmpty || !missing.isEmpty || !handshaking.isEmpty || pendingNeighbor != nil }
+    var busy: Bool { !lazyQueue.isEmpty || !newLinks.isEmpty || !missing.isEmpty || !handshaking.isEmpty || pendingNeighbor != nil }
 
     /// Asks the shell for a tick `afterMs` from now unless one is due sooner.
     mutating func requestTick(afterMs: UInt64, nowMs: UInt64, into out: inout [GossipDirective]) {

@@ -30,14 +30,16 @@ public struct NodeInfo: Sendable, Equatable {
 /// - locked pack: only when the neighbour's cell lies inside the fence (plus the cell's margin);
 /// - fenced unlocked pack: inside the fence, or subscribed;
 /// - pack without a fence: subscribed;
-/// - and a `CreatePack` of an unlocked pack goes to everyone, so that packs can be found.
+/// - a pack's genesis and edits (`isGenesis`) go where the pack is in the directory
+///   (PROTOCOL §11a): unfenced and admin packs everywhere, unlocked packs to nodes inside or
+///   near the fence (or subscribed), locked packs inside only.
 public func mayReceive(_ info: NodeInfo, pack: PackState, isGenesis: Bool) -> Bool {
     mayReceive(info, pack: pack.scope, isGenesis: isGenesis)
 }
 
 public func mayReceive(_ info: NodeInfo, pack: PackScope, isGenesis: Bool) -> Bool {
+    if isGenesis { return GossipEngine.inDirectory(pack, of: info) }
     let inside = pack.fence.map { f in info.place.map { f.contains(cell: $0) } ?? false } ?? false
     if pack.locked { return inside }
-    if isGenesis { return true }
     return inside || info.subscribed(pack.id)
 }

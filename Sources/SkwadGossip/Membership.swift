@@ -34,6 +34,7 @@ extension GossipEngine {
         passive[peer] = nil
         active[peer] = PeerState(info: peerInfo ?? NodeInfo(), lastHeardMs: nowMs)
         if pendingNeighbor?.address == peer { pendingNeighbor = nil }
+        directoryOnNewLink(peer)
         out.append(.peerUp(peer))
     }
 

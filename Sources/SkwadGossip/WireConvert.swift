@@ -82,6 +82,7 @@ extension WireMessage {
         case .reconcile?: "reconcile"
         case .interest?: "interest"
         case .vicinity?: "vicinity"
+        case .findPack?: "find_pack"
         case nil: "empty"
         }
     }

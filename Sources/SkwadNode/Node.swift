@@ -102,12 +102,14 @@ public actor Node {
         public let joinedPacks: Int
         public let ops: Int
         public let adminKey: String?
+        /// The UDP address gossip listens on (nil: offline).
+        public let listen: String?
     }
 
     public func whoami() -> WhoAmI {
         WhoAmI(nodeID: Hex.encode(Array(Blake2b.hash256(master.subkey("node-id")).prefix(4))), location: location,
                cell: location.map { Geohash.encode($0, precision: config.geohashPrecision) }, dataDir: config.dataDir,
-               joinedPacks: joined.count, ops: replica.count, adminKey: admin?.publicKey.hex)
+               joinedPacks: joined.count, ops: replica.count, adminKey: admin?.publicKey.hex, listen: listenAddress)
     }
 
     /// Sets the self-reported location (kept in the store's settings).

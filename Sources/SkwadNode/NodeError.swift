@@ -3,7 +3,9 @@ import SkwadReplica
 /// A user-facing failure of a node command: one line, no stack, the node keeps running.
 public struct NodeError: Error, CustomStringConvertible, Sendable, Equatable {
     public let description: String
-    public init(_ d: String) { description = d }
+    /// No live pack here answers to the name or id given (a neighbour may know it).
+    public let isUnknownPack: Bool
+    public init(_ d: String, unknownPack: Bool = false) { description = d; isUnknownPack = unknownPack }
 
     static func from(_ outcome: AdmitOutcome) -> NodeError {
         switch outcome {

@@ -58,18 +58,44 @@ extension Node {
             throw NodeError("\(named.count) packs are named '\(ref)': use an id (\(named.map { $0.id.short(displayIDLength()) }.joined(separator: ", ")))")
         }
         let hex = ref.lowercased()
-        guard !hex.isEmpty, hex.allSatisfy(\.isHexDigit) else { throw NodeError("no pack named '\(ref)' (see: packs)") }
+        guard !hex.isEmpty, hex.allSatisfy(\.isHexDigit) else { throw NodeError("no pack named '\(ref)' (see: packs)", unknownPack: true) }
         let byID = live.filter { $0.id.hex.hasPrefix(hex) }
         if byID.count == 1 { return byID[0] }
-        if byID.isEmpty { throw NodeError("no pack named or with id '\(ref)' (see: packs)") }
+        if byID.isEmpty { throw NodeError("no pack named or with id '\(ref)' (see: packs)", unknownPack: true) }
         throw NodeError("'\(ref)' matches \(byID.count) packs: type more of the id")
     }
 
     /// Joins a pack: its posts enter the feed (and, with gossip, the node replicates it).
-    public func join(_ ref: String) throws -> PackSummary {
-        let p = try resolvePack(ref)
+    /// A pack not known here yet is asked of the neighbours by name or id prefix
+    /// (`FindPack`, PROTOCOL §11a); the answer is awaited at most `findWaitMs`.
+    public func join(_ ref: String, findWaitMs: UInt64 = 3000) async throws -> PackSummary {
+        let p = try await resolveOrFind(ref, waitMs: findWaitMs)
         try commit([.joined(p.id, true, atMs: now())])
         return p
+    }
+
+    /// Resolves a pack here, or asks the neighbours for it and waits (bounded) for its genesis.
+    func resolveOrFind(_ ref: String, waitMs: UInt64) async throws -> PackSummary {
+        do { return try resolvePack(ref) } catch let error as NodeError where error.isUnknownPack {
+            guard network != nil else { throw error }
+            let asked = askNeighbours(for: ref)
+            guard asked > 0 else { throw NodeError("no pack named or with id '\(ref)' here, and no neighbour to ask yet") }
+            // Poll the replica: ops arrive through the actor while it sleeps.
+            let polls = max(1, waitMs / 50)
+            for _ in 0..<polls {
+                try? await Task.sleep(nanoseconds: 50_000_000)
+                if let p = try? resolvePack(ref) { return p }
+            }
+            throw NodeError("no pack named or with id '\(ref)': asked \(asked) neighbour\(asked == 1 ? "" : "s") for \(waitMs / 1000) s, none knew it")
+        }
+    }
+
+    /// Sends `FindPack` to the links; returns how many peers were asked.
+    func askNeighbours(for ref: String) -> Int {
+        guard network != nil else { return 0 }
+        let ds = network!.engine.findPack(ref, nowMs: now(), replica: replica)
+        carryOut(ds)
+        return Set(ds.compactMap { if case .send(_, let to) = $0 { to } else { nil } }).count
     }
 
     public func leave(_ ref: String) throws -> PackSummary {

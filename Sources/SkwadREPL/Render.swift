@@ -101,7 +101,8 @@ public struct Renderer: Sendable {
             return lines.joined(separator: "\n")
         case .whoami(let w):
             var lines = ["node \(w.nodeID)", "location " + (w.location.map { "\($0) (cell \(w.cell ?? "-"))" } ?? "unset (locate LAT,LON)"),
-                         "data \(w.dataDir)", "\(w.joinedPacks) packs joined, \(w.ops) ops stored"]
+                         "data \(w.dataDir)", "\(w.joinedPacks) packs joined, \(w.ops) ops stored",
+                         "listening on " + (w.listen ?? "nothing (offline)")]
             if let a = w.adminKey { lines.append("admin key \(a)") }
             return lines.joined(separator: "\n")
         case .help(let h): return h
@@ -144,7 +145,7 @@ public struct Renderer: Sendable {
         case .whoami(let w):
             kv += [("node", .string(w.nodeID)), ("location", w.location.map { .string("\($0.lat),\($0.lon)") } ?? .null),
                    ("cell", w.cell.map { .string($0) } ?? .null), ("dataDir", .string(w.dataDir)),
-                   ("joinedPacks", .int(w.joinedPacks)), ("ops", .int(w.ops))]
+                   ("joinedPacks", .int(w.joinedPacks)), ("ops", .int(w.ops)), ("listen", w.listen.map { .string($0) } ?? .null)]
         case .help(let h): kv.append(("help", .string(h)))
         case .peers(let ps):
             kv.append(("peers", .array(ps.map { .object([("address", .string($0.address)), ("state", .string($0.state)),

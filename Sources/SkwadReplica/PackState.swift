@@ -25,7 +25,11 @@ public struct PackScope: Sendable, Equatable {
     public let id: PackID
     public let fence: Geofence?
     public let locked: Bool
-    public init(id: PackID, fence: Geofence?, locked: Bool) { self.id = id; self.fence = fence; self.locked = locked }
+    /// Its genesis is signed by an admin key (a permanent pack, in every directory unless locked).
+    public let isAdmin: Bool
+    public init(id: PackID, fence: Geofence?, locked: Bool, isAdmin: Bool = false) {
+        self.id = id; self.fence = fence; self.locked = locked; self.isAdmin = isAdmin
+    }
 }
 
 public struct PackState: Sendable {
@@ -38,7 +42,7 @@ public struct PackState: Sendable {
     public var fence: Geofence? { genesisCreate.fence }
     public var locked: Bool { genesisCreate.locked }
     public var createdMs: UInt64 { genesis.hlc.physicalMs }
-    public var scope: PackScope { PackScope(id: id, fence: fence, locked: locked) }
+    public var scope: PackScope { PackScope(id: id, fence: fence, locked: locked, isAdmin: isAdmin) }
 
     let genesisCreate: CreatePack
     var current: CreatePack
@@ -48,6 +52,8 @@ public struct PackState: Sendable {
 
     /// (hlc, id) of every op in the pack, genesis included, sorted.
     var order: [(hlc: HLC, id: OpID)] = []
+    /// (hlc, id) of the pack's `EditPack` ops: with the genesis, its directory entry (PROTOCOL §11a).
+    var edits: [(hlc: HLC, id: OpID)] = []
     var posts: [OpID] = []
     var commentsByPost: [OpID: [OpID]] = [:]
     /// Distinct authors of posts, comments and votes other than the Alpha.

@@ -45,8 +45,8 @@ public struct Replica: Sendable {
 
     /// What the geofence rule needs of a pack, read without copying its state.
     public func scope(_ id: PackID) -> PackScope? {
-        guard let locked = packs[id]?.locked else { return nil }
-        return PackScope(id: id, fence: packs[id]?.fence ?? nil, locked: locked)
+        guard let p = packs[id] else { return nil }
+        return PackScope(id: id, fence: p.fence, locked: p.locked, isAdmin: p.isAdmin)
     }
 
     /// Known, not deleted, not expired packs, sorted, with their scope.
@@ -210,6 +210,7 @@ public struct Replica: Sendable {
             packs[pid]!.deleteRequests[d.target, default: []].insert(op.author)
         case .editPack(let e):
             packs[pid]!.applyEdit(e, hlc: op.hlc, id: op.id)
+            packs[pid]!.edits.append((op.hlc, op.id))
         case .moderate(let m):
             if packs[pid]!.moderation[m.target] == nil { packs[pid]!.moderation[m.target] = LWW(hlc: op.hlc, id: op.id, value: m.hidden) }
             else { packs[pid]!.moderation[m.target]!.merge(hlc: op.hlc, id: op.id, value: m.hidden) }

@@ -112,6 +112,9 @@ public struct StrategyReport: Codable, Equatable, Sendable {
     public var packsChecked: Int
     /// The packs whose members disagree at the end (at most 10, fewest holders first).
     public var divergentPacks: [DivergentPack] = []
+    /// Late joiners only (`nodes.late`): of the (node, pack) pairs where the pack is in the
+    /// node's directory at the end (PROTOCOL §11a), the share whose genesis the node holds.
+    public var directoryCoverage: Double?
     public var samples: Int
 }
 

@@ -1,5 +1,6 @@
 import SkwadModel
 import SkwadReplica
+import SkwadGossip
 
 /// Everything one strategy's run leaves behind: its report, its time series and the final
 /// replicas (tests compare their views).
@@ -97,7 +98,8 @@ func strategyReport<S: SimStrategy>(strategy: S, metrics m: Metrics, replicas: [
         rejected: Dictionary(uniqueKeysWithValues: m.rejected.map { ($0.key.rawValue, $0.value) }),
         pendingHeld: m.pendingHeld, geofenceLeaks: m.leaks,
         heals: m.heals.map { h in HealReport(healMs: h.healMs, convergedAfterMs: h.convergedAtMs.map { $0 - h.healMs }) },
-        packsIdentical: identical, packsChecked: checked, divergentPacks: divergent, samples: m.samples.count)
+        packsIdentical: identical, packsChecked: checked, divergentPacks: divergent,
+        directoryCoverage: directoryCoverage(world: world, replicas: replicas), samples: m.samples.count)
 }
 
 /// Packs whose members' replicas all hold the same (hlc, id) sequence, and the others.
@@ -117,4 +119,27 @@ func identicalPacks(world: World, replicas: [Replica]) -> (identical: Int, check
     divergent.sort { a, b in Double(a.completeMembers) / Double(a.members) != Double(b.completeMembers) / Double(b.members)
         ? Double(a.completeMembers) / Double(a.members) < Double(b.completeMembers) / Double(b.members) : a.pack < b.pack }
     return (identical, world.packs.count, Array(divergent.prefix(10)))
+}
+
+/// Of the packs each late joiner should know at the end (the directory rule of PROTOCOL
+/// §11a, from its announced cell), the share it holds the genesis of. Nil without late joiners.
+func directoryCoverage(world: World, replicas: [Replica]) -> Double? {
+    let late = world.churn.late
+    guard !late.isEmpty else { return nil }
+    let endMs = world.scenario.epochMs &+ world.scenario.durationMs
+    var should = 0, known = 0
+    for p in world.packs {
+        let genesis = world.ops[Int(p.genesis)]
+        guard genesis.createdMs <= world.scenario.durationMs else { continue }
+        let id = genesis.op.id
+        // Live at the end as the creator's replica sees it (expiry depends on participants).
+        let origin = Int(genesis.origin)
+        guard replicas[origin].isLive(id, nowMs: endMs) || replicas.contains(where: { $0.isLive(id, nowMs: endMs) }) else { continue }
+        let entry = PackScope(id: id, fence: p.fence, locked: p.locked, isAdmin: p.isAdmin)
+        for n in late.map(Int.init) where GossipEngine.inDirectory(entry, of: NodeInfo(cell: world.cell(of: n))) {
+            should += 1
+            if replicas[n].pack(id) != nil { known += 1 }
+        }
+    }
+    return should == 0 ? 1 : rounded(Double(known) / Double(should))
 }

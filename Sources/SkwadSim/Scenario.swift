@@ -40,6 +40,11 @@ public struct Scenario: Sendable, Equatable {
         public var box = Box()
         /// With campus placement, the fraction of nodes placed uniformly in the box instead.
         public var background = 0.0
+        /// Late joiners: this fraction of the nodes (drawn among those that do not churn)
+        /// is offline and empty until `lateJoinMs`, then starts. The report's
+        /// `directory_coverage` measures what they learn of the packs around them.
+        public var late = 0.0
+        public var lateJoinMs: UInt64 = 30_000
         public init() {}
     }
 

@@ -24,6 +24,8 @@ extension Scenario {
                 s.nodes.box = Box(latMin: b[0], lonMin: b[1], latMax: b[2], lonMax: b[3])
             }
             s.nodes.background = try t.double("background", s.nodes.background, 0...1)
+            s.nodes.late = try t.double("late", s.nodes.late, 0...1)
+            s.nodes.lateJoinMs = try t.ms("late_join_ms", s.nodes.lateJoinMs)
             try t.finish()
         }
         for var t in try r.tableArray("campus") {

@@ -16,7 +16,7 @@ struct ChurnSchedule: Sendable {
     static func draw(_ s: Scenario, seed: UInt64) -> ChurnSchedule {
         var out = ChurnSchedule()
         out.down = Array(repeating: [], count: s.nodes.count)
-        guard let c = s.churn, c.fraction > 0 else { return out }
+        guard let c = s.churn, c.fraction > 0 else { out.addLateJoiners(s, seed: seed); return out }
         var rng = SimRandom.stream(seed, 2)
         for node in 0..<s.nodes.count where rng.chance(c.fraction) {
             var t = Double(c.startMs) + rng.exponential(mean: c.meanUpMs)
@@ -32,7 +32,23 @@ struct ChurnSchedule: Sendable {
             }
         }
         out.changes.sort { ($0.timeMs, $0.node, $0.up ? 1 : 0) < ($1.timeMs, $1.node, $1.up ? 1 : 0) }
+        out.addLateJoiners(s, seed: seed)
         return out
+    }
+
+    /// Nodes offline and empty from the start until `lateJoinMs` (drawn from their own
+    /// stream, among nodes that do not churn, so other draws stay as they were).
+    var late: [Int32] = []
+
+    mutating func addLateJoiners(_ s: Scenario, seed: UInt64) {
+        guard s.nodes.late > 0, s.nodes.lateJoinMs > 0 else { return }
+        var rng = SimRandom.stream(seed, 6)
+        for node in 0..<s.nodes.count where down[node].isEmpty && rng.chance(s.nodes.late) {
+            late.append(Int32(node))
+            down[node].append((0, s.nodes.lateJoinMs))
+            changes.append(Change(timeMs: s.nodes.lateJoinMs, node: Int32(node), up: true, keepData: false))
+        }
+        changes.sort { ($0.timeMs, $0.node, $0.up ? 1 : 0) < ($1.timeMs, $1.node, $1.up ? 1 : 0) }
     }
 
     func isUp(_ node: Int, at t: UInt64) -> Bool {

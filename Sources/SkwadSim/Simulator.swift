@@ -70,7 +70,8 @@ struct Simulator<S: SimStrategy> {
         while t < duration { queue.push(time: t, kind: .sample); t += s.sampleMs }
         queue.push(time: duration, kind: .sample)
 
-        for n in 0..<world.nodeCount {
+        for n in world.churn.late.map(Int.init) { up[n] = false; online -= 1 }
+        for n in 0..<world.nodeCount where up[n] {
             ctx.node = n; ctx.nowMs = 0
             nodes[n].start(replica: &replicas[n], &ctx)
             drain(n)

@@ -48,8 +48,24 @@ import SkwadReplica
         let r = result.report.runs[0]
         #expect(r.coverage == 1 && r.fullyCoveredFraction == 1)
         #expect(r.packsIdentical == r.packsChecked)
+        #expect(r.directoryCoverage == nil)   // no late joiners
         // Plumtree's eager tree: most deliveries within a few network hops, not rounds.
         #expect(try #require(r.deliveryLatencyMs.p50) < 500)
+        expectNoLeak(result)
+    }
+
+    /// Late joiners (PROTOCOL §11a): a tenth of the nodes start empty at 40 s, after every
+    /// pack was created and most ops were made; by the end (20 s later) each knows every
+    /// pack of its directory and holds every op of its packs.
+    @Test func lateJoinersLearnEveryPackOfTheirDirectory() throws {
+        let result = try run("", ["nodes.late=0.1", "nodes.late_join_ms=40000"], seed: 27)
+        let r = result.report.runs[0]
+        let late = result.world.churn.late
+        #expect(late.count >= 8)
+        #expect(r.directoryCoverage == 1)
+        #expect(r.coverage == 1 && r.packsIdentical == r.packsChecked)
+        // They really were empty until then: none of them held anything made before 40 s.
+        #expect(result.world.ops.contains { $0.createdMs < 40_000 && late.contains($0.origin) } == false)
         expectNoLeak(result)
     }
 

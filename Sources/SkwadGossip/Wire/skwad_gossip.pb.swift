@@ -474,12 +474,28 @@ nonisolated struct Skwad_Gossip_V1_Reconcile: Sendable {
   /// Clears the value of `asker`. Subsequent reads from it will return its default value.
   mutating func clearAsker() {self._asker = nil}
 
+  /// the pack directory seen from `asker`'s cell (PROTOCOL §11a); `pack` empty
+  var directory: Bool = false
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
 
   fileprivate var _lower: Skwad_Gossip_V1_Bound? = nil
   fileprivate var _asker: Skwad_Gossip_V1_NodeInfo? = nil
+}
+
+/// Who knows this pack? (PROTOCOL §11a) Answered with the `Ops` of matching geneses and edits.
+nonisolated struct Skwad_Gossip_V1_FindPack: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var query: String = String()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
 }
 
 nonisolated struct Skwad_Gossip_V1_Message: Sendable {
@@ -634,6 +650,14 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     set {body = .vicinity(newValue)}
   }
 
+  var findPack: Skwad_Gossip_V1_FindPack {
+    get {
+      if case .findPack(let v)? = body {return v}
+      return Skwad_Gossip_V1_FindPack()
+    }
+    set {body = .findPack(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -656,6 +680,7 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     /// my location or subscriptions changed
     case interest(Skwad_Gossip_V1_NodeInfo)
     case vicinity(Skwad_Gossip_V1_Vicinity)
+    case findPack(Skwad_Gossip_V1_FindPack)
 
   }
 
@@ -1442,7 +1467,7 @@ nonisolated extension Skwad_Gossip_V1_IdList: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Skwad_Gossip_V1_Reconcile: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Reconcile"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}pack\0\u{1}lower\0\u{1}ranges\0\u{1}initiator\0\u{1}asker\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}pack\0\u{1}lower\0\u{1}ranges\0\u{1}initiator\0\u{1}asker\0\u{1}directory\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1455,6 +1480,7 @@ nonisolated extension Skwad_Gossip_V1_Reconcile: SwiftProtobuf.Message, SwiftPro
       case 3: try { try decoder.decodeRepeatedMessageField(value: &self.ranges) }()
       case 4: try { try decoder.decodeSingularBoolField(value: &self.initiator) }()
       case 5: try { try decoder.decodeSingularMessageField(value: &self._asker) }()
+      case 6: try { try decoder.decodeSingularBoolField(value: &self.directory) }()
       default: break
       }
     }
@@ -1480,6 +1506,9 @@ nonisolated extension Skwad_Gossip_V1_Reconcile: SwiftProtobuf.Message, SwiftPro
     try { if let v = self._asker {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
     } }()
+    if self.directory != false {
+      try visitor.visitSingularBoolField(value: self.directory, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1489,6 +1518,37 @@ nonisolated extension Skwad_Gossip_V1_Reconcile: SwiftProtobuf.Message, SwiftPro
     if lhs.ranges != rhs.ranges {return false}
     if lhs.initiator != rhs.initiator {return false}
     if lhs._asker != rhs._asker {return false}
+    if lhs.directory != rhs.directory {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_Gossip_V1_FindPack: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".FindPack"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}query\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.query) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.query.isEmpty {
+      try visitor.visitSingularStringField(value: self.query, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_FindPack, rhs: Skwad_Gossip_V1_FindPack) -> Bool {
+    if lhs.query != rhs.query {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1496,7 +1556,7 @@ nonisolated extension Skwad_Gossip_V1_Reconcile: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Message"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1738,6 +1798,19 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
           self.body = .vicinity(v)
         }
       }()
+      case 19: try {
+        var v: Skwad_Gossip_V1_FindPack?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .findPack(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .findPack(v)
+        }
+      }()
       default: break
       }
     }
@@ -1820,6 +1893,10 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
     case .vicinity?: try {
       guard case .vicinity(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 18)
+    }()
+    case .findPack?: try {
+      guard case .findPack(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 19)
     }()
     case nil: break
     }

@@ -1,0 +1,131 @@
+import Foundation
+import SkwadModel
+import SkwadReplica
+
+/// The pack directory (PROTOCOL.md §11a): the geneses and edits of the live packs a node
+/// should know — unfenced packs, admin packs, unlocked packs whose fence it is inside or
+/// near, locked packs whose fence it is inside — reconciled with a random link every few
+/// seconds and with every new link at once, by the same range-based reconciliation as a
+/// pack's ops. A node that was offline, started late, or missed a genesis push learns the
+/// packs around it within seconds. `FindPack` asks the links for a pack by name or id prefix
+/// (the `join` of a pack not yet known).
+extension GossipEngine {
+    /// An unlocked fenced pack is in the directory of the nodes within this distance of its fence.
+    public static let directoryNearMeters = 10_000.0
+
+    /// Is the pack in the directory of a node that announced `info`? (§11a) This is also
+    /// where a pack's genesis and edits may be sent (§12).
+    public static func inDirectory(_ p: PackScope, of info: NodeInfo) -> Bool {
+        guard let fence = p.fence else { return !p.locked }
+        let inside = info.place.map { fence.contains(cell: $0) } ?? false
+        if p.locked { return inside }
+        if p.isAdmin || inside || info.subscribed(p.id) { return true }
+        guard let here = info.place else { return false }
+        return here.center.distance(to: fence.center) <= fence.radiusMeters + directoryNearMeters
+    }
+
+    func directoryItems(for perspective: NodeInfo, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
+        replica.directoryItems(nowMs: nowMs, capacity: config.directoryCapacity) { Self.inDirectory($0, of: perspective) }
+    }
+
+    /// Opens a directory reconciliation with `peer`, from our own point of view.
+    mutating func sendDirectory(to peer: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        stats.directoryRounds += 1
+        let mine = NodeInfo(cell: info.cell)
+        let items = directoryItems(for: mine, nowMs: nowMs, replica: replica)
+        sendReconcile(pack: nil, lower: .zero, ranges: Reconciliation.initiate(items), initiator: true,
+                      directory: mine, to: peer, nowMs: nowMs, into: &out)
+    }
+
+    /// Every `directoryIntervalMs`: the directory with one random link.
+    mutating func directoryRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        guard let peer = links.randomElement(using: &rng) else { return }
+        sendDirectory(to: peer, nowMs: nowMs, replica: replica, into: &out)
+    }
+
+    /// A link just came up: reconcile the directory with it at the next tick (this is also
+    /// how packs created while a node had no peer, such as configured admin packs, spread).
+    mutating func directoryOnNewLink(_ peer: PeerAddress) {
+        if newLinks.count < config.directoryCapacity { newLinks.insert(peer) }
+    }
+
+    mutating func flushNewLinks(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        guard !newLinks.isEmpty else { return }
+        let peers = newLinks.sorted()
+        newLinks = []
+        for p in peers.prefix(config.findPackFanout) where isLink(p) { sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out) }
+    }
+
+    mutating func receiveDirectory(_ r: Skwad_Gossip_V1_Reconcile, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        // Whose directory: the initiator's. An initiator names its cell; in an answer to our
+        // own request we use our own view, whatever the answer claims.
+        let perspective = r.initiator ? NodeInfo(cell: NodeInfo(wire: r.asker).cell) : NodeInfo(cell: info.cell)
+        if r.initiator && !isLink(from) { rememberInbound(from, info: perspective, nowMs: nowMs) }
+        let ranges = r.ranges.prefix(Reconciliation.branching * 8).compactMap(Reconciliation.RangeMessage.init(wire:))
+        guard ranges.count == r.ranges.count else { stats.drop(.malformedMessage); return }
+        let items = directoryItems(for: perspective, nowMs: nowMs, replica: replica)
+        let answer = Reconciliation.answer(items, lower: Reconciliation.Bound(wire: r.lower), ranges: ranges)
+        // A pull by the initiator: the answerer sends what the initiator's directory lacks; the
+        // initiator asks for what it lacks. Neither pushes its own directory onto the other,
+        // which may not be the other's (a node far away must not collect a campus's packs).
+        if r.initiator && !answer.have.isEmpty {
+            // At most `directoryOpsPerAnswer` per message: the rest comes in the next rounds.
+            let ops = answer.have.prefix(config.directoryOpsPerAnswer).compactMap { replica.op($0) }.filter { op in
+                replica.scope(op.packID).map { mayReceive(perspective, pack: $0, isGenesis: true) } ?? false
+            }
+            sendOps(ops, to: from, nowMs: nowMs, into: &out)
+        }
+        if !r.initiator && !answer.need.isEmpty {
+            var m = WireMessage(); var w = Skwad_Gossip_V1_Want()
+            w.ids = answer.need.prefix(config.directoryOpsPerAnswer).map { Data($0.bytes) }; m.want = w
+            send(m, to: from, nowMs: nowMs, into: &out)
+        }
+        if !answer.done {
+            sendReconcile(pack: nil, lower: Reconciliation.Bound(wire: r.lower), ranges: answer.ranges, initiator: !r.initiator,
+                          directory: perspective, to: from, nowMs: nowMs, into: &out)
+        }
+    }
+
+    // MARK: - FindPack
+
+    /// Asks the links (or, before any link is up, the known peers and seeds) for a pack by
+    /// name or id prefix, and reconciles the directory with them at once. Matching geneses
+    /// arrive as ops; the caller watches the replica.
+    public mutating func findPack(_ query: String, nowMs: UInt64, replica: Replica) -> [GossipDirective] {
+        var out: [GossipDirective] = []
+        let q = String(query.lowercased().prefix(Self.maxFindQuery))
+        guard !q.isEmpty else { return [] }
+        var targets = links
+        if targets.isEmpty { targets = passive.keys.sorted() + seeds }
+        for p in targets.prefix(config.findPackFanout) {
+            var m = WireMessage(); var f = Skwad_Gossip_V1_FindPack(); f.query = q; m.findPack = f
+            send(m, to: p, nowMs: nowMs, into: &out)
+            sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out)
+        }
+        promptTickIfBusy(nowMs: nowMs, into: &out)
+        return out
+    }
+
+    static let maxFindQuery = 64
+
+    mutating func receiveFindPack(_ f: Skwad_Gossip_V1_FindPack, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        guard !f.query.isEmpty, f.query.utf8.count <= Self.maxFindQuery else { stats.drop(.malformedMessage); return }
+        let who = peerInfo(from) ?? NodeInfo()
+        var ops: [SignedOp] = []
+        for p in replica.findPacks(f.query, nowMs: nowMs, limit: config.findPackMatches) where mayReceive(who, pack: p.scope, isGenesis: true) {
+            ops += replica.directoryOps(of: p.id).prefix(config.directoryOpsPerAnswer / config.findPackMatches)
+        }
+        if !ops.isEmpty { sendOps(ops, to: from, nowMs: nowMs, into: &out) }
+    }
+}
+
+extension SignedOp {
+    /// A genesis or a pack edit: what a directory entry holds, and what travels under the
+    /// genesis part of the geofence rule (PROTOCOL §12).
+    var isDirectoryEntry: Bool {
+        switch body.kind {
+        case .createPack, .editPack: true
+        default: false
+        }
+    }
+}

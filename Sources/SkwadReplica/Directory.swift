@@ -1,0 +1,48 @@
+import SkwadModel
+
+/// The pack directory (PROTOCOL.md §11a): what a node needs to find and join a pack — its
+/// genesis and its `EditPack` ops — for the live packs a predicate selects. Reconciled
+/// between neighbours like a pack's own ops, so a node that was offline or started late
+/// learns the packs around it.
+extension Replica {
+    /// (hlc, id) of the genesis and edits of every live pack that `include` selects, sorted
+    /// ascending, at most `capacity` packs (the oldest geneses first, so two nodes that both
+    /// hold more than the capacity agree on the same prefix).
+    public func directoryItems(nowMs: UInt64, capacity: Int, include: (PackScope) -> Bool) -> [(hlc: HLC, id: OpID)] {
+        var chosen: [(created: HLC, id: PackID)] = []
+        for (id, p) in packs where !p.deleted && !p.isExpired(nowMs: nowMs) {
+            if include(p.scope) { chosen.append((p.genesis.hlc, id)) }
+        }
+        if chosen.count > capacity {
+            chosen.sort { ($0.created, $0.id) < ($1.created, $1.id) }
+            chosen.removeLast(chosen.count - capacity)
+        }
+        var items: [(hlc: HLC, id: OpID)] = []
+        for (_, id) in chosen {
+            guard let p = packs[id] else { continue }
+            items.append((p.genesis.hlc, p.genesis.id))
+            items += p.edits
+        }
+        items.sort { ($0.hlc, $0.id) < ($1.hlc, $1.id) }
+        return items
+    }
+
+    /// Live packs whose name equals `query` (case-insensitively) or whose id starts with it
+    /// (at least 4 hex digits), at most `limit`, oldest first.
+    public func findPacks(_ query: String, nowMs: UInt64, limit: Int) -> [PackState] {
+        let q = query.lowercased()
+        let byID = q.count >= 4 && q.count <= 64 && q.allSatisfy(\.isHexDigit)
+        var found: [PackState] = []
+        for p in packs.values where !p.deleted && !p.isExpired(nowMs: nowMs) {
+            if p.create.name.lowercased() == q || p.genesisCreate.name.lowercased() == q || (byID && p.id.hex.hasPrefix(q)) { found.append(p) }
+        }
+        found.sort { ($0.genesis.hlc, $0.id) < ($1.genesis.hlc, $1.id) }
+        return Array(found.prefix(limit))
+    }
+
+    /// The genesis and edits of a pack, oldest first (what a directory entry carries).
+    public func directoryOps(of id: PackID) -> [SignedOp] {
+        guard let p = packs[id] else { return [] }
+        return [p.genesis] + p.edits.compactMap { ops[$0.id] }
+    }
+}
