@@ -99,10 +99,29 @@ public enum ProofOfWork {
         bits <= 0 || leadingZeroBits(digest(genesisNonce: genesisNonce, author: author, stamp: stamp)) >= bits
     }
 
-    /// Searches stamps from `start` upward; expected 2^bits hashes.
-    public static func mint(genesisNonce: [UInt8], author: [UInt8], bits: Int, start: UInt64 = 0) -> UInt64 {
+    /// Searches stamps from `start` upward; expected 2^bits hashes. One message buffer is
+    /// reused (only the stamp's 8 bytes change), so a hash costs no allocation.
+    /// `progress` is called every 65,536 attempts with the number of attempts so far.
+    public static func mint(genesisNonce: [UInt8], author: [UInt8], bits: Int, start: UInt64 = 0,
+                            progress: ((UInt64) -> Void)? = nil) -> UInt64 {
+        guard bits > 0 else { return start }
+        var msg = Array("skwad/pow/v1".utf8) + genesisNonce + author + [UInt8](repeating: 0, count: 8)
+        let at = msg.count - 8
+        var out = [UInt8](repeating: 0, count: 32)
         var s = start
-        while !isValid(genesisNonce: genesisNonce, author: author, stamp: s, bits: bits) { s &+= 1 }
-        return s
+        var tried: UInt64 = 0
+        while true {
+            var be = s.bigEndian
+            withUnsafeBytes(of: &be) { b in for i in 0..<8 { msg[at + i] = b[i] } }
+            msg.withUnsafeBufferPointer { m in
+                out.withUnsafeMutableBufferPointer { o in
+                    _ = crypto_generichash(o.baseAddress!, 32, m.baseAddress, UInt64(m.count), nil, 0)
+                }
+            }
+            if leadingZeroBits(out) >= bits { return s }
+            s &+= 1
+            tried &+= 1
+            if tried & 0xFFFF == 0 { progress?(tried) }
+        }
     }
 }

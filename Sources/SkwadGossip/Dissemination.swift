@@ -103,6 +103,12 @@ extension GossipEngine {
                 continue
             }
             if pseudonymLimits[op.author] == nil {
+                // Bounded (`pseudonymMemory`): buckets that refilled are forgotten first; with
+                // none to forget, a new pseudonym waits (counted as rate-limited).
+                if pseudonymLimits.count >= config.pseudonymMemory {
+                    pseudonymLimits = pseudonymLimits.filter { var b = $0.value; return !b.isFull(nowMs: nowMs) }
+                }
+                guard pseudonymLimits.count < config.pseudonymMemory else { stats.drop(.pseudonymRateLimited); continue }
                 pseudonymLimits[op.author] = TokenBucket(rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute, nowMs: nowMs)
             }
             guard pseudonymLimits[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); continue }
@@ -130,10 +136,12 @@ extension GossipEngine {
             let p = d.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             if let known = recentByPrefix[p], replica.contains(known) { continue }
             if d.count == 32, let id = try? OpID(bytes: [UInt8](d)), replica.contains(id) { continue }
-            if missing[p] == nil { missing[p] = Missing(announcers: [from], deadlineMs: nowMs + config.graftTimeoutMs) }
-            else if !missing[p]!.announcers.contains(from) { missing[p]!.announcers.append(from) }
+            if missing[p] == nil {
+                // Bounded: past `missingCapacity` announced ids, new ones wait for reconciliation.
+                guard missing.count < config.missingCapacity else { stats.drop(.queueFull); continue }
+                missing[p] = Missing(announcers: [from], deadlineMs: nowMs + config.graftTimeoutMs)
+            } else if !missing[p]!.announcers.contains(from) && missing[p]!.announcers.count < 8 { missing[p]!.announcers.append(from) }
         }
-        if missing.count > 10_000, let any = missing.keys.first { missing[any] = nil }
     }
 
     /// Ops announced but not received in time: ask an announcer (which becomes eager).
@@ -248,11 +256,13 @@ extension GossipEngine {
         let ranges = r.ranges.compactMap(Reconciliation.RangeMessage.init(wire:))
         guard ranges.count == r.ranges.count else { stats.drop(.malformedMessage); return }
         let answer = Reconciliation.answer(replica.opIDs(inPack: pack), lower: Reconciliation.Bound(wire: r.lower), ranges: ranges)
-        if !answer.have.isEmpty { sendOps(answer.have.compactMap { replica.op($0) }, to: from, nowMs: nowMs, into: &out) }
+        // Paginated: at most `opsPerAnswer` ops and ids per message; later rounds bring the rest.
+        if !answer.have.isEmpty { sendOps(answer.have.prefix(config.opsPerAnswer).compactMap { replica.op($0) }, to: from, nowMs: nowMs, into: &out) }
         if !answer.need.isEmpty {
-            for chunk in stride(from: 0, to: answer.need.count, by: 30) {
+            let need = Array(answer.need.prefix(config.opsPerAnswer))
+            for chunk in stride(from: 0, to: need.count, by: 30) {
                 var m = WireMessage(); var w = Skwad_Gossip_V1_Want()
-                w.ids = answer.need[chunk..<min(answer.need.count, chunk + 30)].map { Data($0.bytes) }; m.want = w
+                w.ids = need[chunk..<min(need.count, chunk + 30)].map { Data($0.bytes) }; m.want = w
                 send(m, to: from, nowMs: nowMs, into: &out)
             }
         }

@@ -34,6 +34,8 @@ public struct GossipConfig: Sendable {
     public var deadAfterMs: UInt64 = 4000
     public var indirectPings = 2
     public var shuffleIntervalMs: UInt64 = 5000
+    /// A full active view lets a newcomer displace a member at most this often (§9).
+    public var evictionIntervalMs: UInt64 = 1000
     /// Anti-entropy: reconcile with one neighbour this often.
     public var reconIntervalMs: UInt64 = 1000
     public var reconPacksPerRound = 4
@@ -42,6 +44,13 @@ public struct GossipConfig: Sendable {
     public var directoryIntervalMs: UInt64 = 3000
     public var directoryCapacity = 1024
     public var directoryOpsPerAnswer = 64
+    /// Reconciliation answers at most this many ops, and asks at most this many ids, per message.
+    public var opsPerAnswer = 64
+    /// Pseudonyms with a rate bucket, and ids announced but not yet received, at most.
+    public var pseudonymMemory = 4096
+    public var missingCapacity = 10_000
+    /// Peers listed in a `Vicinity` answer to a peer that is not one of our links.
+    public var strangerVicinitySample = 2
     /// FindPack: links asked at once, matches answered.
     public var findPackFanout = 8
     public var findPackMatches = 4

@@ -50,6 +50,8 @@ public struct GossipEngine: Sendable {
     /// them, they are not among our nearest): enough to answer their reconciliations and Wants.
     var inbound: [PeerAddress: (info: NodeInfo, heardMs: UInt64)] = [:]
     var pendingNeighbor: (address: PeerAddress, sinceMs: UInt64)?
+    /// Join limits, newcomers on trial, the eviction budget (MembershipGuard.swift).
+    var guardState = MembershipGuard()
     var seeds: [PeerAddress] = []
     public internal(set) var info = NodeInfo()
     /// Ops announced to us (by 8-byte id prefix) that we have not received yet.

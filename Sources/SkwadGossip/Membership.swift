@@ -3,6 +3,9 @@ import SkwadModel
 /// HyParView (Leitão, Pereira, Rodrigues 2007) views with SWIM-style failure detection
 /// (Das, Gupta, Motivala 2002). Peers are identified by their address.
 extension GossipEngine {
+    /// Longest walk of a low-priority `Neighbor` (longer ones from the wire are clamped).
+    static let neighborWalk: UInt32 = 3
+
     func joinMessage() -> WireMessage { var m = WireMessage(); var j = Skwad_Gossip_V1_Join(); j.info = info.wire; m.join = j; return m }
 
     mutating func pingMessage(for peer: PeerAddress) -> WireMessage {
@@ -60,22 +63,33 @@ extension GossipEngine {
     mutating func handleMembership(_ m: WireMessage, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         switch m.body {
         case .join(let j)?:
-            addActive(from, info: NodeInfo(wire: j.info), nowMs: nowMs, into: &out)
-            var reply = WireMessage(); var r = Skwad_Gossip_V1_NeighborReply(); r.accepted = true; r.info = info.wire; reply.neighborReply = r
-            send(reply, to: from, nowMs: nowMs, into: &out)
+            guard guardState.admitJoin(from: from, nowMs: nowMs) else { stats.drop(.joinLimited); return }
+            if admitOrTry(from, info: NodeInfo(wire: j.info), budgeted: true, nowMs: nowMs, into: &out) {
+                var reply = WireMessage(); var r = Skwad_Gossip_V1_NeighborReply(); r.accepted = true; r.info = info.wire; reply.neighborReply = r
+                send(reply, to: from, nowMs: nowMs, into: &out)
+            }
             for p in active.keys.sorted() where p != from {
                 var fj = WireMessage(); var f = Skwad_Gossip_V1_ForwardJoin()
                 f.joiner = peerWire(from, cell: NodeInfo(wire: j.info).cell); f.ttl = UInt32(config.activeWalk)
                 fj.forwardJoin = f
                 send(fj, to: p, nowMs: nowMs, into: &out)
             }
-        case .forwardJoin(let f)?:
+        case .forwardJoin(var f)?:
+            // Walks come only from members, and no longer than ours (PROTOCOL §9).
+            guard active[from] != nil else { stats.drop(.notAMember); return }
+            f.ttl = min(f.ttl, UInt32(config.activeWalk))
             let joiner = PeerAddress(f.joiner.address)
-            guard !joiner.value.isEmpty else { return }
+            guard !joiner.value.isEmpty, joiner != selfAddress else { return }
             let cell = f.joiner.cell.isEmpty ? nil : f.joiner.cell
             if let cell { offerVicinity(joiner, info: NodeInfo(cell: cell), heard: false, nowMs: nowMs) }
             if f.ttl == 0 || active.count <= 1 {
-                if active[joiner] == nil {
+                if !mayIntroduce(joiner, nowMs: nowMs) {
+                    addPassive(joiner, cell: cell, nowMs: nowMs)
+                } else if active.count >= config.activeSize {
+                    // Full here: the joiner displaces a member only after answering a ping,
+                    // within the eviction budget.
+                    _ = admitOrTry(joiner, info: NodeInfo(cell: cell), budgeted: true, nowMs: nowMs, into: &out)
+                } else if active[joiner] == nil {
                     var n = WireMessage(); var nb = Skwad_Gossip_V1_Neighbor(); nb.highPriority = true; nb.info = info.wire; n.neighbor = nb
                     send(n, to: joiner, nowMs: nowMs, into: &out)
                     addActive(joiner, info: NodeInfo(cell: cell), nowMs: nowMs, into: &out)
@@ -87,20 +101,31 @@ extension GossipEngine {
                 var fj = WireMessage(); var g = f; g.ttl = f.ttl - 1; fj.forwardJoin = g
                 send(fj, to: next, nowMs: nowMs, into: &out)
             } else if active[joiner] == nil {
+                if active.count >= config.activeSize || !mayIntroduce(joiner, nowMs: nowMs) { addPassive(joiner, cell: cell, nowMs: nowMs); return }
                 var n = WireMessage(); var nb = Skwad_Gossip_V1_Neighbor(); nb.highPriority = true; nb.info = info.wire; n.neighbor = nb
                 send(n, to: joiner, nowMs: nowMs, into: &out)
                 addActive(joiner, info: NodeInfo(cell: cell), nowMs: nowMs, into: &out)
             }
         case .neighbor(let n)?:
+            // A forwarded request (`origin` set) counts only from a member; walks are clamped.
+            if !n.origin.isEmpty && active[from] == nil { stats.drop(.notAMember); return }
             let asker = n.origin.isEmpty ? from : PeerAddress(n.origin)
             guard asker != selfAddress else { return }
-            let accept = n.highPriority || active.count < config.activeSize || active[asker] != nil
-            if !accept && n.ttl > 0, let next = randomActive(excluding: [from, asker]) {
+            let ttl = min(n.ttl, Self.neighborWalk)
+            let room = active.count < config.activeSize || active[asker] != nil
+            if !room && n.highPriority && asker == from {
+                // Must accept, but a full view tests the newcomer first (MembershipGuard).
+                _ = admitOrTry(asker, info: NodeInfo(wire: n.info), budgeted: true, nowMs: nowMs, into: &out)
+                return
+            }
+            let accept = room
+            if !accept && ttl > 0, let next = randomActive(excluding: [from, asker]) {
                 // Full here: walk the request on towards a node with room.
-                var fwd = WireMessage(); var f = n; f.origin = asker.value; f.ttl = n.ttl - 1; fwd.neighbor = f
+                var fwd = WireMessage(); var f = n; f.origin = asker.value; f.ttl = ttl - 1; fwd.neighbor = f
                 send(fwd, to: next, nowMs: nowMs, into: &out)
                 return
             }
+            if accept && asker != from && !mayIntroduce(asker, nowMs: nowMs) { return }
             if accept { addActive(asker, info: NodeInfo(wire: n.info), nowMs: nowMs, into: &out) }
             do {
                 var reply = WireMessage(); var r = Skwad_Gossip_V1_NeighborReply(); r.accepted = accept; r.info = info.wire; reply.neighborReply = r
@@ -128,12 +153,14 @@ extension GossipEngine {
         case .ping(let p)?:
             if active[from] != nil { active[from]!.info = NodeInfo(wire: p.info) }
             if vicinity[from] != nil { offerVicinity(from, info: NodeInfo(wire: p.info), heard: true, nowMs: nowMs) }
-            var reply = WireMessage(); var a = Skwad_Gossip_V1_Ack(); a.seq = p.seq; a.info = info.wire; reply.ack = a
+            // Our cell and subscriptions only to our links (a stranger learns nothing from an Ack).
+            var reply = WireMessage(); var a = Skwad_Gossip_V1_Ack(); a.seq = p.seq; if isLink(from) { a.info = info.wire }; reply.ack = a
             send(reply, to: from, nowMs: nowMs, into: &out)
         case .ack(let a)?:
-            if vicinity[from] != nil { offerVicinity(from, info: NodeInfo(wire: a.info), heard: true, nowMs: nowMs) }
+            if guardState.candidates[from] != nil { candidateAnswered(from, seq: a.seq, nowMs: nowMs, into: &out) }
+            if vicinity[from] != nil && a.hasInfo { offerVicinity(from, info: NodeInfo(wire: a.info), heard: true, nowMs: nowMs) }
             if active[from] != nil {
-                active[from]!.info = NodeInfo(wire: a.info)
+                if a.hasInfo { active[from]!.info = NodeInfo(wire: a.info) }
                 if active[from]!.pingSeq == a.seq { active[from]!.pingSentMs = nil; active[from]!.suspectSinceMs = nil }
             }
             if let req = indirect.removeValue(forKey: a.seq) {
@@ -141,8 +168,9 @@ extension GossipEngine {
                 send(reply, to: req.requester, nowMs: nowMs, into: &out)
             }
         case .pingReq(let r)?:
+            // Only a member may ask, and only about a member (no pinging arbitrary addresses).
             let target = PeerAddress(r.target)
-            guard !r.target.isEmpty, target != from else { return }
+            guard active[from] != nil, active[target] != nil, target != from else { stats.drop(.notAMember); return }
             let ping = pingMessage(for: target)
             indirect[ping.ping.seq] = (from, r.seq, target)
             if indirect.count > 256, let oldest = indirect.keys.min() { indirect[oldest] = nil }
@@ -210,6 +238,7 @@ extension GossipEngine {
     /// Keeps the active view full: asks a passive peer (preferring nearby cells) to become
     /// a neighbour; with nobody known, joins through the seeds again.
     mutating func fillActiveView(nowMs: UInt64, into out: inout [GossipDirective]) {
+        expireCandidates(nowMs: nowMs)
         if let p = pendingNeighbor, nowMs >= p.sinceMs + config.helloRetryMs * UInt64(config.helloAttempts + 1) {
             markDead(p.address, cell: passive[p.address], nowMs: nowMs)
             passive[p.address] = nil

@@ -25,10 +25,12 @@ struct VicinityEntry: Sendable {
 extension GossipEngine {
     public var vicinityPeers: [PeerAddress] { vicinity.keys.sorted() }
 
-    /// Active members and vicinity members, each once, sorted: the links ops travel on.
+    /// Active members and vicinity members, each once, sorted: the links ops travel on. A
+    /// vicinity entry only heard of (named by others, with a cell they claimed) is not a
+    /// link until it has spoken to us: learned addresses are verified before use.
     var links: [PeerAddress] {
         var all = Array(active.keys)
-        for p in vicinity.keys where active[p] == nil { all.append(p) }
+        for (p, e) in vicinity where active[p] == nil && e.lastHeardMs > 0 { all.append(p) }
         for p in remote.keys where active[p] == nil && vicinity[p] == nil { all.append(p) }
         return all.sorted()
     }
@@ -70,8 +72,9 @@ extension GossipEngine {
         for k in vicinity.keys { vicinity[k]!.distance = info.distance(to: vicinity[k]!.info.place) }
     }
 
-    /// Up to `vicinitySample` peers we know (vicinity and active), nearest to `target` first.
-    func vicinitySample(for target: Geohash.Cell?, excluding: PeerAddress) -> [Skwad_Gossip_V1_Peer] {
+    /// Up to `limit` (default `vicinitySample`) peers we know (vicinity and active), nearest to
+    /// `target` first, with cells no finer than our own announced cell.
+    func vicinitySample(for target: Geohash.Cell?, excluding: PeerAddress, limit: Int? = nil) -> [Skwad_Gossip_V1_Peer] {
         guard let target else { return [] }
         var known: [(Double, PeerAddress, String)] = []
         for (p, e) in vicinity where p != excluding { if let c = e.info.cell, let pl = e.info.place { known.append((pl.center.distance(to: target.center), p, c)) } }
@@ -79,12 +82,13 @@ extension GossipEngine {
             if let c = st.info.cell, let pl = st.info.place { known.append((pl.center.distance(to: target.center), p, c)) }
         }
         known.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-        return known.prefix(config.vicinitySample).map { peerWire($0.1, cell: $0.2) }
+        let precision = info.cell?.count ?? 6
+        return known.prefix(limit ?? config.vicinitySample).map { peerWire($0.1, cell: String($0.2.prefix(precision))) }
     }
 
-    func vicinityMessage(for target: Geohash.Cell?, excluding: PeerAddress, reply: Bool) -> WireMessage {
+    func vicinityMessage(for target: Geohash.Cell?, excluding: PeerAddress, reply: Bool, limit: Int? = nil) -> WireMessage {
         var m = WireMessage(); var v = Skwad_Gossip_V1_Vicinity()
-        v.info = info.wire; v.peers = vicinitySample(for: target, excluding: excluding); v.reply = reply
+        v.info = info.wire; v.peers = vicinitySample(for: target, excluding: excluding, limit: limit); v.reply = reply
         m.vicinity = v
         return m
     }
@@ -114,6 +118,7 @@ extension GossipEngine {
     }
 
     mutating func receiveVicinity(_ v: Skwad_Gossip_V1_Vicinity, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        let wasLink = isLink(from)
         let theirs = NodeInfo(wire: v.info)
         if active[from] != nil { active[from]!.info = theirs }
         offerVicinity(from, info: theirs, heard: true, nowMs: nowMs)
@@ -124,8 +129,11 @@ extension GossipEngine {
             offerRemote(PeerAddress(p.address), info: NodeInfo(cell: p.cell), nowMs: nowMs)
         }
         if !v.reply {
+            // Need to know: a stranger (not among our links before this exchange) learns at
+            // most `strangerVicinitySample` peers, enough to route on, not to map a city.
             let target = v.target.isEmpty ? theirs.place : NodeInfo.decode(v.target)
-            send(vicinityMessage(for: target, excluding: from, reply: true), to: from, nowMs: nowMs, into: &out)
+            let limit = wasLink ? config.vicinitySample : config.strangerVicinitySample
+            send(vicinityMessage(for: target, excluding: from, reply: true, limit: limit), to: from, nowMs: nowMs, into: &out)
         }
     }
 }

@@ -81,10 +81,18 @@ public enum Geohash {
         public let center: GeoPoint
         public let latError: Double
         public let lonError: Double
-        /// Distance from the centre to a corner, in metres: the margin a cell adds.
+        /// The farthest a point of the cell lies from its centre, in metres: the largest of
+        /// the distances to its corners and edge midpoints (on a lat/lon rectangle the
+        /// farthest point is on that outline). What a cell adds as uncertainty.
         public var radiusMeters: Double {
-            let corner = GeoPoint(unchecked: min(90, center.lat + latError), center.lon + lonError)
-            return center.distance(to: corner)
+            var r = 0.0
+            for dlat in [-latError, 0, latError] {
+                for dlon in [-lonError, 0, lonError] where dlat != 0 || dlon != 0 {
+                    let q = GeoPoint(unchecked: max(-90, min(90, center.lat + dlat)), center.lon + dlon)
+                    r = max(r, center.distance(to: q))
+                }
+            }
+            return r
         }
     }
 
@@ -132,14 +140,63 @@ public struct Geofence: Hashable, Sendable {
         center.distance(to: p) <= radiusMeters + marginMeters
     }
 
-    /// A cell is inside when its centre lies within radius + the cell's own radius
-    /// (locations are coarse: the cell size is the margin). Normative: PROTOCOL.md §Geofence.
+    /// A cell is inside only when the whole cell lies inside the fence: the distance from the
+    /// fence centre to the cell centre plus the cell's radius is at most the fence radius
+    /// (a triangle-inequality bound, so a coarse cell never stretches a fence). A cell too
+    /// coarse for the fence is therefore never inside. Normative: PROTOCOL.md §4 and §12.
     public func contains(cell: Geohash.Cell) -> Bool {
-        contains(cell.center, marginMeters: cell.radiusMeters)
+        center.distance(to: cell.center) + cell.radiusMeters <= radiusMeters
     }
 
     public func contains(geohash: String) -> Bool {
         guard let cell = try? Geohash.decode(geohash) else { return false }
         return contains(cell: cell)
+    }
+
+    /// The grid fence centres are snapped to when a node creates a pack: multiples of
+    /// 0.001° (1,000 microdegrees) in latitude and longitude, about 111 m north–south.
+    public static let centerGridE6: Int32 = 1_000
+
+    /// A fence centred on the grid point nearest to `center` (PROTOCOL.md §3, CreatePack).
+    public static func snapped(center: GeoPoint, radiusMeters: Double) -> Geofence {
+        func snap(_ x: Int32) -> Int32 {
+            let g = Int64(centerGridE6), v = Int64(x)
+            let q = (v >= 0 ? v + g / 2 : v - g / 2) / g
+            return Int32(clamping: q * g)
+        }
+        let c = (try? GeoPoint(latE6: snap(center.latE6), lonE6: snap(center.lonE6))) ?? center
+        return Geofence(center: c, radiusMeters: radiusMeters.rounded())
+    }
+
+    /// The location claim a node makes for an op in a locked pack: the coarsest geohash cell
+    /// around `point` that lies wholly inside this fence (it decides "inside" and says no
+    /// more), never finer than `finestPrecision`. nil when no such cell exists: the point is
+    /// outside, or too near the edge to prove it is inside at that precision.
+    public func claim(for point: GeoPoint, finestPrecision: Int = 12) -> String? {
+        let finest = max(1, min(12, finestPrecision))
+        for p in 1...finest {
+            let hash = Geohash.encode(point, precision: p)
+            if contains(geohash: hash) { return hash }
+        }
+        return nil
+    }
+
+    /// The finest precision a claim may use for this fence: cells no smaller (in radius)
+    /// than a sixteenth of the fence radius, and never coarser than needed to fit at all.
+    public var finestClaimPrecision: Int {
+        var p = 1
+        while p < 12 {
+            let r = Geohash.cellRadiusMeters(precision: p + 1, at: center)
+            if r < radiusMeters / 16 { break }
+            p += 1
+        }
+        return p
+    }
+}
+
+extension Geohash {
+    /// Radius (centre to farthest outline point) of the cell of `precision` containing `p`.
+    public static func cellRadiusMeters(precision: Int, at p: GeoPoint) -> Double {
+        (try? decode(encode(p, precision: precision)))?.radiusMeters ?? 0
     }
 }

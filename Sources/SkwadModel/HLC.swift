@@ -46,3 +46,34 @@ public struct HybridClock: Sendable {
         }
     }
 }
+
+/// One hybrid clock per pack (PROTOCOL.md §3, clock hygiene): an op admitted from elsewhere
+/// moves only the clock of its own pack, and never more than `maxLeadMs` ahead of wall
+/// time, so a timestamp a node writes says nothing about ops it received in other packs
+/// and little about the clocks of its neighbours. Pure: wall time is always passed in.
+public struct PackClocks: Sendable {
+    /// How far ahead of wall time an observed timestamp may carry a pack's clock.
+    public static let defaultMaxLeadMs: UInt64 = 1_000
+    public let maxLeadMs: UInt64
+    private var clocks: [PackID: HybridClock] = [:]
+
+    public init(maxLeadMs: UInt64 = PackClocks.defaultMaxLeadMs) { self.maxLeadMs = maxLeadMs }
+
+    /// Timestamp for a local op in `pack` at wall time `physicalMs`.
+    public mutating func tick(_ pack: PackID, physicalMs: UInt64) -> HLC {
+        clocks[pack, default: HybridClock()].tick(physicalMs: physicalMs)
+    }
+
+    /// Merges a timestamp seen in `pack` (an admitted op, local or remote), bounded to
+    /// `physicalMs + maxLeadMs`.
+    public mutating func observe(_ hlc: HLC, in pack: PackID, physicalMs: UInt64) {
+        let cap = HLC(physicalMs: physicalMs &+ maxLeadMs, counter: 0)
+        clocks[pack, default: HybridClock()].observe(min(hlc, cap), physicalMs: physicalMs)
+    }
+
+    /// The last timestamp of `pack`'s clock (zero when it never ticked nor observed).
+    public func last(_ pack: PackID) -> HLC { clocks[pack]?.last ?? .zero }
+
+    /// Forgets a pack (purged).
+    public mutating func remove(_ pack: PackID) { clocks[pack] = nil }
+}

@@ -33,7 +33,11 @@ public struct OpID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
 public typealias PackID = OpID
 
-/// Display tag for a pseudonym: `anon·3f2a` (first two key bytes).
+/// Display tag for a pseudonym: `anon·3f2a9c01` (first four key bytes, so a look-alike
+/// of a given tag costs about 2^32 key generations).
 public func pseudonymTag(_ key: PublicKey) -> String {
-    "anon·" + Hex.encode(Array(key.bytes.prefix(2)))
+    "anon·" + Hex.encode(Array(key.bytes.prefix(pseudonymTagBytes)))
 }
+
+/// Key bytes shown in a pseudonym tag.
+public let pseudonymTagBytes = 4

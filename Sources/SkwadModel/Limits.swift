@@ -16,3 +16,17 @@ public enum Limits {
     public static let maxRadiusMeters: UInt32 = 1_000_000
     public static let signatureBytes = 64
 }
+
+/// The network-wide floors of stamp work (PROTOCOL.md §2): a price on identity. A pack's
+/// `pow_bits` may raise them, never lower them.
+public enum PowFloor {
+    /// Every pseudonym's stamp shows at least this many zero bits.
+    public static let pseudonymBits: UInt32 = 16
+    /// A genesis stamp (a new pack) shows at least this many.
+    public static let genesisBits: UInt32 = 18
+
+    /// Bits a pseudonym stamp must show in a pack created with `powBits`, under `floor`.
+    public static func pseudonym(_ powBits: UInt32, floor: UInt32 = pseudonymBits) -> UInt32 { max(floor, powBits) }
+    /// Bits the genesis stamp of a pack created with `powBits` must show, under `floor`.
+    public static func genesis(_ powBits: UInt32, floor: UInt32 = genesisBits) -> UInt32 { max(floor, powBits) }
+}

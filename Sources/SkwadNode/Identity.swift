@@ -1,4 +1,5 @@
 import Foundation
+import SkwadStore
 import SkwadCrypto
 
 /// The node's secrets on disk: `master.key` (32 bytes, mode 0600) in the data directory.
@@ -9,6 +10,9 @@ enum KeyFile {
             try fm.createDirectory(atPath: dataDir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch { throw NodeError("cannot create data directory \(dataDir): \((error as NSError).localizedDescription)") }
         let path = dataDir + "/master.key"
+        if fm.fileExists(atPath: path) {
+            do { try FilePermissions.checkSecretFile(path) } catch { throw NodeError("\(error)") }
+        }
         if let data = fm.contents(atPath: path) {
             guard let secret = try? MasterSecret(bytes: [UInt8](data)) else {
                 throw NodeError("\(path) is not a 32-byte master key; move it away to start a new identity")

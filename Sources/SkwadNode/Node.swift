@@ -22,16 +22,26 @@ public actor Node {
     let master: MasterSecret
     let admin: SigningKeyPair?
     var replica: Replica
-    var clock = HybridClock()
+    /// One hybrid clock per pack, never more than a second ahead of wall time (PROTOCOL §3).
+    var clocks = PackClocks()
+    /// Per pseudonym (pack), the network's op rate applied to the user's own ops.
+    var localRate: LocalRateLimit
+    /// Timestamps of the geneses this node writes: local ticks only, nothing observed.
+    var genesisClock = HybridClock()
     var joined: [PackID: UInt64]
     var stamps: [PackID: UInt64]
     var keys: [PackID: SigningKeyPair] = [:]
     public internal(set) var location: GeoPoint?
     let now: @Sendable () -> UInt64
+    /// One line saying which data-directory permissions were tightened at start, if any.
+    public nonisolated let permissionNotice: String?
     public internal(set) var stats = NodeStats()
     var idLengthCache: (count: Int, length: Int) = (-1, 8)
     var lastPurgeMs: UInt64 = 0
     var eventSink: (@Sendable (NodeEvent) -> Void)?
+    /// Told the number of hashes tried so far while a stamp is being minted (REPL progress),
+    /// and 0 once minting is over.
+    var mintProgress: (@Sendable (UInt64) -> Void)?
     /// Called with every op this node commits locally (the gossip layer pushes it).
     var localOpSink: (@Sendable (SignedOp) -> Void)?
     /// The gossip engine and its socket, when the node is online (NodeNetwork.swift).
@@ -45,18 +55,21 @@ public actor Node {
     public init(config: NodeConfig, now: @escaping @Sendable () -> UInt64 = wallClockMs) throws {
         self.config = config
         self.now = now
+        localRate = LocalRateLimit(perMinute: config.pseudonymOpsPerMinute)
+        FilePermissions.restrictUmask()
         lock = try DataDirLock(dataDir: config.dataDir)
         master = try KeyFile.loadOrCreateMaster(dataDir: config.dataDir)
         admin = try config.adminSecretFile.map { try KeyFile.loadAdmin(path: $0) }
         do { store = try Store(path: config.dataDir + "/skwad.sqlite") } catch { throw NodeError("\(error)") }
+        permissionNotice = FilePermissions.secure(dataDir: config.dataDir)
         var adminKeys = Set(config.adminKeys)
         if let admin { adminKeys.insert(admin.publicKey) }
-        replica = Replica(config: ReplicaConfig(adminKeys: adminKeys))
+        replica = Replica(config: ReplicaConfig(adminKeys: adminKeys, maxFutureSkewMs: config.maxClockSkewMs))
         do {
             let loaded = try store.loadOps()
-            replica.restore(loaded.ops, tombstones: try store.loadTombstones())
-            stats.storeRowsSkipped = loaded.skipped
             joined = try store.joinedPacks()
+            replica.restore(loaded.ops, tombstones: try store.loadTombstones(), own: Set(joined.keys))
+            stats.storeRowsSkipped = loaded.skipped
             stamps = try store.stamps()
             if let saved = try store.setting("location"), let p = try? GeoPoint(parsing: saved) { location = p }
             if let loc = config.location {
@@ -64,8 +77,8 @@ public actor Node {
                 try store.setSetting("location", "\(loc.lat),\(loc.lon)")
             }
         } catch { throw NodeError("\(error)") }
-        let latest = replica.allOps.map(\.hlc).max() ?? .zero
-        clock.observe(latest, physicalMs: now())
+        let startMs = now()
+        for op in replica.allOps { clocks.observe(op.hlc, in: op.packID, physicalMs: startMs) }
         // Expired and deleted packs are purged by the first command (`purgeIfDue`).
     }
 
@@ -78,6 +91,7 @@ public actor Node {
         }
     }
 
+    public func setMintProgress(_ sink: (@Sendable (UInt64) -> Void)?) { mintProgress = sink }
     public func setEventSink(_ sink: (@Sendable (NodeEvent) -> Void)?) { eventSink = sink }
     public func setLocalOpSink(_ sink: (@Sendable (SignedOp) -> Void)?) { localOpSink = sink }
 
@@ -127,10 +141,16 @@ public actor Node {
         let nowMs = now()
         guard let pack = replica.pack(packID), replica.isLive(packID, nowMs: nowMs) else { throw NodeError("that pack is gone (expired or deleted)") }
         guard let key = key(for: packID) else { throw NodeError("unknown pack") }
+        if let waitMs = localRate.take(packID, nowMs: nowMs) {
+            let limit = Int(config.pseudonymOpsPerMinute)
+            throw NodeError("slow down: peers accept \(limit) ops a minute from one pseudonym; try again in \(max(1, (waitMs + 999) / 1000)) s")
+        }
         var changes: [LocalChange] = []
         let stamp: UInt64
         if let s = stamps[packID] { stamp = s } else {
-            stamp = ProofOfWork.mint(genesisNonce: pack.genesis.createNonce, author: key.publicKey.bytes, bits: Int(pack.create.powBits))
+            stamp = ProofOfWork.mint(genesisNonce: pack.genesis.createNonce, author: key.publicKey.bytes,
+                                     bits: Int(replica.config.pseudonymBits(pack.create.powBits)), progress: mintProgress)
+            mintProgress?(0)
             changes.append(.stamp(packID, stamp))
         }
         var claim: String?
@@ -138,15 +158,20 @@ public actor Node {
             switch kind {
             case .post, .comment, .vote:
                 guard let here = location else { throw NodeError("pack '\(pack.create.name)' is locked to its area: set your location first (locate LAT,LON)") }
-                let cell = Geohash.encode(here, precision: config.geohashPrecision)
-                if let f = pack.fence, !f.contains(geohash: cell) {
-                    throw NodeError("you are outside pack '\(pack.create.name)' (locked to \(Int(f.radiusMeters)) m around its centre)")
+                guard let f = pack.fence else { break }
+                // The coarsest cell that proves "inside" (PROTOCOL §4): it says no more than that.
+                guard let cell = f.claim(for: here, finestPrecision: f.finestClaimPrecision) else {
+                    let d = Int(here.distance(to: f.center))
+                    if Double(d) > f.radiusMeters {
+                        throw NodeError("you are outside pack '\(pack.create.name)' (locked to \(Int(f.radiusMeters)) m around its centre; you are \(d) m away)")
+                    }
+                    throw NodeError("you are too near the edge of pack '\(pack.create.name)' to show you are inside (\(d) m from its centre, fence \(Int(f.radiusMeters)) m)")
                 }
                 claim = cell
             default: break
             }
         }
-        let body = OpBody(packID: packID, author: key.publicKey, hlc: clock.tick(physicalMs: nowMs), location: claim, stamp: stamp, kind: kind)
+        let body = OpBody(packID: packID, author: key.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), location: claim, stamp: stamp, kind: kind)
         do { return (try SignedOp.sign(body, with: key), changes) } catch { throw NodeError("\(error)") }
     }
 
@@ -154,12 +179,13 @@ public actor Node {
     /// reported done only once committed. On a store error nothing changes in memory.
     func commit(_ op: SignedOp, with changes: [LocalChange] = []) throws {
         let nowMs = now()
-        if let outcome = replica.precheck(op, nowMs: nowMs) { throw NodeError.from(outcome) }
+        if let outcome = replica.precheck(op, nowMs: nowMs, local: true) { throw NodeError.from(outcome) }
         do { try store.append([op], with: changes) } catch {
             stats.storeErrors += 1
             throw NodeError("\(error)")
         }
-        _ = replica.admit(op, nowMs: nowMs)
+        _ = replica.admit(op, nowMs: nowMs, local: true)
+        clocks.observe(op.hlc, in: op.packID, physicalMs: nowMs)
         applyInMemory(changes)
         stats.localOps += 1
         localOpSink?(op)
@@ -199,8 +225,10 @@ public actor Node {
 
     func purge(nowMs: UInt64) {
         let stones = replica.purge(nowMs: nowMs)
+        let forgotten = replica.expireTombstones(nowMs: nowMs)
+        if !forgotten.isEmpty { do { try store.dropTombstones(forgotten) } catch { stats.storeErrors += 1 } }
         guard !stones.isEmpty else { return }
-        for t in stones { joined[t.pack] = nil; stamps[t.pack] = nil; keys[t.pack] = nil }
+        for t in stones { joined[t.pack] = nil; stamps[t.pack] = nil; keys[t.pack] = nil; clocks.remove(t.pack) }
         stats.packsPurged += stones.count
         // On failure the rows stay; the next start reloads and purges them again.
         do { try store.bury(stones) } catch { stats.storeErrors += 1 }

@@ -13,7 +13,7 @@ extension Node {
         if let r = radiusMeters {
             guard r.isFinite, r >= 1, r <= Double(Limits.maxRadiusMeters) else { throw NodeError("radius must be 1...\(Limits.maxRadiusMeters) metres") }
             guard let here = location else { throw NodeError("a geofenced pack is centred on you: set your location first (locate LAT,LON)") }
-            fence = Geofence(center: here, radiusMeters: r.rounded())
+            fence = Geofence.snapped(center: here, radiusMeters: r)   // centre on the 0.001° grid: no exact place
         }
         if locked && fence == nil { throw NodeError("a locked pack needs a radius (--radius METERS)") }
         let nonce = SecureRandom.bytes(16)
@@ -25,9 +25,11 @@ extension Node {
             key = master.pseudonym(genesisNonce: nonce)
         }
         let bits = config.powBits
-        let stamp = ProofOfWork.mint(genesisNonce: nonce, author: key.publicKey.bytes, bits: Int(bits))
+        let stamp = ProofOfWork.mint(genesisNonce: nonce, author: key.publicKey.bytes, bits: Int(replica.config.genesisBits(bits)),
+                                     progress: mintProgress)
+        mintProgress?(0)
         let create = CreatePack(name: name, tags: tags, color: color, fence: fence, locked: locked, nonce: nonce, powBits: bits)
-        let body = OpBody(packID: nil, author: key.publicKey, hlc: clock.tick(physicalMs: now()), stamp: stamp, kind: .createPack(create))
+        let body = OpBody(packID: nil, author: key.publicKey, hlc: genesisClock.tick(physicalMs: now()), stamp: stamp, kind: .createPack(create))
         let op: SignedOp
         do { op = try SignedOp.sign(body, with: key) } catch { throw NodeError("\(error)") }
         try commit(op, with: [.stamp(op.id, stamp), .joined(op.id, true, atMs: now())])

@@ -27,7 +27,7 @@ public final class REPL: Sendable {
             return (out, false)
         } catch {
             let msg = "\(error)".split(separator: "\n").first.map(String.init) ?? "error"
-            return (mode == .json ? Renderer.error(msg).render() : "error: \(msg)", false)
+            return (mode == .json ? Renderer.error(msg).render() : "error: \(SafeText.line(msg))", false)
         }
     }
 

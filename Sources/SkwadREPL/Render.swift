@@ -61,15 +61,15 @@ public struct Renderer: Sendable {
 
     public func text(_ r: Reply) -> String {
         switch r {
-        case .done(let msg, _): return msg
+        case .done(let msg, _): return SafeText.block(msg, indent: "  ")   // may quote pack names
         case .created(let p):
-            return "created pack \(colored(p.name, pack: p.id)) \(id(p.id))" + (p.fence.map { " (radius \(Int($0.radiusMeters)) m\(p.locked ? ", locked" : ""))" } ?? "")
+            return "created pack \(colored(SafeText.line(p.name), pack: p.id)) \(id(p.id))" + (p.fence.map { " (radius \(Int($0.radiusMeters)) m\(p.locked ? ", locked" : ""))" } ?? "")
         case .packs(let list):
             if list.isEmpty { return "no packs yet: create one with create NAME" }
             return list.map { l in
                 let p = l.pack
-                var parts = [id(p.id), colored(p.name, pack: p.id)]
-                if !p.tags.isEmpty { parts.append("[" + p.tags.joined(separator: ",") + "]") }
+                var parts = [id(p.id), colored(SafeText.line(p.name), pack: p.id)]
+                if !p.tags.isEmpty { parts.append("[" + SafeText.line(p.tags.joined(separator: ",")) + "]") }
                 if let d = p.distanceMeters, let b = p.bearingDegrees { parts.append("\(Self.distance(d)) \(Self.compass(b))") }
                 if let f = p.fence { parts.append("r=\(Self.distance(f.radiusMeters))\(p.locked ? " locked" : "")") }
                 parts.append("\(p.popularity) people, \(p.postCount) posts")
@@ -82,22 +82,22 @@ public struct Renderer: Sendable {
             return posts.map(postLine).joined(separator: "\n")
         case .thread(let t):
             var lines = [postLine(t.post)]
-            if !t.post.body.isEmpty { lines.append("    " + t.post.body) }
-            if !t.post.tags.isEmpty { lines.append("    tags: " + t.post.tags.joined(separator: ", ")) }
+            if !t.post.body.isEmpty { lines.append("    " + SafeText.block(t.post.body, indent: "    ")) }
+            if !t.post.tags.isEmpty { lines.append("    tags: " + SafeText.line(t.post.tags.joined(separator: ", "))) }
             if let h = t.post.hidden { lines.append("    (hidden: \(h == .moderated ? "by a moderator" : "score too low"))") }
             for c in t.comments {
                 let pad = String(repeating: "  ", count: c.depth + 2)
-                let body = c.removed ? dim("[removed]") : c.body
-                lines.append("\(pad)\(id(c.id))  \(score(c.score))  \(pseudonymTag(c.author))  \(dim(time(c.hlc)))  \(body)")
+                let body = c.removed ? dim("[removed]") : SafeText.block(c.body, indent: pad + "  ")
+                lines.append("\(pad)\(id(c.id))  \(score(c.score))  \(who(c.author, c.role))  \(dim(time(c.hlc)))  \(body)")
             }
             if t.comments.isEmpty { lines.append(dim("    no comments yet")) }
             return lines.joined(separator: "\n")
         case .den(let d):
-            var lines = ["your packs (Alpha): " + (d.view.packs.isEmpty ? "none" : d.view.packs.map { "\($0.name) \(id($0.id))" }.joined(separator: ", ")),
-                         "joined: " + (d.joined.isEmpty ? "none" : d.joined.map(\.name).joined(separator: ", ")),
+            var lines = ["your packs (Alpha): " + (d.view.packs.isEmpty ? "none" : d.view.packs.map { "\(SafeText.line($0.name)) \(id($0.id))" }.joined(separator: ", ")),
+                         "joined: " + (d.joined.isEmpty ? "none" : d.joined.map { SafeText.line($0.name) }.joined(separator: ", ")),
                          "posts: \(d.view.posts.count)  comments: \(d.view.comments.count)  upvotes received: \(d.view.totalUpvotes)"]
             lines += d.view.posts.map { "  " + postLine($0) }
-            lines += d.view.comments.map { "  \(id($0.id))  \(score($0.score))  on \(id($0.post))  \($0.body)" }
+            lines += d.view.comments.map { "  \(id($0.id))  \(score($0.score))  on \(id($0.post))  \(SafeText.block($0.body, indent: "    "))" }
             return lines.joined(separator: "\n")
         case .whoami(let w):
             var lines = ["node \(w.nodeID)", "location " + (w.location.map { "\($0) (cell \(w.cell ?? "-"))" } ?? "unset (locate LAT,LON)"),
@@ -108,7 +108,7 @@ public struct Renderer: Sendable {
         case .help(let h): return h
         case .peers(let ps):
             if ps.isEmpty { return "no peers (offline: start with --listen HOST:PORT --peer HOST:PORT)" }
-            return ps.map { "\($0.address)  \($0.state)" + ($0.cell.map { "  cell \($0)" } ?? "") }.joined(separator: "\n")
+            return ps.map { "\($0.address)  \($0.state)" + ($0.cell.map { "  cell \(SafeText.line($0))" } ?? "") }.joined(separator: "\n")
         case .stats(let kv): return kv.map { "\($0.0) \($0.1)" }.joined(separator: "\n")
         case .bye: return "bye"
         }
@@ -118,7 +118,12 @@ public struct Renderer: Sendable {
 
     func postLine(_ p: PostView) -> String {
         let comments = p.commentCount == 1 ? "1 comment" : "\(p.commentCount) comments"
-        return "\(id(p.id))  \(score(p.score))  \(colored(p.packName, pack: p.pack))  \(pseudonymTag(p.author))  \(dim(time(p.hlc)))  \(p.title)  \(dim("(\(comments))"))"
+        return "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(p.packName), pack: p.pack))  \(who(p.author, p.role))  \(dim(time(p.hlc)))  \(SafeText.line(p.title))  \(dim("(\(comments))"))"
+    }
+
+    /// A pseudonym's tag, with its role when it is the pack's Alpha or an admin.
+    func who(_ key: PublicKey, _ role: AuthorRole?) -> String {
+        pseudonymTag(key) + (role.map { " (\($0.rawValue))" } ?? "")
     }
 
     // MARK: JSON
@@ -164,7 +169,7 @@ public struct Renderer: Sendable {
 
     func post(_ p: PostView) -> JSON {
         .object([("id", .string(p.id.hex)), ("pack", .string(p.pack.hex)), ("packName", .string(p.packName)),
-                 ("author", .string(pseudonymTag(p.author))), ("title", .string(p.title)), ("body", .string(p.body)),
+                 ("author", .string(pseudonymTag(p.author))), ("role", p.role.map { .string($0.rawValue) } ?? .null), ("title", .string(p.title)), ("body", .string(p.body)),
                  ("tags", .array(p.tags.map { .string($0) })), ("score", .int(p.score)), ("up", .int(p.upvotes)),
                  ("down", .int(p.downvotes)), ("comments", .int(p.commentCount)), ("time", .int(Int(p.hlc.physicalMs))),
                  ("hidden", p.hidden.map { .string($0.rawValue) } ?? .null)])
@@ -172,7 +177,7 @@ public struct Renderer: Sendable {
 
     func comment(_ c: CommentView) -> JSON {
         .object([("id", .string(c.id.hex)), ("post", .string(c.post.hex)), ("parent", c.parent.map { .string($0.hex) } ?? .null),
-                 ("author", .string(pseudonymTag(c.author))), ("body", .string(c.body)), ("score", .int(c.score)),
+                 ("author", .string(pseudonymTag(c.author))), ("role", c.role.map { .string($0.rawValue) } ?? .null), ("body", .string(c.body)), ("score", .int(c.score)),
                  ("depth", .int(c.depth)), ("removed", .bool(c.removed)), ("time", .int(Int(c.hlc.physicalMs)))])
     }
 
@@ -186,7 +191,8 @@ public struct Renderer: Sendable {
         case (.json, .peerJoined(let a)): return JSON.object([("event", "peer_joined"), ("address", .string(a))]).render()
         case (.json, .peerLeft(let a)): return JSON.object([("event", "peer_left"), ("address", .string(a))]).render()
         case (_, .newPost(let p)): return "* new post " + postLine(p)
-        case (_, .newComment(let c, let name)): return "* new comment in \(name) on \(id(c.post)): \(c.body)"
+        case (_, .newComment(let c, let name)):
+            return "* new comment in \(SafeText.line(name)) on \(id(c.post)) by \(who(c.author, c.role)): \(SafeText.block(c.body, indent: "    "))"
         case (_, .voteOnYours(let t, let s)): return "* vote on your \(t): score \(score(s))"
         case (_, .peerJoined(let a)): return "* peer joined \(a)"
         case (_, .peerLeft(let a)): return "* peer left \(a)"

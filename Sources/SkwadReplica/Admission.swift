@@ -6,20 +6,40 @@ import SkwadModel
 public struct ReplicaConfig: Sendable {
     /// Keys whose genesis makes a pack permanent and who may moderate and edit any pack.
     public var adminKeys: Set<PublicKey>
-    /// Admission rejects ops whose HLC is more than this far ahead of local time.
+    /// Admission rejects ops whose HLC is more than this far ahead of local time
+    /// (PROTOCOL.md §4: default 60 s; a node may configure it with `max_clock_skew_ms`).
     public var maxFutureSkewMs: UInt64
+    /// The default allowed clock skew: one minute.
+    public static let defaultMaxFutureSkewMs: UInt64 = 60_000
     /// How many ops for not-yet-known packs are held, in total, until their genesis arrives.
     public var pendingLimit: Int
 
-    public init(adminKeys: Set<PublicKey> = [], maxFutureSkewMs: UInt64 = 300_000, pendingLimit: Int = 10_000) {
+    /// Floors of stamp work (PROTOCOL.md §2): the protocol's `PowFloor` constants. Only the
+    /// simulator, which models dissemination and not identity cost, runs with lower ones.
+    public var pseudonymPowFloor: UInt32
+    public var genesisPowFloor: UInt32
+    /// Most packs held that this node did not create itself (PROTOCOL.md §4, rule 5):
+    /// a genesis from elsewhere beyond it is rejected (`tooManyPacks`).
+    public var maxRemotePacks: Int
+    public static let defaultMaxRemotePacks = 1_000
+
+    public init(adminKeys: Set<PublicKey> = [], maxFutureSkewMs: UInt64 = ReplicaConfig.defaultMaxFutureSkewMs, pendingLimit: Int = 10_000,
+                pseudonymPowFloor: UInt32 = PowFloor.pseudonymBits, genesisPowFloor: UInt32 = PowFloor.genesisBits,
+                maxRemotePacks: Int = ReplicaConfig.defaultMaxRemotePacks) {
         self.adminKeys = adminKeys; self.maxFutureSkewMs = maxFutureSkewMs; self.pendingLimit = pendingLimit
+        self.pseudonymPowFloor = pseudonymPowFloor; self.genesisPowFloor = genesisPowFloor; self.maxRemotePacks = maxRemotePacks
     }
+
+    /// Bits a pseudonym stamp must show in a pack whose genesis says `powBits`.
+    public func pseudonymBits(_ powBits: UInt32) -> UInt32 { PowFloor.pseudonym(powBits, floor: pseudonymPowFloor) }
+    /// Bits a genesis stamp must show when the genesis says `powBits`.
+    public func genesisBits(_ powBits: UInt32) -> UInt32 { PowFloor.genesis(powBits, floor: genesisPowFloor) }
 }
 
 /// Why an op was not admitted. Stable names: they appear in stats and JSON.
 public enum Rejection: String, Sendable, CaseIterable, Hashable {
     case malformed, tooLarge, badSignature, badStamp, unknownPack, packDeleted, packExpired
-    case outsideFence, missingLocation, clockAhead, notAllowed
+    case outsideFence, missingLocation, clockAhead, notAllowed, tooManyPacks
 }
 
 /// What `receive`/`admit` did with an op.

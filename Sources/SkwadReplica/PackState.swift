@@ -63,6 +63,13 @@ public struct PackState: Sendable {
     /// memos, so the proof-of-work hash and the fence test run once per pseudonym and cell.
     var stamps: [PublicKey: UInt64] = [:]
     var cellsInside: Set<String> = []
+    /// Per target (any id an op of this pack names): each voter's last vote. Targets of
+    /// other packs are recorded but never read: views look a target up in its own pack.
+    var votes: [OpID: [PublicKey: LWW<Int32>]] = [:]
+    /// Per target: who asked to delete it (effective only for its author, decided in views).
+    var deleteRequests: [OpID: Set<PublicKey>] = [:]
+    /// Per target: the moderators' last word (hidden or not), among this pack's ops.
+    var moderation: [OpID: LWW<Bool>] = [:]
 
     init(genesis: SignedOp, create: CreatePack, isAdmin: Bool) {
         id = genesis.id; self.genesis = genesis; alpha = genesis.author; self.isAdmin = isAdmin

@@ -3,11 +3,18 @@ import SkwadModel
 
 /// Why a pack's ops are gone for good. A tombstone outlives the ops, so stale peers
 /// cannot bring a purged pack back.
+///
+/// A tombstone expires once the genesis it blocks can no longer be admitted anyway (a
+/// non-admin genesis older than the maximum lifetime plus grace is refused, PROTOCOL §4).
 public struct Tombstone: Sendable, Hashable {
     public enum Reason: String, Sendable { case expired, deleted }
     public let pack: PackID
     public let reason: Reason
-    public init(pack: PackID, reason: Reason) { self.pack = pack; self.reason = reason }
+    /// When it may be forgotten; nil: never (an admin pack's genesis is never too old).
+    public let expiresMs: UInt64?
+    public init(pack: PackID, reason: Reason, expiresMs: UInt64? = nil) {
+        self.pack = pack; self.reason = reason; self.expiresMs = expiresMs
+    }
 }
 
 /// The CRDT: a grow-only set of admitted ops (merge = union), with indexes from which the
@@ -16,16 +23,16 @@ public struct Tombstone: Sendable, Hashable {
 public struct Replica: Sendable {
     public let config: ReplicaConfig
     var ops: [OpID: SignedOp] = [:]
+    /// Per pack: its genesis, indexes, and the votes, deletes and moderation of its ops.
+    /// Everything that targets an op is keyed by (pack, target): an op of one pack never
+    /// changes a view of another (PROTOCOL.md §5, same-pack rule).
     var packs: [PackID: PackState] = [:]
-    /// Per target: each voter's last vote.
-    var votes: [OpID: [PublicKey: LWW<Int32>]] = [:]
-    /// Per target: who asked to delete it (effective only for its author, decided in views).
-    var deleteRequests: [OpID: Set<PublicKey>] = [:]
-    /// Per target: the moderators' last word (hidden or not).
-    var moderation: [OpID: LWW<Bool>] = [:]
     var pending: [PackID: [SignedOp]] = [:]
     var pendingIDs: Set<OpID> = []
     public private(set) var tombstones: [PackID: Tombstone] = [:]
+    /// Non-admin packs admitted from elsewhere and still held (the cap of PROTOCOL §4).
+    var remotePacks: Set<PackID> = []
+    public var remotePackCount: Int { remotePacks.count }
 
     public init(config: ReplicaConfig = .init()) { self.config = config }
 
@@ -87,9 +94,11 @@ public struct Replica: Sendable {
     }
 
     /// Admits an op whose signature has been verified (`SignedOp.open` or `SignedOp.sign`).
-    public mutating func admit(_ op: SignedOp, nowMs: UInt64) -> AdmitOutcome {
+    /// `local`: the node's own op (a pack it creates does not count against the cap on
+    /// packs learned from others).
+    public mutating func admit(_ op: SignedOp, nowMs: UInt64, local: Bool = false) -> AdmitOutcome {
         if ops[op.id] != nil || pendingIDs.contains(op.id) { return .duplicate }
-        if let outcome = precheck(op, nowMs: nowMs) {
+        if let outcome = precheck(op, nowMs: nowMs, local: local) {
             guard outcome == .pending else { return outcome }
             if pendingIDs.count >= config.pendingLimit {
                 return .rejected(.unknownPack, "pack \(op.packID.short()) unknown and the pending buffer is full")
@@ -99,6 +108,7 @@ public struct Replica: Sendable {
             return .pending
         }
         apply(op)
+        if case .createPack = op.body.kind, !local, !config.adminKeys.contains(op.author) { remotePacks.insert(op.id) }
         var admitted = [op]
         if case .createPack = op.body.kind, let held = pending.removeValue(forKey: op.id) {
             for h in held {
@@ -112,7 +122,7 @@ public struct Replica: Sendable {
     /// What admitting `op` now would do, without doing it: nil when it would be admitted,
     /// else `.pending`, `.duplicate` or `.rejected`. The node checks its own ops with this
     /// before committing them to the store.
-    public func precheck(_ op: SignedOp, nowMs: UInt64) -> AdmitOutcome? {
+    public func precheck(_ op: SignedOp, nowMs: UInt64, local: Bool = false) -> AdmitOutcome? {
         if ops[op.id] != nil || pendingIDs.contains(op.id) { return .duplicate }
         if op.hlc.physicalMs > nowMs &+ config.maxFutureSkewMs {
             return .rejected(.clockAhead, "op is \(op.hlc.physicalMs - nowMs) ms ahead of local time")
@@ -126,8 +136,12 @@ public struct Replica: Sendable {
             if !admin && op.hlc.physicalMs &+ Lifetime.maxMs &+ Lifetime.purgeGraceMs <= nowMs {
                 return .rejected(.packExpired, "pack genesis is older than the maximum lifetime")
             }
-            if !ProofOfWork.isValid(genesisNonce: c.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(c.powBits)) {
-                return .rejected(.badStamp, "pseudonym stamp does not show \(c.powBits) bits of work for this pack")
+            let bits = config.genesisBits(c.powBits)
+            if !ProofOfWork.isValid(genesisNonce: c.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(bits)) {
+                return .rejected(.badStamp, "genesis stamp does not show \(bits) bits of work")
+            }
+            if !local && !admin && remotePackCount >= config.maxRemotePacks {
+                return .rejected(.tooManyPacks, "this node holds \(remotePackCount) packs from others, its limit")
             }
             return nil
         }
@@ -136,7 +150,7 @@ public struct Replica: Sendable {
         if pack.isExpired(nowMs: nowMs) { return .rejected(.packExpired, "pack \(packID.short()) has expired") }
         let g = pack.genesisCreate
         if pack.stamps[op.author] != op.body.stamp,
-           !ProofOfWork.isValid(genesisNonce: g.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(g.powBits)) {
+           !ProofOfWork.isValid(genesisNonce: g.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(config.pseudonymBits(g.powBits))) {
             return .rejected(.badStamp, "author is not a pseudonym stamped for this pack")
         }
         switch op.body.kind {
@@ -186,20 +200,20 @@ public struct Replica: Sendable {
             if op.author != alpha { packs[pid]!.participants.insert(op.author) }
         case .vote(let v):
             if op.author != alpha { packs[pid]!.participants.insert(op.author) }
-            if votes[v.target]?[op.author] == nil {
-                votes[v.target, default: [:]][op.author] = LWW(hlc: op.hlc, id: op.id, value: v.value)
+            if packs[pid]!.votes[v.target]?[op.author] == nil {
+                packs[pid]!.votes[v.target, default: [:]][op.author] = LWW(hlc: op.hlc, id: op.id, value: v.value)
             } else {
-                votes[v.target]![op.author]!.merge(hlc: op.hlc, id: op.id, value: v.value)
+                packs[pid]!.votes[v.target]![op.author]!.merge(hlc: op.hlc, id: op.id, value: v.value)
             }
         case .delete(let d):
             if d.target == pid { packs[pid]!.deleted = true }
-            deleteRequests[d.target, default: []].insert(op.author)
+            packs[pid]!.deleteRequests[d.target, default: []].insert(op.author)
         case .editPack(let e):
             packs[pid]!.applyEdit(e, hlc: op.hlc, id: op.id)
             packs[pid]!.edits.append((op.hlc, op.id))
         case .moderate(let m):
-            if moderation[m.target] == nil { moderation[m.target] = LWW(hlc: op.hlc, id: op.id, value: m.hidden) }
-            else { moderation[m.target]!.merge(hlc: op.hlc, id: op.id, value: m.hidden) }
+            if packs[pid]!.moderation[m.target] == nil { packs[pid]!.moderation[m.target] = LWW(hlc: op.hlc, id: op.id, value: m.hidden) }
+            else { packs[pid]!.moderation[m.target]!.merge(hlc: op.hlc, id: op.id, value: m.hidden) }
         case .createPack:
             break
         }
@@ -209,10 +223,15 @@ public struct Replica: Sendable {
 
     /// Rebuilds state from ops read back from the local store: no signature checks, no
     /// time checks (they passed admission when first stored).
-    public mutating func restore(_ trusted: [SignedOp], tombstones stones: [Tombstone] = []) {
+    /// `own`: packs this node created or joined (they do not count against the cap on
+    /// packs learned from others).
+    public mutating func restore(_ trusted: [SignedOp], tombstones stones: [Tombstone] = [], own: Set<PackID> = []) {
         for t in stones { tombstones[t.pack] = t }
         for op in trusted where ops[op.id] == nil {
-            if case .createPack = op.body.kind { apply(op) }
+            if case .createPack = op.body.kind {
+                apply(op)
+                if !own.contains(op.id), !config.adminKeys.contains(op.author) { remotePacks.insert(op.id) }
+            }
         }
         for op in trusted where ops[op.id] == nil {
             guard tombstones[op.packID] == nil else { continue }
@@ -230,25 +249,23 @@ public struct Replica: Sendable {
             if p.deleted { reason = .deleted }
             else if let after = p.purgeAfterMs, nowMs >= after { reason = .expired }
             else { continue }
-            for entry in p.order {
-                if let op = ops.removeValue(forKey: entry.id) {
-                    switch op.body.kind {
-                    case .vote(let v): votes[v.target]?.removeValue(forKey: op.author)
-                    default: break
-                    }
-                }
-                votes.removeValue(forKey: entry.id)
-                deleteRequests.removeValue(forKey: entry.id)
-                moderation.removeValue(forKey: entry.id)
-            }
-            deleteRequests.removeValue(forKey: id)
+            for entry in p.order { ops.removeValue(forKey: entry.id) }
             packs.removeValue(forKey: id)
-            let t = Tombstone(pack: id, reason: reason)
+            remotePacks.remove(id)
+            let t = Tombstone(pack: id, reason: reason, expiresMs: p.isAdmin ? nil : p.createdMs &+ Lifetime.maxMs &+ Lifetime.purgeGraceMs)
             tombstones[id] = t
             made.append(t)
         }
         for t in made { if let held = pending.removeValue(forKey: t.pack) { held.forEach { pendingIDs.remove($0.id) } } }
         return made.sorted { $0.pack < $1.pack }
+    }
+
+    /// Forgets the tombstones whose genesis can no longer be admitted (PROTOCOL.md §6).
+    /// Returns their pack ids (the store drops the same).
+    public mutating func expireTombstones(nowMs: UInt64) -> [PackID] {
+        let gone = tombstones.values.filter { t in t.expiresMs.map { nowMs >= $0 } ?? false }.map(\.pack).sorted()
+        for p in gone { tombstones[p] = nil }
+        return gone
     }
 }
 

@@ -4,6 +4,10 @@ import SkwadModel
 public enum PackSort: String, Sendable, CaseIterable { case distance, popular, new }
 public enum FeedSort: String, Sendable, CaseIterable { case new, top }
 
+/// The role of an author in a pack, shown next to its tag so nobody can pass for the
+/// Alpha or an admin with a look-alike pseudonym.
+public enum AuthorRole: String, Sendable, Equatable { case alpha, admin }
+
 /// Why a post or comment is not shown in feeds.
 public enum HiddenReason: String, Sendable, Equatable { case moderated, lowScore }
 
@@ -32,6 +36,7 @@ public struct PostView: Sendable, Equatable {
     public let pack: PackID
     public let packName: String
     public let author: PublicKey
+    public let role: AuthorRole?
     public let title: String
     public let body: String
     public let tags: [String]
@@ -49,6 +54,7 @@ public struct CommentView: Sendable, Equatable {
     public let post: OpID
     public let parent: OpID?
     public let author: PublicKey
+    public let role: AuthorRole?
     /// Empty when `removed`.
     public let body: String
     public let hlc: HLC
@@ -77,26 +83,39 @@ public struct DenView: Sendable, Equatable {
 extension Replica {
     // MARK: scores and visibility
 
+    /// Score of a post or comment: votes of its own pack only (same-pack rule), and never
+    /// its author's own vote (self-votes do not count).
     public func tally(_ target: OpID) -> (score: Int, up: Int, down: Int) {
-        guard let vs = votes[target] else { return (0, 0, 0) }
+        guard let op = ops[target], let pack = packs[op.packID] else { return (0, 0, 0) }
+        return tally(op, pack: pack)
+    }
+
+    func tally(_ op: SignedOp, pack: PackState) -> (score: Int, up: Int, down: Int) {
+        guard let vs = pack.votes[op.id] else { return (0, 0, 0) }
         var up = 0, down = 0
-        for (_, v) in vs { if v.value > 0 { up += 1 } else if v.value < 0 { down += 1 } }
+        for (voter, v) in vs where voter != op.author { if v.value > 0 { up += 1 } else if v.value < 0 { down += 1 } }
         return (up - down, up, down)
     }
 
     public func score(_ target: OpID) -> Int { tally(target).score }
 
-    /// Deleted by its author: gone for good (2P-set semantics).
+    /// Deleted by its author, by a `Delete` of its own pack: gone for good (2P-set semantics).
     public func isDeleted(_ id: OpID) -> Bool {
-        guard let op = ops[id], let who = deleteRequests[id] else { return false }
+        guard let op = ops[id], let who = packs[op.packID]?.deleteRequests[id] else { return false }
         return who.contains(op.author)
     }
 
     func hiddenReason(_ id: OpID, score: Int, pack: PackState) -> HiddenReason? {
-        if moderation[id]?.value == true { return .moderated }
+        if pack.moderation[id]?.value == true { return .moderated }
         let threshold = Int(pack.genesisCreate.hideScore == 0 ? 5 : pack.genesisCreate.hideScore)
         if score <= -threshold { return .lowScore }
         return nil
+    }
+
+    /// Alpha or admin of `pack`, or nil for anyone else.
+    public func role(of key: PublicKey, in pack: PackState) -> AuthorRole? {
+        if key == pack.alpha { return .alpha }
+        return config.adminKeys.contains(key) ? .admin : nil
     }
 
     // MARK: packs
@@ -137,8 +156,9 @@ extension Replica {
     // MARK: posts and feed
 
     func postView(_ op: SignedOp, _ p: Post, pack: PackState) -> PostView {
-        let t = tally(op.id)
-        return PostView(id: op.id, pack: pack.id, packName: pack.create.name, author: op.author, title: p.title,
+        let t = tally(op, pack: pack)
+        return PostView(id: op.id, pack: pack.id, packName: pack.create.name, author: op.author,
+                        role: role(of: op.author, in: pack), title: p.title,
                         body: p.body, tags: p.tags, hlc: op.hlc, location: op.body.location, score: t.score,
                         upvotes: t.up, downvotes: t.down, commentCount: visibleCommentCount(op.id, pack: pack),
                         hidden: hiddenReason(op.id, score: t.score, pack: pack))
@@ -152,10 +172,12 @@ extension Replica {
         }
     }
 
+    /// The comment's post and parent are present, in the comment's own pack.
     func parentPresent(_ op: SignedOp, post: OpID) -> Bool {
-        guard case .comment(let c) = op.body.kind else { return false }
+        guard case .comment(let c) = op.body.kind, c.post == post,
+              let pop = ops[post], pop.packID == op.packID else { return false }
         guard let parent = c.parent else { return true }
-        guard let pop = ops[parent], case .comment(let pc) = pop.body.kind else { return false }
+        guard let par = ops[parent], par.packID == op.packID, case .comment(let pc) = par.body.kind else { return false }
         return pc.post == post
     }
 
@@ -193,10 +215,10 @@ extension Replica {
             for c in children[parent] ?? [] {
                 guard case .comment(let cm) = c.body.kind else { continue }
                 let sub = walk(c.id, depth: depth + 1)
-                let t = tally(c.id)
+                let t = tally(c, pack: pack)
                 let removed = isDeleted(c.id) || hiddenReason(c.id, score: t.score, pack: pack) != nil
                 if removed && sub.isEmpty { continue }
-                out.append(CommentView(id: c.id, post: postID, parent: cm.parent, author: c.author,
+                out.append(CommentView(id: c.id, post: postID, parent: cm.parent, author: c.author, role: role(of: c.author, in: pack),
                                        body: removed ? "" : cm.body, hlc: c.hlc, score: t.score, upvotes: t.up,
                                        downvotes: t.down, depth: depth, removed: removed))
                 out += sub
@@ -223,8 +245,9 @@ extension Replica {
             for (post, ids) in pack.commentsByPost {
                 for id in ids {
                     guard let op = ops[id], authors.contains(op.author), case .comment(let c) = op.body.kind, !isDeleted(id) else { continue }
-                    let t = tally(id)
-                    comments.append(CommentView(id: id, post: post, parent: c.parent, author: op.author, body: c.body, hlc: op.hlc,
+                    let t = tally(op, pack: pack)
+                    comments.append(CommentView(id: id, post: post, parent: c.parent, author: op.author,
+                                                role: role(of: op.author, in: pack), body: c.body, hlc: op.hlc,
                                                 score: t.score, upvotes: t.up, downvotes: t.down, depth: 0, removed: false))
                     upvotes += t.up
                 }

@@ -60,9 +60,10 @@ struct Geography: Sendable {
         return g
     }
 
-    /// The geofence rule for a node's announced cell (PROTOCOL.md §Geofence): the cell is
-    /// inside when its centre lies within radius + the cell's own radius.
+    /// The geofence rule for a node's announced cell (PROTOCOL.md §12): the cell is inside
+    /// when it lies wholly inside, centre distance + the cell's own radius ≤ the radius
+    /// (`Geofence.contains(cell:)`, with the decoded cell kept per node).
     func inside(_ node: Int, _ fence: Geofence) -> Bool {
-        fence.contains(cellCenters[node], marginMeters: cellRadii[node])
+        fence.center.distance(to: cellCenters[node]) + cellRadii[node] <= fence.radiusMeters
     }
 }

@@ -102,8 +102,17 @@ public final class World: Sendable {
         let parts = PartitionPlan.draw(s, geography: geo, seed: seed)
         var gen = WorkloadGenerator(scenario: s, seed: seed, geography: geo, churn: churn)
         gen.run()
-        return World(scenario: s, seed: seed, replicaConfig: ReplicaConfig(adminKeys: [gen.adminKey.publicKey]),
+        return World(scenario: s, seed: seed, replicaConfig: Self.replicaConfig(admin: gen.adminKey.publicKey),
                      ops: gen.ops, packs: gen.packs, memberships: gen.memberships, skippedOps: gen.skipped,
                      geography: geo, churn: churn, partitions: parts)
+    }
+}
+
+extension World {
+    /// The replicas' rules in a simulation: the protocol's, except the price on identity
+    /// (stamp floors, cap on packs from others), which the simulator does not model: its
+    /// workload stamps pseudonyms with the scenario's own `pow_bits` and may hold many packs.
+    static func replicaConfig(admin: PublicKey) -> ReplicaConfig {
+        ReplicaConfig(adminKeys: [admin], pseudonymPowFloor: 0, genesisPowFloor: 0, maxRemotePacks: .max)
     }
 }

@@ -64,8 +64,8 @@ extension Store {
         do {
             try db.write { db in
                 for t in tombstones {
-                    try db.execute(sql: "INSERT OR REPLACE INTO tombstone (pack, reason) VALUES (?, ?)",
-                                   arguments: [Data(t.pack.bytes), t.reason.rawValue])
+                    try db.execute(sql: "INSERT OR REPLACE INTO tombstone (pack, reason, expiresMs) VALUES (?, ?, ?)",
+                                   arguments: [Data(t.pack.bytes), t.reason.rawValue, t.expiresMs.map { Int64(clamping: $0) }])
                     try db.execute(sql: "DELETE FROM op WHERE pack = ?", arguments: [Data(t.pack.bytes)])
                     try db.execute(sql: "DELETE FROM joinedPack WHERE pack = ?", arguments: [Data(t.pack.bytes)])
                     try db.execute(sql: "DELETE FROM stamp WHERE pack = ?", arguments: [Data(t.pack.bytes)])
@@ -77,12 +77,22 @@ extension Store {
     public func loadTombstones() throws -> [Tombstone] {
         do {
             return try db.read { db in
-                try Row.fetchAll(db, sql: "SELECT pack, reason FROM tombstone").compactMap { row in
-                    let pack: Data = row[0], reason: String = row[1]
+                try Row.fetchAll(db, sql: "SELECT pack, reason, expiresMs FROM tombstone").compactMap { row in
+                    let pack: Data = row[0], reason: String = row[1], expires: Int64? = row[2]
                     guard let id = try? OpID(bytes: [UInt8](pack)), let r = Tombstone.Reason(rawValue: reason) else { return nil }
-                    return Tombstone(pack: id, reason: r)
+                    return Tombstone(pack: id, reason: r, expiresMs: expires.map { UInt64(max(0, $0)) })
                 }
             }
         } catch { throw StoreError("cannot read tombstones", error) }
+    }
+
+    /// Forgets tombstones that no longer block anything (PROTOCOL.md §6).
+    public func dropTombstones(_ packs: [PackID]) throws {
+        guard !packs.isEmpty else { return }
+        do {
+            try db.write { db in
+                for p in packs { try db.execute(sql: "DELETE FROM tombstone WHERE pack = ?", arguments: [Data(p.bytes)]) }
+            }
+        } catch { throw StoreError("cannot drop tombstones", error) }
     }
 }

@@ -47,6 +47,11 @@ enum Schema {
             // every stored op) has just admitted it, and reload dedupes by id.
             try db.execute(sql: "DROP INDEX IF EXISTS op_id")
         }
+        m.registerMigration("v4: tombstone expiry") { db in
+            // When a tombstone stops mattering: its genesis can no longer be admitted then.
+            // NULL: kept for good (admin packs, and tombstones recorded before v4).
+            try db.execute(sql: "ALTER TABLE tombstone ADD COLUMN expiresMs INTEGER")
+        }
         return m
     }
 }

@@ -28,9 +28,11 @@ public struct OpFactory {
         return c
     }
 
+    /// Stamps at the protocol's floors (`PowFloor`), as a real node mints them; a genesis
+    /// stamp (more bits) is also valid as its author's pseudonym stamp.
     private mutating func stamp(_ key: SigningKeyPair, nonce: [UInt8], bits: UInt32) -> UInt64 {
         let k = nonce + key.publicKey.bytes
-        if let s = stamps[k] { return s }
+        if let s = stamps[k], ProofOfWork.isValid(genesisNonce: nonce, author: key.publicKey.bytes, stamp: s, bits: Int(bits)) { return s }
         let s = ProofOfWork.mint(genesisNonce: nonce, author: key.publicKey.bytes, bits: Int(bits))
         stamps[k] = s
         return s
@@ -47,7 +49,8 @@ public struct OpFactory {
         let nonce = rng.bytes(16)
         let key = signer ?? user.pseudonym(genesisNonce: nonce)
         let c = CreatePack(name: name, tags: tags, color: "", fence: fence, locked: locked, nonce: nonce, powBits: powBits, hideScore: hideScore)
-        let body = OpBody(packID: nil, author: key.publicKey, hlc: nextHLC(), stamp: stamp(key, nonce: nonce, bits: powBits), kind: .createPack(c))
+        let body = OpBody(packID: nil, author: key.publicKey, hlc: nextHLC(), stamp: stamp(key, nonce: nonce, bits: PowFloor.genesis(powBits)),
+                          kind: .createPack(c))
         return try! SignedOp.sign(body, with: key)
     }
 
@@ -57,7 +60,7 @@ public struct OpFactory {
         let c = Self.create(genesis)
         let key = signer ?? user.pseudonym(genesisNonce: c.nonce)
         let body = OpBody(packID: genesis.id, author: key.publicKey, hlc: hlc ?? nextHLC(), location: location,
-                          stamp: stamp(key, nonce: c.nonce, bits: c.powBits), kind: kind)
+                          stamp: stamp(key, nonce: c.nonce, bits: PowFloor.pseudonym(c.powBits)), kind: kind)
         return try! SignedOp.sign(body, with: key)
     }
 

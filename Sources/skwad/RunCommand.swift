@@ -37,6 +37,7 @@ struct NodeOptions: ParsableArguments {
         do {
             let config = try resolve()
             let node = try Node(config: config)
+            if let notice = node.permissionNotice { FileHandle.standardError.write(Data("skwad: \(notice)\n".utf8)) }
             try await node.ensureAdminPacks()
             if config.listen != nil || !config.peers.isEmpty {
                 try await node.goOnline(group: group, listen: config.listen ?? "0.0.0.0:0")
@@ -71,6 +72,19 @@ struct Run: AsyncParsableCommand {
         let interactive = isatty(0) == 1 && isatty(1) == 1
         let mode: Renderer.Mode = json ? .json : (interactive ? .terminal : .plain)
         let reader = LineReader(interactive: interactive && !json, historyPath: config.dataDir + "/history")
+        if mode == .terminal {
+            // Minting a stamp (a new pack, or a first op in a pack) takes a fraction of a
+            // second: say so on stderr while it runs, then clear the line.
+            let shown = ProgressFlag()
+            await node.setMintProgress { tried in
+                if tried == 0 {
+                    if shown.take() { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+                } else {
+                    shown.set()
+                    FileHandle.standardError.write(Data("\rminting your stamp (proof of work): \(tried / 1000)k hashes…".utf8))
+                }
+            }
+        }
         var executor = Executor(node: node)
         executor.peers = { await node.peerSummaries().map { PeerInfo(address: $0.address, state: $0.state, cell: $0.cell) } }
         executor.networkStats = { await node.networkStats() }
@@ -132,4 +146,13 @@ struct Keygen: ParsableCommand {
             print("secret \(key.seedHex)\npublic \(key.publicHex)")
         }
     }
+}
+
+/// Whether a progress line is on screen (set from the node's actor, read there too).
+final class ProgressFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var on = false
+    func set() { lock.lock(); on = true; lock.unlock() }
+    /// Returns whether it was on, and clears it.
+    func take() -> Bool { lock.lock(); defer { on = false; lock.unlock() }; return on }
 }

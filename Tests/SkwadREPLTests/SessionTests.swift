@@ -36,11 +36,12 @@ import SkwadNode
             #expect(await run("comment \(id) \"still there?\"").hasPrefix("commented "))
             #expect(await run("up \(id)") == "upvoted \(id)")
             let feed = await run("feed --sort top")
-            #expect(feed.hasPrefix("\(id)  +1  Quad  anon·") && feed.contains("Free pizza  (1 comment)"))
+            // The author's own upvote does not count (self-votes, issue 10): the score stays 0.
+            #expect(feed.hasPrefix("\(id)  0  Quad  anon·") && feed.contains("(alpha)") && feed.contains("Free pizza  (1 comment)"))
             #expect(feed.contains("Z  ") && !feed.contains("\u{1B}["))   // ISO 8601 UTC time, no colour
             let thread = await run("show \(id)")
             #expect(thread.split(separator: "\n").count == 3 && thread.contains("still there?"))
-            #expect(await run("den").contains("posts: 1  comments: 1  upvotes received: 1"))
+            #expect(await run("den").contains("posts: 1  comments: 1  upvotes received: 0"))
             #expect(await run("packs").contains("(joined)"))
             #expect(await run("up zz") == "error: 'zz' is not an id (ids are hex, as shown by feed)")
             #expect(await run("up 0000") == "error: no post or comment with id '0000'")

@@ -136,7 +136,8 @@ import SkwadTestKit
         let late = f.nowMs + 25 * Lifetime.hour
         #expect(rejection(r.admit(f.post(by: bob, in: g), nowMs: late)) == .packExpired)
         let purgeTime = f.nowMs + Lifetime.maxMs + Lifetime.purgeGraceMs
-        #expect(r.purge(nowMs: purgeTime) == [Tombstone(pack: g.id, reason: .expired)])
+        #expect(r.purge(nowMs: purgeTime) == [Tombstone(pack: g.id, reason: .expired,
+                                                         expiresMs: g.hlc.physicalMs + Lifetime.maxMs + Lifetime.purgeGraceMs)])
         #expect(r.count == 0)
         // A stale peer re-sending the genesis cannot bring it back, even with an early clock.
         #expect(rejection(r.admit(g, nowMs: f.nowMs)) == .packExpired)

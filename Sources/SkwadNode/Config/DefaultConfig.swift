@@ -18,6 +18,10 @@ extension NodeConfig {
         # Proof-of-work bits every pseudonym must show in the packs this node creates (0-28).
         pow_bits = 16
 
+        # Ops stamped more than this many milliseconds ahead of your clock are rejected
+        # (1000-300000; one minute by default: a shared window is what keeps nodes agreeing).
+        max_clock_skew_ms = 60000
+
         # Admin public keys (hex): their packs are permanent and they moderate any pack.
         admin_keys = []
 

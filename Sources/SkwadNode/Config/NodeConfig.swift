@@ -21,6 +21,8 @@ public struct NodeConfig: Sendable, Equatable {
     public var geohashPrecision: Int = 7
     /// Proof-of-work bits every pseudonym must show in packs this node creates.
     public var powBits: UInt32 = 16
+    /// Ops stamped more than this far ahead of local time are rejected (`clockAhead`).
+    public var maxClockSkewMs: UInt64 = 60_000
     /// Admin public keys (hex): admin packs are permanent; admins moderate any pack.
     public var adminKeys: [PublicKey] = []
     /// A file holding this node's admin secret seed (hex), for campus nodes.
@@ -50,7 +52,7 @@ public struct NodeConfig: Sendable, Equatable {
     public static var embeddedDefault: NodeConfig { NodeConfig(dataDir: defaultDataDir) }
 
     static let keys: Set<String> = ["data_dir", "location", "geohash_precision", "pow_bits", "admin_keys", "admin_secret_file",
-                                    "admin_packs", "listen", "peers", "headless", "limits"]
+                                    "admin_packs", "listen", "peers", "headless", "limits", "max_clock_skew_ms"]
     static let limitKeys: Set<String> = ["peer_datagrams_per_second", "peer_bytes_per_second", "pseudonym_ops_per_minute"]
 
     /// toml++ (under TOMLKit) asserts, instead of reporting an error, when a table header
@@ -126,6 +128,12 @@ public struct NodeConfig: Sendable, Equatable {
                 throw bad("pow_bits", "expected an integer 0...\(Limits.maxPowBits)")
             }
             c.powBits = UInt32(n)
+        }
+        if table.contains(key: "max_clock_skew_ms") {
+            guard let n = table["max_clock_skew_ms"]?.int, (1_000...300_000).contains(n) else {
+                throw bad("max_clock_skew_ms", "expected an integer 1000...300000 (milliseconds)")
+            }
+            c.maxClockSkewMs = UInt64(n)
         }
         if table.contains(key: "admin_keys") {
             c.adminKeys = try strings("admin_keys").map { hex in

@@ -1,0 +1,111 @@
+import SkwadModel
+
+/// What keeps a stranger from steering membership cheaply (PROTOCOL §9, "Holding against
+/// hostile peers"; after Heilman et al., "Eclipse Attacks on Bitcoin's Peer-to-Peer
+/// Network", 2015: test before evicting; bound what a newcomer may displace):
+/// - Joins are rate-limited per source and in all;
+/// - a full active view admits a newcomer (a `Join`, a high-priority `Neighbor`, the end of a
+///   `ForwardJoin` walk) only after the newcomer answered a ping, and evicts at most one
+///   member per `evictionIntervalMs` (1 s) for all of them together;
+/// - walk lengths from the wire are clamped;
+/// - a node introduces itself (a handshake) to addresses it learned from others at a
+///   bounded rate, so a message naming many addresses cannot make it a reflector.
+struct MembershipGuard: Sendable {
+    /// A newcomer waiting to prove it answers before it may displace a member.
+    struct Candidate: Sendable {
+        var info: NodeInfo
+        var pingSeq: UInt64
+        var sinceMs: UInt64
+        /// It may displace a member only within the eviction budget.
+        var budgeted: Bool
+    }
+
+    /// Newcomers on trial; capacity `candidateCapacity`, the oldest goes first.
+    var candidates: [PeerAddress: Candidate] = [:]
+    /// Last `Join` per source address; capacity `joinMemory`, the oldest goes first.
+    var lastJoinMs: [PeerAddress: UInt64] = [:]
+    var joins: TokenBucket
+    var introductions: TokenBucket
+    var nextEvictionMs: UInt64 = 0
+
+
+    static let candidateCapacity = 16
+    static let candidateTimeoutMs: UInt64 = 2000
+    static let joinMemory = 1024
+    static let joinIntervalPerSourceMs: UInt64 = 2_000
+
+    init(nowMs: UInt64 = 0) {
+        joins = TokenBucket(rate: 20, burst: 100, nowMs: nowMs)
+        introductions = TokenBucket(rate: 20, burst: 100, nowMs: nowMs)
+    }
+
+    /// May a `Join` from `source` be taken now? (One per source per 2 s; 20/s in all.)
+    mutating func admitJoin(from source: PeerAddress, nowMs: UInt64) -> Bool {
+        if let last = lastJoinMs[source], nowMs < last &+ Self.joinIntervalPerSourceMs { return false }
+        guard joins.take(1, nowMs: nowMs) else { return false }
+        if lastJoinMs[source] == nil && lastJoinMs.count >= Self.joinMemory,
+           let oldest = lastJoinMs.min(by: { a, b in a.value != b.value ? a.value < b.value : a.key < b.key }) {
+            lastJoinMs[oldest.key] = nil
+        }
+        lastJoinMs[source] = nowMs
+        return true
+    }
+
+    mutating func addCandidate(_ peer: PeerAddress, _ c: Candidate) {
+        if candidates[peer] == nil && candidates.count >= Self.candidateCapacity,
+           let oldest = candidates.min(by: { a, b in a.value.sinceMs != b.value.sinceMs ? a.value.sinceMs < b.value.sinceMs : a.key < b.key }) {
+            candidates[oldest.key] = nil
+        }
+        candidates[peer] = c
+    }
+}
+
+extension GossipEngine {
+    /// A peer asks to become an active member (`Join`, or a high-priority `Neighbor`). With
+    /// room it is added at once (true). With a full view it is pinged and put on trial; it
+    /// is admitted when it answers and the eviction budget allows (false for now).
+    mutating func admitOrTry(_ peer: PeerAddress, info peerInfo: NodeInfo, budgeted: Bool, nowMs: UInt64, into out: inout [GossipDirective]) -> Bool {
+        if active[peer] != nil || active.count < config.activeSize {
+            addActive(peer, info: peerInfo, nowMs: nowMs, into: &out)
+            return true
+        }
+        let ping = pingMessage(for: peer)
+        guardState.addCandidate(peer, .init(info: peerInfo, pingSeq: ping.ping.seq, sinceMs: nowMs, budgeted: budgeted))
+        stats.candidates += 1
+        send(ping, to: peer, nowMs: nowMs, into: &out)
+        return false
+    }
+
+    /// A candidate answered our ping: admit it if a member may be evicted now; either way it
+    /// hears the verdict; a refused one is kept as a passive peer (it answered: it is real).
+    mutating func candidateAnswered(_ peer: PeerAddress, seq: UInt64, nowMs: UInt64, into out: inout [GossipDirective]) {
+        guard let c = guardState.candidates[peer], c.pingSeq == seq else { return }
+        guardState.candidates[peer] = nil
+        let room = active.count < config.activeSize
+        let accept = room || !c.budgeted || nowMs >= guardState.nextEvictionMs
+        if accept {
+            if !room { stats.evictions += 1 }
+            if !room && c.budgeted { guardState.nextEvictionMs = nowMs + config.evictionIntervalMs }
+            addActive(peer, info: c.info, nowMs: nowMs, into: &out)
+        } else {
+            addPassive(peer, cell: c.info.cell, nowMs: nowMs)
+        }
+        var reply = WireMessage(); var r = Skwad_Gossip_V1_NeighborReply(); r.accepted = accept; r.info = info.wire; reply.neighborReply = r
+        send(reply, to: peer, nowMs: nowMs, into: &out)
+    }
+
+    /// Candidates that did not answer in time are forgotten.
+    mutating func expireCandidates(nowMs: UInt64) {
+        for (p, c) in guardState.candidates where nowMs >= c.sinceMs &+ MembershipGuard.candidateTimeoutMs {
+            guardState.candidates[p] = nil
+        }
+    }
+
+    /// May we start a handshake with `peer`, an address we learned from someone else? Peers
+    /// that spoke to us, and seeds, always; others at most 20/s (burst 100).
+    mutating func mayIntroduce(_ peer: PeerAddress, nowMs: UInt64) -> Bool {
+        if sessions[peer] != nil || seeds.contains(peer) { return true }
+        guard guardState.introductions.take(1, nowMs: nowMs) else { stats.drop(.introductionLimited); return false }
+        return true
+    }
+}
