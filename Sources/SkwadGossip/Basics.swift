@@ -72,4 +72,6 @@ public enum DropReason: String, Sendable {
     /// Membership abuse (PROTOCOL §9): a Join over the limits, a walk or origin from a non-member,
     /// a PingReq about a non-member, an introduction over the budget.
     case joinLimited, notAMember, introductionLimited
+    /// More new packs from one address than `genesesPerSecond` allows (PROTOCOL §13).
+    case genesisRateLimited
 }

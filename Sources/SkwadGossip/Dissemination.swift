@@ -88,6 +88,20 @@ extension GossipEngine {
         flush(&self)
     }
 
+    /// New packs from one source address: `genesesPerSecond`, burst `genesisBurst` (enough
+    /// for a directory pull), in a table of at most `genesisSources` addresses (the least
+    /// recently used goes first). Packs cost stamp work besides (PROTOCOL §2, §13).
+    mutating func takeGenesis(from: PeerAddress, nowMs: UInt64) -> Bool {
+        if genesisLimits[from] == nil {
+            if genesisLimits.count >= config.genesisSources,
+               let oldest = genesisLimits.min(by: { a, b in a.value.lastMs != b.value.lastMs ? a.value.lastMs < b.value.lastMs : a.key < b.key }) {
+                genesisLimits[oldest.key] = nil
+            }
+            genesisLimits[from] = TokenBucket(rate: config.genesesPerSecond, burst: config.genesisBurst, nowMs: nowMs)
+        }
+        return genesisLimits[from]!.take(1, nowMs: nowMs)
+    }
+
     mutating func receiveOps(_ envelopes: [Data], from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
         var fresh: [SignedOp] = []
         var sawDuplicate = false
@@ -102,6 +116,7 @@ extension GossipEngine {
                 stats.opsRejected[reason.rawValue, default: 0] += 1
                 continue
             }
+            if case .createPack = op.body.kind, !takeGenesis(from: from, nowMs: nowMs) { stats.drop(.genesisRateLimited); continue }
             if pseudonymLimits[op.author] == nil {
                 // Bounded (`pseudonymMemory`): buckets that refilled are forgotten first; with
                 // none to forget, a new pseudonym waits (counted as rate-limited).

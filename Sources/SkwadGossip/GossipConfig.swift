@@ -51,6 +51,11 @@ public struct GossipConfig: Sendable {
     public var missingCapacity = 10_000
     /// Peers listed in a `Vicinity` answer to a peer that is not one of our links.
     public var strangerVicinitySample = 2
+    /// New pack geneses accepted from one source address: rate, burst, and how many sources
+    /// are tracked.
+    public var genesesPerSecond: Double = 2
+    public var genesisBurst: Double = 128
+    public var genesisSources = 1024
     /// FindPack: links asked at once, matches answered.
     public var findPackFanout = 8
     public var findPackMatches = 4

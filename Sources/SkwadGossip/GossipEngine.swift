@@ -27,6 +27,8 @@ public struct GossipEngine: Sendable {
     var sessions: [PeerAddress: Session] = [:]
     var limits: [PeerAddress: (datagrams: TokenBucket, bytes: TokenBucket)] = [:]
     var pseudonymLimits: [PublicKey: TokenBucket] = [:]
+    /// New packs accepted per source address (Dissemination.swift, `takeGenesis`).
+    var genesisLimits: [PeerAddress: TokenBucket] = [:]
     var active: [PeerAddress: PeerState] = [:]
     var passive: [PeerAddress: String] = [:]
     var vicinity: [PeerAddress: VicinityEntry] = [:]
