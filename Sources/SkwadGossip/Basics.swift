@@ -47,7 +47,7 @@ public struct GossipStats: Sendable, Equatable {
     public var opsAdmitted = 0, opsDuplicate = 0, opsSent = 0
     public var drops: [String: Int] = [:]
     public var opsRejected: [String: Int] = [:]
-    public var handshakes = 0, reconciliations = 0, reconBytesOut = 0, directoryRounds = 0, candidates = 0, evictions = 0
+    public var handshakes = 0, reconciliations = 0, reconBytesOut = 0, directoryRounds = 0, candidates = 0, evictions = 0, stemmed = 0, fluffed = 0, failsafes = 0
     /// Messages sent, by kind (before encryption; a queued message counts when queued).
     public var messagesSent: [String: Int] = [:]
 
@@ -57,7 +57,7 @@ public struct GossipStats: Sendable, Equatable {
     public var pairs: [(String, Int)] {
         var out: [(String, Int)] = [("datagrams.in", datagramsIn), ("datagrams.out", datagramsOut), ("bytes.in", bytesIn),
                                     ("bytes.out", bytesOut), ("ops.admitted", opsAdmitted), ("ops.duplicate", opsDuplicate),
-                                    ("ops.sent", opsSent), ("handshakes", handshakes), ("reconciliations", reconciliations), ("directory_rounds", directoryRounds), ("membership.candidates", candidates), ("membership.evictions", evictions),
+                                    ("ops.sent", opsSent), ("handshakes", handshakes), ("reconciliations", reconciliations), ("directory_rounds", directoryRounds), ("membership.candidates", candidates), ("membership.evictions", evictions), ("stem.sent", stemmed), ("stem.fluffed", fluffed), ("stem.failsafes", failsafes),
                                     ("recon.bytes_out", reconBytesOut)]
         out += messagesSent.sorted { $0.key < $1.key }.map { ("sent.\($0.key)", $0.value) }
         out += drops.sorted { $0.key < $1.key }.map { ("drop.\($0.key)", $0.value) }

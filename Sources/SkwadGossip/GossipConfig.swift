@@ -65,6 +65,12 @@ public struct GossipConfig: Sendable {
     public var lazyFanout = 4
     /// Plumtree: wait this long after an IHAVE before asking for the op.
     public var graftTimeoutMs: UInt64 = 150
+    /// Dandelion++ (§10a): each stem hop spreads an op with this probability (1 turns the
+    /// stem off); the stem link changes every epoch; the fail-safe waits this long plus a
+    /// random part up to as long again.
+    public var stemFluff = 0.2
+    public var stemEpochMs: UInt64 = 600_000
+    public var stemFailsafeMs: UInt64 = 1000
     public var helloRetryMs: UInt64 = 500
     public var helloAttempts = 4
     public var rejoinIntervalMs: UInt64 = 3000
