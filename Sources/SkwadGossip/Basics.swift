@@ -47,7 +47,7 @@ public struct GossipStats: Sendable, Equatable {
     public var opsAdmitted = 0, opsDuplicate = 0, opsSent = 0
     public var drops: [String: Int] = [:]
     public var opsRejected: [String: Int] = [:]
-    public var handshakes = 0, reconciliations = 0, reconBytesOut = 0, directoryRounds = 0, candidates = 0, evictions = 0
+    public var handshakes = 0, reconciliations = 0, reconBytesOut = 0, directoryRounds = 0, candidates = 0, evictions = 0, stemmed = 0, fluffed = 0, failsafes = 0
     /// Session layer (§8): COOKIE frames sent, handshakes admitted by a cookie, pending
     /// sessions that took over, unproven sessions expired, table evictions.
     public var cookiesSent = 0, cookieHandshakes = 0, sessionsReplaced = 0, sessionsExpired = 0
@@ -61,7 +61,7 @@ public struct GossipStats: Sendable, Equatable {
     public var pairs: [(String, Int)] {
         var out: [(String, Int)] = [("datagrams.in", datagramsIn), ("datagrams.out", datagramsOut), ("bytes.in", bytesIn),
                                     ("bytes.out", bytesOut), ("ops.admitted", opsAdmitted), ("ops.duplicate", opsDuplicate),
-                                    ("ops.sent", opsSent), ("handshakes", handshakes), ("reconciliations", reconciliations), ("directory_rounds", directoryRounds), ("membership.candidates", candidates), ("membership.evictions", evictions),
+                                    ("ops.sent", opsSent), ("handshakes", handshakes), ("reconciliations", reconciliations), ("directory_rounds", directoryRounds), ("membership.candidates", candidates), ("membership.evictions", evictions), ("stem.sent", stemmed), ("stem.fluffed", fluffed), ("stem.failsafes", failsafes),
                                     ("recon.bytes_out", reconBytesOut), ("cookies.sent", cookiesSent),
                                     ("cookies.handshakes", cookieHandshakes), ("sessions.replaced", sessionsReplaced),
                                     ("sessions.expired", sessionsExpired), ("sessions.evicted", sessionEvictions),
@@ -80,4 +80,6 @@ public enum DropReason: String, Sendable {
     /// Membership abuse (PROTOCOL §9): a Join over the limits, a walk or origin from a non-member,
     /// a PingReq about a non-member, an introduction over the budget.
     case joinLimited, notAMember, introductionLimited
+    /// More new packs from one address than `genesesPerSecond` allows (PROTOCOL §13).
+    case genesisRateLimited
 }

@@ -88,40 +88,71 @@ extension GossipEngine {
         flush(&self)
     }
 
+    /// New packs from one source address: `genesesPerSecond`, burst `genesisBurst` (enough
+    /// for a directory pull), in a table of at most `genesisSources` addresses (the least
+    /// recently used goes first). Packs cost stamp work besides (PROTOCOL §2, §13).
+    mutating func takeGenesis(from: PeerAddress, nowMs: UInt64) -> Bool {
+        if genesisLimits[from] == nil {
+            if genesisLimits.count >= config.genesisSources,
+               let oldest = genesisLimits.min(by: { a, b in a.value.lastMs != b.value.lastMs ? a.value.lastMs < b.value.lastMs : a.key < b.key }) {
+                genesisLimits[oldest.key] = nil
+            }
+            genesisLimits[from] = TokenBucket(rate: config.genesesPerSecond, burst: config.genesisBurst, nowMs: nowMs)
+        }
+        return genesisLimits[from]!.take(1, nowMs: nowMs)
+    }
+
+    /// Decodes, verifies and admits one envelope under the per-source and per-pseudonym
+    /// limits. Returns the ops newly admitted (the op, and pending ops it released) and
+    /// whether it was a duplicate.
+    mutating func admit(_ bytes: [UInt8], from: PeerAddress, nowMs: UInt64, replica: inout Replica,
+                        into out: inout [GossipDirective]) -> (fresh: [SignedOp], duplicate: Bool) {
+        guard let env = try? Envelope(serialized: bytes) else { stats.opsRejected[Rejection.malformed.rawValue, default: 0] += 1; return ([], false) }
+        let id = env.id
+        if replica.contains(id) {
+            stats.opsDuplicate += 1; missing[Self.prefix(id)] = nil
+            stem.embargo[id] = nil   // it came back by the normal push: fluffed
+            return ([], true)
+        }
+        let op: SignedOp
+        do { op = try opener(bytes) } catch {
+            let reason: Rejection = "\(error)" == "bad signature" ? .badSignature : .malformed
+            stats.opsRejected[reason.rawValue, default: 0] += 1
+            return ([], false)
+        }
+        if case .createPack = op.body.kind, !takeGenesis(from: from, nowMs: nowMs) { stats.drop(.genesisRateLimited); return ([], false) }
+        if pseudonymLimits[op.author] == nil {
+            // Bounded (`pseudonymMemory`): buckets that refilled are forgotten first; with
+            // none to forget, a new pseudonym waits (counted as rate-limited).
+            if pseudonymLimits.count >= config.pseudonymMemory {
+                pseudonymLimits = pseudonymLimits.filter { var b = $0.value; return !b.isFull(nowMs: nowMs) }
+            }
+            guard pseudonymLimits.count < config.pseudonymMemory else { stats.drop(.pseudonymRateLimited); return ([], false) }
+            pseudonymLimits[op.author] = TokenBucket(rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute, nowMs: nowMs)
+        }
+        guard pseudonymLimits[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); return ([], false) }
+        switch replica.admit(op, nowMs: nowMs) {
+        case .admitted(let list):
+            for a in list { stats.opsAdmitted += 1; out.append(.admitted(a)) }
+            return (list, false)
+        case .duplicate:
+            stats.opsDuplicate += 1
+            return ([], true)
+        case .pending:
+            return ([], false)
+        case .rejected(let r, _):
+            stats.opsRejected[r.rawValue, default: 0] += 1
+            return ([], false)
+        }
+    }
+
     mutating func receiveOps(_ envelopes: [Data], from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
         var fresh: [SignedOp] = []
         var sawDuplicate = false
         for data in envelopes.prefix(64) {
-            let bytes = [UInt8](data)
-            guard let env = try? Envelope(serialized: bytes) else { stats.opsRejected[Rejection.malformed.rawValue, default: 0] += 1; continue }
-            let id = env.id
-            if replica.contains(id) { stats.opsDuplicate += 1; sawDuplicate = true; missing[Self.prefix(id)] = nil; continue }
-            let op: SignedOp
-            do { op = try opener(bytes) } catch {
-                let reason: Rejection = "\(error)" == "bad signature" ? .badSignature : .malformed
-                stats.opsRejected[reason.rawValue, default: 0] += 1
-                continue
-            }
-            if pseudonymLimits[op.author] == nil {
-                // Bounded (`pseudonymMemory`): buckets that refilled are forgotten first; with
-                // none to forget, a new pseudonym waits (counted as rate-limited).
-                if pseudonymLimits.count >= config.pseudonymMemory {
-                    pseudonymLimits = pseudonymLimits.filter { var b = $0.value; return !b.isFull(nowMs: nowMs) }
-                }
-                guard pseudonymLimits.count < config.pseudonymMemory else { stats.drop(.pseudonymRateLimited); continue }
-                pseudonymLimits[op.author] = TokenBucket(rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute, nowMs: nowMs)
-            }
-            guard pseudonymLimits[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); continue }
-            switch replica.admit(op, nowMs: nowMs) {
-            case .admitted(let list):
-                for a in list { stats.opsAdmitted += 1; out.append(.admitted(a)); fresh.append(a) }
-            case .duplicate:
-                stats.opsDuplicate += 1; sawDuplicate = true
-            case .pending:
-                break
-            case .rejected(let r, _):
-                stats.opsRejected[r.rawValue, default: 0] += 1
-            }
+            let (admitted, duplicate) = admit([UInt8](data), from: from, nowMs: nowMs, replica: &replica, into: &out)
+            fresh += admitted
+            sawDuplicate = sawDuplicate || duplicate
         }
         if sawDuplicate && fresh.isEmpty, isLink(from), !isLazy(from) {
             setLazy(from, true)
@@ -173,7 +204,7 @@ extension GossipEngine {
         for d in ids.prefix(256) {
             let id: OpID?
             if d.count == 8 { id = recentByPrefix[d.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }] } else { id = try? OpID(bytes: [UInt8](d)) }
-            guard let id, let op = replica.op(id), let pack = replica.scope(op.packID) else { continue }
+            guard let id, stem.embargo[id] == nil, let op = replica.op(id), let pack = replica.scope(op.packID) else { continue }
             if mayReceive(peerInfo, pack: pack, isGenesis: op.isDirectoryEntry) { ops.append(op) }
         }
         sendOps(ops, to: from, nowMs: nowMs, into: &out)
@@ -198,7 +229,7 @@ extension GossipEngine {
             let eligible = links.filter { peerInfo($0).map { mayReceive($0, pack: state, isGenesis: false) } ?? false }
             guard let peer = eligible.randomElement(using: &rng) else { continue }
             stats.reconciliations += 1
-            sendReconcile(pack: pack, lower: .zero, ranges: Reconciliation.initiate(replica.opIDs(inPack: pack)), initiator: true, to: peer, nowMs: nowMs, into: &out)
+            sendReconcile(pack: pack, lower: .zero, ranges: Reconciliation.initiate(visibleItems(replica, pack: pack)), initiator: true, to: peer, nowMs: nowMs, into: &out)
         }
     }
 
@@ -255,7 +286,7 @@ extension GossipEngine {
               let theirs = peerInfo(from), mayReceive(theirs, pack: state, isGenesis: false) else { return }
         let ranges = r.ranges.compactMap(Reconciliation.RangeMessage.init(wire:))
         guard ranges.count == r.ranges.count else { stats.drop(.malformedMessage); return }
-        let answer = Reconciliation.answer(replica.opIDs(inPack: pack), lower: Reconciliation.Bound(wire: r.lower), ranges: ranges)
+        let answer = Reconciliation.answer(visibleItems(replica, pack: pack), lower: Reconciliation.Bound(wire: r.lower), ranges: ranges)
         // Paginated: at most `opsPerAnswer` ops and ids per message; later rounds bring the rest.
         if !answer.have.isEmpty { sendOps(answer.have.prefix(config.opsPerAnswer).compactMap { replica.op($0) }, to: from, nowMs: nowMs, into: &out) }
         if !answer.need.isEmpty {
@@ -284,6 +315,7 @@ extension GossipEngine {
         case .prune?: setLazy(from, true)
         case .reconcile(let r)?: receiveReconcile(r, from: from, nowMs: nowMs, replica: replica, into: &out)
         case .findPack(let f)?: receiveFindPack(f, from: from, nowMs: nowMs, replica: replica, into: &out)
+        case .stem(let s)?: receiveStem(s, from: from, nowMs: nowMs, replica: &replica, into: &out)
         default: handleMembership(m, from: from, nowMs: nowMs, into: &out)
         }
     }

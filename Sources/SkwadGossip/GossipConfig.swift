@@ -51,6 +51,11 @@ public struct GossipConfig: Sendable {
     public var missingCapacity = 10_000
     /// Peers listed in a `Vicinity` answer to a peer that is not one of our links.
     public var strangerVicinitySample = 2
+    /// New pack geneses accepted from one source address: rate, burst, and how many sources
+    /// are tracked.
+    public var genesesPerSecond: Double = 2
+    public var genesisBurst: Double = 128
+    public var genesisSources = 1024
     /// FindPack: links asked at once, matches answered.
     public var findPackFanout = 8
     public var findPackMatches = 4
@@ -60,6 +65,12 @@ public struct GossipConfig: Sendable {
     public var lazyFanout = 4
     /// Plumtree: wait this long after an IHAVE before asking for the op.
     public var graftTimeoutMs: UInt64 = 150
+    /// Dandelion++ (§10a): each stem hop spreads an op with this probability (1 turns the
+    /// stem off); the stem link changes every epoch; the fail-safe waits this long plus a
+    /// random part up to as long again.
+    public var stemFluff = 0.2
+    public var stemEpochMs: UInt64 = 600_000
+    public var stemFailsafeMs: UInt64 = 1000
     public var helloRetryMs: UInt64 = 500
     public var helloAttempts = 4
     public var rejoinIntervalMs: UInt64 = 3000

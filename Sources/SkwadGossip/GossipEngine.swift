@@ -34,6 +34,8 @@ public struct GossipEngine: Sendable {
     var handshakeBudget: TokenBucket
     var cookies: CookieJar
     var pseudonymLimits: [PublicKey: TokenBucket] = [:]
+    /// New packs accepted per source address (Dissemination.swift, `takeGenesis`).
+    var genesisLimits: [PeerAddress: TokenBucket] = [:]
     var active: [PeerAddress: PeerState] = [:]
     var passive: [PeerAddress: String] = [:]
     var vicinity: [PeerAddress: VicinityEntry] = [:]
@@ -52,6 +54,8 @@ public struct GossipEngine: Sendable {
     var pendingNeighbor: (address: PeerAddress, sinceMs: UInt64)?
     /// Join limits, newcomers on trial, the eviction budget (MembershipGuard.swift).
     var guardState = MembershipGuard()
+    /// Dandelion++ stem: this epoch's stem link and the ops under embargo (Stem.swift).
+    var stem = StemState()
     var seeds: [PeerAddress] = []
     public internal(set) var info = NodeInfo()
     /// Ops announced to us (by 8-byte id prefix) that we have not received yet.
@@ -147,7 +151,7 @@ public struct GossipEngine: Sendable {
     /// A local op was admitted (and committed): push it to interested neighbours.
     public mutating func publish(_ op: SignedOp, nowMs: UInt64, replica: Replica) -> [GossipDirective] {
         var out: [GossipDirective] = []
-        forward([op], except: nil, nowMs: nowMs, replica: replica, into: &out)
+        stemOrFluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out)
         promptTickIfBusy(nowMs: nowMs, into: &out)
         return out
     }
@@ -176,6 +180,7 @@ public struct GossipEngine: Sendable {
         retryHandshakes(nowMs: nowMs, into: &out)
         flushLazy(nowMs: nowMs, into: &out)
         graftMissing(nowMs: nowMs, into: &out)
+        stemFailsafe(nowMs: nowMs, replica: replica, into: &out)
         detectFailures(nowMs: nowMs, into: &out)
         fillActiveView(nowMs: nowMs, into: &out)
         if nowMs >= nextReviveMs { nextReviveMs = nowMs + config.reviveIntervalMs; reviveRound(nowMs: nowMs, into: &out) }
@@ -194,7 +199,7 @@ public struct GossipEngine: Sendable {
 
     /// Work that must not wait for an idle tick: lazy notices to flush, announced ops to
     /// graft, handshakes and a neighbour request under way.
-    var busy: Bool { !lazyQueue.isEmpty || !newLinks.isEmpty || !missing.isEmpty || !handshaking.isEmpty || pendingNeighbor != nil }
+    var busy: Bool { !lazyQueue.isEmpty || !newLinks.isEmpty || !stem.embargo.isEmpty || !missing.isEmpty || !handshaking.isEmpty || pendingNeighbor != nil }
 
     /// Asks the shell for a tick `afterMs` from now unless one is due sooner.
     mutating func requestTick(afterMs: UInt64, nowMs: UInt64, into out: inout [GossipDirective]) {

@@ -83,6 +83,7 @@ extension WireMessage {
         case .interest?: "interest"
         case .vicinity?: "vicinity"
         case .findPack?: "find_pack"
+        case .stem?: "stem"
         case nil: "empty"
         }
     }

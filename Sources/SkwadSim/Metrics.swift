@@ -42,6 +42,11 @@ struct Metrics {
 
     var samples: [CoverageSample] = []
 
+    // origin guessing (Dandelion++): spies and their first sighting of each op
+    var spy: [Bool]
+    var spied: [Bool]
+    var originGuesses = 0, originRight = 0
+
     init(world: World) {
         self.world = world
         var offsets: [Int] = []
@@ -56,6 +61,9 @@ struct Metrics {
         fullAtMs = Array(repeating: .max, count: world.ops.count)
         created = Array(repeating: false, count: world.ops.count)
         messagesSent = Array(repeating: 0, count: world.nodeCount)
+        spied = Array(repeating: false, count: world.ops.count)
+        var rng = SimRandom.stream(world.seed, 7)
+        spy = (0..<world.nodeCount).map { _ in rng.chance(world.scenario.strategy.spies) }
         bytesSent = Array(repeating: 0, count: world.nodeCount)
     }
 
@@ -66,6 +74,17 @@ struct Metrics {
         createdCount += 1
         eligibleSum += eligible(ref)
         heldSum += Int(holders[Int(ref)])
+    }
+
+    /// A spy `node` got `ref` (not its own) from `sender`: the first spy sighting of an op
+    /// made by a non-spy is the spies' guess of its author.
+    mutating func sighted(node: Int, ref: OpRef, sender: Int) {
+        guard spy[node], !spied[Int(ref)] else { return }
+        let origin = Int(world.ops[Int(ref)].origin)
+        guard origin != node, !spy[origin] else { return }
+        spied[Int(ref)] = true
+        originGuesses += 1
+        if sender == origin { originRight += 1 }
     }
 
     /// `node` admitted `ref` into its replica at `nowMs`.

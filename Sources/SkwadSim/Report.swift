@@ -115,6 +115,11 @@ public struct StrategyReport: Codable, Equatable, Sendable {
     /// Late joiners only (`nodes.late`): of the (node, pack) pairs where the pack is in the
     /// node's directory at the end (PROTOCOL §11a), the share whose genesis the node holds.
     public var directoryCoverage: Double?
+    /// Of the ops that reached a spy (`strategy.spies` of the nodes, colluding) before any
+    /// spy made them, the share whose author the spies guess right by taking the first
+    /// node that handed one of them the op for its author (Dandelion++'s precision). Nil
+    /// without spies or without such ops.
+    public var originPrecision: Double?
     public var samples: Int
 }
 

@@ -39,7 +39,9 @@ public func simulate(scenario: Scenario, seed: UInt64, progress: (SimProgress) -
     let kinds = scenario.strategy.strategies
     for (i, kind) in kinds.enumerated() {
         if kind == .skwad {
-            let strategy = SkwadGossipStrategy(memo: memo, seed: seed)
+            var config = GossipConfig()
+            config.stemFluff = scenario.strategy.stemFluff
+            let strategy = SkwadGossipStrategy(config: config, memo: memo, seed: seed)
             outcomes.append(runStrategy(strategy, world: world, memo: memo, index: i, of: kinds.count, progress: progress))
         } else {
             let strategy = BaselineStrategy(kind: kind, roundMs: scenario.strategy.roundMs, phase: scenario.strategy.phase,
@@ -99,7 +101,9 @@ func strategyReport<S: SimStrategy>(strategy: S, metrics m: Metrics, replicas: [
         pendingHeld: m.pendingHeld, geofenceLeaks: m.leaks,
         heals: m.heals.map { h in HealReport(healMs: h.healMs, convergedAfterMs: h.convergedAtMs.map { $0 - h.healMs }) },
         packsIdentical: identical, packsChecked: checked, divergentPacks: divergent,
-        directoryCoverage: directoryCoverage(world: world, replicas: replicas), samples: m.samples.count)
+        directoryCoverage: directoryCoverage(world: world, replicas: replicas),
+        originPrecision: m.originGuesses == 0 ? nil : rounded(Double(m.originRight) / Double(m.originGuesses)),
+        samples: m.samples.count)
 }
 
 /// Packs whose members' replicas all hold the same (hlc, id) sequence, and the others.

@@ -146,6 +146,11 @@ public struct Scenario: Sendable, Equatable {
         public var phase = RoundPhase.aligned
         /// Rumor mongering: lose interest after k unnecessary contacts (counter) or with probability 1/k (coin).
         public var rumorK = 2
+        /// Colluding spies among the nodes, for `origin_precision`: each guesses that the first
+        /// node to hand it an op wrote it.
+        public var spies = 0.1
+        /// Skwad's engine: the Dandelion++ fluff probability per stem hop (1: no stem).
+        public var stemFluff = 0.2
         public init() {}
     }
 }

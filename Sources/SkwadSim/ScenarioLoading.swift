@@ -110,6 +110,8 @@ extension Scenario {
             guard s.strategy.roundMs > 0 else { throw t.bad("round_ms", "must be positive") }
             s.strategy.phase = try t.choice("phase", s.strategy.phase)
             s.strategy.rumorK = try t.int("rumor_k", s.strategy.rumorK, 1...1_000)
+            s.strategy.spies = try t.double("spies", s.strategy.spies, 0...1)
+            s.strategy.stemFluff = try t.double("stem_fluff", s.strategy.stemFluff, 0.01...1)
             try t.finish()
         }
         try r.finish()

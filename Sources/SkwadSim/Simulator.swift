@@ -36,6 +36,8 @@ struct Simulator<S: SimStrategy> {
     var verified: [Bool]
     var events = 0
     var nowMs: UInt64 = 0
+    /// Who sent the message being handled (-1 outside a message), for origin guessing.
+    var sender = -1
 
     init(world: World, strategy: S, memo: SignatureMemo) {
         self.world = world; self.strategy = strategy; self.memo = memo
@@ -91,7 +93,9 @@ struct Simulator<S: SimStrategy> {
                 guard up[n] else { metrics.droppedOffline += 1; continue }
                 ctx.node = n; ctx.nowMs = nowMs
                 nodes[n].receive(payload, from: Int(e.a), replica: &replicas[n], &ctx)
+                sender = Int(e.a)
                 drain(n)
+                sender = -1
             case .timer:
                 let n = Int(e.node)
                 guard up[n], e.c == incarnation[n] else { continue }
@@ -164,9 +168,13 @@ struct Simulator<S: SimStrategy> {
                     queue.push(time: at, kind: .message, node: Int32(to), a: Int32(n), b: slot)
                 }
             case .deliver(let ref):
+                if sender >= 0 { metrics.sighted(node: n, ref: ref, sender: sender) }
                 deliver(ref, to: n)
             case .admitted(let op):
-                if let ref = world.ref(of: op.id) { metrics.hold(node: n, ref: ref, nowMs: nowMs) }
+                if let ref = world.ref(of: op.id) {
+                    if sender >= 0 { metrics.sighted(node: n, ref: ref, sender: sender) }
+                    metrics.hold(node: n, ref: ref, nowMs: nowMs)
+                }
             case .timer(let after, let tag):
                 queue.push(time: nowMs + after, kind: .timer, node: Int32(n), b: tag, c: incarnation[n])
             }

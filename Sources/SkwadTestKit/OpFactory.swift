@@ -4,14 +4,23 @@ import SkwadReplica
 
 /// Builds real signed ops for tests, deterministically from a seed: users are master
 /// secrets, pseudonyms and stamps are derived exactly as a node derives them.
+extension ReplicaConfig {
+    /// Admission without the stamp-work floors: for tests of other rules (and the simulator).
+    public static var noFloors: ReplicaConfig { ReplicaConfig(pseudonymPowFloor: 0, genesisPowFloor: 0) }
+}
+
 public struct OpFactory {
     public var rng: SplitMix64
     public var clock: ManualClock
     private var hlc = HybridClock()
     private var stamps: [[UInt8]: UInt64] = [:]
 
-    public init(seed: UInt64, nowMs: UInt64 = 1_790_000_000_000) {
-        rng = SplitMix64(seed: seed); clock = ManualClock(nowMs: nowMs)
+    /// Mint stamps at the protocol's floors (`PowFloor`). Tests of other rules that make many
+    /// packs or pseudonyms turn this off and give their replicas `ReplicaConfig.noFloors`.
+    public var floors: Bool
+
+    public init(seed: UInt64, nowMs: UInt64 = 1_790_000_000_000, floors: Bool = true) {
+        rng = SplitMix64(seed: seed); clock = ManualClock(nowMs: nowMs); self.floors = floors
     }
 
     public var nowMs: UInt64 { clock.nowMs }
@@ -49,7 +58,7 @@ public struct OpFactory {
         let nonce = rng.bytes(16)
         let key = signer ?? user.pseudonym(genesisNonce: nonce)
         let c = CreatePack(name: name, tags: tags, color: "", fence: fence, locked: locked, nonce: nonce, powBits: powBits, hideScore: hideScore)
-        let body = OpBody(packID: nil, author: key.publicKey, hlc: nextHLC(), stamp: stamp(key, nonce: nonce, bits: PowFloor.genesis(powBits)),
+        let body = OpBody(packID: nil, author: key.publicKey, hlc: nextHLC(), stamp: stamp(key, nonce: nonce, bits: floors ? PowFloor.genesis(powBits) : powBits),
                           kind: .createPack(c))
         return try! SignedOp.sign(body, with: key)
     }
@@ -60,7 +69,7 @@ public struct OpFactory {
         let c = Self.create(genesis)
         let key = signer ?? user.pseudonym(genesisNonce: c.nonce)
         let body = OpBody(packID: genesis.id, author: key.publicKey, hlc: hlc ?? nextHLC(), location: location,
-                          stamp: stamp(key, nonce: c.nonce, bits: PowFloor.pseudonym(c.powBits)), kind: kind)
+                          stamp: stamp(key, nonce: c.nonce, bits: floors ? PowFloor.pseudonym(c.powBits) : c.powBits), kind: kind)
         return try! SignedOp.sign(body, with: key)
     }
 

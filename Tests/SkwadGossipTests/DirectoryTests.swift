@@ -19,7 +19,7 @@ import SkwadTestKit
     }
 
     @Test func aLateJoinerLearnsEveryPackItShouldAndNoLockedPackOutsideIt() throws {
-        var f = OpFactory(seed: 11)
+        var f = OpFactory(seed: 11, floors: false)
         let alpha = f.user()
         let fence3km = Geofence(center: Self.here, radiusMeters: 3000)
         let unfenced = (0..<12).map { f.createPack(by: alpha, name: "open\($0)") }
@@ -44,7 +44,7 @@ import SkwadTestKit
     }
 
     @Test func aPackMadeBeforeAnyPeerWasConnectedReachesTheFirstPeer() throws {
-        var f = OpFactory(seed: 12)
+        var f = OpFactory(seed: 12, floors: false)
         let admin = f.user()
         let adminPack = f.createPack(by: admin, name: "Campus news")
         var h = Harness(count: 2, cells: [Self.cell, Self.far])
@@ -58,7 +58,7 @@ import SkwadTestKit
     }
 
     @Test func findPackAnswersByIdPrefixAndByNameButNotALockedPackOutside() throws {
-        var f = OpFactory(seed: 13)
+        var f = OpFactory(seed: 13, floors: false)
         let alpha = f.user()
         let open = f.createPack(by: alpha, name: "Night Owls")
         let locked = f.createPack(by: alpha, name: "Secret", fence: Geofence(center: Self.here, radiusMeters: 500), locked: true)
@@ -69,7 +69,7 @@ import SkwadTestKit
         h.start { i in i == 0 ? [] : [0] }
         h.run(ms: 1000)
         Self.plant([open, locked], in: &h, at: 0)
-        h.apply(1, h.nodes[1].engine.findPack(String(open.id.hex.prefix(6)), nowMs: h.nowMs, replica: Replica()))
+        h.apply(1, h.nodes[1].engine.findPack(String(open.id.hex.prefix(6)), nowMs: h.nowMs, replica: Replica(config: .noFloors)))
         h.run(ms: 200)
         #expect(h.nodes[1].replica.contains(open.id))
         h.apply(1, h.nodes[1].engine.findPack("secret", nowMs: h.nowMs, replica: h.nodes[1].replica))
@@ -78,7 +78,7 @@ import SkwadTestKit
     }
 
     @Test func theDirectoryRuleIncludesWhatItShould() throws {
-        var f = OpFactory(seed: 14)
+        var f = OpFactory(seed: 14, floors: false)
         let alpha = f.user()
         func entry(_ fence: Geofence?, locked: Bool = false, admin: Bool = false) -> PackScope {
             PackScope(id: f.createPack(by: alpha).id, fence: fence, locked: locked, isAdmin: admin)
@@ -118,7 +118,7 @@ import SkwadTestKit
     }
 
     @Test func anOversizedFindPackQueryIsDroppedAndCounted() throws {
-        var f = OpFactory(seed: 15)
+        var f = OpFactory(seed: 15, floors: false)
         let p = f.createPack(by: f.user(), name: String(repeating: "x", count: 64))
         var h = Self.linked(packs: [p], nowMs: f.nowMs)
         var m = WireMessage(); var q = Skwad_Gossip_V1_FindPack(); q.query = String(repeating: "x", count: 65); m.findPack = q
@@ -132,7 +132,7 @@ import SkwadTestKit
     /// "Send me your whole directory" (an empty id list over everything) gets at most 64 ops
     /// per request, not hundreds.
     @Test func aDirectoryPullIsAnsweredWithAtMost64OpsPerRequest() throws {
-        var f = OpFactory(seed: 16)
+        var f = OpFactory(seed: 16, floors: false)
         let alpha = f.user()
         let packs = (0..<150).map { f.createPack(by: alpha, name: "p\($0)") }
         var h = Self.linked(packs: packs, nowMs: f.nowMs)

@@ -26,12 +26,14 @@ struct Harness {
     static func address(_ i: Int) -> PeerAddress { PeerAddress("n\(i)") }
     static func index(_ a: PeerAddress) -> Int? { Int(a.value.dropFirst()) }
 
-    init(count: Int, config: GossipConfig = .init(), cells: [String?]? = nil) {
+    /// Replicas admit without the stamp-work floors unless a test asks for them (tests of
+    /// gossip make many packs and pseudonyms; `OpFactory(floors: false)` mints cheap stamps).
+    init(count: Int, config: GossipConfig = .init(), cells: [String?]? = nil, replicaConfig: ReplicaConfig = .noFloors) {
         for i in 0..<count {
             var e = GossipEngine(config: config, seed: UInt64(i + 1) * 7919)
             e.selfAddress = Self.address(i)
             _ = e.setInterest(cell: cells?[i] ?? nil, subscriptions: [], nowMs: nowMs)
-            nodes.append(Node(engine: e, replica: Replica()))
+            nodes.append(Node(engine: e, replica: Replica(config: replicaConfig)))
         }
     }
 

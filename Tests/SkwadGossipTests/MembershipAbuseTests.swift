@@ -59,7 +59,7 @@ import SkwadTestKit
             attackers.append(e)
         }
         // Route their traffic through extra harness slots.
-        for e in attackers { h.nodes.append(Harness.Node(engine: e, replica: Replica())) }
+        for e in attackers { h.nodes.append(Harness.Node(engine: e, replica: Replica(config: .noFloors))) }
         for k in 0..<5 {
             let i = h.nodes.count - 5 + k
             h.nodes[i].engine.selfAddress = Harness.address(i)
@@ -98,7 +98,7 @@ import SkwadTestKit
         // A far-away stranger (its own engine, no link of node 0) asks node 0 for its nearest peers.
         var e = GossipEngine(seed: 4242); e.selfAddress = Harness.address(9)
         _ = e.setInterest(cell: Geohash.encode(try GeoPoint(lat: 48.85, lon: 2.35), precision: 7), subscriptions: [], nowMs: h.nowMs)
-        h.nodes.append(Harness.Node(engine: e, replica: Replica()))
+        h.nodes.append(Harness.Node(engine: e, replica: Replica(config: .noFloors)))
         var hello = WireMessage(); hello.prune = Skwad_Gossip_V1_Prune()
         Self.say(hello, from: 9, to: 0, in: &h)
         h.run(ms: 50)
@@ -137,7 +137,7 @@ import SkwadTestKit
         #expect(h.nodes[0].engine.missing.count <= 300)
         #expect((h.nodes[0].engine.stats.drops["queueFull"] ?? 0) > 0)
         // 81 fresh pseudonyms each send an op: the bucket table never exceeds 50.
-        var f = OpFactory(seed: 77, nowMs: h.nowMs)
+        var f = OpFactory(seed: 77, nowMs: h.nowMs, floors: false)
         let genesis = f.createPack(by: f.user())
         _ = h.nodes[0].replica.admit(genesis, nowMs: h.nowMs)
         for _ in 0..<27 {
@@ -149,5 +149,28 @@ import SkwadTestKit
         h.run(ms: 10)
         #expect(h.nodes[0].engine.pseudonymLimits.count <= 50)
         #expect((h.nodes[0].engine.stats.drops["pseudonymRateLimited"] ?? 0) > 0)
+    }
+}
+
+@Suite struct GenesisFloodTests {
+    /// One address offering many new packs: beyond the per-source burst, geneses are dropped
+    /// (counted) before they reach the replica (PROTOCOL §13).
+    @Test func oneSourceCannotPourNewPacksFasterThanItsGenesisBucket() throws {
+        var config = GossipConfig(); config.genesisBurst = 5; config.genesesPerSecond = 0.01
+        var h = Harness(count: 2, config: config)
+        h.start { i in i == 0 ? [] : [0] }
+        h.run(ms: 1000)
+        var f = OpFactory(seed: 78, nowMs: h.nowMs, floors: false)
+        let alpha = f.user()
+        let packs = (0..<12).map { f.createPack(by: alpha, name: "flood\($0)") }
+        for chunk in stride(from: 0, to: packs.count, by: 3) {
+            var o = WireMessage(); var ops = Skwad_Gossip_V1_Ops()
+            ops.envelopes = packs[chunk..<chunk + 3].map { Data($0.envelope.serialized()) }
+            o.ops = ops
+            MembershipAbuseTests.say(o, from: 1, to: 0, in: &h)
+        }
+        h.run(ms: 50)
+        #expect(h.nodes[0].replica.packIDs().count == 5)
+        #expect(h.nodes[0].engine.stats.drops["genesisRateLimited"] == 7)
     }
 }

@@ -485,6 +485,19 @@ nonisolated struct Skwad_Gossip_V1_Reconcile: Sendable {
   fileprivate var _asker: Skwad_Gossip_V1_NodeInfo? = nil
 }
 
+/// Dandelion++ stem (PROTOCOL §10a): relay this op to one link, or spread it.
+nonisolated struct Skwad_Gossip_V1_Stem: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var envelope: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 /// Who knows this pack? (PROTOCOL §11a) Answered with the `Ops` of matching geneses and edits.
 nonisolated struct Skwad_Gossip_V1_FindPack: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
@@ -658,6 +671,14 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     set {body = .findPack(newValue)}
   }
 
+  var stem: Skwad_Gossip_V1_Stem {
+    get {
+      if case .stem(let v)? = body {return v}
+      return Skwad_Gossip_V1_Stem()
+    }
+    set {body = .stem(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -681,6 +702,7 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     case interest(Skwad_Gossip_V1_NodeInfo)
     case vicinity(Skwad_Gossip_V1_Vicinity)
     case findPack(Skwad_Gossip_V1_FindPack)
+    case stem(Skwad_Gossip_V1_Stem)
 
   }
 
@@ -1524,6 +1546,36 @@ nonisolated extension Skwad_Gossip_V1_Reconcile: SwiftProtobuf.Message, SwiftPro
   }
 }
 
+nonisolated extension Skwad_Gossip_V1_Stem: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Stem"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}envelope\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.envelope) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.envelope.isEmpty {
+      try visitor.visitSingularBytesField(value: self.envelope, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_Stem, rhs: Skwad_Gossip_V1_Stem) -> Bool {
+    if lhs.envelope != rhs.envelope {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Skwad_Gossip_V1_FindPack: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".FindPack"
   static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}query\0")
@@ -1556,7 +1608,7 @@ nonisolated extension Skwad_Gossip_V1_FindPack: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Message"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0\u{1}stem\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1811,6 +1863,19 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
           self.body = .findPack(v)
         }
       }()
+      case 20: try {
+        var v: Skwad_Gossip_V1_Stem?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .stem(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .stem(v)
+        }
+      }()
       default: break
       }
     }
@@ -1897,6 +1962,10 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
     case .findPack?: try {
       guard case .findPack(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 19)
+    }()
+    case .stem?: try {
+      guard case .stem(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
     }()
     case nil: break
     }

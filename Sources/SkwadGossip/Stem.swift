@@ -1,0 +1,84 @@
+import Foundation
+import SkwadModel
+import SkwadReplica
+
+/// Hidden authors, after Dandelion++ (Fanti et al., SIGMETRICS 2018; BIP 156): a node's own
+/// new op first walks a *stem* — one link per epoch, the same for all of the node's ops —
+/// and each hop spreads it (the normal push, "fluff") with probability `stemFluff`, or
+/// passes it on along its own stem. Until an op is fluffed, stem nodes keep it out of their
+/// reconciliation answers and `Want` answers (an *embargo*), and each sets a fail-safe timer
+/// that fluffs it if it has not come back by the normal push. A neighbour (or a spy that
+/// eclipsed a node) that guesses "the first node to hand me an op wrote it" is right about
+/// one time in `1 / hops`, not always (PROTOCOL §10a).
+struct StemState: Sendable {
+    var relay: PeerAddress?
+    var epochEndsMs: UInt64 = 0
+    /// Ops under embargo, with their fail-safe deadline. Capacity `embargoCapacity`: beyond
+    /// it, an op is fluffed at once.
+    var embargo: [OpID: UInt64] = [:]
+    static let embargoCapacity = 1024
+}
+
+extension GossipEngine {
+    /// Our stem link for this epoch, chosen at random among the links that may receive `op`.
+    mutating func stemRelay(for op: SignedOp, nowMs: UInt64, replica: Replica) -> PeerAddress? {
+        guard let scope = replica.scope(op.packID) else { return nil }
+        let eligible = links.filter { peerInfo($0).map { mayReceive($0, pack: scope, isGenesis: op.isDirectoryEntry) } ?? false }
+        if nowMs >= stem.epochEndsMs || stem.relay.map({ !eligible.contains($0) }) ?? true {
+            stem.relay = eligible.randomElement(using: &rng)
+            stem.epochEndsMs = nowMs + config.stemEpochMs
+        }
+        return stem.relay.flatMap { eligible.contains($0) ? $0 : nil }
+    }
+
+    /// Sends our own new op along the stem (or spreads it when there is no stem link).
+    mutating func stemOrFluff(_ op: SignedOp, except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        guard config.stemFluff < 1, stem.embargo.count < StemState.embargoCapacity,
+              let relay = stemRelay(for: op, nowMs: nowMs, replica: replica), relay != except else {
+            fluff(op, except: except, nowMs: nowMs, replica: replica, into: &out)
+            return
+        }
+        remember(op.id)
+        // Fail-safe: a random wait, so that the stem's nodes do not all fluff at once.
+        stem.embargo[op.id] = nowMs + config.stemFailsafeMs + UInt64.random(in: 0...config.stemFailsafeMs, using: &rng)
+        var m = WireMessage(); var s = Skwad_Gossip_V1_Stem(); s.envelope = Data(op.envelope.serialized()); m.stem = s
+        stats.stemmed += 1
+        send(m, to: relay, nowMs: nowMs, into: &out)
+    }
+
+    mutating func fluff(_ op: SignedOp, except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        stem.embargo[op.id] = nil
+        stats.fluffed += 1
+        forward([op], except: except, nowMs: nowMs, replica: replica, into: &out)
+    }
+
+    /// A stem hop: admit the op like any other, then fluff it with probability `stemFluff`
+    /// or pass it on along our own stem.
+    mutating func receiveStem(_ s: Skwad_Gossip_V1_Stem, from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
+        let (fresh, _) = admit([UInt8](s.envelope), from: from, nowMs: nowMs, replica: &replica, into: &out)
+        guard let op = fresh.first else { return }
+        // Pending ops the stem op released (its genesis arrived with it) spread at once.
+        if fresh.count > 1 { forward(Array(fresh.dropFirst()), except: from, nowMs: nowMs, replica: replica, into: &out) }
+        if Double.random(in: 0..<1, using: &rng) < config.stemFluff {
+            fluff(op, except: from, nowMs: nowMs, replica: replica, into: &out)
+        } else {
+            stemOrFluff(op, except: from, nowMs: nowMs, replica: replica, into: &out)
+        }
+    }
+
+    /// Ops whose fail-safe ran out without their coming back: fluff them now.
+    mutating func stemFailsafe(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        guard !stem.embargo.isEmpty else { return }
+        for (id, due) in stem.embargo.sorted(by: { $0.key < $1.key }) where nowMs >= due {
+            stem.embargo[id] = nil
+            if let op = replica.op(id) { stats.failsafes += 1; fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out) }
+        }
+    }
+
+    /// A pack's (hlc, id) items without the ops under embargo (what reconciliation shows).
+    func visibleItems(_ replica: Replica, pack: PackID) -> [Reconciliation.Item] {
+        let all = replica.opIDs(inPack: pack)
+        guard !stem.embargo.isEmpty else { return all }
+        return all.filter { stem.embargo[$0.id] == nil }
+    }
+}
