@@ -90,6 +90,11 @@ func testConfig(_ dir: String) -> NodeConfig {
         #expect(message("location = \"1,2\"\n[= *120.7\"0. [::1]:7420\"]\n").contains("line 2"))
         #expect(message("[\n").contains("line 1") && message("[[ =x]]").contains("line 1") && message("[\t\r]").contains("line 1"))
         #expect(message("[]").contains("line") && message("[limits]\npeer_datagrams_per_second = 5") == "")
+        // Found by FuzzConfig too: toml++ asserted on a closing bracket that closes nothing.
+        let reproducer = "listen = \"127.0.0.1:0\"\npeers = [}}}\"127.0.0.1:7401\"]\n"
+        #expect(message(reproducer).contains("line 2"))
+        #expect(message("admin_packs = [\"a]{\", 'b}[']  # ] } [\nlocation = \"1,2\"") == "")
+        #expect(message("peers = [\n").contains("never closed"))
     }
 }
 

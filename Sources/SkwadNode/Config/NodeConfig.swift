@@ -73,10 +73,45 @@ public struct NodeConfig: Sendable, Equatable {
         }
     }
 
+    /// toml++ also asserts on a closing bracket that does not match the one opened (`[}`;
+    /// found by FuzzConfig): outside strings and comments, `[`/`]` and `{`/`}` must nest.
+    static func checkBrackets(_ text: String) throws {
+        var stack: [(Character, Int)] = []
+        var line = 1
+        var quote: String?        // the string delimiter we are inside, if any
+        var comment = false
+        var chars = Array(text)[...]
+        while let c = chars.first {
+            if c == "\n" { line += 1; comment = false; if quote == "\"" || quote == "'" { quote = nil } }
+            if comment { chars = chars.dropFirst(); continue }
+            if let q = quote {
+                if c == "\\" && q.hasPrefix("\"") { chars = chars.dropFirst(min(2, chars.count)); continue }
+                if chars.starts(with: Array(q)) { quote = nil; chars = chars.dropFirst(q.count); continue }
+                chars = chars.dropFirst(); continue
+            }
+            switch c {
+            case "#": comment = true
+            case "\"", "'":
+                let triple = String(repeating: c, count: 3)
+                quote = chars.starts(with: Array(triple)) ? triple : String(c)
+                chars = chars.dropFirst(quote!.count); continue
+            case "[", "{": stack.append((c, line))
+            case "]", "}":
+                guard let (open, _) = stack.popLast(), (open == "[") == (c == "]") else {
+                    throw ConfigError("config: '\(c)' does not close an open bracket at line \(line)")
+                }
+            default: break
+            }
+            chars = chars.dropFirst()
+        }
+        if let (open, at) = stack.last { throw ConfigError("config: '\(open)' opened at line \(at) is never closed") }
+    }
+
     /// Parses a TOML config over the embedded default. Relative paths are taken relative to
     /// `baseDir` (the config file's directory).
     public static func parse(_ text: String, baseDir: String? = nil) throws -> NodeConfig {
         try checkTableHeaders(text)
+        try checkBrackets(text)
         let table: TOMLTable
         do { table = try TOMLTable(string: text) } catch let e as TOMLParseError {
             throw ConfigError("config: \(e.description) at line \(e.source.begin.line), column \(e.source.begin.column)")
