@@ -26,7 +26,8 @@ extension GossipEngine {
     /// announced to at most `lazyFanout` lazy neighbours, picked at random. Vicinity links
     /// carry an op only when fewer than `activeEnough` active members may receive it: where
     /// the random overlay reaches into the fence, it suffices.
-    mutating func forward(_ ops: [SignedOp], except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+    mutating func forward(_ ops: [SignedOp], except: PeerAddress?, nowMs: UInt64, replica: Replica, eager: Bool = false,
+                          into out: inout [GossipDirective]) {
         for op in ops { remember(op.id); missing[Self.prefix(op.id)] = nil }
         let packs = ops.map { replica.scope($0.packID) }
         func may(_ info: NodeInfo, _ i: Int) -> Bool {
@@ -44,7 +45,7 @@ extension GossipEngine {
                 eligible.append(i)
             }
             guard !eligible.isEmpty else { continue }
-            if isLazy(peer) { lazyPeers.append((peer, eligible)) }
+            if isLazy(peer) && !eager { lazyPeers.append((peer, eligible)) }
             else { sendOps(eligible.map { ops[$0] }, to: peer, nowMs: nowMs, into: &out) }
         }
         guard !lazyPeers.isEmpty else { return }
@@ -111,7 +112,9 @@ extension GossipEngine {
         let id = env.id
         if replica.contains(id) {
             stats.opsDuplicate += 1; missing[Self.prefix(id)] = nil
-            stem.embargo[id] = nil   // it came back by the normal push: fluffed
+            // An op we stemmed coming back by the normal push: fluffed, embargo lifted. Its
+            // first return is expected, not a sign of a redundant eager link (no Prune).
+            if stem.embargo.removeValue(forKey: id) != nil { return ([], false) }
             return ([], true)
         }
         let op: SignedOp

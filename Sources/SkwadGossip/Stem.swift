@@ -49,12 +49,20 @@ extension GossipEngine {
     mutating func fluff(_ op: SignedOp, except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         stem.embargo[op.id] = nil
         stats.fluffed += 1
-        forward([op], except: except, nowMs: nowMs, replica: replica, into: &out)
+        // Eagerly to every link: the Plumtree's lazy marks were learnt from other roots, and
+        // a fluff point is a new root each time.
+        forward([op], except: except, nowMs: nowMs, replica: replica, eager: true, into: &out)
     }
 
     /// A stem hop: admit the op like any other, then fluff it with probability `stemFluff`
     /// or pass it on along our own stem.
     mutating func receiveStem(_ s: Skwad_Gossip_V1_Stem, from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
+        // A stem that loops back to a node that stemmed the op already: fluff it here, now
+        // (waiting for the fail-safe would cost a second or two).
+        if let env = try? Envelope(serialized: [UInt8](s.envelope)), replica.contains(env.id) {
+            if stem.embargo[env.id] != nil, let op = replica.op(env.id) { fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out) }
+            return
+        }
         let (fresh, _) = admit([UInt8](s.envelope), from: from, nowMs: nowMs, replica: &replica, into: &out)
         guard let op = fresh.first else { return }
         // Pending ops the stem op released (its genesis arrived with it) spread at once.

@@ -79,8 +79,10 @@ struct GossipBenchmark {
         for k in 0..<ops {
             let origin = Int.random(in: 0..<count, using: &rng)
             let title = "bench op \(k)"
-            let start = Self.seconds()
+            // Timed from the commit on: the first post of a pseudonym mints its stamp (PROTOCOL
+            // §2, tens of ms), which is not the network's time.
             let id = try await nodes[origin].post(pack: pack.id.hex, title: title, body: String(repeating: "x", count: 160), tags: [])
+            let start = Self.seconds()
             arrivals.record(title, node: origin, at: start)
             if let op = await nodes[origin].envelopeSize(id) { sizes.append(op) }
             let deadline = start + 10
@@ -89,6 +91,8 @@ struct GossipBenchmark {
             try await Task.sleep(nanoseconds: UInt64(gapMs) * 1_000_000)
         }
         let bytesAfter = await Self.bytesOut(nodes)
+        var stem: [String: Int] = [:]
+        for n in nodes { for (k, v) in await n.networkStats() where k.hasPrefix("stem.") { stem[k, default: 0] += v } }
         for n in nodes { await n.goOffline() }
         try await group.shutdownGracefully()
         let sorted = latencies.sorted()
@@ -99,7 +103,8 @@ struct GossipBenchmark {
             {"bench":"gossip","nodes":\(count),"ops":\(ops),"reached_all":\(latencies.count),\
             "reach_all_ms_median":\(String(format: "%.1f", pct(0.5))),"reach_all_ms_p90":\(String(format: "%.1f", pct(0.9))),\
             "op_bytes":\(Int(opSize)),"bytes_per_node_per_op_over_op_size":\(String(format: "%.2f", ratio)),\
-            "herd_converged_s":\(herdSeconds.map { String(format: "%.2f", $0) } ?? "null")}
+            "herd_converged_s":\(herdSeconds.map { String(format: "%.2f", $0) } ?? "null"),\
+            "stem_hops":\(stem["stem.sent"] ?? 0),"stem_failsafes":\(stem["stem.failsafes"] ?? 0)}
             """
     }
 
