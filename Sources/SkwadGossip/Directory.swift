@@ -46,7 +46,7 @@ extension GossipEngine {
     /// A link just came up: reconcile the directory with it at the next tick (this is also
     /// how packs created while a node had no peer, such as configured admin packs, spread).
     mutating func directoryOnNewLink(_ peer: PeerAddress) {
-        if newLinks.count < config.directoryCapacity { newLinks.insert(peer) }
+        if newLinks.count < config.findPackFanout { newLinks.insert(peer) }
     }
 
     mutating func flushNewLinks(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
@@ -69,17 +69,13 @@ extension GossipEngine {
         // initiator asks for what it lacks. Neither pushes its own directory onto the other,
         // which may not be the other's (a node far away must not collect a campus's packs).
         if r.initiator && !answer.have.isEmpty {
-            // At most `directoryOpsPerAnswer` per message: the rest comes in the next rounds.
-            let ops = answer.have.prefix(config.directoryOpsPerAnswer).compactMap { replica.op($0) }.filter { op in
+            // At most `opsPerAnswer` per message: the rest comes in the next rounds.
+            let ops = answer.have.prefix(config.opsPerAnswer).compactMap { replica.op($0) }.filter { op in
                 replica.scope(op.packID).map { mayReceive(perspective, pack: $0, isGenesis: true) } ?? false
             }
             sendOps(ops, to: from, nowMs: nowMs, into: &out)
         }
-        if !r.initiator && !answer.need.isEmpty {
-            var m = WireMessage(); var w = Skwad_Gossip_V1_Want()
-            w.ids = answer.need.prefix(config.directoryOpsPerAnswer).map { Data($0.bytes) }; m.want = w
-            send(m, to: from, nowMs: nowMs, into: &out)
-        }
+        if !r.initiator { sendWants(answer.need, to: from, nowMs: nowMs, into: &out) }
         if !answer.done {
             sendReconcile(pack: nil, lower: Reconciliation.Bound(wire: r.lower), ranges: answer.ranges, initiator: !r.initiator,
                           directory: perspective, to: from, nowMs: nowMs, into: &out)
@@ -113,7 +109,7 @@ extension GossipEngine {
         let who = peerInfo(from) ?? NodeInfo()
         var ops: [SignedOp] = []
         for p in replica.findPacks(f.query, nowMs: nowMs, limit: config.findPackMatches) where mayReceive(who, pack: p.scope, isGenesis: true) {
-            ops += replica.directoryOps(of: p.id).prefix(config.directoryOpsPerAnswer / config.findPackMatches)
+            ops += replica.directoryOps(of: p.id).prefix(config.opsPerAnswer / config.findPackMatches)
         }
         if !ops.isEmpty { sendOps(ops, to: from, nowMs: nowMs, into: &out) }
     }

@@ -127,7 +127,10 @@ extension GossipEngine {
         if pseudonymLimits[op.author] == nil {
             // Bounded (`pseudonymMemory`): buckets that refilled are forgotten first; with
             // none to forget, a new pseudonym waits (counted as rate-limited).
-            if pseudonymLimits.count >= config.pseudonymMemory {
+            // The sweep runs at most once a second, so a flood of new pseudonyms against a full
+            // table costs one pass, not one per op.
+            if pseudonymLimits.count >= config.pseudonymMemory && nowMs >= nextPseudonymSweepMs {
+                nextPseudonymSweepMs = nowMs + 1000
                 pseudonymLimits = pseudonymLimits.filter { var b = $0.value; return !b.isFull(nowMs: nowMs) }
             }
             guard pseudonymLimits.count < config.pseudonymMemory else { stats.drop(.pseudonymRateLimited); return ([], false) }
@@ -292,16 +295,20 @@ extension GossipEngine {
         let answer = Reconciliation.answer(visibleItems(replica, pack: pack), lower: Reconciliation.Bound(wire: r.lower), ranges: ranges)
         // Paginated: at most `opsPerAnswer` ops and ids per message; later rounds bring the rest.
         if !answer.have.isEmpty { sendOps(answer.have.prefix(config.opsPerAnswer).compactMap { replica.op($0) }, to: from, nowMs: nowMs, into: &out) }
-        if !answer.need.isEmpty {
-            let need = Array(answer.need.prefix(config.opsPerAnswer))
-            for chunk in stride(from: 0, to: need.count, by: 30) {
-                var m = WireMessage(); var w = Skwad_Gossip_V1_Want()
-                w.ids = need[chunk..<min(need.count, chunk + 30)].map { Data($0.bytes) }; m.want = w
-                send(m, to: from, nowMs: nowMs, into: &out)
-            }
-        }
+        sendWants(answer.need, to: from, nowMs: nowMs, into: &out)
         if !answer.done {
             sendReconcile(pack: pack, lower: Reconciliation.Bound(wire: r.lower), ranges: answer.ranges, initiator: !r.initiator, to: from, nowMs: nowMs, into: &out)
+        }
+    }
+
+    /// Asks for ops by full id: at most `opsPerAnswer` per call, 30 per `Want` (so that each
+    /// fits one datagram); later rounds bring the rest.
+    mutating func sendWants(_ ids: [OpID], to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        let need = ids.prefix(config.opsPerAnswer)
+        for chunk in stride(from: need.startIndex, to: need.endIndex, by: 30) {
+            var m = WireMessage(); var w = Skwad_Gossip_V1_Want()
+            w.ids = need[chunk..<min(need.endIndex, chunk + 30)].map { Data($0.bytes) }; m.want = w
+            send(m, to: to, nowMs: nowMs, into: &out)
         }
     }
 

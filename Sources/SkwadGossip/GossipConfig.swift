@@ -40,11 +40,11 @@ public struct GossipConfig: Sendable {
     public var reconIntervalMs: UInt64 = 1000
     public var reconPacksPerRound = 4
     /// The pack directory (§11a): reconciled with one random link this often (and with each
-    /// new link at once); at most this many packs; at most this many ops per answer.
+    /// new link at once); at most this many packs.
     public var directoryIntervalMs: UInt64 = 3000
     public var directoryCapacity = 1024
-    public var directoryOpsPerAnswer = 64
-    /// Reconciliation answers at most this many ops, and asks at most this many ids, per message.
+    /// Reconciliation (of packs and of the directory) answers at most this many ops, and asks
+    /// at most this many ids, per message.
     public var opsPerAnswer = 64
     /// Pseudonyms with a rate bucket, and ids announced but not yet received, at most.
     public var pseudonymMemory = 4096
@@ -56,7 +56,8 @@ public struct GossipConfig: Sendable {
     public var genesesPerSecond: Double = 2
     public var genesisBurst: Double = 128
     public var genesisSources = 1024
-    /// FindPack: links asked at once, matches answered.
+    /// FindPack: links asked at once (and new links whose directory is reconciled per tick),
+    /// matches answered.
     public var findPackFanout = 8
     public var findPackMatches = 4
     /// Vicinity links carry an op only when fewer active members than this may receive it.

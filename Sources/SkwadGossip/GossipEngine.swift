@@ -36,6 +36,7 @@ public struct GossipEngine: Sendable {
     var pseudonymLimits: [PublicKey: TokenBucket] = [:]
     /// New packs accepted per source address (Dissemination.swift, `takeGenesis`).
     var genesisLimits: [PeerAddress: TokenBucket] = [:]
+    var nextPseudonymSweepMs: UInt64 = 0
     var active: [PeerAddress: PeerState] = [:]
     var passive: [PeerAddress: String] = [:]
     var vicinity: [PeerAddress: VicinityEntry] = [:]

@@ -64,7 +64,7 @@ extension GossipEngine {
         switch m.body {
         case .join(let j)?:
             guard guardState.admitJoin(from: from, nowMs: nowMs) else { stats.drop(.joinLimited); return }
-            if admitOrTry(from, info: NodeInfo(wire: j.info), budgeted: true, nowMs: nowMs, into: &out) {
+            if admitOrTry(from, info: NodeInfo(wire: j.info), nowMs: nowMs, into: &out) {
                 var reply = WireMessage(); var r = Skwad_Gossip_V1_NeighborReply(); r.accepted = true; r.info = info.wire; reply.neighborReply = r
                 send(reply, to: from, nowMs: nowMs, into: &out)
             }
@@ -88,7 +88,7 @@ extension GossipEngine {
                 } else if active.count >= config.activeSize {
                     // Full here: the joiner displaces a member only after answering a ping,
                     // within the eviction budget.
-                    _ = admitOrTry(joiner, info: NodeInfo(cell: cell), budgeted: true, nowMs: nowMs, into: &out)
+                    _ = admitOrTry(joiner, info: NodeInfo(cell: cell), nowMs: nowMs, into: &out)
                 } else if active[joiner] == nil {
                     var n = WireMessage(); var nb = Skwad_Gossip_V1_Neighbor(); nb.highPriority = true; nb.info = info.wire; n.neighbor = nb
                     send(n, to: joiner, nowMs: nowMs, into: &out)
@@ -115,7 +115,7 @@ extension GossipEngine {
             let room = active.count < config.activeSize || active[asker] != nil
             if !room && n.highPriority && asker == from {
                 // Must accept, but a full view tests the newcomer first (MembershipGuard).
-                _ = admitOrTry(asker, info: NodeInfo(wire: n.info), budgeted: true, nowMs: nowMs, into: &out)
+                _ = admitOrTry(asker, info: NodeInfo(wire: n.info), nowMs: nowMs, into: &out)
                 return
             }
             let accept = room

@@ -16,8 +16,6 @@ struct MembershipGuard: Sendable {
         var info: NodeInfo
         var pingSeq: UInt64
         var sinceMs: UInt64
-        /// It may displace a member only within the eviction budget.
-        var budgeted: Bool
     }
 
     /// Newcomers on trial; capacity `candidateCapacity`, the oldest goes first.
@@ -64,13 +62,13 @@ extension GossipEngine {
     /// A peer asks to become an active member (`Join`, or a high-priority `Neighbor`). With
     /// room it is added at once (true). With a full view it is pinged and put on trial; it
     /// is admitted when it answers and the eviction budget allows (false for now).
-    mutating func admitOrTry(_ peer: PeerAddress, info peerInfo: NodeInfo, budgeted: Bool, nowMs: UInt64, into out: inout [GossipDirective]) -> Bool {
+    mutating func admitOrTry(_ peer: PeerAddress, info peerInfo: NodeInfo, nowMs: UInt64, into out: inout [GossipDirective]) -> Bool {
         if active[peer] != nil || active.count < config.activeSize {
             addActive(peer, info: peerInfo, nowMs: nowMs, into: &out)
             return true
         }
         let ping = pingMessage(for: peer)
-        guardState.addCandidate(peer, .init(info: peerInfo, pingSeq: ping.ping.seq, sinceMs: nowMs, budgeted: budgeted))
+        guardState.addCandidate(peer, .init(info: peerInfo, pingSeq: ping.ping.seq, sinceMs: nowMs))
         stats.candidates += 1
         send(ping, to: peer, nowMs: nowMs, into: &out)
         return false
@@ -82,10 +80,9 @@ extension GossipEngine {
         guard let c = guardState.candidates[peer], c.pingSeq == seq else { return }
         guardState.candidates[peer] = nil
         let room = active.count < config.activeSize
-        let accept = room || !c.budgeted || nowMs >= guardState.nextEvictionMs
+        let accept = room || nowMs >= guardState.nextEvictionMs
         if accept {
-            if !room { stats.evictions += 1 }
-            if !room && c.budgeted { guardState.nextEvictionMs = nowMs + config.evictionIntervalMs }
+            if !room { stats.evictions += 1; guardState.nextEvictionMs = nowMs + config.evictionIntervalMs }
             addActive(peer, info: c.info, nowMs: nowMs, into: &out)
         } else {
             addPassive(peer, cell: c.info.cell, nowMs: nowMs)

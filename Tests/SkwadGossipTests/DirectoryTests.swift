@@ -117,6 +117,22 @@ import SkwadTestKit
         h.apply(1, out)
     }
 
+    /// The initiator of a directory pull that lacks many entries asks for them in Wants that
+    /// fit a datagram (64 ids in one Want would not, and were dropped).
+    @Test func aPullMissingManyEntriesWantsThemInDatagramSizedPieces() throws {
+        var f = OpFactory(seed: 17, floors: false)
+        let alpha = f.user()
+        let packs = (0..<100).map { f.createPack(by: alpha, name: "q\($0)") }
+        var h = Self.linked(packs: packs, nowMs: f.nowMs)
+        DirectoryTests.plant(Array(packs.prefix(20)), in: &h, at: 1)
+        var out: [GossipDirective] = []
+        h.nodes[1].engine.sendDirectory(to: Harness.address(0), nowMs: h.nowMs, replica: h.nodes[1].replica, into: &out)
+        h.apply(1, out)
+        h.run(ms: 100)
+        #expect(h.nodes[1].replica.packIDs().count == 100)
+        #expect(h.nodes[1].engine.stats.drops["tooLarge"] == nil)
+    }
+
     @Test func anOversizedFindPackQueryIsDroppedAndCounted() throws {
         var f = OpFactory(seed: 15, floors: false)
         let p = f.createPack(by: f.user(), name: String(repeating: "x", count: 64))
