@@ -73,7 +73,7 @@ extension GossipEngine {
             let ops = answer.have.prefix(config.opsPerAnswer).compactMap { replica.op($0) }.filter { op in
                 replica.scope(op.packID).map { mayReceive(perspective, pack: $0, isGenesis: true) } ?? false
             }
-            sendOps(ops, to: from, nowMs: nowMs, into: &out)
+            sendOps(ops, to: from, repair: true, nowMs: nowMs, into: &out)
         }
         if !r.initiator { sendWants(answer.need, to: from, nowMs: nowMs, into: &out) }
         if !answer.done {
@@ -111,7 +111,7 @@ extension GossipEngine {
         for p in replica.findPacks(f.query, nowMs: nowMs, limit: config.findPackMatches) where mayReceive(who, pack: p.scope, isGenesis: true) {
             ops += replica.directoryOps(of: p.id).prefix(config.opsPerAnswer / config.findPackMatches)
         }
-        if !ops.isEmpty { sendOps(ops, to: from, nowMs: nowMs, into: &out) }
+        if !ops.isEmpty { sendOps(ops, to: from, repair: true, nowMs: nowMs, into: &out) }
     }
 }
 

@@ -8,27 +8,17 @@ import SkwadReplica
 /// requested by id (Want), which makes that link eager again. Every op sent obeys the
 /// geofence rule (`mayReceive`).
 extension GossipEngine {
-    static func prefix(_ id: OpID) -> UInt64 {
-        id.bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
-    }
-
-    mutating func remember(_ id: OpID) {
-        let p = Self.prefix(id)
-        if recentByPrefix.updateValue(id, forKey: p) == nil { recentOrder.append(p) }
-        if recentOrder.count > 50_000 {
-            for old in recentOrder.prefix(10_000) { recentByPrefix[old] = nil }
-            recentOrder.removeFirst(10_000)
-        }
-    }
+    func isLazy(_ p: PeerAddress) -> Bool { plumtree.isLazy(p) }
+    mutating func setLazy(_ p: PeerAddress, _ lazy: Bool) { plumtree.setLazy(p, lazy) }
 
     /// Sends admitted ops on to interested neighbours: eagerly, or as IHAVE notices queued
     /// for lazy ones (flushed each tick, 8-byte id prefixes), except to `except`. Each op is
     /// announced to at most `lazyFanout` lazy neighbours, picked at random. Vicinity links
     /// carry an op only when fewer than `activeEnough` active members may receive it: where
     /// the random overlay reaches into the fence, it suffices.
-    mutating func forward(_ ops: [SignedOp], except: PeerAddress?, nowMs: UInt64, replica: Replica, eager: Bool = false,
+    mutating func forward(_ ops: [SignedOp], except: PeerAddress?, repair: Bool = false, nowMs: UInt64, replica: Replica,
                           into out: inout [GossipDirective]) {
-        for op in ops { remember(op.id); missing[Self.prefix(op.id)] = nil }
+        for op in ops { plumtree.holds(op.id) }
         let packs = ops.map { replica.scope($0.packID) }
         func may(_ info: NodeInfo, _ i: Int) -> Bool {
             guard let pack = packs[i] else { return false }
@@ -45,23 +35,20 @@ extension GossipEngine {
                 eligible.append(i)
             }
             guard !eligible.isEmpty else { continue }
-            if isLazy(peer) && !eager { lazyPeers.append((peer, eligible)) }
-            else { sendOps(eligible.map { ops[$0] }, to: peer, nowMs: nowMs, into: &out) }
+            if isLazy(peer) { lazyPeers.append((peer, eligible)) }
+            else { sendOps(eligible.map { ops[$0] }, to: peer, repair: repair, nowMs: nowMs, into: &out) }
         }
         guard !lazyPeers.isEmpty else { return }
         var announced = [Int](repeating: 0, count: ops.count)
         for (peer, eligible) in lazyPeers.shuffled(using: &rng) {
             let ids = eligible.filter { announced[$0] < config.lazyFanout }.map { ops[$0].id }
             for i in eligible { announced[i] += 1 }
-            if !ids.isEmpty { lazyQueue[peer, default: []] += ids }
+            if !ids.isEmpty { plumtree.enqueue(ids, for: peer) }
         }
     }
 
     mutating func flushLazy(nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard !lazyQueue.isEmpty else { return }
-        let queued = lazyQueue
-        lazyQueue = [:]
-        for (peer, ids) in queued.sorted(by: { $0.key < $1.key }) where isLink(peer) {
+        for (peer, ids) in plumtree.takeQueue() where isLink(peer) {
             for chunk in stride(from: 0, to: ids.count, by: 120) {
                 var m = WireMessage(); var ih = Skwad_Gossip_V1_IHave()
                 ih.ids = ids[chunk..<min(ids.count, chunk + 120)].map { Data($0.bytes.prefix(8)) }
@@ -72,11 +59,12 @@ extension GossipEngine {
     }
 
     /// Packs envelopes into as few datagrams as fit.
-    mutating func sendOps(_ ops: [SignedOp], to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+    /// `repair`: not the tree's push (an answer to a pull, or ops that came by one).
+    mutating func sendOps(_ ops: [SignedOp], to: PeerAddress, repair: Bool = false, nowMs: UInt64, into out: inout [GossipDirective]) {
         var batch: [Data] = [], size = 0
         func flush(_ engine: inout GossipEngine) {
             guard !batch.isEmpty else { return }
-            var m = WireMessage(); var o = Skwad_Gossip_V1_Ops(); o.envelopes = batch; m.ops = o
+            var m = WireMessage(); var o = Skwad_Gossip_V1_Ops(); o.envelopes = batch; o.repair = repair; m.ops = o
             engine.send(m, to: to, nowMs: nowMs, into: &out)
             engine.stats.opsSent += batch.count
             batch = []; size = 0
@@ -111,10 +99,14 @@ extension GossipEngine {
         guard let env = try? Envelope(serialized: bytes) else { stats.opsRejected[Rejection.malformed.rawValue, default: 0] += 1; return ([], false) }
         let id = env.id
         if replica.contains(id) {
-            stats.opsDuplicate += 1; missing[Self.prefix(id)] = nil
+            stats.opsDuplicate += 1
             // An op we stemmed coming back by the normal push: fluffed, embargo lifted. Its
-            // first return is expected, not a sign of a redundant eager link (no Prune).
-            if stem.embargo.removeValue(forKey: id) != nil { return ([], false) }
+            // first return is expected, not a sign of a redundant eager link (no Prune), and we
+            // spread it as if it were new: we held it back so far, so the part of the tree
+            // behind us has not got it.
+            if stem.embargo.removeValue(forKey: id) != nil, let op = replica.op(id) {
+                return ([op], false)
+            }
             return ([], true)
         }
         let op: SignedOp
@@ -152,68 +144,70 @@ extension GossipEngine {
         }
     }
 
-    mutating func receiveOps(_ envelopes: [Data], from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
+    /// Ops pushed to us by the tree, or by repair (`repair`: an answer to a pull, or ops that
+    /// came to the sender by one). Only a tree push that brings nothing new, of ops that
+    /// first came by a tree push too, prunes its link: the others are no sign of a redundant
+    /// edge, and pruning on them cut tree edges (a node that learnt an op by reconciliation
+    /// and passed it on lost its one eager link). Ops that came by repair are passed on as
+    /// repair too.
+    mutating func receiveOps(_ envelopes: [Data], repair: Bool, from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
         var fresh: [SignedOp] = []
         var sawDuplicate = false
         for data in envelopes.prefix(64) {
             let (admitted, duplicate) = admit([UInt8](data), from: from, nowMs: nowMs, replica: &replica, into: &out)
             fresh += admitted
+            if repair { for op in admitted { plumtree.markNotPushed(op.id) } }
+            if duplicate, let env = try? Envelope(serialized: [UInt8](data)), plumtree.takeNotPushed(env.id) { continue }
             sawDuplicate = sawDuplicate || duplicate
         }
-        if sawDuplicate && fresh.isEmpty, isLink(from), !isLazy(from) {
+        if !repair && sawDuplicate && fresh.isEmpty, isLink(from), !isLazy(from) {
             setLazy(from, true)
             var m = WireMessage(); m.prune = Skwad_Gossip_V1_Prune()
             send(m, to: from, nowMs: nowMs, into: &out)
         }
-        if !fresh.isEmpty { forward(fresh, except: from, nowMs: nowMs, replica: replica, into: &out) }
+        if !fresh.isEmpty { forward(fresh, except: from, repair: repair, nowMs: nowMs, replica: replica, into: &out) }
     }
 
     mutating func receiveIHave(_ ids: [Data], from: PeerAddress, nowMs: UInt64, replica: Replica) {
         for d in ids.prefix(256) where d.count == 8 || d.count == 32 {
-            let p = d.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            if let known = recentByPrefix[p], replica.contains(known) { continue }
+            let p = Plumtree.prefix(d)
+            if let known = plumtree.recentID(prefix: p), replica.contains(known) { continue }
             if d.count == 32, let id = try? OpID(bytes: [UInt8](d)), replica.contains(id) { continue }
-            if missing[p] == nil {
-                // Bounded: past `missingCapacity` announced ids, new ones wait for reconciliation.
-                guard missing.count < config.missingCapacity else { stats.drop(.queueFull); continue }
-                missing[p] = Missing(announcers: [from], deadlineMs: nowMs + config.graftTimeoutMs)
-            } else if !missing[p]!.announcers.contains(from) && missing[p]!.announcers.count < 8 { missing[p]!.announcers.append(from) }
+            // Bounded: past `missingCapacity` announced ids, new ones wait for reconciliation.
+            if !plumtree.announced(p, by: from, nowMs: nowMs, graftTimeoutMs: config.graftTimeoutMs) { stats.drop(.queueFull) }
         }
     }
 
-    /// Ops announced but not received in time: ask an announcer (which becomes eager).
+    /// Ops announced but not received in time: graft, i.e. ask an announcer for them with a
+    /// `Want{graft}`, which makes the link eager at both ends.
     mutating func graftMissing(nowMs: UInt64, into out: inout [GossipDirective]) {
-        var wants: [PeerAddress: [UInt64]] = [:]
-        for (p, m) in missing where nowMs >= m.deadlineMs {
-            if m.tries >= 3 { missing[p] = nil; continue }
-            let who = m.announcers[m.tries % m.announcers.count]
-            wants[who, default: []].append(p)
-            missing[p]!.tries += 1
-            missing[p]!.deadlineMs = nowMs + config.graftTimeoutMs * 2
-        }
+        let wants = plumtree.dueGrafts(nowMs: nowMs, graftTimeoutMs: config.graftTimeoutMs)
         for (peer, ps) in wants.sorted(by: { $0.key < $1.key }) {
             setLazy(peer, false)
             for chunk in stride(from: 0, to: ps.count, by: 120) {
                 var m = WireMessage(); var w = Skwad_Gossip_V1_Want()
                 w.ids = ps[chunk..<min(ps.count, chunk + 120)].sorted().map { p in Data((0..<8).map { UInt8(truncatingIfNeeded: p >> (56 - 8 * $0)) }) }
+                w.graft = true
                 m.want = w
                 send(m, to: peer, nowMs: nowMs, into: &out)
             }
         }
     }
 
-    /// Sends the wanted ops the requester may receive (geofence rule).
-    mutating func receiveWant(_ ids: [Data], from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        setLazy(from, false)
+    /// Sends the wanted ops the requester may receive (geofence rule). A graft makes the
+    /// link eager and is answered as a push; any other Want (reconciliation, a missing
+    /// genesis) is a pull, answered as such, and leaves the link's mark alone.
+    mutating func receiveWant(_ w: Skwad_Gossip_V1_Want, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        if w.graft && isLink(from) { setLazy(from, false) }
         let peerInfo = peerInfo(from) ?? NodeInfo()
         var ops: [SignedOp] = []
-        for d in ids.prefix(256) {
+        for d in w.ids.prefix(256) {
             let id: OpID?
-            if d.count == 8 { id = recentByPrefix[d.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }] } else { id = try? OpID(bytes: [UInt8](d)) }
+            if d.count == 8 { id = plumtree.recentID(prefix: Plumtree.prefix(d)) } else { id = try? OpID(bytes: [UInt8](d)) }
             guard let id, stem.embargo[id] == nil, let op = replica.op(id), let pack = replica.scope(op.packID) else { continue }
             if mayReceive(peerInfo, pack: pack, isGenesis: op.isDirectoryEntry) { ops.append(op) }
         }
-        sendOps(ops, to: from, nowMs: nowMs, into: &out)
+        sendOps(ops, to: from, repair: !w.graft, nowMs: nowMs, into: &out)
     }
 
     // MARK: - anti-entropy
@@ -294,7 +288,7 @@ extension GossipEngine {
         guard ranges.count == r.ranges.count else { stats.drop(.malformedMessage); return }
         let answer = Reconciliation.answer(visibleItems(replica, pack: pack), lower: Reconciliation.Bound(wire: r.lower), ranges: ranges)
         // Paginated: at most `opsPerAnswer` ops and ids per message; later rounds bring the rest.
-        if !answer.have.isEmpty { sendOps(answer.have.prefix(config.opsPerAnswer).compactMap { replica.op($0) }, to: from, nowMs: nowMs, into: &out) }
+        if !answer.have.isEmpty { sendOps(answer.have.prefix(config.opsPerAnswer).compactMap { replica.op($0) }, to: from, repair: true, nowMs: nowMs, into: &out) }
         sendWants(answer.need, to: from, nowMs: nowMs, into: &out)
         if !answer.done {
             sendReconcile(pack: pack, lower: Reconciliation.Bound(wire: r.lower), ranges: answer.ranges, initiator: !r.initiator, to: from, nowMs: nowMs, into: &out)
@@ -319,10 +313,10 @@ extension GossipEngine {
         if vicinity[from] != nil { vicinity[from]!.lastHeardMs = nowMs; vicinity[from]!.askedMs = nil; vicinity[from]!.misses = 0 }
         if !dead.isEmpty { revived(from, nowMs: nowMs) }
         switch m.body {
-        case .ops(let o)?: receiveOps(o.envelopes, from: from, nowMs: nowMs, replica: &replica, into: &out)
+        case .ops(let o)?: receiveOps(o.envelopes, repair: o.repair, from: from, nowMs: nowMs, replica: &replica, into: &out)
         case .ihave(let ih)?: receiveIHave(ih.ids, from: from, nowMs: nowMs, replica: replica)
-        case .want(let w)?: receiveWant(w.ids, from: from, nowMs: nowMs, replica: replica, into: &out)
-        case .prune?: setLazy(from, true)
+        case .want(let w)?: receiveWant(w, from: from, nowMs: nowMs, replica: replica, into: &out)
+        case .prune?: if isLink(from) { setLazy(from, true) }
         case .reconcile(let r)?: receiveReconcile(r, from: from, nowMs: nowMs, replica: replica, into: &out)
         case .findPack(let f)?: receiveFindPack(f, from: from, nowMs: nowMs, replica: replica, into: &out)
         case .stem(let s)?: receiveStem(s, from: from, nowMs: nowMs, replica: &replica, into: &out)

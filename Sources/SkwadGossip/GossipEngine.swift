@@ -59,13 +59,8 @@ public struct GossipEngine: Sendable {
     var stem = StemState()
     var seeds: [PeerAddress] = []
     public internal(set) var info = NodeInfo()
-    /// Ops announced to us (by 8-byte id prefix) that we have not received yet.
-    var missing: [UInt64: Missing] = [:]
-    /// Lazy push queue: ids to announce to each lazy neighbour at the next tick.
-    var lazyQueue: [PeerAddress: [OpID]] = [:]
-    /// Recently seen ops by 8-byte id prefix, to answer prefix Wants.
-    var recentByPrefix: [UInt64: OpID] = [:]
-    var recentOrder: [UInt64] = []
+    /// Plumtree: lazy links, announced ids not yet received, IHAVEs owed (Plumtree.swift).
+    var plumtree: Plumtree
     var indirect: [UInt64: (requester: PeerAddress, seq: UInt64, target: PeerAddress)] = [:]
     var nextPingSeq: UInt64 = 1
     var nextShuffleMs: UInt64 = 0
@@ -88,19 +83,13 @@ public struct GossipEngine: Sendable {
         var pingSeq: UInt64 = 0
         var pingSentMs: UInt64?
         var suspectSinceMs: UInt64?
-        var lazy = false
-    }
-
-    struct Missing: Sendable {
-        var announcers: [PeerAddress]
-        var deadlineMs: UInt64
-        var tries = 0
     }
 
     public init(config: GossipConfig = .init(), seed: UInt64) {
         self.config = config
         rng = SplitMix(seed: seed)
         sessions = SessionTable(capacity: config.maxSessions)
+        plumtree = Plumtree(missingCapacity: config.missingCapacity)
         limits = AddressLimits(capacity: config.maxAddressLimits, datagramsPerSecond: config.peerDatagramsPerSecond,
                                bytesPerSecond: config.peerBytesPerSecond)
         handshakeBudget = TokenBucket(rate: config.handshakesPerSecond, burst: config.handshakesPerSecond, nowMs: 0)
@@ -188,6 +177,7 @@ public struct GossipEngine: Sendable {
         if nowMs >= nextVicinityMs {
             nextVicinityMs = nowMs + config.vicinityIntervalMs
             vicinityRound(nowMs: nowMs, into: &out)
+            plumtree.retain(links: Set(links))
             remoteRound(nowMs: nowMs, replica: replica, into: &out)
         }
         if nowMs >= nextShuffleMs { nextShuffleMs = nowMs + config.shuffleIntervalMs; shuffle(nowMs: nowMs, into: &out) }
@@ -200,7 +190,7 @@ public struct GossipEngine: Sendable {
 
     /// Work that must not wait for an idle tick: lazy notices to flush, announced ops to
     /// graft, handshakes and a neighbour request under way.
-    var busy: Bool { !lazyQueue.isEmpty || !newLinks.isEmpty || !stem.embargo.isEmpty || !missing.isEmpty || !handshaking.isEmpty || pendingNeighbor != nil }
+    var busy: Bool { plumtree.hasPromptWork || !newLinks.isEmpty || !stem.embargo.isEmpty || !handshaking.isEmpty || pendingNeighbor != nil }
 
     /// Asks the shell for a tick `afterMs` from now unless one is due sooner.
     mutating func requestTick(afterMs: UInt64, nowMs: UInt64, into out: inout [GossipDirective]) {

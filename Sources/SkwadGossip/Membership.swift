@@ -156,6 +156,14 @@ extension GossipEngine {
             // Our cell and subscriptions only to our links (a stranger learns nothing from an Ack).
             var reply = WireMessage(); var a = Skwad_Gossip_V1_Ack(); a.seq = p.seq; if isLink(from) { a.info = info.wire }; reply.ack = a
             send(reply, to: from, nowMs: nowMs, into: &out)
+            // Active views are symmetric (HyParView): a peer that pings us as its member while
+            // we do not count it among ours (a Neighbor we never accepted, a Disconnect lost)
+            // is told so, and moves us to its passive view. Not while a neighbour request
+            // between us is under way (its answer may still be on the way).
+            if active[from] == nil && pendingNeighbor?.address != from && guardState.candidates[from] == nil {
+                var d = WireMessage(); d.disconnect = Skwad_Gossip_V1_Disconnect()
+                send(d, to: from, nowMs: nowMs, into: &out)
+            }
         case .ack(let a)?:
             if guardState.candidates[from] != nil { candidateAnswered(from, seq: a.seq, nowMs: nowMs, into: &out) }
             if vicinity[from] != nil && a.hasInfo { offerVicinity(from, info: NodeInfo(wire: a.info), heard: true, nowMs: nowMs) }

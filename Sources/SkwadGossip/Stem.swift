@@ -35,10 +35,12 @@ extension GossipEngine {
     mutating func stemOrFluff(_ op: SignedOp, except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         guard config.stemFluff < 1, stem.embargo.count < StemState.embargoCapacity,
               let relay = stemRelay(for: op, nowMs: nowMs, replica: replica), relay != except else {
-            fluff(op, except: except, nowMs: nowMs, replica: replica, into: &out)
+            // To every tree link, the stem node we had it from included: it holds the op under
+            // embargo and may be our only tree edge to the nodes behind it.
+            fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out)
             return
         }
-        remember(op.id)
+        plumtree.holds(op.id)
         // Fail-safe: a random wait, so that the stem's nodes do not all fluff at once.
         stem.embargo[op.id] = nowMs + config.stemFailsafeMs + UInt64.random(in: 0...config.stemFailsafeMs, using: &rng)
         var m = WireMessage(); var s = Skwad_Gossip_V1_Stem(); s.envelope = Data(op.envelope.serialized()); m.stem = s
@@ -49,9 +51,9 @@ extension GossipEngine {
     mutating func fluff(_ op: SignedOp, except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         stem.embargo[op.id] = nil
         stats.fluffed += 1
-        // Eagerly to every link: the Plumtree's lazy marks were learnt from other roots, and
-        // a fluff point is a new root each time.
-        forward([op], except: except, nowMs: nowMs, replica: replica, eager: true, into: &out)
+        // By the shared tree like any op: the eager links form one spanning tree whatever
+        // the root. (Pushing to lazy links too made their receivers prune the tree's edges.)
+        forward([op], except: except, nowMs: nowMs, replica: replica, into: &out)
     }
 
     /// A stem hop: admit the op like any other, then fluff it with probability `stemFluff`
@@ -68,7 +70,9 @@ extension GossipEngine {
         // Pending ops the stem op released (its genesis arrived with it) spread at once.
         if fresh.count > 1 { forward(Array(fresh.dropFirst()), except: from, nowMs: nowMs, replica: replica, into: &out) }
         if Double.random(in: 0..<1, using: &rng) < config.stemFluff {
-            fluff(op, except: from, nowMs: nowMs, replica: replica, into: &out)
+            // Back to the stem node too: it holds the op under embargo and is our tree edge to the
+            // nodes behind it.
+            fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out)
         } else {
             stemOrFluff(op, except: from, nowMs: nowMs, replica: replica, into: &out)
         }

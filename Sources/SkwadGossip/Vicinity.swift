@@ -18,8 +18,6 @@ struct VicinityEntry: Sendable {
     var askedMs: UInt64?
     /// Exchanges in a row it left unanswered (a lossy network loses some of both halves).
     var misses = 0
-    /// Plumtree state of the link (§10), as for active members.
-    var lazy = false
 }
 
 extension GossipEngine {
@@ -37,12 +35,6 @@ extension GossipEngine {
 
     func isLink(_ p: PeerAddress) -> Bool { active[p] != nil || vicinity[p] != nil || remote[p] != nil }
     func peerInfo(_ p: PeerAddress) -> NodeInfo? { active[p]?.info ?? vicinity[p]?.info ?? remote[p]?.info ?? inbound[p]?.info }
-    func isLazy(_ p: PeerAddress) -> Bool { active[p]?.lazy ?? vicinity[p]?.lazy ?? remote[p]?.lazy ?? false }
-
-    mutating func setLazy(_ p: PeerAddress, _ lazy: Bool) {
-        if active[p] != nil { active[p]!.lazy = lazy } else if vicinity[p] != nil { vicinity[p]!.lazy = lazy }
-        else if remote[p] != nil { remote[p]!.lazy = lazy }
-    }
 
     /// A peer spoke to us directly (`heard`, with its own info) or was named by another
     /// (cell only): keep it if it is among the nearest.

@@ -134,7 +134,7 @@ import SkwadTestKit
             Self.say(m, from: 1, to: 0, in: &h)
         }
         h.run(ms: 10)
-        #expect(h.nodes[0].engine.missing.count <= 300)
+        #expect(h.nodes[0].engine.plumtree.missing.count <= 300)
         #expect((h.nodes[0].engine.stats.drops["queueFull"] ?? 0) > 0)
         // 81 fresh pseudonyms each send an op: the bucket table never exceeds 50.
         var f = OpFactory(seed: 77, nowMs: h.nowMs, floors: false)

@@ -309,12 +309,17 @@ nonisolated struct Skwad_Gossip_V1_Vicinity: Sendable {
 }
 
 /// Dissemination (Plumtree).
+/// `repair`: not the tree's push. The ops answer a pull (Reconcile, directory pull, FindPack,
+/// a Want without `graft`), or pass on ops that reached the sender that way. A duplicate in
+/// such a message, or a pushed duplicate of an op that first came in one, prunes nothing (§10).
 nonisolated struct Skwad_Gossip_V1_Ops: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   var envelopes: [Data] = []
+
+  var repair: Bool = false
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -333,12 +338,17 @@ nonisolated struct Skwad_Gossip_V1_IHave: Sendable {
   init() {}
 }
 
+/// `graft`: the ids were announced by IHAVE and are overdue; the link becomes eager at both
+/// ends and the answer is a push. Without it the Want is a pull (reconciliation, a missing
+/// genesis): answered with `Ops{answer}`, marks unchanged.
 nonisolated struct Skwad_Gossip_V1_Want: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   var ids: [Data] = []
+
+  var graft: Bool = false
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1236,7 +1246,7 @@ nonisolated extension Skwad_Gossip_V1_Vicinity: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Skwad_Gossip_V1_Ops: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Ops"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}envelopes\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}envelopes\0\u{1}repair\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1245,6 +1255,7 @@ nonisolated extension Skwad_Gossip_V1_Ops: SwiftProtobuf.Message, SwiftProtobuf.
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeRepeatedBytesField(value: &self.envelopes) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.repair) }()
       default: break
       }
     }
@@ -1254,11 +1265,15 @@ nonisolated extension Skwad_Gossip_V1_Ops: SwiftProtobuf.Message, SwiftProtobuf.
     if !self.envelopes.isEmpty {
       try visitor.visitRepeatedBytesField(value: self.envelopes, fieldNumber: 1)
     }
+    if self.repair != false {
+      try visitor.visitSingularBoolField(value: self.repair, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   static func ==(lhs: Skwad_Gossip_V1_Ops, rhs: Skwad_Gossip_V1_Ops) -> Bool {
     if lhs.envelopes != rhs.envelopes {return false}
+    if lhs.repair != rhs.repair {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1296,7 +1311,7 @@ nonisolated extension Skwad_Gossip_V1_IHave: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Skwad_Gossip_V1_Want: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Want"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}ids\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}ids\0\u{1}graft\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1305,6 +1320,7 @@ nonisolated extension Skwad_Gossip_V1_Want: SwiftProtobuf.Message, SwiftProtobuf
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeRepeatedBytesField(value: &self.ids) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.graft) }()
       default: break
       }
     }
@@ -1314,11 +1330,15 @@ nonisolated extension Skwad_Gossip_V1_Want: SwiftProtobuf.Message, SwiftProtobuf
     if !self.ids.isEmpty {
       try visitor.visitRepeatedBytesField(value: self.ids, fieldNumber: 1)
     }
+    if self.graft != false {
+      try visitor.visitSingularBoolField(value: self.graft, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   static func ==(lhs: Skwad_Gossip_V1_Want, rhs: Skwad_Gossip_V1_Want) -> Bool {
     if lhs.ids != rhs.ids {return false}
+    if lhs.graft != rhs.graft {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
