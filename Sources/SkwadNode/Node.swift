@@ -46,6 +46,8 @@ public actor Node {
     var localOpSink: (@Sendable (SignedOp) -> Void)?
     /// The gossip engine and its socket, when the node is online (NodeNetwork.swift).
     var network: NetworkState?
+    /// Blocks, mutes and dismissed reports (NodeModeration.swift), loaded on first use.
+    var localModerationCache: LocalModeration?
 
     /// How often expired and deleted packs are purged from memory and the store.
     public static let purgeIntervalMs: UInt64 = 60_000

@@ -33,6 +33,9 @@ public struct Replica: Sendable {
     /// Non-admin packs admitted from elsewhere and still held (the cap of PROTOCOL §4).
     var remotePacks: Set<PackID> = []
     public var remotePackCount: Int { remotePacks.count }
+    /// Reports dropped from the set because smaller ones of the same reporter and hour
+    /// arrived (PROTOCOL.md §4, rule 8a); the node deletes them from its store.
+    var evicted: [OpID] = []
 
     public init(config: ReplicaConfig = .init()) { self.config = config }
 
@@ -169,6 +172,13 @@ public struct Replica: Sendable {
             if d.target == packID && !isModerator(op.author, of: pack) {
                 return .rejected(.notAllowed, "only the Alpha or an admin may delete the pack")
             }
+        case .report:
+            let kept = pack.reportSlots[op.author]?[Self.reportHour(op.hlc)] ?? []
+            if kept.count >= Limits.reportsPerHour, let last = kept.last, (op.hlc, op.id) > (last.hlc, last.id) {
+                return .rejected(.reportLimited, "at most \(Limits.reportsPerHour) reports an hour per pseudonym in a pack")
+            }
+        case .edit:
+            break
         case .createPack:
             break
         }
@@ -214,9 +224,38 @@ public struct Replica: Sendable {
         case .moderate(let m):
             if packs[pid]!.moderation[m.target] == nil { packs[pid]!.moderation[m.target] = LWW(hlc: op.hlc, id: op.id, value: m.hidden) }
             else { packs[pid]!.moderation[m.target]!.merge(hlc: op.hlc, id: op.id, value: m.hidden) }
+        case .edit(let e):
+            packs[pid]!.applyPostEdit(e, author: op.author, hlc: op.hlc, id: op.id)
+        case .report:
+            let hour = Self.reportHour(op.hlc)
+            var kept = packs[pid]!.reportSlots[op.author]?[hour] ?? []
+            let key = (op.hlc, op.id)
+            let at = kept.firstIndex { key < ($0.hlc, $0.id) } ?? kept.count
+            kept.insert((op.hlc, op.id), at: at)
+            if kept.count > Limits.reportsPerHour {
+                let drop = kept.removeLast()
+                remove(drop.id, in: pid)
+            }
+            packs[pid]!.reportSlots[op.author, default: [:]][hour] = kept
         case .createPack:
             break
         }
+    }
+
+    /// The clock hour a report counts in (PROTOCOL.md §4, rule 8a).
+    static func reportHour(_ hlc: HLC) -> UInt64 { hlc.physicalMs / Lifetime.hour }
+
+    /// Takes a report out of the set (only reports are ever removed, by rule 8a).
+    mutating func remove(_ id: OpID, in pid: PackID) {
+        guard ops.removeValue(forKey: id) != nil else { return }
+        if let i = packs[pid]?.order.firstIndex(where: { $0.id == id }) { packs[pid]!.order.remove(at: i) }
+        evicted.append(id)
+    }
+
+    /// The ids of reports evicted since the last call (the store deletes them).
+    public mutating func takeEvicted() -> [OpID] {
+        defer { evicted = [] }
+        return evicted
     }
 
     // MARK: - Reload and purge
