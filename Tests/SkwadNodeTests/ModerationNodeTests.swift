@@ -74,6 +74,7 @@ import SkwadStore
         _ = try await alpha.createPack(name: "Quad", radiusMeters: nil, locked: false, tags: [], color: "")
         await t.sync()
         let post = try await bob.post(pack: "Quad", title: "Typo", body: "teh body", tags: [])
+        await t.sync()
         let comment = try await carol.comment(on: post.short(), text: "frist")
         await t.sync()
         // Not the Alpha: refused; the Alpha: renamed everywhere; a colour over the limit: refused.
@@ -137,7 +138,9 @@ import SkwadStore
         await t.sync()
         let bobs = try await bob.post(pack: "Quad", title: "From bob", body: "", tags: [])
         let carols = try await carol.post(pack: "Quad", title: "From carol", body: "", tags: [])
+        await t.sync()
         let bobComment = try await bob.comment(on: carols.short(), text: "bob says")
+        await t.sync()
         _ = try await carol.comment(on: bobComment.short(), text: "carol answers")
         _ = try await carol.post(pack: "Noise", title: "Noisy", body: "", tags: [])
         await t.sync()
