@@ -52,16 +52,16 @@ public enum ModerationCommand: Equatable, Sendable {
 
 /// Help lines of the moderation verbs (listed by `help` with the others).
 let moderationHelp: [(name: String, usage: String, summary: String)] = [
-    ("edit", "edit ID \"TEXT\" | edit PACK --name N", "edit your post/comment (--title, --body) or pack (--name, --color, --tags)"),
-    ("hide", "hide ID [REASON]", "hide a post or comment (the pack's Alpha and admins)"),
-    ("unhide", "unhide ID", "restore a hidden post or comment (Alpha and admins)"),
-    ("log", "log PACK", "the pack's moderation history: who hid, restored, edited"),
-    ("report", "report ID \"REASON\"", "report to the pack's moderators only (sealed)"),
-    ("reports", "reports [PACK]", "reports sent to you as a moderator"),
-    ("dismiss", "dismiss REPORT", "dismiss a report (here only)"),
-    ("block", "block AUTHOR", "hide a pseudonym (e.g. anon·3f2a9c01) from your feed"),
+    ("edit", "edit ID \"TEXT\" | edit PACK --name N", "edit your post or comment (--title, --body), or your pack (--name, --color, --tags)"),
+    ("hide", "hide ID [REASON]", "hide a post or comment (Alpha, admins)"),
+    ("unhide", "unhide ID", "restore a hidden post or comment"),
+    ("log", "log PACK", "the pack's moderation history"),
+    ("report", "report ID \"REASON\"", "report to the pack's moderators only"),
+    ("reports", "reports [PACK]", "reports you can read as a moderator"),
+    ("dismiss", "dismiss REPORT", "set a report aside (here only)"),
+    ("block", "block AUTHOR", "hide a pseudonym (anon·3f2a9c01) for you"),
     ("unblock", "unblock AUTHOR", "undo block"),
     ("mute", "mute PACK", "leave a pack out of your feed and news"),
     ("unmute", "unmute PACK", "undo mute"),
-    ("blocks", "blocks", "pseudonyms you blocked and packs you muted"),
+    ("blocks", "blocks", "who you blocked, what you muted"),
 ]

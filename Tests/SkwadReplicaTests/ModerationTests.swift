@@ -15,6 +15,23 @@ import SkwadTestKit
         for op in ops { #expect(r.admit(op, nowMs: f.nowMs).isAdmitted) }
     }
 
+    @Test mutating func editAndReportBodiesRoundTripOnTheWire() throws {
+        let alpha = f.user(), bob = f.user()
+        let g = f.createPack(by: alpha)
+        let p = f.post(by: bob, in: g)
+        // An absent field stays absent (only the body changes), an empty body stays empty.
+        for kind in [OpKind.edit(Edit(target: p.id, body: "new")), .edit(Edit(target: p.id, title: "t")),
+                     .edit(Edit(target: p.id, title: "t", body: "")),
+                     .report(try Report.seal(ReportContent(target: p.id, reason: "why"), to: [g.author]))] {
+            let op = f.op(kind, by: bob, in: g)
+            #expect(try SignedOp.open(op.envelope.serialized()).body.kind == kind)
+        }
+        #expect(OpKind.edit(Edit(target: p.id, body: "x")).name == "edit")
+        // A box's content decodes only with a target of 32 bytes and a reason of 1...140 bytes.
+        #expect(throws: ModelError.self) { try ReportContent(serialized: [0x0a, 0x01, 0x00]) }
+        #expect(throws: ModelError.self) { try ReportContent(serialized: ReportContent(target: p.id, reason: "").serialized()) }
+    }
+
     // MARK: hide and unhide
 
     @Test mutating func onlyTheAlphaOrAnAdminHidesAndRestores() {
