@@ -67,6 +67,46 @@ import SkwadStore
         #expect(log.entries.first?.detail == "spam")
     }
 
+    @Test func anAdminHidesInAPackItDidNotCreateAndReadsItsReports() async throws {
+        let dirs = [tempDataDir(), tempDataDir(), tempDataDir()]
+        defer { for d in dirs { try? FileManager.default.removeItem(atPath: d) } }
+        let admin = SigningKeyPair.generate()
+        let secret = dirs[2] + ".admin"
+        try Hex.encode(admin.seed).write(toFile: secret, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: secret) }
+        let clock = TestClock()
+        var nodes: [Node] = [], sinks: [Collector<SignedOp>] = []
+        for (i, d) in dirs.enumerated() {
+            var c = testConfig(d)
+            c.adminKeys = [admin.publicKey]
+            if i == 2 { c.adminSecretFile = secret }
+            let n = try Node(config: c, now: { clock.now })
+            let sink = Collector<SignedOp>()
+            await n.setLocalOpSink { sink.append($0) }
+            nodes.append(n); sinks.append(sink)
+        }
+        func sync() async {
+            let batches = sinks.map { $0.drain().map(\.bytes) }
+            for (i, b) in batches.enumerated() where !b.isEmpty { for (j, n) in nodes.enumerated() where j != i { _ = await n.receive(b) } }
+        }
+        let (alpha, bob, adminNode) = (nodes[0], nodes[1], nodes[2])
+        _ = try await alpha.createPack(name: "Quad", radiusMeters: nil, locked: false, tags: [], color: "")
+        await sync()
+        let post = try await bob.post(pack: "Quad", title: "Spam", body: "", tags: [])
+        await sync()
+        let report = try await bob.report(post.short(), reason: "for the admins too")
+        await sync()
+        // Sealed to the Alpha and the admin key: both read it.
+        #expect(try await adminNode.reports(pack: "Quad").map(\.id) == [report])
+        #expect(try await alpha.reports(pack: "Quad").map(\.id) == [report])
+        _ = try await adminNode.moderate(post.short(), hidden: true, reason: "admin")
+        await sync()
+        for n in nodes { #expect(try await n.feed(pack: "Quad", sort: .new, limit: 10).isEmpty) }
+        let log = try await alpha.moderationLog("Quad").entries
+        #expect(log.map(\.role) == [.admin] && log.map(\.author) == [admin.publicKey])
+        for n in nodes { await n.close() }
+    }
+
     @Test func theAlphaEditsThePackAndAuthorsEditTheirOwnPosts() async throws {
         let t = try await Trio()
         defer { t.cleanup() }
