@@ -13,7 +13,8 @@ public func wallClockMs() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970
 /// store transaction has committed.
 ///
 /// The API by file: identity and lifecycle here; packs in NodePacks.swift; posting in
-/// NodePosting.swift; views in NodeReading.swift; ops from other nodes in NodeRemote.swift.
+/// NodePosting.swift; views in NodeReading.swift; ops from other nodes in NodeRemote.swift;
+/// moderation, edits, reports, blocks and mutes in NodeModeration.swift.
 public actor Node {
     public let config: NodeConfig
     /// Held for the node's lifetime: one process per data directory.
