@@ -35,7 +35,7 @@ public struct Replica: Sendable {
     public var remotePackCount: Int { remotePacks.count }
     /// Reports dropped from the set because smaller ones of the same reporter and hour
     /// arrived (PROTOCOL.md §4, rule 8a); the node deletes them from its store.
-    var evicted: [OpID] = []
+    var evicted: [(pack: PackID, id: OpID)] = []
 
     public init(config: ReplicaConfig = .init()) { self.config = config }
 
@@ -249,11 +249,11 @@ public struct Replica: Sendable {
     mutating func remove(_ id: OpID, in pid: PackID) {
         guard ops.removeValue(forKey: id) != nil else { return }
         if let i = packs[pid]?.order.firstIndex(where: { $0.id == id }) { packs[pid]!.order.remove(at: i) }
-        evicted.append(id)
+        evicted.append((pid, id))
     }
 
-    /// The ids of reports evicted since the last call (the store deletes them).
-    public mutating func takeEvicted() -> [OpID] {
+    /// The reports evicted since the last call, with their packs (the store deletes them).
+    public mutating func takeEvicted() -> [(pack: PackID, id: OpID)] {
         defer { evicted = [] }
         return evicted
     }

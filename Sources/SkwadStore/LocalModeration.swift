@@ -61,14 +61,18 @@ extension Store {
         } catch { throw StoreError("cannot read local moderation", error) }
     }
 
-    /// Deletes ops by id (reports evicted by the replica's report rule, PROTOCOL.md §4 rule 8a).
-    public func deleteOps(_ ids: [OpID]) throws {
-        guard !ids.isEmpty else { return }
+    /// Deletes ops (reports evicted by the replica's report rule, PROTOCOL.md §4 rule 8a).
+    /// Each delete goes through the pack index (`op_pack`), so it reads that pack's rows
+    /// only, not the whole log (op ids have no index, Schema v3).
+    public func deleteOps(_ ops: [(pack: PackID, id: OpID)]) throws {
+        guard !ops.isEmpty else { return }
         do {
             try db.write { db in
-                for id in ids { try db.execute(sql: "DELETE FROM op WHERE id = ?", arguments: [Data(id.bytes)]) }
+                for op in ops {
+                    try db.execute(sql: "DELETE FROM op WHERE pack = ? AND id = ?", arguments: [Data(op.pack.bytes), Data(op.id.bytes)])
+                }
             }
-        } catch { throw StoreError("cannot delete \(ids.count) op(s)", error) }
+        } catch { throw StoreError("cannot delete \(ops.count) op(s)", error) }
     }
 }
 

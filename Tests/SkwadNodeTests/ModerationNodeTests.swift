@@ -5,6 +5,7 @@ import SkwadModel
 import SkwadReplica
 @testable import SkwadNode
 import SkwadStore
+import SkwadTestKit
 
 /// Issue 11, part A, through the Node API: three nodes exchanging ops by the gossip seam
 /// (`Node.receive`): the Alpha hides and restores, authors edit, reports reach only the
@@ -105,6 +106,30 @@ import SkwadStore
         let log = try await alpha.moderationLog("Quad").entries
         #expect(log.map(\.role) == [.admin] && log.map(\.author) == [admin.publicKey])
         for n in nodes { await n.close() }
+    }
+
+    @Test func evictedReportsLeaveTheStoreToo() async throws {
+        let dir = tempDataDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let clock = TestClock()
+        var f = OpFactory(seed: 1113, nowMs: clock.now)
+        let alpha = f.user(), spammer = f.user()
+        let g = f.createPack(by: alpha)
+        let p = f.post(by: alpha, in: g)
+        let base = clock.now / Lifetime.hour * Lifetime.hour
+        let reports = (0..<8).map { i in f.report(by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: base + UInt64(i), counter: 0)) }
+        let kept = Set(reports.prefix(Limits.reportsPerHour).map(\.id))
+        do {
+            let node = try Node(config: testConfig(dir), now: { clock.now })
+            _ = await node.receive([g.bytes, p.bytes])
+            for r in reports.reversed() { _ = await node.receive([r.bytes]) }   // each earlier one evicts a later one
+            #expect(Set(await node.replica.reportIDs(in: g.id)) == kept)
+            #expect(try await node.store.loadOps().ops.count == 2 + Limits.reportsPerHour)
+            await node.close()
+        }
+        let again = try Node(config: testConfig(dir), now: { clock.now })
+        #expect(Set(await again.replica.reportIDs(in: g.id)) == kept)
+        await again.close()
     }
 
     @Test func theAlphaEditsThePackAndAuthorsEditTheirOwnPosts() async throws {

@@ -4,6 +4,7 @@ import SkwadCrypto
 import SkwadModel
 @testable import SkwadStore
 import SkwadTestKit
+import GRDB
 
 /// Issue 11, part A: blocks, mutes and dismissed reports are local state that survives a
 /// reopen, toggles idempotently, and is bounded.
@@ -50,7 +51,13 @@ import SkwadTestKit
         let ops = [g, f.post(by: u, in: g), f.post(by: u, in: g)]
         let s = try Store()
         try s.append(ops)
-        try s.deleteOps([ops[1].id])
+        try s.deleteOps([(g.id, ops[1].id)])
         #expect(try s.loadOps().ops.map(\.id) == [ops[0].id, ops[2].id])
+        // The delete goes through the pack index, not a scan of the log.
+        let plan = try s.db.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN DELETE FROM op WHERE pack = ? AND id = ?", arguments: [Data(g.id.bytes), Data(ops[1].id.bytes)])
+                .map { $0["detail"] as String? ?? "" }.joined(separator: " ")
+        }
+        #expect(plan.contains("op_pack"), "\(plan)")
     }
 }
