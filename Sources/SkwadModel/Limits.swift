@@ -25,6 +25,10 @@ public enum Limits {
     /// A pseudonym's reports per pack per clock hour (by op hlc) that count: the smallest
     /// (hlc, id) are kept, so every replica keeps the same ones (PROTOCOL.md §4, rule 8a).
     public static let reportsPerHour = 5
+    /// Only the reports of the hours within this many hours of a pseudonym's newest report
+    /// in a pack count (older ones are evicted): at most 5 × 24 = 120 per pseudonym and pack,
+    /// so backdating reports into past hours buys nothing (PROTOCOL.md §4, rule 8a).
+    public static let reportWindowHours: UInt64 = 24
 }
 
 /// The network-wide floors of stamp work (PROTOCOL.md §2): a price on identity. A pack's

@@ -74,7 +74,8 @@ public struct PackState: Sendable {
     /// register of the target's own author (PROTOCOL.md §5, edits).
     var edits_: [OpID: [PublicKey: EditRegister]] = [:]
     /// Per reporter, per clock hour: the (hlc, id) of the reports kept, ascending, at most
-    /// `Limits.reportsPerHour` (the smallest win: PROTOCOL.md §4, rule 8a).
+    /// `Limits.reportsPerHour` (the smallest win), hours within `Limits.reportWindowHours`
+    /// of the reporter's newest (PROTOCOL.md §4, rule 8a).
     var reportSlots: [PublicKey: [UInt64: [(hlc: HLC, id: OpID)]]] = [:]
 
     init(genesis: SignedOp, create: CreatePack, isAdmin: Bool) {

@@ -173,7 +173,12 @@ public struct Replica: Sendable {
                 return .rejected(.notAllowed, "only the Alpha or an admin may delete the pack")
             }
         case .report:
-            let kept = pack.reportSlots[op.author]?[Self.reportHour(op.hlc)] ?? []
+            let hour = Self.reportHour(op.hlc)
+            let slots = pack.reportSlots[op.author] ?? [:]
+            if let newest = slots.keys.max(), hour &+ Limits.reportWindowHours <= newest {
+                return .rejected(.reportLimited, "report older than \(Limits.reportWindowHours) h before this pseudonym's newest")
+            }
+            let kept = slots[hour] ?? []
             if kept.count >= Limits.reportsPerHour, let last = kept.last, (op.hlc, op.id) > (last.hlc, last.id) {
                 return .rejected(.reportLimited, "at most \(Limits.reportsPerHour) reports an hour per pseudonym in a pack")
             }
@@ -227,19 +232,32 @@ public struct Replica: Sendable {
         case .edit(let e):
             packs[pid]!.applyPostEdit(e, author: op.author, hlc: op.hlc, id: op.id)
         case .report:
-            let hour = Self.reportHour(op.hlc)
-            var kept = packs[pid]!.reportSlots[op.author]?[hour] ?? []
-            let key = (op.hlc, op.id)
-            let at = kept.firstIndex { key < ($0.hlc, $0.id) } ?? kept.count
-            kept.insert((op.hlc, op.id), at: at)
-            if kept.count > Limits.reportsPerHour {
-                let drop = kept.removeLast()
-                remove(drop.id, in: pid)
-            }
-            packs[pid]!.reportSlots[op.author, default: [:]][hour] = kept
+            applyReport(op, in: pid)
         case .createPack:
             break
         }
+    }
+
+    /// Rule 8a (PROTOCOL.md §4): per pack and reporter, the reports of the hours within
+    /// `reportWindowHours` of the reporter's newest report, at most `reportsPerHour` per hour
+    /// (the smallest by (hlc, id)); everything else leaves the set (evicted). The result is a
+    /// function of the union of reports seen, whatever their order.
+    mutating func applyReport(_ op: SignedOp, in pid: PackID) {
+        let hour = Self.reportHour(op.hlc)
+        var slots = packs[pid]!.reportSlots[op.author] ?? [:]
+        var kept = slots[hour] ?? []
+        let key = (op.hlc, op.id)
+        let at = kept.firstIndex { key < ($0.hlc, $0.id) } ?? kept.count
+        kept.insert((op.hlc, op.id), at: at)
+        if kept.count > Limits.reportsPerHour { remove(kept.removeLast().id, in: pid) }
+        slots[hour] = kept
+        if let newest = slots.keys.max() {
+            for h in slots.keys where h &+ Limits.reportWindowHours <= newest {
+                for old in slots[h]! { remove(old.id, in: pid) }
+                slots[h] = nil
+            }
+        }
+        packs[pid]!.reportSlots[op.author] = slots
     }
 
     /// The clock hour a report counts in (PROTOCOL.md §4, rule 8a).

@@ -241,6 +241,39 @@ import SkwadTestKit
         r3.restore([g, p] + reports.reversed())
         #expect(Set(r3.reportIDs(in: g.id)) == Set(reports.prefix(Limits.reportsPerHour).map(\.id)))
     }
+
+    /// Rule 8a's window: backdating reports into past hours buys nothing. Only the hours
+    /// within 24 of the pseudonym's newest report count, whatever the order.
+    @Test mutating func backdatedReportsCountOnlyWithinADayOfTheNewest() {
+        let alpha = f.user(), spammer = f.user()
+        let g = f.createPack(by: alpha)
+        let p = f.post(by: alpha, in: g)
+        let nowMs = f.nowMs
+        let newest = nowMs / Lifetime.hour
+        // One report in each of the last 30 hours (the oldest before the pack: the rule does
+        // not care), two per hour.
+        var reports: [SignedOp] = []
+        for back in 0..<30 { for k in 0..<2 {
+            reports.append(f.report(by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: (newest - UInt64(back)) * Lifetime.hour + UInt64(k), counter: 0)))
+        } }
+        let inWindow = Set(reports.filter { $0.hlc.physicalMs / Lifetime.hour + Limits.reportWindowHours > newest }.map(\.id))
+        #expect(inWindow.count == 2 * Int(Limits.reportWindowHours))
+        var sets: [Set<OpID>] = []
+        var rng = SplitMix64(seed: 9)
+        for round in 0..<4 {
+            var r = Replica()
+            for op in [g, p] { _ = r.admit(op, nowMs: nowMs) }
+            var order = reports
+            if round == 1 { order.reverse() }
+            if round >= 2 { for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, Int(rng.next() % UInt64(i + 1))) } }
+            for op in order { _ = r.admit(op, nowMs: nowMs) }
+            sets.append(Set(r.reportIDs(in: g.id)))
+            // Once the newest hour is known, an older one is refused outright.
+            let old = f.report(by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: (newest - Limits.reportWindowHours) * Lifetime.hour, counter: 9))
+            #expect(rejection(r.admit(old, nowMs: nowMs)) == .reportLimited)
+        }
+        #expect(sets.allSatisfy { $0 == inWindow })
+    }
 }
 
 extension Array where Element == UInt8 {
