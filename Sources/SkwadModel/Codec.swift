@@ -47,6 +47,14 @@ extension OpBody {
         case .moderate(let d):
             var x = Skwad_V1_Moderate(); x.target = Data(d.target.bytes); x.hidden = d.hidden; x.reason = d.reason
             m.moderate = x
+        case .edit(let e):
+            var x = Skwad_V1_Edit(); x.target = Data(e.target.bytes)
+            if let t = e.title { x.title = t }
+            if let b = e.body { x.body = b }
+            m.edit = x
+        case .report(let r):
+            var x = Skwad_V1_Report(); x.sealed = r.sealed.map { Data($0) }
+            m.report = x
         }
         var opts = BinaryEncodingOptions(); opts.useDeterministicOrdering = true
         return [UInt8]((try? m.serializedData(options: opts)) ?? Data())
@@ -106,6 +114,13 @@ extension OpBody {
         case .moderate(let x)?:
             packID = try Self.id(m.packID, "pack id")
             kind = .moderate(Moderate(target: try Self.id(x.target, "moderate target"), hidden: x.hidden, reason: x.reason))
+        case .edit(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .edit(Edit(target: try Self.id(x.target, "edit target"), title: x.hasTitle ? x.title : nil,
+                              body: x.hasBody ? x.body : nil))
+        case .report(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .report(Report(sealed: x.sealed.map { [UInt8]($0) }))
         case nil:
             throw ModelError.malformed("op has no kind (unknown to wire version 1)")
         }
@@ -162,4 +177,23 @@ public struct Envelope: Hashable, Sendable {
     }
 
     public var id: OpID { OpID.of(body: body) }
+}
+
+extension ReportContent {
+    /// Deterministic protobuf bytes (the plaintext sealed to each moderator).
+    public func serialized() -> [UInt8] {
+        var m = Skwad_V1_ReportContent(); m.target = Data(target.bytes); m.reason = reason
+        var opts = BinaryEncodingOptions(); opts.useDeterministicOrdering = true
+        return [UInt8]((try? m.serializedData(options: opts)) ?? Data())
+    }
+
+    /// Decodes an opened box. Throws `ModelError` on anything malformed.
+    public init(serialized bytes: [UInt8]) throws {
+        guard bytes.count <= Limits.maxReportPlain else { throw ModelError.tooLarge("report content is \(bytes.count) bytes") }
+        let m: Skwad_V1_ReportContent
+        do { m = try Skwad_V1_ReportContent(serializedBytes: bytes) } catch { throw ModelError.malformed("report content is not valid protobuf") }
+        guard m.target.count == OpID.byteCount else { throw ModelError.malformed("report target must be 32 bytes") }
+        guard !m.reason.isEmpty, m.reason.utf8.count <= Limits.maxReason else { throw ModelError.malformed("report reason must be 1...\(Limits.maxReason) bytes") }
+        target = OpID(unchecked: [UInt8](m.target)); reason = m.reason
+    }
 }

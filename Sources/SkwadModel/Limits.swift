@@ -15,6 +15,20 @@ public enum Limits {
     public static let maxPowBits: UInt32 = 28
     public static let maxRadiusMeters: UInt32 = 1_000_000
     public static let signatureBytes = 64
+    /// Sealed boxes in one `Report`: the Alpha and at most three admin keys.
+    public static let maxReportRecipients = 4
+    /// `crypto_box_seal` overhead (ephemeral key + MAC).
+    public static let sealOverhead = 48
+    /// Largest encoded `ReportContent` (target and a reason at its limit), and so of a box.
+    public static let maxReportPlain = 2 + 32 + 3 + maxReason
+    public static let maxSealedReport = maxReportPlain + sealOverhead
+    /// A pseudonym's reports per pack per clock hour (by op hlc) that count: the smallest
+    /// (hlc, id) are kept, so every replica keeps the same ones (PROTOCOL.md §4, rule 8a).
+    public static let reportsPerHour = 5
+    /// Only the reports of the hours within this many hours of a pseudonym's newest report
+    /// in a pack count (older ones are evicted): at most 5 × 24 = 120 per pseudonym and pack,
+    /// so backdating reports into past hours buys nothing (PROTOCOL.md §4, rule 8a).
+    public static let reportWindowHours: UInt64 = 24
 }
 
 /// The network-wide floors of stamp work (PROTOCOL.md §2): a price on identity. A pack's

@@ -31,6 +31,8 @@ public enum OpKind: Hashable, Sendable {
     case delete(Delete)
     case editPack(EditPack)
     case moderate(Moderate)
+    case edit(Edit)
+    case report(Report)
 
     /// Stable name used in the store, stats and JSON.
     public var name: String {
@@ -42,6 +44,8 @@ public enum OpKind: Hashable, Sendable {
         case .delete: "delete"
         case .editPack: "edit_pack"
         case .moderate: "moderate"
+        case .edit: "edit"
+        case .report: "report"
         }
     }
 }
@@ -105,4 +109,29 @@ public struct Moderate: Hashable, Sendable {
     public var hidden: Bool
     public var reason: String
     public init(target: OpID, hidden: Bool, reason: String = "") { self.target = target; self.hidden = hidden; self.reason = reason }
+}
+
+/// An edit of one's own post or comment (PROTOCOL.md §5: counts only for the target's
+/// author, in the target's pack; LWW per field by (hlc, id)).
+public struct Edit: Hashable, Sendable {
+    public var target: OpID
+    /// A post's new title (posts only).
+    public var title: String?
+    /// A post's new body, or a comment's new text.
+    public var body: String?
+    public init(target: OpID, title: String? = nil, body: String? = nil) { self.target = target; self.title = title; self.body = body }
+}
+
+/// A report to the pack's moderators: one sealed box of `ReportContent` per moderator.
+/// Relays see only ciphertext (PROTOCOL.md §3).
+public struct Report: Hashable, Sendable {
+    public var sealed: [[UInt8]]
+    public init(sealed: [[UInt8]]) { self.sealed = sealed }
+}
+
+/// What a report says, inside each sealed box.
+public struct ReportContent: Hashable, Sendable {
+    public var target: OpID
+    public var reason: String
+    public init(target: OpID, reason: String) { self.target = target; self.reason = reason }
 }

@@ -90,6 +90,20 @@ public enum Validation {
             if let t = e.tags { try tags(t) }
         case .moderate(let m):
             try text(m.reason, Limits.maxReason, "reason")
+        case .edit(let e):
+            guard e.title != nil || e.body != nil else { throw ModelError.invalid("an edit changes nothing") }
+            if let t = e.title {
+                guard !t.trimmingWhitespace().isEmpty else { throw ModelError.invalid("post title is empty") }
+                try text(t, Limits.maxTitle, "title")
+            }
+            if let b = e.body { try text(b, Limits.maxBody, "body") }
+        case .report(let r):
+            guard (1...Limits.maxReportRecipients).contains(r.sealed.count) else {
+                throw ModelError.invalid("a report is sealed to 1...\(Limits.maxReportRecipients) moderators, got \(r.sealed.count)")
+            }
+            for box in r.sealed where box.count < Limits.sealOverhead + 34 || box.count > Limits.maxSealedReport {
+                throw ModelError.invalid("sealed report of \(box.count) bytes (\(Limits.sealOverhead + 34)...\(Limits.maxSealedReport))")
+            }
         }
     }
 }

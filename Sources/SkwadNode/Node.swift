@@ -13,7 +13,8 @@ public func wallClockMs() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970
 /// store transaction has committed.
 ///
 /// The API by file: identity and lifecycle here; packs in NodePacks.swift; posting in
-/// NodePosting.swift; views in NodeReading.swift; ops from other nodes in NodeRemote.swift.
+/// NodePosting.swift; views in NodeReading.swift; ops from other nodes in NodeRemote.swift;
+/// moderation, edits, reports, blocks and mutes in NodeModeration.swift.
 public actor Node {
     public let config: NodeConfig
     /// Held for the node's lifetime: one process per data directory.
@@ -46,6 +47,8 @@ public actor Node {
     var localOpSink: (@Sendable (SignedOp) -> Void)?
     /// The gossip engine and its socket, when the node is online (NodeNetwork.swift).
     var network: NetworkState?
+    /// Blocks, mutes and dismissed reports (NodeModeration.swift), loaded on first use.
+    var localModerationCache: LocalModeration?
 
     /// How often expired and deleted packs are purged from memory and the store.
     public static let purgeIntervalMs: UInt64 = 60_000

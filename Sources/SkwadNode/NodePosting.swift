@@ -42,7 +42,12 @@ extension Node {
     public func delete(_ ref: String) throws -> OpID {
         purgeIfDue()
         if let target = try? resolveOp(ref) {
-            guard target.author == key(for: target.packID)?.publicKey else { throw NodeError("you can only delete your own posts and comments") }
+            guard target.author == key(for: target.packID)?.publicKey else {
+                if let pack = replica.pack(target.packID), !moderatorKeys(pack).isEmpty {
+                    throw NodeError("you can only delete your own posts and comments; as a moderator of this pack you can hide it: hide \(ref) [REASON]")
+                }
+                throw NodeError("you can only delete your own posts and comments (report it to the moderators: report \(ref) \"REASON\")")
+            }
             let (op, changes) = try sign(.delete(Delete(target: target.id)), in: target.packID)
             try commit(op, with: changes)
             return op.id

@@ -8,7 +8,8 @@ extension Node {
         purgeIfDue()
         let filter: Set<PackID>
         if let ref { filter = [try resolvePack(ref).id] } else { filter = Set(joined.keys) }
-        return replica.feed(packs: filter, sort: sort, limit: limit, nowMs: now())
+        // Local blocks and mutes (NodeModeration.swift) apply before the limit.
+        return Array(filterFeed(replica.feed(packs: filter, sort: sort, limit: .max, nowMs: now()), namedPack: ref != nil).prefix(max(0, limit)))
     }
 
     /// A post (or the post of a comment) with its comment tree.
@@ -22,7 +23,7 @@ extension Node {
         default: throw NodeError("'\(ref)' is not a post")
         }
         guard let t = replica.thread(postID, nowMs: now()) else { throw NodeError("post \(postID.short()) was deleted or its pack is gone") }
-        return t
+        return filterThread(t)
     }
 
     public struct Den: Sendable {

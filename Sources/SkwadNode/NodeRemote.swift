@@ -56,6 +56,7 @@ extension Node {
             stats.storeErrors += 1
             failure = "\(error)"
         }
+        dropEvictedReports()
         if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) { sink(e) } }
         return failure
     }
@@ -63,7 +64,7 @@ extension Node {
     /// What the user should hear about among newly admitted ops from elsewhere.
     func events(for ops: [SignedOp], nowMs: UInt64) -> [NodeEvent] {
         var out: [NodeEvent] = []
-        for op in ops where !isMine(op.author, in: op.packID) {
+        for op in ops where !isMine(op.author, in: op.packID) && !isSilenced(op) {
             switch op.body.kind {
             case .post where joined[op.packID] != nil:
                 if let t = replica.thread(op.id, nowMs: nowMs), t.post.hidden == nil { out.append(.newPost(t.post)) }

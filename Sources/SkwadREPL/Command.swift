@@ -20,6 +20,8 @@ public enum Command: Equatable, Sendable {
     case peers
     case stats
     case quit
+    /// hide, unhide, edit, log, report, reports, dismiss, block, unblock, mute, unmute, blocks (CommandModeration.swift).
+    case moderation(ModerationCommand)
 }
 
 public struct CommandError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -48,7 +50,7 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("peers", "peers", "neighbours this node gossips with"),
     ("stats", "stats", "datagrams, bytes, ops admitted and dropped, by reason"),
     ("quit", "quit", "stop the node (also: exit, Ctrl-D)"),
-]
+] + moderationHelp
 
 extension Command {
     /// Parses one line. Returns nil for a blank line.
@@ -94,6 +96,9 @@ extension Command {
         case "peers": cmd = .peers
         case "stats": cmd = .stats
         case "quit", "exit", "q": cmd = .quit
+        case _ where ModerationCommand.verbs.contains(verb):
+            guard let m = try ModerationCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
+            cmd = .moderation(m)
         default:
             let known = commandHelp.map(\.name)
             let guess = known.min { editDistance($0, verb) < editDistance($1, verb) }

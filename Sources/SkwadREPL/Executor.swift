@@ -53,6 +53,7 @@ public struct Executor: Sendable {
             local += s.rejected.sorted { $0.key < $1.key }.map { ("ops.rejected.\($0.key)", $0.value) }
             return .stats(local + (await networkStats()))
         case .quit: return .bye
+        case .moderation(let m): return .moderation(try await runModeration(m))
         }
     }
 

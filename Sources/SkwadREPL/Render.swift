@@ -88,7 +88,7 @@ public struct Renderer: Sendable {
             for c in t.comments {
                 let pad = String(repeating: "  ", count: c.depth + 2)
                 let body = c.removed ? dim("[removed]") : SafeText.block(c.body, indent: pad + "  ")
-                lines.append("\(pad)\(id(c.id))  \(score(c.score))  \(who(c.author, c.role))  \(dim(time(c.hlc)))  \(body)")
+                lines.append("\(pad)\(id(c.id))  \(score(c.score))  \(who(c.author, c.role))  \(dim(time(c.hlc)))  \(body)\(c.edited ? " (edited)" : "")")
             }
             if t.comments.isEmpty { lines.append(dim("    no comments yet")) }
             return lines.joined(separator: "\n")
@@ -111,6 +111,7 @@ public struct Renderer: Sendable {
             return ps.map { "\($0.address)  \($0.state)" + ($0.cell.map { "  cell \(SafeText.line($0))" } ?? "") }.joined(separator: "\n")
         case .stats(let kv): return kv.map { "\($0.0) \($0.1)" }.joined(separator: "\n")
         case .bye: return "bye"
+        case .moderation(let m): return moderationText(m)
         }
     }
 
@@ -118,7 +119,7 @@ public struct Renderer: Sendable {
 
     func postLine(_ p: PostView) -> String {
         let comments = p.commentCount == 1 ? "1 comment" : "\(p.commentCount) comments"
-        return "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(p.packName), pack: p.pack))  \(who(p.author, p.role))  \(dim(time(p.hlc)))  \(SafeText.line(p.title))  \(dim("(\(comments))"))"
+        return "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(p.packName), pack: p.pack))  \(who(p.author, p.role))  \(dim(time(p.hlc)))  \(SafeText.line(p.title))\(p.edited ? " (edited)" : "")  \(dim("(\(comments))"))"
     }
 
     /// A pseudonym's tag, with its role when it is the pack's Alpha or an admin.
@@ -152,6 +153,7 @@ public struct Renderer: Sendable {
                                                          ("cell", $0.cell.map { .string($0) } ?? .null)]) })))
         case .stats(let pairs): kv.append(("stats", .object(pairs.map { ($0.0, .int($0.1)) })))
         case .bye: kv.append(("bye", true))
+        case .moderation(let m): kv += moderationJSON(m)
         }
         return .object(kv)
     }
@@ -172,13 +174,13 @@ public struct Renderer: Sendable {
                  ("author", .string(pseudonymTag(p.author))), ("role", p.role.map { .string($0.rawValue) } ?? .null), ("title", .string(p.title)), ("body", .string(p.body)),
                  ("tags", .array(p.tags.map { .string($0) })), ("score", .int(p.score)), ("up", .int(p.upvotes)),
                  ("down", .int(p.downvotes)), ("comments", .int(p.commentCount)), ("time", .int(Int(p.hlc.physicalMs))),
-                 ("hidden", p.hidden.map { .string($0.rawValue) } ?? .null)])
+                 ("hidden", p.hidden.map { .string($0.rawValue) } ?? .null), ("edited", .bool(p.edited))])
     }
 
     func comment(_ c: CommentView) -> JSON {
         .object([("id", .string(c.id.hex)), ("post", .string(c.post.hex)), ("parent", c.parent.map { .string($0.hex) } ?? .null),
                  ("author", .string(pseudonymTag(c.author))), ("role", c.role.map { .string($0.rawValue) } ?? .null), ("body", .string(c.body)), ("score", .int(c.score)),
-                 ("depth", .int(c.depth)), ("removed", .bool(c.removed)), ("time", .int(Int(c.hlc.physicalMs)))])
+                 ("depth", .int(c.depth)), ("removed", .bool(c.removed)), ("edited", .bool(c.edited)), ("time", .int(Int(c.hlc.physicalMs)))])
     }
 
     // MARK: events

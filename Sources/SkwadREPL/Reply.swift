@@ -15,6 +15,8 @@ public enum Reply: Sendable {
     case peers([PeerInfo])
     case stats([(String, Int)])
     case bye
+    /// Replies of the moderation verbs (RenderModeration.swift).
+    case moderation(ModerationReply)
 }
 
 /// A neighbour as `peers` shows it.

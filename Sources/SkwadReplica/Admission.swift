@@ -40,6 +40,8 @@ public struct ReplicaConfig: Sendable {
 public enum Rejection: String, Sendable, CaseIterable, Hashable {
     case malformed, tooLarge, badSignature, badStamp, unknownPack, packDeleted, packExpired
     case outsideFence, missingLocation, clockAhead, notAllowed, tooManyPacks
+    /// A pseudonym's report beyond `Limits.reportsPerHour` in one pack and clock hour.
+    case reportLimited
 }
 
 /// What `receive`/`admit` did with an op.

@@ -70,6 +70,13 @@ public struct PackState: Sendable {
     var deleteRequests: [OpID: Set<PublicKey>] = [:]
     /// Per target: the moderators' last word (hidden or not), among this pack's ops.
     var moderation: [OpID: LWW<Bool>] = [:]
+    /// Per target, per editor: the last title and body (LWW per field). Views read only the
+    /// register of the target's own author (PROTOCOL.md §5, edits).
+    var edits_: [OpID: [PublicKey: EditRegister]] = [:]
+    /// Per reporter, per clock hour: the (hlc, id) of the reports kept, ascending, at most
+    /// `Limits.reportsPerHour` (the smallest win), hours within `Limits.reportWindowHours`
+    /// of the reporter's newest (PROTOCOL.md §4, rule 8a).
+    var reportSlots: [PublicKey: [UInt64: [(hlc: HLC, id: OpID)]]] = [:]
 
     init(genesis: SignedOp, create: CreatePack, isAdmin: Bool) {
         id = genesis.id; self.genesis = genesis; alpha = genesis.author; self.isAdmin = isAdmin
@@ -100,6 +107,10 @@ public struct PackState: Sendable {
         order.insert(key, at: lo)
     }
 
+    mutating func applyPostEdit(_ e: Edit, author: PublicKey, hlc: HLC, id: OpID) {
+        edits_[e.target, default: [:]][author, default: EditRegister()].merge(e, hlc: hlc, id: id)
+    }
+
     mutating func applyEdit(_ e: EditPack, hlc: HLC, id: OpID) {
         if let n = e.name {
             if nameEdit == nil { nameEdit = LWW(hlc: hlc, id: id, value: n) } else { nameEdit!.merge(hlc: hlc, id: id, value: n) }
@@ -113,5 +124,20 @@ public struct PackState: Sendable {
         current.name = nameEdit?.value ?? genesisCreate.name
         current.color = colorEdit?.value ?? genesisCreate.color
         current.tags = tagsEdit?.value ?? genesisCreate.tags
+    }
+}
+
+/// One editor's last word on a post or comment: LWW per field by (hlc, id).
+struct EditRegister: Sendable {
+    var title: LWW<String>?
+    var body: LWW<String>?
+
+    mutating func merge(_ e: Edit, hlc: HLC, id: OpID) {
+        if let t = e.title {
+            if title == nil { title = LWW(hlc: hlc, id: id, value: t) } else { title!.merge(hlc: hlc, id: id, value: t) }
+        }
+        if let b = e.body {
+            if body == nil { body = LWW(hlc: hlc, id: id, value: b) } else { body!.merge(hlc: hlc, id: id, value: b) }
+        }
     }
 }

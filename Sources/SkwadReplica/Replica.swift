@@ -33,6 +33,9 @@ public struct Replica: Sendable {
     /// Non-admin packs admitted from elsewhere and still held (the cap of PROTOCOL §4).
     var remotePacks: Set<PackID> = []
     public var remotePackCount: Int { remotePacks.count }
+    /// Reports dropped from the set because smaller ones of the same reporter and hour
+    /// arrived (PROTOCOL.md §4, rule 8a); the node deletes them from its store.
+    var evicted: [(pack: PackID, id: OpID)] = []
 
     public init(config: ReplicaConfig = .init()) { self.config = config }
 
@@ -169,6 +172,18 @@ public struct Replica: Sendable {
             if d.target == packID && !isModerator(op.author, of: pack) {
                 return .rejected(.notAllowed, "only the Alpha or an admin may delete the pack")
             }
+        case .report:
+            let hour = Self.reportHour(op.hlc)
+            let slots = pack.reportSlots[op.author] ?? [:]
+            if let newest = slots.keys.max(), hour &+ Limits.reportWindowHours <= newest {
+                return .rejected(.reportLimited, "report older than \(Limits.reportWindowHours) h before this pseudonym's newest")
+            }
+            let kept = slots[hour] ?? []
+            if kept.count >= Limits.reportsPerHour, let last = kept.last, (op.hlc, op.id) > (last.hlc, last.id) {
+                return .rejected(.reportLimited, "at most \(Limits.reportsPerHour) reports an hour per pseudonym in a pack")
+            }
+        case .edit:
+            break
         case .createPack:
             break
         }
@@ -214,9 +229,51 @@ public struct Replica: Sendable {
         case .moderate(let m):
             if packs[pid]!.moderation[m.target] == nil { packs[pid]!.moderation[m.target] = LWW(hlc: op.hlc, id: op.id, value: m.hidden) }
             else { packs[pid]!.moderation[m.target]!.merge(hlc: op.hlc, id: op.id, value: m.hidden) }
+        case .edit(let e):
+            packs[pid]!.applyPostEdit(e, author: op.author, hlc: op.hlc, id: op.id)
+        case .report:
+            applyReport(op, in: pid)
         case .createPack:
             break
         }
+    }
+
+    /// Rule 8a (PROTOCOL.md §4): per pack and reporter, the reports of the hours within
+    /// `reportWindowHours` of the reporter's newest report, at most `reportsPerHour` per hour
+    /// (the smallest by (hlc, id)); everything else leaves the set (evicted). The result is a
+    /// function of the union of reports seen, whatever their order.
+    mutating func applyReport(_ op: SignedOp, in pid: PackID) {
+        let hour = Self.reportHour(op.hlc)
+        var slots = packs[pid]!.reportSlots[op.author] ?? [:]
+        var kept = slots[hour] ?? []
+        let key = (op.hlc, op.id)
+        let at = kept.firstIndex { key < ($0.hlc, $0.id) } ?? kept.count
+        kept.insert((op.hlc, op.id), at: at)
+        if kept.count > Limits.reportsPerHour { remove(kept.removeLast().id, in: pid) }
+        slots[hour] = kept
+        if let newest = slots.keys.max() {
+            for h in slots.keys where h &+ Limits.reportWindowHours <= newest {
+                for old in slots[h]! { remove(old.id, in: pid) }
+                slots[h] = nil
+            }
+        }
+        packs[pid]!.reportSlots[op.author] = slots
+    }
+
+    /// The clock hour a report counts in (PROTOCOL.md §4, rule 8a).
+    static func reportHour(_ hlc: HLC) -> UInt64 { hlc.physicalMs / Lifetime.hour }
+
+    /// Takes a report out of the set (only reports are ever removed, by rule 8a).
+    mutating func remove(_ id: OpID, in pid: PackID) {
+        guard ops.removeValue(forKey: id) != nil else { return }
+        if let i = packs[pid]?.order.firstIndex(where: { $0.id == id }) { packs[pid]!.order.remove(at: i) }
+        evicted.append((pid, id))
+    }
+
+    /// The reports evicted since the last call, with their packs (the store deletes them).
+    public mutating func takeEvicted() -> [(pack: PackID, id: OpID)] {
+        defer { evicted = [] }
+        return evicted
     }
 
     // MARK: - Reload and purge

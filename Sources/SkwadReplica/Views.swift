@@ -47,6 +47,8 @@ public struct PostView: Sendable, Equatable {
     public let downvotes: Int
     public let commentCount: Int
     public let hidden: HiddenReason?
+    /// Its author edited its title or body (the text shown is the last edit).
+    public var edited: Bool = false
 }
 
 public struct CommentView: Sendable, Equatable {
@@ -64,6 +66,8 @@ public struct CommentView: Sendable, Equatable {
     public let depth: Int
     /// Deleted or hidden, kept only as a placeholder because visible replies hang from it.
     public let removed: Bool
+    /// Its author edited it (the text shown is the last edit).
+    public var edited: Bool = false
 }
 
 public struct ThreadView: Sendable, Equatable {
@@ -157,11 +161,21 @@ extension Replica {
 
     func postView(_ op: SignedOp, _ p: Post, pack: PackState) -> PostView {
         let t = tally(op, pack: pack)
+        let e = pack.edits_[op.id]?[op.author]
         return PostView(id: op.id, pack: pack.id, packName: pack.create.name, author: op.author,
-                        role: role(of: op.author, in: pack), title: p.title,
-                        body: p.body, tags: p.tags, hlc: op.hlc, location: op.body.location, score: t.score,
+                        role: role(of: op.author, in: pack), title: e?.title?.value ?? p.title,
+                        body: e?.body?.value ?? p.body, tags: p.tags, hlc: op.hlc, location: op.body.location, score: t.score,
                         upvotes: t.up, downvotes: t.down, commentCount: visibleCommentCount(op.id, pack: pack),
-                        hidden: hiddenReason(op.id, score: t.score, pack: pack))
+                        hidden: hiddenReason(op.id, score: t.score, pack: pack), edited: e != nil)
+    }
+
+    /// A comment's text after its author's edits (PROTOCOL.md §5): the last non-empty body
+    /// edit by the comment's author in its own pack; a title edit means nothing for a comment.
+    func commentText(_ op: SignedOp, _ c: Comment, pack: PackState) -> (text: String, edited: Bool) {
+        guard let b = pack.edits_[op.id]?[op.author]?.body?.value, b.contains(where: { !$0.isWhitespace }) else {
+            return (c.body, false)
+        }
+        return (b, true)
     }
 
     func visibleCommentCount(_ post: OpID, pack: PackState) -> Int {
@@ -218,9 +232,10 @@ extension Replica {
                 let t = tally(c, pack: pack)
                 let removed = isDeleted(c.id) || hiddenReason(c.id, score: t.score, pack: pack) != nil
                 if removed && sub.isEmpty { continue }
+                let text = commentText(c, cm, pack: pack)
                 out.append(CommentView(id: c.id, post: postID, parent: cm.parent, author: c.author, role: role(of: c.author, in: pack),
-                                       body: removed ? "" : cm.body, hlc: c.hlc, score: t.score, upvotes: t.up,
-                                       downvotes: t.down, depth: depth, removed: removed))
+                                       body: removed ? "" : text.text, hlc: c.hlc, score: t.score, upvotes: t.up,
+                                       downvotes: t.down, depth: depth, removed: removed, edited: !removed && text.edited))
                 out += sub
             }
             return out
@@ -246,9 +261,11 @@ extension Replica {
                 for id in ids {
                     guard let op = ops[id], authors.contains(op.author), case .comment(let c) = op.body.kind, !isDeleted(id) else { continue }
                     let t = tally(op, pack: pack)
+                    let text = commentText(op, c, pack: pack)
                     comments.append(CommentView(id: id, post: post, parent: c.parent, author: op.author,
-                                                role: role(of: op.author, in: pack), body: c.body, hlc: op.hlc,
-                                                score: t.score, upvotes: t.up, downvotes: t.down, depth: 0, removed: false))
+                                                role: role(of: op.author, in: pack), body: text.text, hlc: op.hlc,
+                                                score: t.score, upvotes: t.up, downvotes: t.down, depth: 0, removed: false,
+                                                edited: text.edited))
                     upvotes += t.up
                 }
             }

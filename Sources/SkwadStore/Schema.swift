@@ -52,6 +52,15 @@ enum Schema {
             // NULL: kept for good (admin packs, and tombstones recorded before v4).
             try db.execute(sql: "ALTER TABLE tombstone ADD COLUMN expiresMs INTEGER")
         }
+        m.registerMigration("v5: local moderation (blocks, mutes, dismissed reports)") { db in
+            // Local only, never replicated: pseudonyms this user blocked, packs muted, reports
+            // a moderator dismissed. Bounded by `LocalModeration.capacity` rows each.
+            try db.execute(sql: """
+                CREATE TABLE blockedAuthor (author BLOB PRIMARY KEY, atMs INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE TABLE mutedPack (pack BLOB PRIMARY KEY, atMs INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE TABLE dismissedReport (report BLOB PRIMARY KEY, atMs INTEGER NOT NULL) WITHOUT ROWID;
+                """)
+        }
         return m
     }
 }

@@ -73,6 +73,18 @@ public struct OpFactory {
         return try! SignedOp.sign(body, with: key)
     }
 
+    /// Envelope bytes of an op of `kind` signed by its author *without* the field checks of
+    /// `SignedOp.sign`: what a hostile peer can put on the wire (too many sealed boxes, an
+    /// empty edit, …). The stamp is valid, so only the rule under test can reject it.
+    public mutating func unchecked(_ kind: OpKind, by user: MasterSecret, in genesis: SignedOp, signer: SigningKeyPair? = nil) -> [UInt8] {
+        let c = Self.create(genesis)
+        let key = signer ?? user.pseudonym(genesisNonce: c.nonce)
+        let body = OpBody(packID: genesis.id, author: key.publicKey, hlc: nextHLC(),
+                          stamp: stamp(key, nonce: c.nonce, bits: floors ? PowFloor.pseudonym(c.powBits) : c.powBits), kind: kind)
+        let bytes = body.serialized()
+        return Envelope(body: bytes, signature: key.sign(bytes)).serialized()
+    }
+
     public mutating func post(by user: MasterSecret, in genesis: SignedOp, title: String = "title", body: String = "body",
                               location: String? = nil) -> SignedOp {
         op(.post(Post(title: title, body: body)), by: user, in: genesis, location: location)

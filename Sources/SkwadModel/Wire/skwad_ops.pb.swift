@@ -125,6 +125,22 @@ nonisolated struct Skwad_V1_OpBody: Sendable {
     set {kind = .moderate(newValue)}
   }
 
+  var edit: Skwad_V1_Edit {
+    get {
+      if case .edit(let v)? = kind {return v}
+      return Skwad_V1_Edit()
+    }
+    set {kind = .edit(newValue)}
+  }
+
+  var report: Skwad_V1_Report {
+    get {
+      if case .report(let v)? = kind {return v}
+      return Skwad_V1_Report()
+    }
+    set {kind = .report(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Kind: Equatable, Sendable {
@@ -135,6 +151,8 @@ nonisolated struct Skwad_V1_OpBody: Sendable {
     case delete(Skwad_V1_Delete)
     case editPack(Skwad_V1_EditPack)
     case moderate(Skwad_V1_Moderate)
+    case edit(Skwad_V1_Edit)
+    case report(Skwad_V1_Report)
 
   }
 
@@ -314,6 +332,76 @@ nonisolated struct Skwad_V1_Moderate: Sendable {
   init() {}
 }
 
+/// An edit of the author's own post or comment. Counts only when its author is the target's
+/// author and the target is in the same pack; last writer wins per field by (hlc, id).
+nonisolated struct Skwad_V1_Edit: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// the author's own post or comment
+  var target: Data = Data()
+
+  /// posts only; non-empty when present
+  var title: String {
+    get {_title ?? String()}
+    set {_title = newValue}
+  }
+  /// Returns true if `title` has been explicitly set.
+  var hasTitle: Bool {self._title != nil}
+  /// Clears the value of `title`. Subsequent reads from it will return its default value.
+  mutating func clearTitle() {self._title = nil}
+
+  /// a post's body, or a comment's text (non-empty for a comment)
+  var body: String {
+    get {_body ?? String()}
+    set {_body = newValue}
+  }
+  /// Returns true if `body` has been explicitly set.
+  var hasBody: Bool {self._body != nil}
+  /// Clears the value of `body`. Subsequent reads from it will return its default value.
+  mutating func clearBody() {self._body = nil}
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+
+  fileprivate var _title: String? = nil
+  fileprivate var _body: String? = nil
+}
+
+/// A report to the pack's moderators. Relays see only ciphertext: each entry is
+/// crypto_box_seal(ReportContent) to the X25519 form of one moderator's Ed25519 key
+/// (the Alpha first, then admin keys in byte order), 1..4 entries.
+nonisolated struct Skwad_V1_Report: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var sealed: [Data] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// The plaintext inside each sealed box of a Report (never sent in the clear).
+nonisolated struct Skwad_V1_ReportContent: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// the reported post or comment (same pack as the Report)
+  var target: Data = Data()
+
+  /// 1..140 bytes
+  var reason: String = String()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "skwad.v1"
@@ -355,7 +443,7 @@ nonisolated extension Skwad_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".OpBody"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0\u{1}edit\0\u{1}report\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -460,6 +548,32 @@ nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._Mes
           self.kind = .moderate(v)
         }
       }()
+      case 17: try {
+        var v: Skwad_V1_Edit?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .edit(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .edit(v)
+        }
+      }()
+      case 18: try {
+        var v: Skwad_V1_Report?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .report(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .report(v)
+        }
+      }()
       default: break
       }
     }
@@ -516,6 +630,14 @@ nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._Mes
     case .moderate?: try {
       guard case .moderate(let v)? = self.kind else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 16)
+    }()
+    case .edit?: try {
+      guard case .edit(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 17)
+    }()
+    case .report?: try {
+      guard case .report(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 18)
     }()
     case nil: break
     }
@@ -872,6 +994,115 @@ nonisolated extension Skwad_V1_Moderate: SwiftProtobuf.Message, SwiftProtobuf._M
   static func ==(lhs: Skwad_V1_Moderate, rhs: Skwad_V1_Moderate) -> Bool {
     if lhs.target != rhs.target {return false}
     if lhs.hidden != rhs.hidden {return false}
+    if lhs.reason != rhs.reason {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_Edit: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Edit"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}target\0\u{1}title\0\u{1}body\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.target) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self._title) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self._body) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.target.isEmpty {
+      try visitor.visitSingularBytesField(value: self.target, fieldNumber: 1)
+    }
+    try { if let v = self._title {
+      try visitor.visitSingularStringField(value: v, fieldNumber: 2)
+    } }()
+    try { if let v = self._body {
+      try visitor.visitSingularStringField(value: v, fieldNumber: 3)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_Edit, rhs: Skwad_V1_Edit) -> Bool {
+    if lhs.target != rhs.target {return false}
+    if lhs._title != rhs._title {return false}
+    if lhs._body != rhs._body {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_Report: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Report"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sealed\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedBytesField(value: &self.sealed) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.sealed.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.sealed, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_Report, rhs: Skwad_V1_Report) -> Bool {
+    if lhs.sealed != rhs.sealed {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_ReportContent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".ReportContent"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}target\0\u{1}reason\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.target) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.reason) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.target.isEmpty {
+      try visitor.visitSingularBytesField(value: self.target, fieldNumber: 1)
+    }
+    if !self.reason.isEmpty {
+      try visitor.visitSingularStringField(value: self.reason, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_ReportContent, rhs: Skwad_V1_ReportContent) -> Bool {
+    if lhs.target != rhs.target {return false}
     if lhs.reason != rhs.reason {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true

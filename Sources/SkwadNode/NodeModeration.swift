@@ -1,0 +1,331 @@
+import SkwadCrypto
+import SkwadModel
+import SkwadReplica
+import SkwadStore
+
+/// What `edit` changes: a pack (Alpha or admin) or one's own post or comment. The verb is
+/// one; the node decides which by resolving the reference (NodeModeration.edit).
+public struct EditRequest: Sendable, Equatable {
+    /// A comment's new text, or a post's new body.
+    public var text: String?
+    public var title: String?
+    public var body: String?
+    public var name: String?
+    public var color: String?
+    public var tags: [String]?
+    public init(text: String? = nil, title: String? = nil, body: String? = nil, name: String? = nil, color: String? = nil, tags: [String]? = nil) {
+        self.text = text; self.title = title; self.body = body; self.name = name; self.color = color; self.tags = tags
+    }
+    var changesPack: Bool { name != nil || color != nil || tags != nil }
+    var changesPost: Bool { text != nil || title != nil || body != nil }
+}
+
+/// What `blocks` lists.
+public struct BlockList: Sendable {
+    public let authors: [(key: PublicKey, pack: String?)]
+    public let packs: [(id: PackID, name: String?)]
+}
+
+/// Moderation (hide, unhide, pack edits, the log), edits of one's own posts and comments,
+/// reports sealed to moderators, and the user's local blocks and mutes (issue 11, part A).
+extension Node {
+    // MARK: moderators
+
+    /// The keys this node moderates `pack` with: its pseudonym when it is the Alpha, and its
+    /// admin key (admins moderate every pack).
+    func moderatorKeys(_ pack: PackState) -> [SigningKeyPair] {
+        var out: [SigningKeyPair] = []
+        if let k = key(for: pack.id), k.publicKey == pack.alpha { out.append(k) }
+        if let admin, !out.contains(where: { $0.publicKey == admin.publicKey }) { out.append(admin) }
+        return out
+    }
+
+    public func isModerator(of ref: String) throws -> Bool {
+        let p = try resolvePack(ref)
+        guard let state = replica.pack(p.id) else { return false }
+        return !moderatorKeys(state).isEmpty
+    }
+
+    /// Signs and commits a moderation op with `key`: the pack's own pseudonym goes through
+    /// `sign` (its stamp is kept); an admin key acting in someone else's pack mints a stamp
+    /// for that pack (2^16 hashes, once per op; cheap next to a human's pace).
+    func commitModeration(_ kind: OpKind, in packID: PackID, key: SigningKeyPair) throws -> OpID {
+        if key.publicKey == self.key(for: packID)?.publicKey {
+            let (op, changes) = try sign(kind, in: packID)
+            try commit(op, with: changes)
+            return op.id
+        }
+        let nowMs = now()
+        guard let pack = replica.pack(packID), replica.isLive(packID, nowMs: nowMs) else { throw NodeError("that pack is gone (expired or deleted)") }
+        if let waitMs = localRate.take(packID, nowMs: nowMs) {
+            throw NodeError("slow down: try again in \(max(1, (waitMs + 999) / 1000)) s")
+        }
+        let stamp = ProofOfWork.mint(genesisNonce: pack.genesis.createNonce, author: key.publicKey.bytes,
+                                     bits: Int(replica.config.pseudonymBits(pack.create.powBits)))
+        let body = OpBody(packID: packID, author: key.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), stamp: stamp, kind: kind)
+        let op: SignedOp
+        do { op = try SignedOp.sign(body, with: key) } catch { throw NodeError("\(error)") }
+        try commit(op)
+        return op.id
+    }
+
+    // MARK: hide, unhide, log
+
+    /// Hides (or restores) a post or comment: the pack's Alpha and admins only.
+    public func moderate(_ ref: String, hidden: Bool, reason: String = "") throws -> OpID {
+        purgeIfDue()
+        let target = try resolveOp(ref)
+        guard let pack = replica.pack(target.packID) else { throw NodeError("that pack is gone") }
+        guard let key = moderatorKeys(pack).first else {
+            throw NodeError("only the pack's Alpha and admins can \(hidden ? "hide" : "unhide"); you can report it: report \(ref) \"REASON\"")
+        }
+        guard reason.utf8.count <= Limits.maxReason else { throw NodeError("reason is \(reason.utf8.count) bytes, limit \(Limits.maxReason)") }
+        return try commitModeration(.moderate(Moderate(target: target.id, hidden: hidden, reason: reason)), in: pack.id, key: key)
+    }
+
+    /// The pack's moderation history (hides, restores, pack edits, deletion), oldest first.
+    public func moderationLog(_ ref: String) throws -> (pack: PackSummary, entries: [ModerationEntry]) {
+        purgeIfDue()
+        let p = try resolvePack(ref)
+        return (p, replica.moderationLog(p.id))
+    }
+
+    // MARK: edit
+
+    public enum EditOutcome: Sendable {
+        case pack(PackSummary, OpID)
+        case post(OpID, OpID)
+    }
+
+    /// `edit REF …`: a pack's name, colour or tags (Alpha or admin), or one's own post or
+    /// comment. Decided by what `ref` resolves to and what is changed; a reference that
+    /// names both a pack and a post, with changes that fit both, is refused as ambiguous.
+    public func edit(_ ref: String, _ change: EditRequest) throws -> EditOutcome {
+        purgeIfDue()
+        guard change.changesPack || change.changesPost else {
+            throw NodeError("nothing to change: edit ID \"TEXT\" (your post or comment), or edit PACK --name N --color C --tags a,b")
+        }
+        guard !(change.changesPack && change.changesPost) else {
+            throw NodeError("--name/--color/--tags edit a pack; text, --title and --body edit a post or comment: not both at once")
+        }
+        let asPack = try? resolvePack(ref)
+        let asOp = try? resolveOp(ref)
+        if change.changesPack {
+            guard let p = asPack else {
+                if asOp != nil { throw NodeError("'\(ref)' is a post or comment: --name/--color/--tags edit a pack") }
+                _ = try resolvePack(ref)   // its own error
+                throw NodeError("no pack '\(ref)'")
+            }
+            return try editPack(p, change)
+        }
+        guard let op = asOp else {
+            if asPack != nil { throw NodeError("'\(ref)' is a pack: give a post or comment id to edit text, or --name/--color/--tags to edit the pack") }
+            _ = try resolveOp(ref)
+            throw NodeError("no post or comment '\(ref)'")
+        }
+        return try editOwn(op, change)
+    }
+
+    func editPack(_ p: PackSummary, _ change: EditRequest) throws -> EditOutcome {
+        guard let state = replica.pack(p.id) else { throw NodeError("that pack is gone") }
+        guard let key = moderatorKeys(state).first else { throw NodeError("only the pack's Alpha (or an admin) can edit pack '\(p.name)'") }
+        let e = EditPack(name: change.name, color: change.color, tags: change.tags)
+        // The same checks as `create` (op field limits): name 1–64 bytes, colour ≤ 16, tags.
+        do { try Validation.check(OpBody(packID: p.id, author: key.publicKey, hlc: HLC(raw: 0), kind: .editPack(e))) }
+        catch { throw NodeError("\(error)") }
+        let id = try commitModeration(.editPack(e), in: p.id, key: key)
+        guard let after = replica.pack(p.id) else { throw NodeError("that pack is gone") }
+        return .pack(replica.summary(after, from: location), id)
+    }
+
+    func editOwn(_ target: SignedOp, _ change: EditRequest) throws -> EditOutcome {
+        guard target.author == key(for: target.packID)?.publicKey else {
+            throw NodeError("you can only edit your own posts and comments")
+        }
+        guard !replica.isDeleted(target.id) else { throw NodeError("that was deleted") }
+        let e: Edit
+        switch target.body.kind {
+        case .post:
+            e = Edit(target: target.id, title: change.title, body: change.body ?? change.text)
+        case .comment:
+            guard change.title == nil else { throw NodeError("a comment has no title: edit ID \"TEXT\"") }
+            guard let text = change.text ?? change.body, text.contains(where: { !$0.isWhitespace }) else {
+                throw NodeError("a comment cannot be empty")
+            }
+            e = Edit(target: target.id, body: text)
+        default: throw NodeError("only posts and comments can be edited")
+        }
+        let (op, changes) = try sign(.edit(e), in: target.packID)
+        try commit(op, with: changes)
+        return .post(target.id, op.id)
+    }
+
+    // MARK: reports
+
+    /// Reports a post or comment to the pack's moderators: the target and reason are sealed
+    /// to each of them; relays carry only ciphertext.
+    public func report(_ ref: String, reason: String) throws -> OpID {
+        purgeIfDue()
+        let target = try resolveOp(ref)
+        guard let pack = replica.pack(target.packID) else { throw NodeError("that pack is gone") }
+        let why = reason.trimmingWhitespaceForReport()
+        guard !why.isEmpty else { throw NodeError("say why: report ID \"REASON\"") }
+        guard why.utf8.count <= Limits.maxReason else { throw NodeError("reason is \(why.utf8.count) bytes, limit \(Limits.maxReason)") }
+        let to = Report.recipients(alpha: pack.alpha, adminKeys: replica.config.adminKeys)
+        let sealed: Report
+        do { sealed = try Report.seal(ReportContent(target: target.id, reason: why), to: to) } catch { throw NodeError("\(error)") }
+        let (op, changes) = try sign(.report(sealed), in: pack.id)
+        if case .rejected(.reportLimited, _)? = replica.precheck(op, nowMs: now(), local: true) {
+            throw NodeError("you have sent \(Limits.reportsPerHour) reports in this pack this hour: try again later")
+        }
+        try commit(op, with: changes)
+        return op.id
+    }
+
+    /// Reports this node can open (as the Alpha of a pack or with an admin key), not
+    /// dismissed, oldest first; in one pack or in every pack it moderates.
+    public func reports(pack ref: String?) throws -> [ReportView] {
+        purgeIfDue()
+        let nowMs = now()
+        let packs: [PackState]
+        if let ref {
+            let p = try resolvePack(ref)
+            guard let state = replica.pack(p.id), !moderatorKeys(state).isEmpty else {
+                throw NodeError("only the pack's Alpha and admins see its reports")
+            }
+            packs = [state]
+        } else {
+            packs = replica.packIDs().compactMap { replica.isLive($0, nowMs: nowMs) ? replica.pack($0) : nil }
+                .filter { !moderatorKeys($0).isEmpty }
+        }
+        let dismissed = localModeration().dismissed
+        var out: [ReportView] = [], seen = Set<OpID>()
+        for p in packs {
+            for k in moderatorKeys(p) {
+                for r in replica.reports(in: p.id, openedWith: k) where dismissed[r.id] == nil && seen.insert(r.id).inserted { out.append(r) }
+            }
+        }
+        return out.sorted { $0.hlc != $1.hlc ? $0.hlc < $1.hlc : $0.id < $1.id }
+    }
+
+    /// Dismisses a report this node can open (local state: the report stays in the set).
+    public func dismiss(_ ref: String) throws -> OpID {
+        let hex = ref.lowercased()
+        guard hex.count >= 2, hex.allSatisfy(\.isHexDigit) else { throw NodeError("'\(ref)' is not a report id (see: reports)") }
+        let mine = try reports(pack: nil).filter { $0.id.hex.hasPrefix(hex) }
+        guard mine.count == 1 else {
+            throw NodeError(mine.isEmpty ? "no open report '\(ref)' (see: reports)" : "'\(ref)' matches \(mine.count) reports: type more of the id")
+        }
+        try setLocal(.dismissedReport, key: mine[0].id.bytes, on: true)
+        localModerationCache?.dismissed[mine[0].id] = now()
+        return mine[0].id
+    }
+
+    // MARK: blocks and mutes (local)
+
+    func localModeration() -> LocalModeration {
+        if let m = localModerationCache { return m }
+        let m = (try? store.localModeration()) ?? LocalModeration()
+        localModerationCache = m
+        return m
+    }
+
+    func setLocal(_ table: Store.LocalModerationTable, key: [UInt8], on: Bool) throws {
+        do { try store.setLocalModeration(table, key: key, on: on, atMs: now()) } catch {
+            stats.storeErrors += 1
+            throw NodeError("\(error)")
+        }
+    }
+
+    /// The pseudonym whose tag (as the feed shows it, `anon·3f2a9c01`, or its hex) is `tag`.
+    func resolveAuthor(_ tag: String) throws -> PublicKey {
+        var hex = tag.lowercased()
+        for prefix in ["anon·", "anon.", "anon-", "anon"] where hex.hasPrefix(prefix) { hex.removeFirst(prefix.count); break }
+        guard hex.count >= 4, hex.count <= 64, hex.allSatisfy(\.isHexDigit) else {
+            throw NodeError("'\(String(tag.prefix(80)))' is not a pseudonym tag (as the feed shows it, e.g. anon·3f2a9c01)")
+        }
+        var found = Set<PublicKey>()
+        for op in replica.allOps where op.author.hex.hasPrefix(hex) { found.insert(op.author) }
+        guard found.count == 1, let key = found.first else {
+            throw NodeError(found.isEmpty ? "no pseudonym '\(tag)' here" : "'\(tag)' matches \(found.count) pseudonyms: type more of it")
+        }
+        return key
+    }
+
+    /// Blocks (or unblocks) a pseudonym: its posts and comments leave your feed and threads.
+    public func block(_ tag: String, on: Bool) throws -> PublicKey {
+        let key = try resolveAuthor(tag)
+        if on {
+            for id in replica.packIDs() where isMine(key, in: id) { throw NodeError("that is you") }
+        }
+        try setLocal(.blockedAuthor, key: key.bytes, on: on)
+        _ = localModeration()
+        localModerationCache?.blocked[key] = on ? now() : nil
+        return key
+    }
+
+    /// Mutes (or unmutes) a pack: it leaves your feed and its news is not shown; `feed PACK` still works.
+    public func mute(_ ref: String, on: Bool) throws -> PackSummary {
+        let p = try resolvePack(ref)
+        try setLocal(.mutedPack, key: p.id.bytes, on: on)
+        _ = localModeration()
+        localModerationCache?.muted[p.id] = on ? now() : nil
+        return p
+    }
+
+    public func blocks() -> BlockList {
+        let m = localModeration()
+        let authors = m.blocked.keys.sorted().map { k -> (key: PublicKey, pack: String?) in
+            let pack = replica.allOps.first { $0.author == k }.flatMap { replica.pack($0.packID)?.create.name }
+            return (k, pack)
+        }
+        let packs = m.muted.keys.sorted().map { ($0, replica.pack($0)?.create.name) }
+        return BlockList(authors: authors, packs: packs)
+    }
+
+    /// The user's blocks and mutes applied to a feed: blocked authors always, muted packs
+    /// when the feed is not of one named pack.
+    func filterFeed(_ posts: [PostView], namedPack: Bool) -> [PostView] {
+        let m = localModeration()
+        guard !m.blocked.isEmpty || !m.muted.isEmpty else { return posts }
+        return posts.filter { m.blocked[$0.author] == nil && (namedPack || m.muted[$0.pack] == nil) }
+    }
+
+    /// Blocked authors' comments leave a thread; one with visible replies stays as a placeholder.
+    func filterThread(_ t: ThreadView) -> ThreadView {
+        let blocked = localModeration().blocked
+        guard !blocked.isEmpty else { return t }
+        var out: [CommentView] = []
+        for (i, c) in t.comments.enumerated() {
+            guard blocked[c.author] != nil else { out.append(c); continue }
+            let hasReplies = i + 1 < t.comments.count && t.comments[i + 1].depth > c.depth
+            guard hasReplies else { continue }
+            out.append(c.asPlaceholder())
+        }
+        return t.with(comments: out)
+    }
+
+    public func isBlocked(_ author: PublicKey) -> Bool { localModeration().blocked[author] != nil }
+
+    /// News of this op is not shown: its author is blocked or its pack muted.
+    func isSilenced(_ op: SignedOp) -> Bool {
+        let m = localModeration()
+        return m.blocked[op.author] != nil || m.muted[op.packID] != nil
+    }
+
+    /// Deletes from the store the reports the replica evicted (PROTOCOL.md §4, rule 8a).
+    func dropEvictedReports() {
+        let gone = replica.takeEvicted()
+        guard !gone.isEmpty else { return }
+        do { try store.deleteOps(gone) } catch { stats.storeErrors += 1 }
+    }
+}
+
+extension String {
+    func trimmingWhitespaceForReport() -> String {
+        var s = self[...]
+        while let f = s.first, f.isWhitespace { s.removeFirst() }
+        while let l = s.last, l.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}
