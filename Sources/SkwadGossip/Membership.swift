@@ -41,6 +41,29 @@ extension GossipEngine {
         out.append(.peerUp(peer))
     }
 
+    /// Why a node gives up on a peer.
+    enum GiveUp: Sendable { case dead, unreachable, silent }
+
+    /// The one way to give up on a peer: a dead active member (SWIM), an address whose
+    /// handshake or neighbour request was never answered, a vicinity entry that stopped
+    /// answering. It goes to the
+    /// dead list (revived now and then, §9) and out of every view, with its session and its
+    /// Plumtree mark — except that a `silent` vicinity entry that is still an active member
+    /// loses only its vicinity and remote roles.
+    mutating func giveUp(_ peer: PeerAddress, _ why: GiveUp, cell: String?, nowMs: UInt64, into out: inout [GossipDirective]) {
+        markDead(peer, cell: cell, nowMs: nowMs)
+        vicinity[peer] = nil
+        remote[peer] = nil
+        if why == .silent && active[peer] != nil { return }
+        if why == .unreachable { stats.drop(.unreachable) }
+        if active.removeValue(forKey: peer) != nil { out.append(.peerDown(peer)) }
+        passive[peer] = nil
+        sessions[peer] = nil
+        handshaking.remove(peer)
+        if pendingNeighbor?.address == peer { pendingNeighbor = nil }
+        plumtree.setLazy(peer, false)
+    }
+
     mutating func demote(_ peer: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         guard let st = active.removeValue(forKey: peer) else { return }
         addPassive(peer, cell: st.info.cell, nowMs: nowMs)
@@ -210,12 +233,7 @@ extension GossipEngine {
             guard var st = active[peer] else { continue }
             if let since = st.suspectSinceMs, nowMs >= since + (config.deadAfterMs - config.suspectAfterMs) {
                 if nowMs >= st.lastHeardMs + config.deadAfterMs {
-                    markDead(peer, cell: cell(of: peer), nowMs: nowMs)
-                    active[peer] = nil
-                    vicinity[peer] = nil
-                    remote[peer] = nil
-                    sessions[peer] = nil
-                    out.append(.peerDown(peer))
+                    giveUp(peer, .dead, cell: cell(of: peer), nowMs: nowMs, into: &out)
                     continue
                 }
                 st.suspectSinceMs = nil
@@ -248,9 +266,7 @@ extension GossipEngine {
     mutating func fillActiveView(nowMs: UInt64, into out: inout [GossipDirective]) {
         expireCandidates(nowMs: nowMs)
         if let p = pendingNeighbor, nowMs >= p.sinceMs + config.helloRetryMs * UInt64(config.helloAttempts + 1) {
-            markDead(p.address, cell: passive[p.address], nowMs: nowMs)
-            passive[p.address] = nil
-            pendingNeighbor = nil
+            giveUp(p.address, .unreachable, cell: passive[p.address], nowMs: nowMs, into: &out)
         }
         guard active.count < config.activeSize, pendingNeighbor == nil else { return }
         if passive.isEmpty, !active.isEmpty, nowMs >= nextEagerShuffleMs {

@@ -214,15 +214,7 @@ extension GossipEngine {
             guard var s = sessions[addr], s.role == .initiator, !s.established else { handshaking.remove(addr); continue }
             guard nowMs >= s.helloSentAtMs + config.helloRetryMs else { continue }
             if s.helloAttempts >= config.helloAttempts {
-                sessions[addr] = nil
-                handshaking.remove(addr)
-                stats.drop(.unreachable)
-                if active.removeValue(forKey: addr) != nil { out.append(.peerDown(addr)) }
-                markDead(addr, cell: cell(of: addr), nowMs: nowMs)
-                passive[addr] = nil
-                vicinity[addr] = nil
-                remote[addr] = nil
-                if pendingNeighbor?.address == addr { pendingNeighbor = nil }
+                giveUp(addr, .unreachable, cell: cell(of: addr), nowMs: nowMs, into: &out)
                 continue
             }
             s.helloAttempts += 1

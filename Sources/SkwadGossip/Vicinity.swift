@@ -97,10 +97,7 @@ extension GossipEngine {
                 send(vicinityMessage(for: e.info.place, excluding: p, reply: false), to: p, nowMs: nowMs, into: &out)
                 continue
             }
-            markDead(p, cell: e.info.cell, nowMs: nowMs)
-            vicinity[p] = nil
-            remote[p] = nil
-            if active[p] == nil { sessions[p] = nil }
+            giveUp(p, .silent, cell: e.info.cell, nowMs: nowMs, into: &out)
         }
         guard let (peer, entry) = vicinity.filter({ $0.value.askedMs == nil })
             .min(by: { a, b in a.value.lastHeardMs != b.value.lastHeardMs ? a.value.lastHeardMs < b.value.lastHeardMs : a.key < b.key })

@@ -29,6 +29,11 @@ public struct Replica: Sendable {
     var packs: [PackID: PackState] = [:]
     var pending: [PackID: [SignedOp]] = [:]
     var pendingIDs: Set<OpID> = []
+    /// When the first op still held for each unknown pack arrived: ops for a pack whose
+    /// genesis does not follow within `pendingMaxAgeMs` are dropped (PROTOCOL §4).
+    var pendingSince: [PackID: UInt64] = [:]
+    var nextPendingSweepMs: UInt64 = 0
+    public static let pendingMaxAgeMs: UInt64 = 60_000
     public private(set) var tombstones: [PackID: Tombstone] = [:]
     /// Non-admin packs admitted from elsewhere and still held (the cap of PROTOCOL §4).
     var remotePacks: Set<PackID> = []
@@ -101,6 +106,7 @@ public struct Replica: Sendable {
     /// packs learned from others).
     public mutating func admit(_ op: SignedOp, nowMs: UInt64, local: Bool = false) -> AdmitOutcome {
         if ops[op.id] != nil || pendingIDs.contains(op.id) { return .duplicate }
+        agePending(nowMs: nowMs)
         if let outcome = precheck(op, nowMs: nowMs, local: local) {
             guard outcome == .pending else { return outcome }
             if pendingIDs.count >= config.pendingLimit {
@@ -108,18 +114,32 @@ public struct Replica: Sendable {
             }
             pending[op.packID, default: []].append(op)
             pendingIDs.insert(op.id)
+            if pendingSince[op.packID] == nil { pendingSince[op.packID] = nowMs }
             return .pending
         }
         apply(op)
         if case .createPack = op.body.kind, !local, !config.adminKeys.contains(op.author) { remotePacks.insert(op.id) }
         var admitted = [op]
         if case .createPack = op.body.kind, let held = pending.removeValue(forKey: op.id) {
+            pendingSince[op.id] = nil
             for h in held {
                 pendingIDs.remove(h.id)
                 if case .admitted(let more) = admit(h, nowMs: nowMs) { admitted += more }
             }
         }
         return .admitted(admitted)
+    }
+
+    /// Drops the ops held for packs whose genesis has not come within `pendingMaxAgeMs`
+    /// (checked at most once a second): a peer cannot pin ops for packs that do not exist
+    /// in the buffer for good. Anti-entropy brings them again once the genesis is here.
+    mutating func agePending(nowMs: UInt64) {
+        guard !pendingSince.isEmpty, nowMs >= nextPendingSweepMs else { return }
+        nextPendingSweepMs = nowMs + 1000
+        for (pack, since) in pendingSince where nowMs >= since && nowMs - since >= Self.pendingMaxAgeMs {
+            for op in pending.removeValue(forKey: pack) ?? [] { pendingIDs.remove(op.id) }
+            pendingSince[pack] = nil
+        }
     }
 
     /// What admitting `op` now would do, without doing it: nil when it would be admitted,
