@@ -224,7 +224,9 @@ public actor Node {
     public func purge() { purge(nowMs: now()) }
 
     func purge(nowMs: UInt64) {
+        let names = joinedPackNames()   // before the purge forgets them: for the inbox (NodeInbox.swift)
         let stones = replica.purge(nowMs: nowMs)
+        recordGone(stones, names: names, nowMs: nowMs)
         let forgotten = replica.expireTombstones(nowMs: nowMs)
         if !forgotten.isEmpty { do { try store.dropTombstones(forgotten) } catch { stats.storeErrors += 1 } }
         guard !stones.isEmpty else { return }

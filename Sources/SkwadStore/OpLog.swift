@@ -11,7 +11,7 @@ extension Store {
         guard !ops.isEmpty || !changes.isEmpty else { return }
         do {
             try db.write { db in
-                if !ops.isEmpty { try OpInsert.run(ops, in: db) }
+                if !ops.isEmpty { try OpInsert.run(ops, in: db); try SearchIndex.index(ops, in: db) }
                 for c in changes { try c.apply(db) }
             }
         } catch {
@@ -69,6 +69,7 @@ extension Store {
                     try db.execute(sql: "DELETE FROM op WHERE pack = ?", arguments: [Data(t.pack.bytes)])
                     try db.execute(sql: "DELETE FROM joinedPack WHERE pack = ?", arguments: [Data(t.pack.bytes)])
                     try db.execute(sql: "DELETE FROM stamp WHERE pack = ?", arguments: [Data(t.pack.bytes)])
+                    try SearchIndex.forget(pack: t.pack, in: db)
                 }
             }
         } catch { throw StoreError("cannot record tombstones", error) }

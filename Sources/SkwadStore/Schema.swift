@@ -52,6 +52,31 @@ enum Schema {
             // NULL: kept for good (admin packs, and tombstones recorded before v4).
             try db.execute(sql: "ALTER TABLE tombstone ADD COLUMN expiresMs INTEGER")
         }
+        m.registerMigration("v5: full-text search, inbox") { db in
+            // Search over titles, bodies, tags and comments (FTS5, ranked with bm25): one
+            // row per post or comment, its rowid derived from the op id (SearchIndex.docid),
+            // kept in step with the log by `append` and `bury`. Views still decide what is
+            // shown: deleted, hidden and expired content is filtered on the way out.
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE opText USING fts5(
+                  title, body, tags, id UNINDEXED, pack UNINDEXED, post UNINDEXED, author UNINDEXED,
+                  tokenize = 'unicode61 remove_diacritics 2');
+                CREATE TABLE inboxNotice (
+                  key TEXT PRIMARY KEY,
+                  kind TEXT NOT NULL,
+                  pack BLOB NOT NULL,
+                  name TEXT NOT NULL,
+                  atMs INTEGER NOT NULL,
+                  shown INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+                """)
+            let rows = try Row.fetchCursor(db, sql: "SELECT envelope FROM op WHERE kind IN ('post', 'comment', 'delete') ORDER BY seq")
+            var ops: [SignedOp] = []
+            while let row = try rows.next() {
+                let data: Data = row[0]
+                if let env = try? Envelope(serialized: [UInt8](data)), let op = try? SignedOp(trusted: env) { ops.append(op) }
+            }
+            try SearchIndex.index(ops, in: db)
+        }
         return m
     }
 }

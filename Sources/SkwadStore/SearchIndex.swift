@@ -1,0 +1,103 @@
+import Foundation
+import GRDB
+import SkwadModel
+
+/// A post or comment that matched a search, best first (bm25: lower is better).
+public struct SearchMatch: Sendable, Equatable {
+    public let id: OpID
+    public let post: OpID
+    public let pack: PackID
+    public let rank: Double
+}
+
+/// The full-text index (SQLite FTS5, table `opText`, Schema v5) over posts' titles,
+/// bodies and tags and comments' bodies. Written in the same transaction as the op log:
+/// a post or comment is indexed as it is appended, a `Delete` by its target's own author
+/// removes the target's row, `bury` removes a purged pack's rows. The index only proposes
+/// candidates: the node's views decide what is shown (deleted, hidden, expired content
+/// never is, whatever the index holds).
+enum SearchIndex {
+    /// The FTS rowid of an op: its id's first 8 bytes. Two ids sharing them (a 2^-64 event
+    /// per pair, not something an author can aim for without breaking BLAKE2b) keep the
+    /// first row; the second is not searchable.
+    static func docid(_ id: OpID) -> Int64 {
+        var v: UInt64 = 0
+        for b in id.bytes.prefix(8) { v = v << 8 | UInt64(b) }
+        return Int64(bitPattern: v)
+    }
+
+    static let insertSQL = """
+        INSERT INTO opText (rowid, title, body, tags, id, pack, post, author)
+        SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM opText WHERE rowid = ?)
+        """
+    static let deleteSQL = "DELETE FROM opText WHERE rowid = ? AND author = ? AND pack = ?"
+
+    static func index(_ ops: [SignedOp], in db: Database) throws {
+        for op in ops {
+            let row: (title: String, body: String, tags: String, post: OpID)
+            switch op.body.kind {
+            case .post(let p): row = (p.title, p.body, p.tags.joined(separator: " "), op.id)
+            case .comment(let c): row = ("", c.body, "", c.post)
+            case .delete(let d):
+                try db.cachedStatement(sql: deleteSQL).execute(arguments: [docid(d.target), Data(op.author.bytes), Data(op.packID.bytes)])
+                continue
+            default: continue
+            }
+            let id = docid(op.id)
+            try db.cachedStatement(sql: insertSQL).execute(arguments: [
+                id, row.title, row.body, row.tags, Data(op.id.bytes), Data(op.packID.bytes), Data(row.post.bytes),
+                Data(op.author.bytes), id,
+            ])
+        }
+    }
+
+    static func forget(pack: PackID, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM opText WHERE pack = ?", arguments: [Data(pack.bytes)])
+    }
+
+    /// The FTS5 query for what a user typed: its words (letters and digits; everything
+    /// else separates), each quoted and matched as a prefix, all required. Nothing the
+    /// user types reaches FTS5's query syntax. nil when there is no word.
+    static func query(_ text: String, maxWords: Int = 16) -> String? {
+        var words: [String] = []
+        var current = ""
+        for ch in text.lowercased() {
+            if ch.isLetter || ch.isNumber { current.append(ch) } else if !current.isEmpty { words.append(current); current = "" }
+        }
+        if !current.isEmpty { words.append(current) }
+        let kept = words.prefix(maxWords).map { String($0.prefix(64)) }
+        guard !kept.isEmpty else { return nil }
+        return kept.map { "\"\($0)\"*" }.joined(separator: " ")
+    }
+}
+
+extension Store {
+    /// Posts and comments whose text matches every word of `text` (as a prefix), best
+    /// first, at most `limit`; only in `packs` when given.
+    public func search(_ text: String, packs: Set<PackID>? = nil, limit: Int = 200) throws -> [SearchMatch] {
+        guard let q = SearchIndex.query(text) else { return [] }
+        do {
+            return try db.read { db in
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT id, post, pack, bm25(opText, 3.0, 1.0, 2.0) AS rank FROM opText
+                    WHERE opText MATCH ? ORDER BY rank LIMIT ?
+                    """, arguments: [q, packs == nil ? limit : limit * 8])
+                var out: [SearchMatch] = []
+                while let row = try rows.next(), out.count < limit {
+                    let id: Data = row[0], post: Data = row[1], pack: Data = row[2], rank: Double = row[3]
+                    guard let i = try? OpID(bytes: [UInt8](id)), let p = try? OpID(bytes: [UInt8](post)),
+                          let k = try? OpID(bytes: [UInt8](pack)) else { continue }
+                    if let packs, !packs.contains(k) { continue }
+                    out.append(SearchMatch(id: i, post: p, pack: k, rank: rank))
+                }
+                return out
+            }
+        } catch { throw StoreError("cannot search", error) }
+    }
+
+    /// Rows in the search index (for tests and inspection).
+    public func searchIndexCount() throws -> Int {
+        do { return try db.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM opText") ?? 0 } }
+        catch { throw StoreError("cannot count the search index", error) }
+    }
+}
