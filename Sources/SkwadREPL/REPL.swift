@@ -28,7 +28,7 @@ public final class REPL: Sendable {
             let reply = try await executor.run(cmd)
             r.idLength = await executor.node.displayIDLength()
             r.styles = await executor.node.packStyles()
-            styleCache.set(r.styles)
+            styleCache.set(r.styles, idLength: r.idLength)
             let out = mode == .json ? r.json(reply).render() : r.text(reply)
             if case .bye = reply { return (out, true) }
             return (out, false)
@@ -40,9 +40,10 @@ public final class REPL: Sendable {
 
     public func run() async {
         let (mode, verbose, cache) = (mode, verbose, styleCache)
-        cache.set(await executor.node.packStyles())
+        cache.set(await executor.node.packStyles(), idLength: await executor.node.displayIDLength())
         await executor.node.setEventSink { [reader] e in
-            guard let line = Self.eventLine(e, mode: mode, verbose: verbose, styles: cache.get(), nowMs: wallClockMs()) else { return }
+            let (styles, idLength) = cache.get()
+            guard let line = Self.eventLine(e, mode: mode, verbose: verbose, styles: styles, idLength: idLength, nowMs: wallClockMs()) else { return }
             reader.printAbove(line)
         }
         if reader.interactive { print("skwad: type help for commands, quit to leave") }
@@ -58,7 +59,8 @@ public final class REPL: Sendable {
 
     /// How activity that arrived on its own is printed: times relative to `nowMs` (the
     /// moment it is printed), peer joins and leaves only when `verbose`.
-    static func eventLine(_ e: NodeEvent, mode: Renderer.Mode, verbose: Bool, styles: [PackID: PackStyle], nowMs: UInt64) -> String? {
+    static func eventLine(_ e: NodeEvent, mode: Renderer.Mode, verbose: Bool, styles: [PackID: PackStyle], idLength: Int = 8,
+                          nowMs: UInt64) -> String? {
         switch e {
         case .peerJoined, .peerLeft: if !verbose { return nil }
         default: break
@@ -66,6 +68,7 @@ public final class REPL: Sendable {
         var r = Renderer(mode: mode)
         r.nowMs = nowMs
         r.styles = styles
+        r.idLength = idLength
         return r.event(e)
     }
 
@@ -77,10 +80,12 @@ public final class REPL: Sendable {
     }
 }
 
-/// The pack styles the event printer uses (set after each command, read from the node's actor).
+/// The pack styles and id length the event printer uses (set after each command, read from
+/// the node's actor).
 final class StyleCache: @unchecked Sendable {
     private let lock = NSLock()
     private var styles: [PackID: PackStyle] = [:]
-    func set(_ s: [PackID: PackStyle]) { lock.withLock { styles = s } }
-    func get() -> [PackID: PackStyle] { lock.withLock { styles } }
+    private var idLength = 8
+    func set(_ s: [PackID: PackStyle], idLength n: Int) { lock.withLock { styles = s; idLength = n } }
+    func get() -> ([PackID: PackStyle], Int) { lock.withLock { (styles, idLength) } }
 }

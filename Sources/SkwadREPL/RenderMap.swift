@@ -126,7 +126,14 @@ extension Renderer {
             var parts = [colored(mark, pack: s.id), colored(SafeText.line(p.label), pack: s.id)]
             if let d = s.distanceMeters, let b = s.bearingDegrees { parts.append("\(Self.distance(d)) \(Self.compass(b))") }
             if let f = s.fence { parts.append("r=\(Self.distance(f.radiusMeters))") } else { parts.append("no fence: everywhere") }
-            if s.fence != nil && g.cell(of: p) == nil { parts.append("(off the map)") }
+            if s.fence != nil {
+                if let at = g.cell(of: p) {
+                    let shown = g.cells[at.row][at.col].ch
+                    if let mark = g.letters[i], shown != mark { parts.append("(centre under \(shown))") }
+                } else {
+                    parts.append("(off the map)")
+                }
+            }
             if p.joined { parts.append("(joined)") }
             lines.append(parts.joined(separator: "  "))
         }
