@@ -75,7 +75,8 @@ extension Node {
                 }
             case .vote(let v):
                 // One line per target and batch, with the score after the whole batch.
-                if !votedOn.contains(v.target), let target = replica.op(v.target), isMine(target.author, in: target.packID) {
+                if !votedOn.contains(v.target), let target = replica.op(v.target), target.packID == op.packID,
+                   isMine(target.author, in: target.packID) {
                     votedOn.insert(v.target)
                     out.append(.voteOnYours(target: v.target.short(displayIDLength()), score: replica.score(v.target)))
                 }

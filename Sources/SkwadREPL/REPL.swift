@@ -46,7 +46,12 @@ public final class REPL: Sendable {
             guard let line = Self.eventLine(e, mode: mode, verbose: verbose, styles: styles, idLength: idLength, nowMs: wallClockMs()) else { return }
             reader.printAbove(line)
         }
-        if reader.interactive { print("skwad: type help for commands, quit to leave") }
+        if reader.interactive {
+            print("skwad: type help for commands, quit to leave")
+            if let n = try? await executor.node.inbox(peek: true).items.count, n > 0 {
+                print("skwad: \(Wording.count(n, "thing")) new in your inbox since you last looked (type inbox)")
+            }
+        }
         while true {
             let line = await Self.readOffThread(reader, prompt: mode == .terminal ? "skwad> " : "")
             guard let line else { break }
