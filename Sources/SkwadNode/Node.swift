@@ -218,6 +218,8 @@ public actor Node {
         guard lastPurgeMs == 0 || nowMs >= lastPurgeMs &+ Self.purgeIntervalMs else { return }
         lastPurgeMs = max(1, nowMs)
         purge(nowMs: nowMs)
+        // The search index follows the log off the ingest path (SkwadStore/SearchIndex.swift).
+        do { try store.indexForSearch() } catch { stats.storeErrors += 1 }
     }
 
     /// Drops expired and deleted packs now, from memory and from the store.

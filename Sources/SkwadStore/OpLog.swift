@@ -11,7 +11,7 @@ extension Store {
         guard !ops.isEmpty || !changes.isEmpty else { return }
         do {
             try db.write { db in
-                if !ops.isEmpty { try OpInsert.run(ops, in: db); try SearchIndex.index(ops, in: db) }
+                if !ops.isEmpty { try OpInsert.run(ops, in: db) }
                 for c in changes { try c.apply(db) }
             }
         } catch {

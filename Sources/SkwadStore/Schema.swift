@@ -54,9 +54,11 @@ enum Schema {
         }
         m.registerMigration("v5: full-text search, inbox") { db in
             // Search over titles, bodies, tags and comments (FTS5, ranked with bm25): one
-            // row per post or comment, its rowid derived from the op id (SearchIndex.docid),
-            // kept in step with the log by `append` and `bury`. Views still decide what is
-            // shown: deleted, hidden and expired content is filtered on the way out.
+            // row per post or comment, its rowid derived from the op id (SearchIndex.docid).
+            // Filled from the log by `SearchIndex.catchUp` (before every search, and once a
+            // minute), not by `append`: indexing costs more than the insert itself, and
+            // ingest is the node's hot path. Views still decide what is shown: deleted,
+            // hidden and expired content is filtered on the way out.
             try db.execute(sql: """
                 CREATE VIRTUAL TABLE opText USING fts5(
                   title, body, tags, id UNINDEXED, pack UNINDEXED, post UNINDEXED, author UNINDEXED,
@@ -68,14 +70,8 @@ enum Schema {
                   name TEXT NOT NULL,
                   atMs INTEGER NOT NULL,
                   shown INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+                DELETE FROM setting WHERE key = 'search.indexedSeq';
                 """)
-            let rows = try Row.fetchCursor(db, sql: "SELECT envelope FROM op WHERE kind IN ('post', 'comment', 'delete') ORDER BY seq")
-            var ops: [SignedOp] = []
-            while let row = try rows.next() {
-                let data: Data = row[0]
-                if let env = try? Envelope(serialized: [UInt8](data)), let op = try? SignedOp(trusted: env) { ops.append(op) }
-            }
-            try SearchIndex.index(ops, in: db)
         }
         return m
     }

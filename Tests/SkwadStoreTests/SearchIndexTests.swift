@@ -16,6 +16,8 @@ import SkwadTestKit
         let reply = f.comment(by: b, in: g, on: other, text: "found them at the pizzeria")
         let store = try Store()
         try store.append([g, pizza, other, reply, f.vote(by: b, in: g, on: pizza, value: 1)])
+        #expect(try store.searchIndexCount() == 0)   // not on the ingest path: the index follows the log
+        try store.indexForSearch()
         #expect(try store.searchIndexCount() == 3)   // posts and comments only
         let hits = try store.search("pizz")
         #expect(Set(hits.map(\.id)) == [pizza.id, reply.id])
@@ -23,6 +25,10 @@ import SkwadTestKit
         // Title words weigh more than body words: the post titled "pizza" ranks first.
         #expect(hits.first?.id == pizza.id)
         #expect(try store.search("library keys").map(\.id) == [other.id])
+        // Appended after the index caught up: found, since every search catches up first.
+        let late = f.comment(by: a, in: g, on: pizza, text: "library hours changed")
+        try store.append([late])
+        #expect(try store.search("hours").map(\.id) == [late.id])
         #expect(try store.search("keys", packs: [pizza.id]).isEmpty)
         #expect(try store.search("GATES").map(\.id) == [pizza.id])
     }
