@@ -70,7 +70,8 @@ extension Node {
             let name = p.create.name
             // Known, not expired and not live: deleted.
             if !p.isExpired(nowMs: nowMs) && !replica.isLive(id, nowMs: nowMs) {
-                out.append(InboxNotice(kind: .deleted, pack: id, name: name, atMs: nowMs))
+                // You deleted it yourself (as its Alpha): nothing to tell you.
+                if !isMine(p.alpha, in: id) { out.append(InboxNotice(kind: .deleted, pack: id, name: name, atMs: nowMs)) }
             } else if p.isExpired(nowMs: nowMs) { out.append(InboxNotice(kind: .expired, pack: id, name: name, atMs: p.expiresMs ?? nowMs)) }
             else if let e = p.expiresMs, e > nowMs, e - nowMs <= Self.expiringNoticeMs {
                 out.append(InboxNotice(kind: .expiring, pack: id, name: name, atMs: e))
@@ -79,16 +80,18 @@ extension Node {
         return out
     }
 
-    func joinedPackNames() -> [PackID: String] {
-        var out: [PackID: String] = [:]
-        for id in joined.keys { if let p = replica.pack(id) { out[id] = p.create.name } }
+    /// Name of each pack you are in, and whether you are its Alpha.
+    func joinedPackNames() -> [PackID: (name: String, alpha: Bool)] {
+        var out: [PackID: (name: String, alpha: Bool)] = [:]
+        for id in joined.keys { if let p = replica.pack(id) { out[id] = (p.create.name, isMine(p.alpha, in: id)) } }
         return out
     }
 
     /// Packs you were in that a purge just dropped: kept for the inbox.
-    func recordGone(_ stones: [Tombstone], names: [PackID: String], nowMs: UInt64) {
-        let notices = stones.compactMap { t in
-            names[t.pack].map { InboxNotice(kind: t.reason == .deleted ? .deleted : .expired, pack: t.pack, name: $0, atMs: nowMs) }
+    func recordGone(_ stones: [Tombstone], names: [PackID: (name: String, alpha: Bool)], nowMs: UInt64) {
+        let notices = stones.compactMap { t -> InboxNotice? in
+            guard let n = names[t.pack], !(t.reason == .deleted && n.alpha) else { return nil }
+            return InboxNotice(kind: t.reason == .deleted ? .deleted : .expired, pack: t.pack, name: n.name, atMs: nowMs)
         }
         do { try store.addNotices(notices) } catch { stats.storeErrors += 1 }
     }

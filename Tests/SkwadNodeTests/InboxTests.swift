@@ -125,5 +125,6 @@ import SkwadReplica
         #expect(items.count == 1)
         if case .pack(let n) = items.first?.kind { #expect(n.kind == .deleted && n.name == "Meet") } else { Issue.record("no notice: \(items)") }
         #expect(try await b.inbox().items.isEmpty)
+        #expect(try await a.inbox().items.isEmpty)   // the Alpha deleted it: nothing to tell it
     }
 }
