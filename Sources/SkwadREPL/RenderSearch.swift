@@ -15,6 +15,6 @@ extension Renderer {
     }
 
     func searchHit(_ h: SearchHit) -> JSON {
-        .object([("post", post(h.post)), ("comment", h.comment.map(comment) ?? .null), ("rank", .double(h.rank))])
+        .object([("post", post(h.post)), ("comment", h.comment.map(comment) ?? .null)])
     }
 }
