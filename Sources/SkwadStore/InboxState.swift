@@ -4,7 +4,7 @@ import SkwadModel
 
 /// Something about a pack the user is in that the op log cannot say after the fact (its
 /// ops are dropped when it is purged): it expires soon, it expired, it was deleted. Kept in
-/// `inboxNotice` (Schema v5) until `inbox` shows it.
+/// `inboxNotice` (Schema v6) until `inbox` shows it.
 public struct InboxNotice: Sendable, Equatable {
     public enum Kind: String, Sendable { case expiring, expired, deleted }
     public let kind: Kind

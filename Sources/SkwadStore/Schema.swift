@@ -52,7 +52,7 @@ enum Schema {
             // NULL: kept for good (admin packs, and tombstones recorded before v4).
             try db.execute(sql: "ALTER TABLE tombstone ADD COLUMN expiresMs INTEGER")
         }
-        m.registerMigration("v5: full-text search, inbox") { db in
+        m.registerMigration("v6: full-text search, inbox") { db in
             // Search over titles, bodies, tags and comments (FTS5, ranked with bm25): one
             // row per post or comment, its rowid derived from the op id (SearchIndex.docid).
             // Filled from the log by `SearchIndex.catchUp` (before every search, and once a

@@ -10,7 +10,7 @@ public struct SearchMatch: Sendable, Equatable {
     public let rank: Double
 }
 
-/// The full-text index (SQLite FTS5, table `opText`, Schema v5) over posts' titles,
+/// The full-text index (SQLite FTS5, table `opText`, Schema v6) over posts' titles,
 /// bodies and tags and comments' bodies. It follows the op log by position: `catchUp`
 /// indexes the posts and comments appended since the last time (setting
 /// `search.indexedSeq`), and applies their `Delete`s (by the target's own author only), in

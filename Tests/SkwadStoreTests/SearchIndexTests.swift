@@ -5,7 +5,7 @@ import SkwadReplica
 @testable import SkwadStore
 import SkwadTestKit
 
-/// The FTS5 index (Schema v5) kept in step with the op log, and the inbox's local state.
+/// The FTS5 index (Schema v6) following the op log, and the inbox's local state.
 @Suite struct SearchIndexTests {
     @Test func postsAndCommentsAreFoundByAnyWordRankedAndPrefixMatched() throws {
         var f = OpFactory(seed: 21)
@@ -81,7 +81,7 @@ import SkwadTestKit
             try store.append([g, p])
             try store.db.writeWithoutTransaction { db in
                 try db.execute(sql: "DROP TABLE opText; DROP TABLE inboxNotice")
-                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v5%'")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v6%'")
             }
         }
         let reopened = try Store(path: path)
