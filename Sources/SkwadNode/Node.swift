@@ -221,13 +221,17 @@ public actor Node {
         guard lastPurgeMs == 0 || nowMs >= lastPurgeMs &+ Self.purgeIntervalMs else { return }
         lastPurgeMs = max(1, nowMs)
         purge(nowMs: nowMs)
+        // The search index follows the log off the ingest path (SkwadStore/SearchIndex.swift).
+        do { try store.indexForSearch() } catch { stats.storeErrors += 1 }
     }
 
     /// Drops expired and deleted packs now, from memory and from the store.
     public func purge() { purge(nowMs: now()) }
 
     func purge(nowMs: UInt64) {
+        let names = joinedPackNames()   // before the purge forgets them: for the inbox (NodeInbox.swift)
         let stones = replica.purge(nowMs: nowMs)
+        recordGone(stones, names: names, nowMs: nowMs)
         let forgotten = replica.expireTombstones(nowMs: nowMs)
         if !forgotten.isEmpty { do { try store.dropTombstones(forgotten) } catch { stats.storeErrors += 1 } }
         guard !stones.isEmpty else { return }

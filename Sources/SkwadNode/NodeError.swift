@@ -7,6 +7,11 @@ public struct NodeError: Error, CustomStringConvertible, Sendable, Equatable {
     public let isUnknownPack: Bool
     public init(_ d: String, unknownPack: Bool = false) { description = d; isUnknownPack = unknownPack }
 
+    /// Input quoted in an error: at most 80 characters (a 1 MB word does not come back whole).
+    public static func quote(_ s: String, max: Int = 80) -> String {
+        s.count <= max ? s : String(s.prefix(max)) + "…"
+    }
+
     static func from(_ outcome: AdmitOutcome) -> NodeError {
         switch outcome {
         case .rejected(_, let why): NodeError(why)

@@ -129,7 +129,10 @@ extension Node {
     func editPack(_ p: PackSummary, _ change: EditRequest) throws -> EditOutcome {
         guard let state = replica.pack(p.id) else { throw NodeError("that pack is gone") }
         guard let key = moderatorKeys(state).first else { throw NodeError("only the pack's Alpha (or an admin) can edit pack '\(p.name)'") }
-        let e = EditPack(name: change.name, color: change.color, tags: change.tags)
+        // A colour from the named palette, as `create` takes it.
+        var color = change.color
+        if let c = color { do { color = try Palette.validate(c) } catch { throw NodeError("\(error)") } }
+        let e = EditPack(name: change.name, color: color, tags: change.tags)
         // The same checks as `create` (op field limits): name 1–64 bytes, colour ≤ 16, tags.
         do { try Validation.check(OpBody(packID: p.id, author: key.publicKey, hlc: HLC(raw: 0), kind: .editPack(e))) }
         catch { throw NodeError("\(error)") }

@@ -9,6 +9,8 @@ extension Node {
     /// commit in one transaction.
     public func createPack(name: String, radiusMeters: Double?, locked: Bool, tags: [String], color: String,
                            asAdmin: Bool = false) throws -> PackSummary {
+        let paletteColor: String
+        do { paletteColor = try Palette.validate(color) } catch { throw NodeError("\(error)") }
         var fence: Geofence?
         if let r = radiusMeters {
             guard r.isFinite, r >= 1, r <= Double(Limits.maxRadiusMeters) else { throw NodeError("radius must be 1...\(Limits.maxRadiusMeters) metres") }
@@ -28,7 +30,7 @@ extension Node {
         let stamp = ProofOfWork.mint(genesisNonce: nonce, author: key.publicKey.bytes, bits: Int(replica.config.genesisBits(bits)),
                                      progress: mintProgress)
         mintProgress?(0)
-        let create = CreatePack(name: name, tags: tags, color: color, fence: fence, locked: locked, nonce: nonce, powBits: bits)
+        let create = CreatePack(name: name, tags: tags, color: paletteColor, fence: fence, locked: locked, nonce: nonce, powBits: bits)
         let body = OpBody(packID: nil, author: key.publicKey, hlc: genesisClock.tick(physicalMs: now()), stamp: stamp, kind: .createPack(create))
         let op: SignedOp
         do { op = try SignedOp.sign(body, with: key) } catch { throw NodeError("\(error)") }
@@ -55,14 +57,20 @@ extension Node {
         let named = live.filter { $0.name.lowercased() == ref.lowercased() }
         if named.count == 1 { return named[0] }
         if named.count > 1 {
-            throw NodeError("\(named.count) packs are named '\(ref)': use an id (\(named.map { $0.id.short(displayIDLength()) }.joined(separator: ", ")))")
+            // A shared name: the one pack of that name you are in, else say how to tell them apart.
+            let mine = named.filter { joined[$0.id] != nil }
+            if mine.count == 1 { return mine[0] }
+            let styles = packStyles()
+            let labels = named.sorted { $0.id < $1.id }.map { styles[$0.id]?.label ?? $0.id.hex }
+            throw NodeError("\(named.count) packs are named '\(NodeError.quote(ref))': say which (\(labels.joined(separator: ", ")))")
         }
+        if let p = resolveLabel(ref, among: live) { return p }
         let hex = ref.lowercased()
-        guard !hex.isEmpty, hex.allSatisfy(\.isHexDigit) else { throw NodeError("no pack named '\(ref)' (see: packs)", unknownPack: true) }
+        guard !hex.isEmpty, hex.allSatisfy(\.isHexDigit) else { throw NodeError("no pack named '\(NodeError.quote(ref))' (see: packs)", unknownPack: true) }
         let byID = live.filter { $0.id.hex.hasPrefix(hex) }
         if byID.count == 1 { return byID[0] }
-        if byID.isEmpty { throw NodeError("no pack named or with id '\(ref)' (see: packs)", unknownPack: true) }
-        throw NodeError("'\(ref)' matches \(byID.count) packs: type more of the id")
+        if byID.isEmpty { throw NodeError("no pack named or with id '\(NodeError.quote(ref))' (see: packs)", unknownPack: true) }
+        throw NodeError("'\(NodeError.quote(ref))' matches \(byID.count) packs: type more of the id")
     }
 
     /// Joins a pack: its posts enter the feed (and, with gossip, the node replicates it).
@@ -79,14 +87,14 @@ extension Node {
         do { return try resolvePack(ref) } catch let error as NodeError where error.isUnknownPack {
             guard network != nil else { throw error }
             let asked = askNeighbours(for: ref)
-            guard asked > 0 else { throw NodeError("no pack named or with id '\(ref)' here, and no neighbour to ask yet") }
+            guard asked > 0 else { throw NodeError("no pack named or with id '\(NodeError.quote(ref))' here, and no neighbour to ask yet") }
             // Poll the replica: ops arrive through the actor while it sleeps.
             let polls = max(1, waitMs / 50)
             for _ in 0..<polls {
                 try? await Task.sleep(nanoseconds: 50_000_000)
                 if let p = try? resolvePack(ref) { return p }
             }
-            throw NodeError("no pack named or with id '\(ref)': asked \(asked) neighbour\(asked == 1 ? "" : "s") for \(waitMs / 1000) s, none knew it")
+            throw NodeError("no pack named or with id '\(NodeError.quote(ref))': asked \(asked) neighbour\(asked == 1 ? "" : "s") for \(waitMs / 1000) s, none knew it")
         }
     }
 

@@ -22,7 +22,7 @@ extension Node {
         switch target.body.kind {
         case .post: c = Comment(post: target.id, parent: nil, body: text)
         case .comment(let parent): c = Comment(post: parent.post, parent: target.id, body: text)
-        default: throw NodeError("'\(ref)' is not a post or a comment")
+        default: throw NodeError("'\(NodeError.quote(ref))' is not a post or a comment")
         }
         let (op, changes) = try sign(.comment(c), in: target.packID)
         try commit(op, with: changes)
@@ -52,7 +52,10 @@ extension Node {
             try commit(op, with: changes)
             return op.id
         }
-        let p = try resolvePack(ref)
+        let p: PackSummary
+        do { p = try resolvePack(ref) } catch let e as NodeError where e.isUnknownPack {
+            throw NodeError("no post, comment or pack with id '\(NodeError.quote(ref))' (see: feed, packs)")
+        }
         guard p.alpha == key(for: p.id)?.publicKey else { throw NodeError("only the pack's Alpha can delete pack '\(p.name)'") }
         let (op, changes) = try sign(.delete(Delete(target: p.id)), in: p.id)
         try commit(op, with: changes)

@@ -20,7 +20,7 @@ extension Node {
         switch op.body.kind {
         case .post: postID = op.id
         case .comment(let c): postID = c.post
-        default: throw NodeError("'\(ref)' is not a post")
+        default: throw NodeError("'\(NodeError.quote(ref))' is not a post")
         }
         guard let t = replica.thread(postID, nowMs: now()) else { throw NodeError("post \(postID.short()) was deleted or its pack is gone") }
         return filterThread(t)
@@ -50,17 +50,22 @@ extension Node {
     /// Finds a post or comment by id prefix (at least 2 hex digits).
     public func resolveOp(_ ref: String) throws -> SignedOp {
         let hex = ref.lowercased()
-        guard hex.count >= 2, hex.allSatisfy(\.isHexDigit) else { throw NodeError("'\(ref)' is not an id (ids are hex, as shown by feed)") }
+        guard hex.allSatisfy(\.isHexDigit), !hex.isEmpty else {
+            throw NodeError("'\(NodeError.quote(ref))' is not an id: ids are the hex digits feed and show print first on each line (e.g. f5473a)")
+        }
+        guard hex.count >= 2 else {
+            throw NodeError("'\(ref)' is too short for an id: type at least 2 of the hex digits feed and show print first on each line (e.g. f5473a)")
+        }
         var found: SignedOp?
         for op in replica.allOps where op.id.hex.hasPrefix(hex) {
             switch op.body.kind {
             case .post, .comment:
-                if found != nil { throw NodeError("'\(ref)' matches several posts or comments: type more of the id") }
+                if found != nil { throw NodeError("'\(NodeError.quote(ref))' matches several posts or comments: type more of the id") }
                 found = op
             default: continue
             }
         }
-        guard let found else { throw NodeError("no post or comment with id '\(ref)'") }
+        guard let found else { throw NodeError("no post or comment with id '\(NodeError.quote(ref))'") }
         return found
     }
 

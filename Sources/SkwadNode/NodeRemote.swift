@@ -64,6 +64,7 @@ extension Node {
     /// What the user should hear about among newly admitted ops from elsewhere.
     func events(for ops: [SignedOp], nowMs: UInt64) -> [NodeEvent] {
         var out: [NodeEvent] = []
+        var votedOn: Set<OpID> = []
         for op in ops where !isMine(op.author, in: op.packID) && !isSilenced(op) {
             switch op.body.kind {
             case .post where joined[op.packID] != nil:
@@ -74,7 +75,10 @@ extension Node {
                     out.append(.newComment(view, packName: name))
                 }
             case .vote(let v):
-                if let target = replica.op(v.target), isMine(target.author, in: target.packID) {
+                // One line per target and batch, with the score after the whole batch.
+                if !votedOn.contains(v.target), let target = replica.op(v.target), target.packID == op.packID,
+                   isMine(target.author, in: target.packID) {
+                    votedOn.insert(v.target)
                     out.append(.voteOnYours(target: v.target.short(displayIDLength()), score: replica.score(v.target)))
                 }
             default: break

@@ -13,12 +13,15 @@ public enum Command: Equatable, Sendable {
     case post(pack: String, title: String, body: String, tags: [String])
     case comment(target: String, text: String)
     case vote(target: String, value: Int32)
-    case feed(pack: String?, sort: FeedSort, limit: Int)
+    case feed(pack: String?, sort: FeedSort, limit: Int, tag: String? = nil, within: Double? = nil)
     case show(String)
     case delete(String)
     case den
     case peers
     case stats
+    case search(text: String, pack: String?, limit: Int)
+    case inbox
+    case map(radius: Double?, json: Bool)
     case quit
     /// hide, unhide, edit, log, report, reports, dismiss, block, unblock, mute, unmute, blocks (CommandModeration.swift).
     case moderation(ModerationCommand)
@@ -43,12 +46,16 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("up", "up ID", "upvote a post or comment"),
     ("down", "down ID", "downvote a post or comment"),
     ("unvote", "unvote ID", "withdraw your vote"),
-    ("feed", "feed [PACK] [--sort new|top] [--limit N]", "posts of your packs (or of one pack)"),
+    ("feed", "feed [PACK] [--sort new|top] [--limit N] [--tag T] [--within METRES]",
+     "posts of your packs (or of one pack); --tag keeps posts with that tag; --within keeps posts of any pack that near you"),
     ("show", "show POST", "a post with its comments"),
     ("delete", "delete ID", "delete your post or comment, or a pack you are the Alpha of"),
     ("den", "den", "your packs, posts, comments and upvotes received"),
     ("peers", "peers", "neighbours this node gossips with"),
     ("stats", "stats", "datagrams, bytes, ops admitted and dropped, by reason"),
+    ("search", "search TEXT [--pack PACK] [--limit N]", "find posts by words of their title, body, tags or comments, best first"),
+    ("inbox", "inbox", "replies, votes and moderation on your posts and comments, and your packs expiring or gone, since you last looked"),
+    ("map", "map [--radius METRES] [--json]", "the packs around you on a grid: you at the centre, north up"),
     ("quit", "quit", "stop the node (also: exit, Ctrl-D)"),
 ] + moderationHelp
 
@@ -89,21 +96,38 @@ extension Command {
             let sort = try args.choice("--sort", FeedSort.self) ?? .new
             let limit = try args.int("--limit") ?? 20
             guard limit >= 1 && limit <= 1000 else { throw CommandError("--limit must be 1...1000") }
-            cmd = .feed(pack: args.optionalPositional(), sort: sort, limit: limit)
+            let tag = try args.value("--tag"), within = try args.double("--within")
+            if let within, within <= 0 { throw CommandError("--within must be a distance in metres above 0") }
+            cmd = .feed(pack: args.optionalPositional(), sort: sort, limit: limit, tag: tag, within: within)
         case "show": cmd = .show(try args.positional("POST"))
         case "delete", "rm": cmd = .delete(try args.positional("ID"))
         case "den": cmd = .den
         case "peers": cmd = .peers
         case "stats": cmd = .stats
+        case "search", "find":
+            let pack = try args.value("--pack")
+            let limit = try args.int("--limit") ?? 20
+            guard limit >= 1 && limit <= 200 else { throw CommandError("--limit must be 1...200") }
+            var words: [String] = []
+            while let w = args.optionalPositional() { words.append(w) }
+            guard !words.isEmpty else { throw CommandError("missing TEXT; usage: \(args.usage)") }
+            cmd = .search(text: words.joined(separator: " "), pack: pack, limit: limit)
+        case "inbox": cmd = .inbox
+        case "map":
+            let radius = try args.double("--radius")
+            if let radius, !(radius >= 10 && radius <= Double(Limits.maxRadiusMeters) * 20) {
+                throw CommandError("--radius must be 10...\(Limits.maxRadiusMeters * 20) metres")
+            }
+            cmd = .map(radius: radius, json: args.flag("--json"))
         case "quit", "exit", "q": cmd = .quit
         case _ where ModerationCommand.verbs.contains(verb):
             guard let m = try ModerationCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
             cmd = .moderation(m)
         default:
             let known = commandHelp.map(\.name)
-            let guess = known.min { editDistance($0, verb) < editDistance($1, verb) }
+            let guess = verb.count > 32 ? nil : known.min { editDistance($0, verb) < editDistance($1, verb) }
             let hint = guess.map { editDistance($0, verb) <= 2 ? " (did you mean '\($0)'?)" : "" } ?? ""
-            throw CommandError("unknown command '\(verb)'\(hint); type help")
+            throw CommandError("unknown command '\(clip(verb))'\(hint); type help")
         }
         try args.finish()
         return cmd
@@ -139,13 +163,13 @@ struct Args {
 
     mutating func double(_ name: String) throws -> Double? {
         guard let v = try value(name) else { return nil }
-        guard let d = Double(v), d.isFinite else { throw CommandError("\(name) expects a number, got '\(v)'") }
+        guard let d = Double(v), d.isFinite else { throw CommandError("\(name) expects a number, got '\(clip(v))'") }
         return d
     }
 
     mutating func int(_ name: String) throws -> Int? {
         guard let v = try value(name) else { return nil }
-        guard let n = Int(v) else { throw CommandError("\(name) expects a whole number, got '\(v)'") }
+        guard let n = Int(v) else { throw CommandError("\(name) expects a whole number, got '\(clip(v))'") }
         return n
     }
 
@@ -157,7 +181,7 @@ struct Args {
     mutating func choice<T: RawRepresentable & CaseIterable>(_ name: String, _: T.Type) throws -> T? where T.RawValue == String {
         guard let v = try value(name) else { return nil }
         guard let c = T(rawValue: v.lowercased()) else {
-            throw CommandError("\(name) must be one of \(T.allCases.map(\.rawValue).joined(separator: "|")), got '\(v)'")
+            throw CommandError("\(name) must be one of \(T.allCases.map(\.rawValue).joined(separator: "|")), got '\(clip(v))'")
         }
         return c
     }
@@ -174,8 +198,8 @@ struct Args {
 
     func finish() throws {
         if let extra = words.first {
-            throw CommandError(extra.isOption ? "unknown option \(extra.text); usage: \(usage)"
-                                              : "unexpected '\(extra.text)' (quote text with spaces); usage: \(usage)")
+            throw CommandError(extra.isOption ? "unknown option \(clip(extra.text)); usage: \(usage)"
+                                              : "unexpected '\(clip(extra.text))' (quote text with spaces); usage: \(usage)")
         }
     }
 }

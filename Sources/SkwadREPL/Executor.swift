@@ -37,7 +37,11 @@ public struct Executor: Sendable {
             let id = try await node.vote(on: target, value: value)
             let word = value > 0 ? "upvoted" : value < 0 ? "downvoted" : "vote withdrawn on"
             return .done("\(word) \(target)", id: id)
-        case let .feed(pack, sort, limit): return .feed(try await node.feed(pack: pack, sort: sort, limit: limit))
+        case let .feed(pack, sort, limit, tag, within):
+            return .feed(try await node.feed(pack: pack, sort: sort, limit: limit, tag: tag, withinMeters: within))
+        case let .search(text, pack, limit): return .search(try await node.search(text, pack: pack, limit: limit))
+        case .inbox: return .inbox(try await node.inbox())
+        case let .map(radius, json): return .map(try await MapView.around(node, radius: radius), json: json)
         case .show(let ref): return .thread(try await node.show(ref))
         case .delete(let ref):
             let id = try await node.delete(ref)
@@ -51,21 +55,45 @@ public struct Executor: Sendable {
                                           ("store.errors", s.storeErrors), ("store.rows_skipped", s.storeRowsSkipped),
                                           ("packs.purged", s.packsPurged)]
             local += s.rejected.sorted { $0.key < $1.key }.map { ("ops.rejected.\($0.key)", $0.value) }
-            return .stats(local + (await networkStats()))
+            return .stats(Self.merged(local, await networkStats()))
         case .quit: return .bye
         case .moderation(let m): return .moderation(try await runModeration(m))
         }
     }
 
+    /// Counters of the node and of the network, one key each: a name both count (e.g.
+    /// `ops.duplicate`: ops offered through the node's seam and through gossip) is summed.
+    static func merged(_ a: [(String, Int)], _ b: [(String, Int)]) -> [(String, Int)] {
+        var out = a
+        var at: [String: Int] = [:]
+        for (i, kv) in out.enumerated() where at[kv.0] == nil { at[kv.0] = i }
+        for (k, v) in b {
+            if let i = at[k] { out[i].1 += v } else { at[k] = out.count; out.append((k, v)) }
+        }
+        return out
+    }
+
+    /// `help` and `help CMD`, every line at most 80 columns.
     static func help(_ topic: String?) throws -> String {
         if let topic {
             guard let h = commandHelp.first(where: { $0.name == topic.lowercased() }) else {
-                throw CommandError("no command '\(topic)'; type help")
+                throw CommandError("no command '\(clip(topic))'; type help")
             }
-            return "\(h.usage)\n  \(h.summary)"
+            var lines = Wording.wrap(h.usage, width: 80, indent: "    ") + Wording.wrap(h.summary, width: 78, indent: "  ").map { "  " + $0 }
+            if h.name == "create" {
+                lines += Wording.wrap("colours (--color): " + Palette.names.joined(separator: ", "), width: 78, indent: "  ").map { "  " + $0 }
+            }
+            return lines.joined(separator: "\n")
         }
-        let width = commandHelp.map(\.usage.count).max() ?? 0
-        return commandHelp.map { $0.usage.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n")
-            + "\nPACK is a pack name or id prefix; ID is a post or comment id prefix; quote text with spaces."
+        let width = (commandHelp.map(\.name.count).max() ?? 0) + 2
+        let pad = String(repeating: " ", count: width + 2)
+        var lines = ["commands (help COMMAND shows how to use one):"]
+        for h in commandHelp {
+            let wrapped = Wording.wrap(h.summary, width: 80 - pad.count)
+            lines.append("  " + h.name.padding(toLength: width, withPad: " ", startingAt: 0) + wrapped[0])
+            lines += wrapped.dropFirst().map { pad + $0 }
+        }
+        lines += Wording.wrap("PACK is a pack name (NAME·abcd when several packs share it) or an id prefix; ID is a post or comment id prefix; quote text with spaces.", width: 80)
+        return lines.joined(separator: "\n")
     }
 }

@@ -8,9 +8,13 @@ public final class REPL: Sendable {
     let executor: Executor
     let reader: LineReader
     let mode: Renderer.Mode
+    /// Print peer joins and leaves too (`--verbose`).
+    let verbose: Bool
+    /// Pack labels and colours as of the last command, for activity printed on its own.
+    let styleCache = StyleCache()
 
-    public init(executor: Executor, reader: LineReader, mode: Renderer.Mode) {
-        self.executor = executor; self.reader = reader; self.mode = mode
+    public init(executor: Executor, reader: LineReader, mode: Renderer.Mode, verbose: Bool = false) {
+        self.executor = executor; self.reader = reader; self.mode = mode; self.verbose = verbose
     }
 
     /// Handles one line; returns the text to print and whether to stop.
@@ -18,23 +22,36 @@ public final class REPL: Sendable {
         var r = Renderer(mode: mode)
         r.nowMs = nowMs
         r.idLength = await executor.node.displayIDLength()
+        if mode == .terminal { r.screen = TerminalSize.current() }
         do {
             guard let cmd = try Command.parse(line) else { return (nil, false) }
             let reply = try await executor.run(cmd)
             r.idLength = await executor.node.displayIDLength()
+            r.styles = await executor.node.packStyles()
+            styleCache.set(r.styles, idLength: r.idLength)
             let out = mode == .json ? r.json(reply).render() : r.text(reply)
             if case .bye = reply { return (out, true) }
             return (out, false)
         } catch {
-            let msg = "\(error)".split(separator: "\n").first.map(String.init) ?? "error"
+            let msg = Wording.clipError("\(error)".split(separator: "\n").first.map(String.init) ?? "error")
             return (mode == .json ? Renderer.error(msg).render() : "error: \(SafeText.line(msg))", false)
         }
     }
 
     public func run() async {
-        let renderer = Renderer(mode: mode)
-        await executor.node.setEventSink { [reader] e in reader.printAbove(renderer.event(e)) }
-        if reader.interactive { print("skwad: type help for commands, quit to leave") }
+        let (mode, verbose, cache) = (mode, verbose, styleCache)
+        cache.set(await executor.node.packStyles(), idLength: await executor.node.displayIDLength())
+        await executor.node.setEventSink { [reader] e in
+            let (styles, idLength) = cache.get()
+            guard let line = Self.eventLine(e, mode: mode, verbose: verbose, styles: styles, idLength: idLength, nowMs: wallClockMs()) else { return }
+            reader.printAbove(line)
+        }
+        if reader.interactive {
+            print("skwad: type help for commands, quit to leave")
+            if let n = try? await executor.node.inbox(peek: true).items.count, n > 0 {
+                print("skwad: \(Wording.count(n, "thing")) new in your inbox since you last looked (type inbox)")
+            }
+        }
         while true {
             let line = await Self.readOffThread(reader, prompt: mode == .terminal ? "skwad> " : "")
             guard let line else { break }
@@ -45,10 +62,35 @@ public final class REPL: Sendable {
         await executor.node.setEventSink(nil)
     }
 
+    /// How activity that arrived on its own is printed: times relative to `nowMs` (the
+    /// moment it is printed), peer joins and leaves only when `verbose`.
+    static func eventLine(_ e: NodeEvent, mode: Renderer.Mode, verbose: Bool, styles: [PackID: PackStyle], idLength: Int = 8,
+                          nowMs: UInt64) -> String? {
+        switch e {
+        case .peerJoined, .peerLeft: if !verbose { return nil }
+        default: break
+        }
+        var r = Renderer(mode: mode)
+        r.nowMs = nowMs
+        r.styles = styles
+        r.idLength = idLength
+        return r.event(e)
+    }
+
     /// libedit blocks: read on a plain thread, not on the cooperative pool.
     static func readOffThread(_ reader: LineReader, prompt: String) async -> String? {
         await withCheckedContinuation { cont in
             Thread.detachNewThread { cont.resume(returning: reader.next(prompt: prompt)) }
         }
     }
+}
+
+/// The pack styles and id length the event printer uses (set after each command, read from
+/// the node's actor).
+final class StyleCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var styles: [PackID: PackStyle] = [:]
+    private var idLength = 8
+    func set(_ s: [PackID: PackStyle], idLength n: Int) { lock.withLock { styles = s; idLength = n } }
+    func get() -> ([PackID: PackStyle], Int) { lock.withLock { (styles, idLength) } }
 }

@@ -11,6 +11,10 @@ public struct Renderer: Sendable {
     public let mode: Mode
     public var idLength = 8
     public var nowMs: UInt64 = 0
+    /// Labels (`NAME·abcd` for shared names) and colours of the live packs (Node.packStyles).
+    public var styles: [PackID: PackStyle] = [:]
+    /// Columns and rows of the terminal (`map` sizes its grid to them).
+    public var screen: (cols: Int, rows: Int) = (80, 24)
 
     public init(mode: Mode) { self.mode = mode }
 
@@ -39,11 +43,15 @@ public struct Renderer: Sendable {
         return names[Int(((deg + 22.5).truncatingRemainder(dividingBy: 360)) / 45) % 8]
     }
 
-    func colored(_ s: String, pack: PackID) -> String {
+    /// `s` in the pack's colour (its palette name, else one picked by its id) on a terminal.
+    func colored(_ s: String, pack: PackID, color: String? = nil) -> String {
         guard mode == .terminal else { return s }
-        let palette = [31, 32, 33, 34, 35, 36, 91, 92, 93, 94, 95, 96]
-        return "\u{1B}[\(palette[Int(pack.bytes[0]) % palette.count])m\(s)\u{1B}[0m"
+        let c = Palette.color(for: color ?? styles[pack]?.color ?? "", id: pack)
+        return "\u{1B}[\(c.sgr)m\(s)\u{1B}[0m"
     }
+
+    /// How a pack is named on screen: its label when known, else `name`.
+    func label(_ pack: PackID, _ name: String) -> String { styles[pack]?.label ?? name }
 
     func dim(_ s: String) -> String { mode == .terminal ? "\u{1B}[2m\(s)\u{1B}[0m" : s }
 
@@ -63,16 +71,16 @@ public struct Renderer: Sendable {
         switch r {
         case .done(let msg, _): return SafeText.block(msg, indent: "  ")   // may quote pack names
         case .created(let p):
-            return "created pack \(colored(SafeText.line(p.name), pack: p.id)) \(id(p.id))" + (p.fence.map { " (radius \(Int($0.radiusMeters)) m\(p.locked ? ", locked" : ""))" } ?? "")
+            return "created pack \(colored(SafeText.line(label(p.id, p.name)), pack: p.id, color: p.color)) \(id(p.id))" + (p.fence.map { " (radius \(Int($0.radiusMeters)) m\(p.locked ? ", locked" : ""))" } ?? "")
         case .packs(let list):
             if list.isEmpty { return "no packs yet: create one with create NAME" }
             return list.map { l in
                 let p = l.pack
-                var parts = [id(p.id), colored(SafeText.line(p.name), pack: p.id)]
+                var parts = [id(p.id), colored(SafeText.line(label(p.id, p.name)), pack: p.id, color: p.color)]
                 if !p.tags.isEmpty { parts.append("[" + SafeText.line(p.tags.joined(separator: ",")) + "]") }
                 if let d = p.distanceMeters, let b = p.bearingDegrees { parts.append("\(Self.distance(d)) \(Self.compass(b))") }
                 if let f = p.fence { parts.append("r=\(Self.distance(f.radiusMeters))\(p.locked ? " locked" : "")") }
-                parts.append("\(p.popularity) people, \(p.postCount) posts")
+                parts.append("\(Wording.count(p.popularity, "person", "people")), \(Wording.count(p.postCount, "post"))")
                 parts.append(p.isAdmin ? "permanent" : "expires " + (p.expiresMs.map { Self.relative($0, now: nowMs) } ?? "never"))
                 if l.joined { parts.append("(joined)") }
                 return parts.joined(separator: "  ")
@@ -94,14 +102,14 @@ public struct Renderer: Sendable {
             return lines.joined(separator: "\n")
         case .den(let d):
             var lines = ["your packs (Alpha): " + (d.view.packs.isEmpty ? "none" : d.view.packs.map { "\(SafeText.line($0.name)) \(id($0.id))" }.joined(separator: ", ")),
-                         "joined: " + (d.joined.isEmpty ? "none" : d.joined.map { SafeText.line($0.name) }.joined(separator: ", ")),
+                         "joined: " + (d.joined.isEmpty ? "none" : d.joined.map { SafeText.line(label($0.id, $0.name)) }.joined(separator: ", ")),
                          "posts: \(d.view.posts.count)  comments: \(d.view.comments.count)  upvotes received: \(d.view.totalUpvotes)"]
             lines += d.view.posts.map { "  " + postLine($0) }
             lines += d.view.comments.map { "  \(id($0.id))  \(score($0.score))  on \(id($0.post))  \(SafeText.block($0.body, indent: "    "))" }
             return lines.joined(separator: "\n")
         case .whoami(let w):
             var lines = ["node \(w.nodeID)", "location " + (w.location.map { "\($0) (cell \(w.cell ?? "-"))" } ?? "unset (locate LAT,LON)"),
-                         "data \(w.dataDir)", "\(w.joinedPacks) packs joined, \(w.ops) ops stored",
+                         "data \(w.dataDir)", "\(Wording.count(w.joinedPacks, "pack")) joined, \(Wording.count(w.ops, "op")) stored",
                          "listening on " + (w.listen ?? "nothing (offline)")]
             if let a = w.adminKey { lines.append("admin key \(a)") }
             return lines.joined(separator: "\n")
@@ -110,6 +118,9 @@ public struct Renderer: Sendable {
             if ps.isEmpty { return "no peers (offline: start with --listen HOST:PORT --peer HOST:PORT)" }
             return ps.map { "\($0.address)  \($0.state)" + ($0.cell.map { "  cell \(SafeText.line($0))" } ?? "") }.joined(separator: "\n")
         case .stats(let kv): return kv.map { "\($0.0) \($0.1)" }.joined(separator: "\n")
+        case .search(let hits): return searchText(hits)
+        case .inbox(let inbox): return inboxText(inbox)
+        case .map(let m, let json): return json ? JSON.object([("ok", true)] + mapJSON(m)).render() : mapText(m)
         case .bye: return "bye"
         case .moderation(let m): return moderationText(m)
         }
@@ -119,7 +130,7 @@ public struct Renderer: Sendable {
 
     func postLine(_ p: PostView) -> String {
         let comments = p.commentCount == 1 ? "1 comment" : "\(p.commentCount) comments"
-        return "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(p.packName), pack: p.pack))  \(who(p.author, p.role))  \(dim(time(p.hlc)))  \(SafeText.line(p.title))\(p.edited ? " (edited)" : "")  \(dim("(\(comments))"))"
+        return "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(label(p.pack, p.packName)), pack: p.pack))  \(who(p.author, p.role))  \(dim(time(p.hlc)))  \(SafeText.line(p.title))\(p.edited ? " (edited)" : "")  \(dim("(\(comments))"))"
     }
 
     /// A pseudonym's tag, with its role when it is the pack's Alpha or an admin.
@@ -152,6 +163,9 @@ public struct Renderer: Sendable {
             kv.append(("peers", .array(ps.map { .object([("address", .string($0.address)), ("state", .string($0.state)),
                                                          ("cell", $0.cell.map { .string($0) } ?? .null)]) })))
         case .stats(let pairs): kv.append(("stats", .object(pairs.map { ($0.0, .int($0.1)) })))
+        case .search(let hits): kv.append(("results", .array(hits.map(searchHit))))
+        case .inbox(let inbox): kv += inboxJSON(inbox)
+        case .map(let m, _): kv += mapJSON(m)
         case .bye: kv.append(("bye", true))
         case .moderation(let m): kv += moderationJSON(m)
         }
@@ -165,12 +179,12 @@ public struct Renderer: Sendable {
                  ("color", .string(p.color)), ("locked", .bool(p.locked)), ("admin", .bool(p.isAdmin)),
                  ("radius", p.fence.map { .double($0.radiusMeters) } ?? .null),
                  ("distance", p.distanceMeters.map { .double($0) } ?? .null),
-                 ("alpha", .string(pseudonymTag(p.alpha))), ("popularity", .int(p.popularity)), ("posts", .int(p.postCount)),
+                 ("label", .string(label(p.id, p.name))), ("alpha", .string(pseudonymTag(p.alpha))), ("popularity", .int(p.popularity)), ("posts", .int(p.postCount)),
                  ("created", .int(Int(p.createdMs))), ("expires", p.expiresMs.map { .int(Int($0)) } ?? .null), ("joined", .bool(joined))])
     }
 
     func post(_ p: PostView) -> JSON {
-        .object([("id", .string(p.id.hex)), ("pack", .string(p.pack.hex)), ("packName", .string(p.packName)),
+        .object([("id", .string(p.id.hex)), ("pack", .string(p.pack.hex)), ("packName", .string(p.packName)), ("packLabel", .string(label(p.pack, p.packName))),
                  ("author", .string(pseudonymTag(p.author))), ("role", p.role.map { .string($0.rawValue) } ?? .null), ("title", .string(p.title)), ("body", .string(p.body)),
                  ("tags", .array(p.tags.map { .string($0) })), ("score", .int(p.score)), ("up", .int(p.upvotes)),
                  ("down", .int(p.downvotes)), ("comments", .int(p.commentCount)), ("time", .int(Int(p.hlc.physicalMs))),

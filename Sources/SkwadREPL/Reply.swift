@@ -14,6 +14,10 @@ public enum Reply: Sendable {
     case help(String)
     case peers([PeerInfo])
     case stats([(String, Int)])
+    case search([SearchHit])
+    case inbox(Inbox)
+    /// The map; `json`: print it as JSON even in text mode (`map --json`).
+    case map(MapView, json: Bool)
     case bye
     /// Replies of the moderation verbs (RenderModeration.swift).
     case moderation(ModerationReply)

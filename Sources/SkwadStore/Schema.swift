@@ -61,6 +61,27 @@ enum Schema {
                 CREATE TABLE dismissedReport (report BLOB PRIMARY KEY, atMs INTEGER NOT NULL) WITHOUT ROWID;
                 """)
         }
+        m.registerMigration("v6: full-text search, inbox") { db in
+            // Search over titles, bodies, tags and comments (FTS5, ranked with bm25): one
+            // row per post or comment, its rowid derived from the op id (SearchIndex.docid).
+            // Filled from the log by `SearchIndex.catchUp` (before every search, and once a
+            // minute), not by `append`: indexing costs more than the insert itself, and
+            // ingest is the node's hot path. Views still decide what is shown: deleted,
+            // hidden and expired content is filtered on the way out.
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE opText USING fts5(
+                  title, body, tags, id UNINDEXED, pack UNINDEXED, post UNINDEXED, author UNINDEXED,
+                  tokenize = 'unicode61 remove_diacritics 2');
+                CREATE TABLE inboxNotice (
+                  key TEXT PRIMARY KEY,
+                  kind TEXT NOT NULL,
+                  pack BLOB NOT NULL,
+                  name TEXT NOT NULL,
+                  atMs INTEGER NOT NULL,
+                  shown INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+                DELETE FROM setting WHERE key = 'search.indexedSeq';
+                """)
+        }
         return m
     }
 }

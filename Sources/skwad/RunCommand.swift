@@ -58,6 +58,9 @@ struct Run: AsyncParsableCommand {
     @Flag(name: .long, help: "Answer every command with one JSON object per line.")
     var json = false
 
+    @Flag(name: .long, help: "Also print peers joining and leaving.")
+    var verbose = false
+
     func run() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let (config, node) = await options.open(group: group)
@@ -88,7 +91,7 @@ struct Run: AsyncParsableCommand {
         var executor = Executor(node: node)
         executor.peers = { await node.peerSummaries().map { PeerInfo(address: $0.address, state: $0.state, cell: $0.cell) } }
         executor.networkStats = { await node.networkStats() }
-        let repl = REPL(executor: executor, reader: reader, mode: mode)
+        let repl = REPL(executor: executor, reader: reader, mode: mode, verbose: verbose)
         await repl.run()
         await node.goOffline()
         try? await group.shutdownGracefully()

@@ -210,11 +210,22 @@ public struct NodeConfig: Sendable, Equatable {
         return c
     }
 
-    public static func load(file: String) throws -> NodeConfig {
+    public static func load(file: String, cwd: String = FileManager.default.currentDirectoryPath) throws -> NodeConfig {
         let text: String
-        do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
+        let readable = file.hasPrefix("/") ? file : configDirectory(of: file, cwd: cwd) + "/" + (file as NSString).lastPathComponent
+        do { text = try String(contentsOfFile: readable, encoding: .utf8) } catch {
             throw ConfigError("config: cannot read \(file): \((error as NSError).localizedDescription)")
         }
-        return try parse(text, baseDir: (file as NSString).deletingLastPathComponent)
+        return try parse(text, baseDir: configDirectory(of: file, cwd: cwd))
+    }
+
+    /// The absolute directory of a config file: relative paths inside it are taken from
+    /// there. A file given as a bare name (`--config node.toml`) lives in the current
+    /// directory, not in `/`.
+    static func configDirectory(of file: String, cwd: String = FileManager.default.currentDirectoryPath) -> String {
+        let dir = (file as NSString).deletingLastPathComponent
+        if dir.hasPrefix("/") { return dir }
+        if dir.isEmpty { return cwd }
+        return (cwd.hasSuffix("/") ? cwd : cwd + "/") + dir
     }
 }

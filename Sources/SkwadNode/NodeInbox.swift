@@ -1,0 +1,155 @@
+import SkwadCrypto
+import SkwadModel
+import SkwadReplica
+import SkwadStore
+
+/// One thing the user would want to hear about, in `inbox`.
+public struct InboxItem: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// A comment on your post (`parent` nil) or a reply to your comment.
+        case reply(CommentView, parent: OpID?)
+        /// New votes on your post or comment, summed: distinct voters' latest votes since
+        /// you last looked, and the score now.
+        case votes(target: OpID, up: Int, down: Int, score: Int)
+        /// A moderator hid (`hidden`) or restored your post or comment.
+        case moderated(target: OpID, hidden: Bool, reason: String)
+        /// A pack you are in expires soon, expired, or was deleted.
+        case pack(InboxNotice)
+    }
+    public let kind: Kind
+    /// The pack's label, for posts, comments and votes.
+    public let packName: String
+    /// What it is about: your post's title or your comment's first words ("" for packs).
+    public let about: String
+    /// When it happened (the op's time; a pack's expiry).
+    public let atMs: UInt64
+    /// The item is about your post (not your comment).
+    public var targetIsPost = false
+}
+
+public struct Inbox: Sendable, Equatable {
+    public let items: [InboxItem]
+    /// Ops since the mark left unread beyond `Node.inboxScanLimit` (the oldest ones).
+    public let skipped: Int
+}
+
+extension Node {
+    /// At most this many of the ops stored since the last look are read by `inbox`.
+    public static let inboxScanLimit = 20_000
+    /// How long before its expiry a pack you are in is announced.
+    public static let expiringNoticeMs: UInt64 = 3_600_000
+
+    /// What happened to you since you last looked (replies, votes, moderation of your posts
+    /// and comments; packs you are in expiring within the hour, expired or deleted),
+    /// including what arrived while the REPL was not running: the mark is the op log's
+    /// position, kept in the store. Moves the mark unless `peek`.
+    public func inbox(peek: Bool = false) throws -> Inbox {
+        purgeIfDue()
+        let nowMs = now()
+        do {
+            try store.addNotices(packNotices(nowMs: nowMs))
+            let mark = try store.inboxMark()
+            let last = try store.lastSeq()
+            let (ops, skipped) = try store.ops(after: mark, limit: Self.inboxScanLimit)
+            var items = opItems(ops, nowMs: nowMs)
+            items += try store.unshownNotices().map { InboxItem(kind: .pack($0), packName: $0.name, about: "", atMs: $0.atMs) }
+            items.sort { $0.atMs < $1.atMs }
+            if !peek { try store.markInboxSeen(seq: last, forgetBeforeMs: nowMs &- 7 * 86_400_000) }
+            return Inbox(items: items, skipped: skipped)
+        } catch let e as NodeError { throw e } catch {
+            stats.storeErrors += 1
+            throw NodeError("\(error)")
+        }
+    }
+
+    /// Notices about the live state of the packs you are in.
+    func packNotices(nowMs: UInt64) -> [InboxNotice] {
+        var out: [InboxNotice] = []
+        for id in joined.keys.sorted() {
+            guard let p = replica.pack(id) else { continue }
+            let name = p.create.name
+            // Known, not expired and not live: deleted.
+            if !p.isExpired(nowMs: nowMs) && !replica.isLive(id, nowMs: nowMs) {
+                // You deleted it yourself (as its Alpha): nothing to tell you.
+                if !isMine(p.alpha, in: id) { out.append(InboxNotice(kind: .deleted, pack: id, name: name, atMs: nowMs)) }
+            } else if p.isExpired(nowMs: nowMs) { out.append(InboxNotice(kind: .expired, pack: id, name: name, atMs: p.expiresMs ?? nowMs)) }
+            else if let e = p.expiresMs, e > nowMs, e - nowMs <= Self.expiringNoticeMs {
+                out.append(InboxNotice(kind: .expiring, pack: id, name: name, atMs: e))
+            }
+        }
+        return out
+    }
+
+    /// Name of each pack you are in, and whether you are its Alpha.
+    func joinedPackNames() -> [PackID: (name: String, alpha: Bool)] {
+        var out: [PackID: (name: String, alpha: Bool)] = [:]
+        for id in joined.keys { if let p = replica.pack(id) { out[id] = (p.create.name, isMine(p.alpha, in: id)) } }
+        return out
+    }
+
+    /// Packs you were in that a purge just dropped: kept for the inbox.
+    func recordGone(_ stones: [Tombstone], names: [PackID: (name: String, alpha: Bool)], nowMs: UInt64) {
+        let notices = stones.compactMap { t -> InboxNotice? in
+            guard let n = names[t.pack], !(t.reason == .deleted && n.alpha) else { return nil }
+            return InboxNotice(kind: t.reason == .deleted ? .deleted : .expired, pack: t.pack, name: n.name, atMs: nowMs)
+        }
+        do { try store.addNotices(notices) } catch { stats.storeErrors += 1 }
+    }
+
+    /// Replies, votes and moderation on your posts and comments among `ops`.
+    func opItems(_ ops: [SignedOp], nowMs: UInt64) -> [InboxItem] {
+        let styles = packStyles()
+        var items: [InboxItem] = []
+        var votes: [OpID: [PublicKey: Int32]] = [:], voteOrder: [OpID] = [], voteMs: [OpID: UInt64] = [:]
+        var moderation: [OpID: (hidden: Bool, reason: String, ms: UInt64)] = [:]
+        for op in ops where replica.isLive(op.packID, nowMs: nowMs) && replica.contains(op.id) && !isMine(op.author, in: op.packID) {
+            // Replies and votes from a blocked pseudonym are not news (a moderator's hide is).
+            if case .moderate = op.body.kind {} else if localModeration().blocked[op.author] != nil { continue }
+            let label = styles[op.packID]?.label ?? ""
+            switch op.body.kind {
+            case .comment(let c):
+                let target = c.parent ?? c.post
+                guard let t = replica.op(target), isMine(t.author, in: t.packID),
+                      let thread = replica.thread(c.post, nowMs: nowMs),
+                      let view = thread.comments.first(where: { $0.id == op.id }), !view.removed else { continue }
+                items.append(InboxItem(kind: .reply(view, parent: c.parent), packName: label, about: about(target), atMs: op.hlc.physicalMs,
+                                       targetIsPost: c.parent == nil))
+            case .vote(let v):
+                guard let t = replica.op(v.target), t.packID == op.packID, isMine(t.author, in: t.packID) else { continue }
+                if votes[v.target] == nil { voteOrder.append(v.target) }
+                votes[v.target, default: [:]][op.author] = v.value
+                voteMs[v.target] = max(voteMs[v.target] ?? 0, op.hlc.physicalMs)
+            case .moderate(let m):
+                guard let t = replica.op(m.target), t.packID == op.packID, isMine(t.author, in: t.packID),
+                      let pack = replica.pack(op.packID), replica.isModerator(op.author, of: pack) else { continue }
+                moderation[m.target] = (m.hidden, m.reason, op.hlc.physicalMs)
+            default: continue
+            }
+        }
+        for target in voteOrder {
+            let vs = votes[target]!.values
+            let up = vs.filter { $0 > 0 }.count, down = vs.filter { $0 < 0 }.count
+            guard up + down > 0, let t = replica.op(target) else { continue }
+            items.append(InboxItem(kind: .votes(target: target, up: up, down: down, score: replica.score(target)),
+                                   packName: styles[t.packID]?.label ?? "", about: about(target), atMs: voteMs[target] ?? nowMs,
+                                   targetIsPost: isPost(t)))
+        }
+        for (target, m) in moderation.sorted(by: { $0.value.ms < $1.value.ms }) {
+            guard let t = replica.op(target) else { continue }
+            items.append(InboxItem(kind: .moderated(target: target, hidden: m.hidden, reason: m.reason),
+                                   packName: styles[t.packID]?.label ?? "", about: about(target), atMs: m.ms, targetIsPost: isPost(t)))
+        }
+        return items
+    }
+
+    func isPost(_ op: SignedOp) -> Bool { if case .post = op.body.kind { true } else { false } }
+
+    /// A post's title, or a comment's first 40 characters.
+    func about(_ id: OpID) -> String {
+        switch replica.op(id)?.body.kind {
+        case .post(let p): return p.title
+        case .comment(let c): return c.body.count > 40 ? String(c.body.prefix(40)) + "…" : c.body
+        default: return ""
+        }
+    }
+}
