@@ -56,8 +56,9 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("search", "search TEXT [--pack PACK] [--limit N]", "find posts by words of their title, body, tags or comments, best first"),
     ("inbox", "inbox", "replies, votes and moderation on your posts and comments, and your packs expiring or gone, since you last looked"),
     ("map", "map [--radius METRES] [--json]", "the packs around you on a grid: you at the centre, north up"),
+] + moderationHelp + [
     ("quit", "quit", "stop the node (also: exit, Ctrl-D)"),
-] + moderationHelp
+]
 
 extension Command {
     /// Parses one line. Returns nil for a blank line.
