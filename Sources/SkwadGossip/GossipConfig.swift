@@ -86,6 +86,9 @@ public struct GossipConfig: Sendable {
     /// Responder sessions without an authenticated DATA frame, and pending sessions beside
     /// a working one, are dropped after this long.
     public var unprovenSessionMs: UInt64 = 3000
+    /// An established session on which we have sent for this long without a single
+    /// authenticated frame back is dropped; the next message re-handshakes (§8).
+    public var silentSessionMs: UInt64 = 5000
     /// Handshakes per second (burst the same) before HELLOs must echo a cookie; cookie time bucket.
     public var handshakesPerSecond: Double = 64
     public var cookieEpochMs: UInt64 = 120_000

@@ -177,20 +177,21 @@ extension GossipEngine {
             if active[from] != nil { active[from]!.info = NodeInfo(wire: p.info) }
             if vicinity[from] != nil { offerVicinity(from, info: NodeInfo(wire: p.info), heard: true, nowMs: nowMs) }
             // Our cell and subscriptions only to our links (a stranger learns nothing from an Ack).
-            var reply = WireMessage(); var a = Skwad_Gossip_V1_Ack(); a.seq = p.seq; if isLink(from) { a.info = info.wire }; reply.ack = a
+            var reply = WireMessage(); var a = Skwad_Gossip_V1_Ack(); a.seq = p.seq; if isLink(from) { a.info = info.wire }
+            // Active views are symmetric (HyParView): tell a pinger that holds us as its member
+            // while we do not hold it (a Neighbor we never accepted, a Disconnect lost), so it
+            // demotes us. Not while a neighbour request or trial between us is under way.
+            a.notMember = active[from] == nil && pendingNeighbor?.address != from && guardState.candidates[from] == nil
+            reply.ack = a
             send(reply, to: from, nowMs: nowMs, into: &out)
-            // Active views are symmetric (HyParView): a peer that pings us as its member while
-            // we do not count it among ours (a Neighbor we never accepted, a Disconnect lost)
-            // is told so, and moves us to its passive view. Not while a neighbour request
-            // between us is under way (its answer may still be on the way).
-            if active[from] == nil && pendingNeighbor?.address != from && guardState.candidates[from] == nil {
-                var d = WireMessage(); d.disconnect = Skwad_Gossip_V1_Disconnect()
-                send(d, to: from, nowMs: nowMs, into: &out)
-            }
         case .ack(let a)?:
-            if guardState.candidates[from] != nil { candidateAnswered(from, seq: a.seq, nowMs: nowMs, into: &out) }
+            let onTrial = guardState.candidates[from] != nil
+            if onTrial { candidateAnswered(from, seq: a.seq, nowMs: nowMs, into: &out) }
             if vicinity[from] != nil && a.hasInfo { offerVicinity(from, info: NodeInfo(wire: a.info), heard: true, nowMs: nowMs) }
-            if active[from] != nil {
+            if a.notMember && !onTrial && active[from] != nil {
+                // A one-sided link (§9): it does not hold us; it goes to the passive view.
+                demote(from, nowMs: nowMs, into: &out)
+            } else if active[from] != nil {
                 if a.hasInfo { active[from]!.info = NodeInfo(wire: a.info) }
                 if active[from]!.pingSeq == a.seq { active[from]!.pingSentMs = nil; active[from]!.suspectSinceMs = nil }
             }

@@ -92,6 +92,10 @@ struct Session: Sendable {
     var bytesSentUnverified = 0
     var queued: [[UInt8]] = []          // plaintexts waiting for the handshake
     var createdMs: UInt64 = 0
+    /// When we first sent on this session after last hearing from the peer (nil: it has
+    /// answered since). A session silent for `silentSessionMs` while we send is dropped, and
+    /// the next message starts a new handshake (the peer may have dropped its end).
+    var unansweredSinceMs: UInt64?
     var helloSentAtMs: UInt64 = 0
     var helloAttempts = 0
     var helloBytes: [UInt8] = []

@@ -110,13 +110,18 @@ extension GossipEngine {
         guard current?.established == true || pending != nil else {
             stats.drop(.noSession)
             // The peer lost its session (restart): offer a new handshake if we know it.
-            if isLink(from) || passive[from] != nil { sessions[from] = nil; send(pingMessage(for: from), to: from, nowMs: nowMs, into: &out) }
+            // A peer we gave up on (its session went with it) counts too: it may only have lost
+            // a few datagrams, and its own session to us would otherwise stay a black hole.
+            if isLink(from) || passive[from] != nil || dead[from] != nil || seeds.contains(from) {
+                sessions[from] = nil; send(pingMessage(for: from), to: from, nowMs: nowMs, into: &out)
+            }
             return .dropped
         }
         var reason = DropReason.decryptFailed
         if var s = current, s.established {
             switch s.open(d) {
             case .plaintext(let pt):
+                s.unansweredSinceMs = nil
                 sessions[from] = s
                 sessions.touch(from, nowMs: nowMs)
                 return .message(pt)
@@ -140,7 +145,7 @@ extension GossipEngine {
 
     /// Drops unproven sessions past their time (tick).
     mutating func expireSessions(nowMs: UInt64) {
-        stats.sessionsExpired += sessions.expire(nowMs: nowMs, unprovenMs: config.unprovenSessionMs)
+        stats.sessionsExpired += sessions.expire(nowMs: nowMs, unprovenMs: config.unprovenSessionMs, silentMs: config.silentSessionMs)
     }
 
     // MARK: - sending
@@ -167,6 +172,7 @@ extension GossipEngine {
                 sessions[to] = s; return
             }
             guard let frame = s.seal(pt) else { return }
+            if s.unansweredSinceMs == nil { s.unansweredSinceMs = nowMs }
             if !s.verified { s.bytesSentUnverified += frame.count }
             sessions[to] = s
             emit(frame, to: to, into: &out)

@@ -68,9 +68,12 @@ struct SessionTable: Sendable {
     /// Drops unproven sessions older than `unprovenMs`: a pending beside a current, or a
     /// slot whose current is an unproven responder. Initiators wait for `retryHandshakes`.
     /// Returns how many sessions went.
-    mutating func expire(nowMs: UInt64, unprovenMs: UInt64) -> Int {
+    mutating func expire(nowMs: UInt64, unprovenMs: UInt64, silentMs: UInt64) -> Int {
         var n = 0
         for (a, slot) in slots {
+            if slot.current.established, let since = slot.current.unansweredSinceMs, nowMs >= since, nowMs - since >= silentMs {
+                slots[a] = nil; n += 1; continue
+            }
             if let p = slot.pending, p.age(nowMs) >= unprovenMs {
                 slots[a]!.pending = nil; n += 1
             }

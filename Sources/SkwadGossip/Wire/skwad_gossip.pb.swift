@@ -226,6 +226,9 @@ nonisolated struct Skwad_Gossip_V1_Ping: Sendable {
   fileprivate var _info: Skwad_Gossip_V1_NodeInfo? = nil
 }
 
+/// `not_member`: the sender does not hold the pinger as an active member (and has no
+/// neighbour request or trial under way with it): a pinger that holds it active demotes it
+/// (active views are symmetric, §9).
 nonisolated struct Skwad_Gossip_V1_Ack: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -241,6 +244,8 @@ nonisolated struct Skwad_Gossip_V1_Ack: Sendable {
   var hasInfo: Bool {self._info != nil}
   /// Clears the value of `info`. Subsequent reads from it will return its default value.
   mutating func clearInfo() {self._info = nil}
+
+  var notMember: Bool = false
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1088,7 +1093,7 @@ nonisolated extension Skwad_Gossip_V1_Ping: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Skwad_Gossip_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Ack"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{1}info\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{1}info\0\u{3}not_member\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1098,6 +1103,7 @@ nonisolated extension Skwad_Gossip_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf.
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularUInt64Field(value: &self.seq) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._info) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.notMember) }()
       default: break
       }
     }
@@ -1114,12 +1120,16 @@ nonisolated extension Skwad_Gossip_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf.
     try { if let v = self._info {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
+    if self.notMember != false {
+      try visitor.visitSingularBoolField(value: self.notMember, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   static func ==(lhs: Skwad_Gossip_V1_Ack, rhs: Skwad_Gossip_V1_Ack) -> Bool {
     if lhs.seq != rhs.seq {return false}
     if lhs._info != rhs._info {return false}
+    if lhs.notMember != rhs.notMember {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
