@@ -156,6 +156,7 @@ struct ProcessBenchmark {
             report.everyNodeMs += got
             report.lostDeliveries += others.count - got.count
             if got.count == others.count { report.lastNodeMs.append(got.max() ?? 0) } else { report.lostPosts += 1 }
+            report.lastNodeMsByPost.append(got.count == others.count ? got.max() : nil)
         }
         try checkAlive(nodes)
         report.converged = report.lostPosts == 0
@@ -213,7 +214,7 @@ struct ProcessBenchmark {
     }
 
     private func detail(_ n: ChildNode) -> String {
-        if let s = n.exited { return " (exited with status \(s)\(n.lastStderr.isEmpty ? "" : ": " + n.lastStderr))" }
+        if let s = n.exited ?? (n.process.isRunning ? nil : n.process.terminationStatus) { return " (exited with status \(s)\(n.lastStderr.isEmpty ? "" : ": " + n.lastStderr))" }
         return n.lastStderr.isEmpty ? "" : " (stderr: \(n.lastStderr))"
     }
 }

@@ -14,6 +14,8 @@ struct Report {
     var postCommitMs: [Double] = []
     var extraBytesPerPost: [Double] = []
     var lastNodeMs: [Double] = []
+    /// Per post, in order (nil: it did not reach every node): shows slow first posts.
+    var lastNodeMsByPost: [Double?] = []
     var everyNodeMs: [Double] = []
     var lostPosts = 0
     var lostDeliveries = 0
@@ -44,7 +46,7 @@ struct Report {
             "bench": "procs", "nodes": count, "testbed": testbed, "converged": converged,
             "herd_join_s": Self.round(herdJoinSeconds, 2), "pack_spread_s": Self.round(packSpreadSeconds, 2),
             "posts": postCommitMs.count, "lost_posts": lostPosts, "lost_deliveries": lostDeliveries,
-            "last_node_ms": Self.summary(lastNodeMs), "every_node_ms": Self.summary(everyNodeMs),
+            "last_node_ms": Self.summary(lastNodeMs), "last_node_ms_by_post": lastNodeMsByPost.map { Self.round($0) }, "every_node_ms": Self.summary(everyNodeMs),
             "post_commit_ms": Self.summary(postCommitMs),
             "idle_ip_bytes_per_s_per_node": Self.summary(idleBytesPerSecond),
             "extra_ip_bytes_per_post_per_node": Self.summary(extraBytesPerPost),

@@ -89,7 +89,9 @@ func referencePushRounds(n: Int, rng: inout SplitMix64) -> Int {
 /// necessary contact resets the counter). That remembers more than the memoryless coin
 /// (lose interest with probability 1/k at each unnecessary contact), so it leaves fewer
 /// sites uninformed: Table 1 gives a residue of 0.037 at k = 2 (N = 1000), while the coin's
-/// mean-field residue is s = e^{-(k+1)(1-s)} ≈ 0.060.
+/// mean-field residue is s = e^{-(k+1)(1-s)} ≈ 0.060. Measured here over seeds 1-6: counter
+/// 0.045, coin 0.063; with the reset taken out the counter measured 0.058 (≈ the coin), which
+/// fails both the ratio and the Table 1 band below.
 @Suite struct RumorCounterTests {
     @Test func feedbackCounterResetsOnANecessaryContactAndLeavesLessResidueThanTheCoin() throws {
         let base = try scenarioFile("push.toml")
