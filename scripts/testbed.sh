@@ -6,6 +6,8 @@
 #   scripts/testbed.sh check
 #       says whether this kernel allows namespaces, veth, bridges and netem.
 #   scripts/testbed.sh run --nodes N [--delay 10ms] [--jitter 5ms] [--loss 1%] [--no-netem] -- [bench procs options]
+#       (--no-netem, for kernels without sch_netem: no delay or jitter; the loss is still
+#       applied, with an nftables rule per namespace, when `nft` is installed)
 #       builds the testbed, runs `skwad bench procs --nodes N --testbed FILE [options]` on it,
 #       and takes it down again (on every exit path, Ctrl-C included).
 #   scripts/testbed.sh up --nodes N [shaping options] [--tag T]   /   scripts/testbed.sh down --tag T
@@ -35,6 +37,11 @@ done
 [[ $tag =~ ^[a-zA-Z0-9]+$ ]] || { echo "testbed: --tag must be letters and digits" >&2; exit 2; }
 file=${TMPDIR:-/tmp}/$tag.testbed
 SKWAD=${SKWAD:-.build/release/skwad}
+
+# The loss as a count per thousand for nftables (e.g. 1% -> 10), when netem is off.
+per_mille() { awk -v l="${1%\%}" 'BEGIN { v = int(l * 10 + 0.5); if (v < 0 || v > 1000) exit 1; print v }'; }
+nft_loss=""
+if [ "$netem" = 0 ] && command -v nft >/dev/null && [ "$(per_mille "$loss")" != 0 ]; then nft_loss=$(per_mille "$loss"); fi
 
 address() { echo "10.77.$(( $1 / 250 )).$(( $1 % 250 + 2 ))"; }
 
@@ -78,6 +85,10 @@ up() {
         ip -n "$ns" link set eth0 up
         if [ "$netem" = 1 ]; then
             ip netns exec "$ns" tc qdisc add dev eth0 root netem delay "$delay" "$jitter" loss "$loss"
+        elif [ -n "$nft_loss" ]; then
+            ip netns exec "$ns" nft add table inet skwadtb
+            ip netns exec "$ns" nft add chain inet skwadtb out '{ type filter hook output priority 0; }'
+            ip netns exec "$ns" nft add rule inet skwadtb out meta l4proto udp numgen random mod 1000 '<' "$nft_loss" counter drop
         fi
         echo "$ns $(address "$i")" >> "$file"
     done
@@ -106,7 +117,10 @@ case $cmd in
         trap 'exit 130' INT
         trap 'exit 143' TERM
         up
-        echo "testbed: $nodes namespaces, netem $( [ "$netem" = 1 ] && echo "delay $delay jitter $jitter loss $loss" || echo off )" >&2
+        if [ "$netem" = 1 ]; then shaping="netem delay $delay jitter $jitter loss $loss"
+        elif [ -n "$nft_loss" ]; then shaping="no netem (no delay or jitter); UDP loss $nft_loss/1000 by nftables"
+        else shaping="no shaping"; fi
+        echo "testbed: $nodes namespaces, $shaping" >&2
         "$SKWAD" bench procs --nodes "$nodes" --testbed "$file" ${bench_args[@]+"${bench_args[@]}"} ;;
     *) sed -n '2,20p' "$0"; [ "$cmd" = help ] ;;
 esac
