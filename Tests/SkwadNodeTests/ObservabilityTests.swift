@@ -77,6 +77,47 @@ func sample(_ text: String, _ series: String) -> Double? {
         try await group.shutdownGracefully()
     }
 
+    /// Silent clients cannot hold the endpoint: past 16 open connections a new one is closed
+    /// at once, and a connection with no complete request is closed after 5 s.
+    @Test func silentClientsAreBoundedInNumberAndTime() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await MetricsServer.bind("127.0.0.1:0", group: group) { "x 1\n" }
+        let serving = Task { await server.run() }
+        let port = try #require(Int(server.localAddress.split(separator: ":").last ?? ""))
+        func open() throws -> Int32 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var tv = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = in_port_t(UInt16(port).bigEndian)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            guard ok == 0 else { throw NodeError("connect failed") }
+            return fd
+        }
+        /// Seconds until the server closes `fd` (recv returns 0), at most 10.
+        func secondsUntilClosed(_ fd: Int32) -> Double {
+            let start = Date()
+            var b = [UInt8](repeating: 0, count: 16)
+            _ = b.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            return Date().timeIntervalSince(start)
+        }
+        let silent = try (0..<MetricsServer.maxConnections).map { _ in try open() }
+        try await Task.sleep(nanoseconds: 300_000_000)   // let the server take them in
+        let extra = try open()
+        #expect(secondsUntilClosed(extra) < 2)
+        let waited = secondsUntilClosed(silent[0])
+        #expect(waited > 3 && waited < 8, "closed after \(waited) s")
+        (silent + [extra]).forEach { close($0) }
+        // Once they are gone, the endpoint answers again.
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(try httpRequest(port: port, path: "/metrics").hasSuffix("x 1\n"))
+        await server.close()
+        _ = await serving.result
+        try await group.shutdownGracefully()
+    }
+
     @Test func metricsFollowCountersAndNameFamiliesAsLabels() throws {
         let m = NodeMetrics()
         m.update([("bytes.out", 10), ("drop.rateLimited", 2), ("sessions", 3), ("ops.rejected.bad sig", 1)])
