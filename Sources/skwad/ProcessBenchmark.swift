@@ -14,6 +14,8 @@ struct BenchProcs: AsyncParsableCommand {
     @Option(help: "Seconds allowed for the herd join.") var herdTimeout = 60.0
     @Option(help: "Seconds allowed for every node to get the pack.") var packTimeout = 30.0
     @Option(help: "Seconds to wait after the last post for stragglers.") var settle = 5.0
+    @Option(help: "At the end, kill the last node (SIGKILL) and time until no node lists it as an active peer; at most this many seconds (0: skip).")
+    var deadPeerTimeout = 30.0
     @Option(help: "The skwad binary to start (default: this one).") var binary: String?
     @Option(help: "A testbed file (scripts/testbed.sh writes it): one `NETNS ADDRESS` line per node; node i runs in NETNS and listens on ADDRESS.")
     var testbed: String?
@@ -32,7 +34,7 @@ struct BenchProcs: AsyncParsableCommand {
             guard hosts!.count >= nodes else { throw ValidationError("the testbed has \(hosts!.count) nodes, fewer than \(nodes)") }
         }
         let bench = ProcessBenchmark(count: nodes, idleSeconds: idle, posts: posts, gapMs: gapMs, bodyBytes: bodyBytes,
-                                     herdTimeout: herdTimeout, packTimeout: packTimeout, settle: settle,
+                                     herdTimeout: herdTimeout, packTimeout: packTimeout, settle: settle, deadPeerTimeout: deadPeerTimeout,
                                      binary: binary ?? ProcessBenchmark.selfBinary(), hosts: hosts)
         print(await bench.run())
     }
@@ -43,7 +45,7 @@ struct BenchProcs: AsyncParsableCommand {
 /// signal, and by their stdin closing if this process dies).
 struct ProcessBenchmark {
     let count: Int, idleSeconds: Double, posts: Int, gapMs: Int, bodyBytes: Int
-    let herdTimeout: Double, packTimeout: Double, settle: Double
+    let herdTimeout: Double, packTimeout: Double, settle: Double, deadPeerTimeout: Double
     let binary: String
     let hosts: [(netns: String, address: String)]?
 
@@ -161,6 +163,26 @@ struct ProcessBenchmark {
         try checkAlive(nodes)
         report.converged = report.lostPosts == 0
         if report.lostPosts > 0 { report.reason = "\(report.lostPosts) of \(posts) posts did not reach every node within \(settle) s of the last" }
+        if deadPeerTimeout > 0 { report.deadPeerSeconds = try await timeDeadPeer(nodes, addresses) }
+    }
+
+    /// Kills the last node and returns the seconds until no other node lists it as an active
+    /// peer (nil: still listed after `deadPeerTimeout`).
+    private func timeDeadPeer(_ nodes: [ChildNode], _ addresses: [String]) async throws -> Double? {
+        guard let victim = nodes.last, let address = addresses.last else { return nil }
+        kill(victim.pid, SIGKILL)
+        let t0 = monotonicSeconds()
+        let rest = nodes.dropLast()
+        while monotonicSeconds() - t0 < deadPeerTimeout {
+            var listed = false
+            for n in rest {
+                let peers = await n.request("peers", timeout: 10)?["peers"] as? [[String: Any]] ?? []
+                if peers.contains(where: { $0["address"] as? String == address && $0["state"] as? String == "active" }) { listed = true; break }
+            }
+            if !listed { return monotonicSeconds() - t0 }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        return nil
     }
 
     private func start(_ i: Int, seeds: [String], dir: String, children: ChildRegistry) throws -> ChildNode {

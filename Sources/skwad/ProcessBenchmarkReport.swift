@@ -8,6 +8,8 @@ struct Report {
     var reason: String?
     var herdJoinSeconds: Double?
     var packSpreadSeconds: Double?
+    /// Seconds from killing one node until no other node lists it as active (nil: not seen).
+    var deadPeerSeconds: Double?
     var idleBytesPerSecond: [Double] = []
     var rssIdle: [Int] = []
     var rssAfterPosts: [Int] = []
@@ -45,6 +47,7 @@ struct Report {
         var o: [String: Any] = [
             "bench": "procs", "nodes": count, "testbed": testbed, "converged": converged,
             "herd_join_s": Self.round(herdJoinSeconds, 2), "pack_spread_s": Self.round(packSpreadSeconds, 2),
+            "dead_peer_detected_s": Self.round(deadPeerSeconds, 2),
             "posts": postCommitMs.count, "lost_posts": lostPosts, "lost_deliveries": lostDeliveries,
             "last_node_ms": Self.summary(lastNodeMs), "last_node_ms_by_post": lastNodeMsByPost.map { Self.round($0) }, "every_node_ms": Self.summary(everyNodeMs),
             "post_commit_ms": Self.summary(postCommitMs),

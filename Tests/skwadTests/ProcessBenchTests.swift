@@ -25,6 +25,8 @@ import Testing
         #expect((rss["p50"] as? Double ?? 0) > 1)
         let extra = try #require(o["extra_ip_bytes_per_post_per_node"] as? [String: Any])
         #expect(extra["mean"] is Double)
+        // The last node is killed at the end: the others stop listing it as active.
+        #expect((o["dead_peer_detected_s"] as? Double ?? -1) > 0, "\(o["dead_peer_detected_s"] ?? "nil")")
     }
 
     @Test func aNodeThatNeverStartsIsReportedNotThrown() throws {
