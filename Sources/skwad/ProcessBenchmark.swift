@@ -69,6 +69,7 @@ struct ProcessBenchmark {
         } catch {
             report.fail("\(error)")
         }
+        report.drops = await Self.drops(children.all)
         signals.forEach { $0.cancel() }
         children.stopAll()
         try? FileManager.default.removeItem(atPath: dir)
@@ -229,6 +230,19 @@ struct ProcessBenchmark {
         return out
     }
 
+    /// Drop and rejection counters summed over the nodes still answering (diagnosis, also
+    /// after a failure).
+    static func drops(_ nodes: [ChildNode]) async -> [String: Int] {
+        var sum: [String: Int] = [:]
+        for n in nodes where n.exited == nil {
+            guard let stats = await n.request("stats", timeout: 3)?["stats"] as? [String: Any] else { continue }
+            for (k, v) in stats where k.hasPrefix("drop.") || k.hasPrefix("reject.") || k.hasPrefix("ops.rejected.") {
+                if let v = v as? Int, v > 0 { sum[k, default: 0] += v }
+            }
+        }
+        return sum
+    }
+
     private func checkAlive(_ nodes: [ChildNode]) throws {
         if let dead = nodes.first(where: { $0.exited != nil }) {
             throw Failure(reason: "node \(dead.index) exited with status \(dead.exited!)" + detail(dead))
@@ -247,6 +261,7 @@ final class ChildRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var nodes: [ChildNode] = []
     func add(_ n: ChildNode) { lock.withLock { nodes.append(n) } }
+    var all: [ChildNode] { lock.withLock { nodes } }
 
     /// Ends every child: stdin closed for all first (they quit at end of input), then the
     /// stragglers are signalled.

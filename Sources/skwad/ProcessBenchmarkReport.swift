@@ -20,6 +20,8 @@ struct Report {
     var lastNodeMsByPost: [Double?] = []
     var everyNodeMs: [Double] = []
     var lostPosts = 0
+    /// Drop and rejection counters summed over the nodes at the end.
+    var drops: [String: Int] = [:]
     var lostDeliveries = 0
 
     mutating func fail(_ why: String) { converged = false; reason = why }
@@ -50,7 +52,7 @@ struct Report {
             "dead_peer_detected_s": Self.round(deadPeerSeconds, 2),
             "posts": postCommitMs.count, "lost_posts": lostPosts, "lost_deliveries": lostDeliveries,
             "last_node_ms": Self.summary(lastNodeMs), "last_node_ms_by_post": lastNodeMsByPost.map { Self.round($0) }, "every_node_ms": Self.summary(everyNodeMs),
-            "post_commit_ms": Self.summary(postCommitMs),
+            "post_commit_ms": Self.summary(postCommitMs), "drops": drops,
             "idle_ip_bytes_per_s_per_node": Self.summary(idleBytesPerSecond),
             "extra_ip_bytes_per_post_per_node": Self.summary(extraBytesPerPost),
             "rss_idle_mib": mib(rssIdle), "rss_after_posts_mib": mib(rssAfterPosts),
