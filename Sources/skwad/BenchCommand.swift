@@ -4,7 +4,7 @@ import Foundation
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks; each prints one JSON object.",
-        subcommands: [BenchIngest.self, BenchGossip.self, BenchIdentity.self])
+        subcommands: [BenchIngest.self, BenchGossip.self, BenchIdentity.self, BenchProcs.self])
 }
 
 struct BenchIngest: ParsableCommand {
@@ -20,7 +20,10 @@ struct BenchIngest: ParsableCommand {
 
     func run() throws {
         guard ops > 0, packs > 0, users > 0, batch > 0, runs > 0 else { throw ValidationError("all options must be positive") }
-        let result = try IngestBenchmark(ops: ops, packs: packs, users: users, batch: batch).run(runs: runs)
-        print(result)
+        do {
+            print(try IngestBenchmark(ops: ops, packs: packs, users: users, batch: batch).run(runs: runs))
+        } catch {
+            print(BenchFailure.json(bench: "ingest", reason: "\(error)"))
+        }
     }
 }

@@ -16,7 +16,7 @@ struct BenchGossip: AsyncParsableCommand {
 
     func run() async throws {
         guard nodes >= 2, ops >= 1 else { throw ValidationError("need at least 2 nodes and 1 op") }
-        print(try await GossipBenchmark(count: nodes, ops: ops, gapMs: gapMs).run())
+        print(await GossipBenchmark(count: nodes, ops: ops, gapMs: gapMs).run())
     }
 }
 
@@ -34,12 +34,30 @@ struct GossipBenchmark {
 
     static func seconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
-    func run() async throws -> String {
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    /// The JSON report; a failure (a node that never got the pack, an error of a node) is
+    /// reported as `"converged": false` with the reason. Nodes go offline on every path.
+    func run() async -> String {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-bench-gossip-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let here = try GeoPoint(lat: 40.4433, lon: -79.9436)
         var nodes: [Node] = []
+        var herdSeconds: Double?
+        let result: String
+        do {
+            result = try await measure(group: group, root: root, nodes: &nodes, herdSeconds: &herdSeconds)
+        } catch {
+            result = BenchFailure.json(bench: "gossip", reason: "\(error)",
+                                       extra: ["nodes": count, "herd_converged_s": herdSeconds.map { ($0 * 100).rounded() / 100 as Any } ?? NSNull()])
+        }
+        for n in nodes { await n.goOffline() }
+        try? await group.shutdownGracefully()
+        try? FileManager.default.removeItem(atPath: root)
+        return result
+    }
+
+    private func measure(group: MultiThreadedEventLoopGroup, root: String, nodes: inout [Node], herdSeconds: inout Double?) async throws -> String {
+        let here = try GeoPoint(lat: 40.4433, lon: -79.9436)
         for i in 0..<count {
             var c = NodeConfig(dataDir: "\(root)/\(i)")
             c.powBits = 0; c.location = here
@@ -53,22 +71,26 @@ struct GossipBenchmark {
         // 1. Herd: everyone joins through node 0 at once.
         let t0 = Self.seconds()
         let seed = try await nodes[0].goOnline(group: group, listen: "127.0.0.1:0", peers: [])
+        let others = Array(nodes.dropFirst())
         try await withThrowingTaskGroup(of: Void.self) { g in
-            for n in nodes.dropFirst() { g.addTask { try await n.goOnline(group: group, listen: "127.0.0.1:0", peers: [seed]) } }
+            for n in others { g.addTask { try await n.goOnline(group: group, listen: "127.0.0.1:0", peers: [seed]) } }
             try await g.waitForAll()
         }
-        var herdSeconds: Double?
         while Self.seconds() - t0 < 60 {
             if await Self.membershipConverged(nodes) { herdSeconds = Self.seconds() - t0; break }
             try await Task.sleep(nanoseconds: 20_000_000)
         }
         // 2. A pack everyone is in (same place, inside the fence) and joined (for events).
         let pack = try await nodes[0].createPack(name: "bench", radiusMeters: 5000, locked: false, tags: [], color: "")
+        var missing: Int?
         for _ in 0..<500 {
-            var all = true
-            for n in nodes where await !n.packs().contains(where: { $0.pack.id == pack.id }) { all = false; break }
-            if all { break }
+            missing = nil
+            for (i, n) in nodes.enumerated() where await !n.packs().contains(where: { $0.pack.id == pack.id }) { missing = i; break }
+            if missing == nil { break }
             try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        if let missing {
+            throw Failure(description: "node \(missing) never got the pack (10 s)\(herdSeconds == nil ? "; the herd had not converged in 60 s" : "")")
         }
         for n in nodes { _ = try await n.join(pack.id.hex) }
         try await Task.sleep(nanoseconds: 500_000_000)
@@ -93,14 +115,12 @@ struct GossipBenchmark {
         let bytesAfter = await Self.bytesOut(nodes)
         var stem: [String: Int] = [:]
         for n in nodes { for (k, v) in await n.networkStats() where k.hasPrefix("stem.") { stem[k, default: 0] += v } }
-        for n in nodes { await n.goOffline() }
-        try await group.shutdownGracefully()
         let sorted = latencies.sorted()
         func pct(_ p: Double) -> Double { sorted.isEmpty ? -1 : sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))] * 1000 }
         let opSize = Double(sizes.reduce(0, +)) / Double(max(1, sizes.count))
         let ratio = Double(bytesAfter - bytesBefore) / Double(count) / Double(ops) / opSize
         return """
-            {"bench":"gossip","nodes":\(count),"ops":\(ops),"reached_all":\(latencies.count),\
+            {"bench":"gossip","converged":\(herdSeconds != nil && latencies.count == ops),"nodes":\(count),"ops":\(ops),"reached_all":\(latencies.count),\
             "reach_all_ms_median":\(String(format: "%.1f", pct(0.5))),"reach_all_ms_p90":\(String(format: "%.1f", pct(0.9))),\
             "op_bytes":\(Int(opSize)),"bytes_per_node_per_op_over_op_size":\(String(format: "%.2f", ratio)),\
             "herd_converged_s":\(herdSeconds.map { String(format: "%.2f", $0) } ?? "null"),\

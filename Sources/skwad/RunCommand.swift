@@ -98,23 +98,6 @@ struct Run: AsyncParsableCommand {
     }
 }
 
-struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run a node without a REPL (a campus node) until SIGINT or SIGTERM.")
-
-    @OptionGroup var options: NodeOptions
-
-    func run() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let (_, node) = await options.open(group: group)
-        let address = await node.listenAddress ?? "offline"
-        print("skwad: serving on \(address)")
-        await ShutdownSignal.wait()
-        print("skwad: shutting down")
-        await node.goOffline()
-        try? await group.shutdownGracefully()
-    }
-}
-
 /// Waits for SIGINT or SIGTERM.
 enum ShutdownSignal {
     static func wait() async {

@@ -119,16 +119,21 @@ public struct BaselineNode: SimProtocol {
             let fresh = m.ops.subtracting(before)
             learn(fresh, slot: i, pack: m.pack, ctx: &ctx)
             fresh.forEach { slots[i].hot.insert($0); slots[i].counters[$0] = 0 }
-            if case .rumor(true, _) = strategy.kind {
+            if case .rumor(true, let coin) = strategy.kind {
+                // Feedback names the contact's unnecessary rumors; the counter variant also
+                // names the necessary ones, whose counters the sender resets (Demers §1.4).
                 let already = m.ops.intersection(before)
-                if !already.isEmpty {
-                    ctx.send(BaselineMessage(kind: .feedback, pack: m.pack, ops: already), to: from,
-                             bytes: ctx.headerBytes + BaselineMessage.packTagBytes + already.count * BaselineMessage.digestEntryBytes)
+                let news = coin ? OpBits() : fresh
+                if !already.isEmpty || !news.isEmpty {
+                    ctx.send(BaselineMessage(kind: .feedback, pack: m.pack, ops: already, fresh: news), to: from,
+                             bytes: ctx.headerBytes + BaselineMessage.packTagBytes
+                                + (already.count + news.count) * BaselineMessage.digestEntryBytes)
                 }
             }
         case .feedback:
             if case .rumor(_, let coin) = strategy.kind {
                 loseInterest(slot: i, in: m.ops.intersection(slots[i].hot), coin: coin)
+                if !coin { m.fresh.intersection(slots[i].hot).forEach { slots[i].counters[$0] = 0 } }
             }
         }
     }
@@ -158,7 +163,8 @@ public struct BaselineNode: SimProtocol {
     }
 
     /// Rumor mongering's loss of interest (Demers §1.4): counter — after k contacts that
-    /// count; coin — with probability 1/k at each one.
+    /// count with no necessary contact between them (with feedback, a necessary contact
+    /// resets the counter); coin — with probability 1/k at each one.
     mutating func loseInterest(slot i: Int, in rumors: OpBits, coin: Bool) {
         let k = strategy.k
         rumors.forEach { r in

@@ -4,7 +4,9 @@
 /// per-datagram `header_bytes`): 8 bytes naming the pack, then
 /// - ops carried (push, push-pull, pull reply, rumor): their real envelope sizes;
 /// - a digest (pull request): 8 bytes per op the sender holds (an id-prefix list);
-/// - feedback (rumor mongering): 8 bytes per op the receiver already knew.
+/// - feedback (rumor mongering): 8 bytes per op the receiver already knew, and with the
+///   counter variant also 8 bytes per op that was news to it (a necessary contact, which
+///   resets the sender's counter for that rumor).
 /// Anti-entropy push and push-pull send the sender's whole set for the pack: this is the
 /// naive anti-entropy of Demers et al. (compare whole databases), not an efficient
 /// reconciliation, and the redundancy figures show it.
@@ -20,12 +22,15 @@ public struct BaselineMessage: Sendable {
         case pushPull
         /// Rumor mongering: my hot rumors.
         case rumor
-        /// Rumor feedback: these of your rumors I already knew.
+        /// Rumor feedback: these of your rumors I already knew (`ops`), and, for the counter
+        /// variant, these were news to me (`fresh`).
         case feedback
     }
     public var kind: Kind
     public var pack: Int32
     public var ops: OpBits
+    /// Feedback only: the rumors that were news to the receiver (a necessary contact).
+    public var fresh = OpBits()
 
     static let packTagBytes = 8
     static let digestEntryBytes = 8

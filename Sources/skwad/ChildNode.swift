@@ -1,0 +1,140 @@
+import Foundation
+
+/// Monotonic seconds (the clock every process benchmark time is read on).
+func monotonicSeconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+/// One `skwad --json` child process, driven through its stdin and timed from outside: every
+/// line of its stdout is stamped when this process reads it (one blocking reader thread per
+/// child). Replies (`{"ok":...}`) answer requests in order; `{"event":"post"}` lines record
+/// the first arrival of each title. Its stdin closing (this process ending, however it ends)
+/// makes the child quit at end of input.
+final class ChildNode: @unchecked Sendable {
+    let index: Int
+    let process = Process()
+    private let stdin: FileHandle
+    private let lock = NSLock()
+    private var pending: CheckedContinuation<Reply?, Never>?
+    private var pendingID = 0
+    private var arrivals: [String: Double] = [:]
+    private var stderrTail: [String] = []
+    private var exitStatus: Int32?
+
+    /// `launcher` goes before the binary (e.g. `ip netns exec NAME`).
+    init(index: Int, binary: String, args: [String], launcher: [String]) throws {
+        self.index = index
+        if launcher.isEmpty {
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = args
+        } else {
+            process.executableURL = URL(fileURLWithPath: launcher[0])
+            process.arguments = Array(launcher.dropFirst()) + [binary] + args
+        }
+        let inPipe = Pipe(), outPipe = Pipe(), errPipe = Pipe()
+        process.standardInput = inPipe
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        stdin = inPipe.fileHandleForWriting
+        process.terminationHandler = { [weak self] p in
+            guard let self else { return }
+            self.lock.withLock { self.exitStatus = p.terminationStatus }
+            self.answer(nil)
+        }
+        try process.run()
+        let outFD = outPipe.fileHandleForReading.fileDescriptor, errFD = errPipe.fileHandleForReading.fileDescriptor
+        Thread.detachNewThread { [self] in readLines(outFD) { self.stdoutLine($0, at: monotonicSeconds()) } }
+        Thread.detachNewThread { [self] in readLines(errFD) { self.stderrLine($0) } }
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var exited: Int32? { lock.withLock { exitStatus } }
+    var lastStderr: String { lock.withLock { stderrTail.joined(separator: " | ") } }
+    func arrival(_ title: String) -> Double? { lock.withLock { arrivals[title] } }
+    func arrivalCount(_ titles: [String]) -> Int { lock.withLock { titles.filter { arrivals[$0] != nil }.count } }
+
+    /// Sends one command and waits for its reply (nil: timeout, the child ended, or a reply
+    /// that is not JSON). One request at a time per child.
+    func request(_ line: String, timeout: Double = 10) async -> [String: Any]? {
+        if exited != nil { return nil }
+        let id: Int = lock.withLock { pendingID += 1; return pendingID }
+        let timer = Task { [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+            self?.answer(nil, id: id)
+        }
+        defer { timer.cancel() }
+        let reply = await withCheckedContinuation { (c: CheckedContinuation<Reply?, Never>) -> Void in
+            let gone: Bool = lock.withLock { pending = c; return exitStatus != nil }
+            if gone { answer(nil, id: id); return }
+            do { try stdin.write(contentsOf: Data((line + "\n").utf8)) } catch { answer(nil, id: id) }
+        }
+        return reply?.object
+    }
+
+    /// Closes stdin: the child quits at end of input.
+    func closeInput() { try? stdin.close() }
+
+    /// Ends the child: closes stdin, waits until `deadline`, then SIGTERM, then SIGKILL.
+    func stop(deadline: Double) {
+        closeInput()
+        while process.isRunning && monotonicSeconds() < deadline { usleep(20_000) }
+        if process.isRunning { kill(pid, SIGTERM) }
+        let hard = monotonicSeconds() + 1
+        while process.isRunning && monotonicSeconds() < hard { usleep(20_000) }
+        if process.isRunning { kill(pid, SIGKILL); process.waitUntilExit() }
+    }
+
+    /// Resident set size in bytes, from /proc (nil when the process is gone).
+    var rssBytes: Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kb = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return nil }
+        return kb * 1024
+    }
+
+    /// A parsed reply (JSON objects are not Sendable; this one is read once, by the requester).
+    struct Reply: @unchecked Sendable { let object: [String: Any] }
+
+    private func answer(_ reply: Reply?, id: Int? = nil) {
+        let c: CheckedContinuation<Reply?, Never>? = lock.withLock {
+            if let id, id != pendingID { return nil }
+            defer { pending = nil }
+            return pending
+        }
+        c?.resume(returning: reply)
+    }
+
+    private func stdoutLine(_ line: Substring, at t: Double) {
+        if line.hasPrefix("{\"ok\"") {
+            let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            answer(Reply(object: obj ?? ["ok": false, "error": "unparsable reply"]))
+        } else if line.hasPrefix("{\"event\":\"post\""),
+                  let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+                  let post = obj["post"] as? [String: Any], let title = post["title"] as? String {
+            lock.withLock { if arrivals[title] == nil { arrivals[title] = t } }
+        }
+    }
+
+    private func stderrLine(_ line: Substring) {
+        lock.withLock {
+            stderrTail.append(String(line.prefix(300)))
+            if stderrTail.count > 3 { stderrTail.removeFirst() }
+        }
+    }
+}
+
+/// Reads `fd` to its end, calling `body` with each line (without its newline).
+private func readLines(_ fd: Int32, _ body: (Substring) -> Void) {
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    var partial: [UInt8] = []
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { break }
+        partial.append(contentsOf: buffer[0..<n])
+        while let nl = partial.firstIndex(of: 10) {
+            body(Substring(String(decoding: partial[..<nl], as: UTF8.self)))
+            partial.removeSubrange(...nl)
+        }
+        if partial.count > 1 << 20 { partial.removeAll() }   // a runaway line: drop it
+    }
+}

@@ -1,0 +1,289 @@
+import ArgumentParser
+import Foundation
+
+struct BenchProcs: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "procs",
+        abstract: "N separate `skwad --json` processes: herd join, idle traffic, post latency timed from outside, extra bytes per post, RSS.")
+
+    @Option(help: "Processes (nodes).") var nodes = 20
+    @Option(help: "Idle window before the posts, seconds.") var idle = 15.0
+    @Option(help: "Posts node 0 makes.") var posts = 20
+    @Option(help: "Milliseconds between posts.") var gapMs = 1000
+    @Option(help: "Bytes in each post's body.") var bodyBytes = 200
+    @Option(help: "Seconds allowed for the herd join.") var herdTimeout = 60.0
+    @Option(help: "Seconds allowed for every node to get the pack.") var packTimeout = 30.0
+    @Option(help: "Seconds to wait after the last post for stragglers.") var settle = 5.0
+    @Option(help: "At the end, kill the last node (SIGKILL) and time until no node lists it as an active peer; at most this many seconds (0: skip).")
+    var deadPeerTimeout = 30.0
+    @Option(help: "The skwad binary to start (default: this one).") var binary: String?
+    @Option(help: "A testbed file (scripts/testbed.sh writes it): one `NETNS ADDRESS` line per node; node i runs in NETNS and listens on ADDRESS.")
+    var testbed: String?
+
+    func run() async throws {
+        guard nodes >= 2, posts >= 1, idle >= 0, gapMs >= 0, bodyBytes >= 1 else {
+            throw ValidationError("need at least 2 nodes and 1 post; times and sizes positive")
+        }
+        var hosts: [(netns: String, address: String)]? = nil
+        if let testbed {
+            let text = try String(contentsOfFile: testbed, encoding: .utf8)
+            hosts = text.split(separator: "\n").compactMap { line in
+                let w = line.split(separator: " ")
+                return w.count == 2 ? (String(w[0]), String(w[1])) : nil
+            }
+            guard hosts!.count >= nodes else { throw ValidationError("the testbed has \(hosts!.count) nodes, fewer than \(nodes)") }
+        }
+        let bench = ProcessBenchmark(count: nodes, idleSeconds: idle, posts: posts, gapMs: gapMs, bodyBytes: bodyBytes,
+                                     herdTimeout: herdTimeout, packTimeout: packTimeout, settle: settle, deadPeerTimeout: deadPeerTimeout,
+                                     binary: binary ?? ProcessBenchmark.selfBinary(), hosts: hosts)
+        print(await bench.run())
+    }
+}
+
+/// The process-level benchmark (issue 12). Every failure ends as a JSON report with
+/// `"converged": false` and a reason; the children are ended on every path (here, at a
+/// signal, and by their stdin closing if this process dies).
+struct ProcessBenchmark {
+    let count: Int, idleSeconds: Double, posts: Int, gapMs: Int, bodyBytes: Int
+    let herdTimeout: Double, packTimeout: Double, settle: Double, deadPeerTimeout: Double
+    let binary: String
+    let hosts: [(netns: String, address: String)]?
+
+    static func selfBinary() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    struct Failure: Error { let reason: String }
+
+    func run() async -> String {
+        signal(SIGPIPE, SIG_IGN)   // a child that died must not take this process with it
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-bench-procs-\(UUID().uuidString)").path
+        let children = ChildRegistry()
+        let signals = children.endOnSignals(removing: dir)
+        var report = Report(count: count, testbed: hosts != nil)
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try await measure(dir: dir, children: children, report: &report)
+        } catch let f as Failure {
+            report.fail(f.reason)
+        } catch {
+            report.fail("\(error)")
+        }
+        report.drops = await Self.drops(children.all)
+        signals.forEach { $0.cancel() }
+        children.stopAll()
+        try? FileManager.default.removeItem(atPath: dir)
+        return report.json()
+    }
+
+    private func measure(dir: String, children: ChildRegistry, report: inout Report) async throws {
+        // 1. Start node 0, read its address; start the rest seeded with it (a herd join).
+        let first = try start(0, seeds: [], dir: dir, children: children)
+        guard let seed = await first.request("whoami", timeout: 20)?["listen"] as? String else {
+            throw Failure(reason: "node 0 gave no listen address" + detail(first))
+        }
+        let t0 = monotonicSeconds()
+        var nodes = [first]
+        for i in 1..<count { nodes.append(try start(i, seeds: [seed], dir: dir, children: children)) }
+        var addresses = [seed]
+        for n in nodes.dropFirst() {
+            guard let a = await n.request("whoami", timeout: 30)?["listen"] as? String else {
+                throw Failure(reason: "node \(n.index) gave no listen address" + detail(n))
+            }
+            addresses.append(a)
+        }
+        while !(await herdJoined(nodes, addresses)) {
+            if monotonicSeconds() - t0 > herdTimeout { throw Failure(reason: "no herd join within \(herdTimeout) s") }
+            try checkAlive(nodes)
+            try await Task.sleep(nanoseconds: 250_000_000)
+        }
+        report.herdJoinSeconds = monotonicSeconds() - t0
+
+        // 2. One unlocked pack, created by node 0; every node joins it once it has it.
+        guard let created = await first.request("create bench --radius 1000", timeout: 60),
+              created["ok"] as? Bool == true, let pack = created["id"] as? String else {
+            throw Failure(reason: "node 0 could not create the pack" + detail(first))
+        }
+        let tPack = monotonicSeconds()
+        for n in nodes.dropFirst() {
+            while true {
+                if let r = await n.request("join \(pack)", timeout: 10), r["ok"] as? Bool == true { break }
+                try checkAlive(nodes)
+                if monotonicSeconds() - tPack > packTimeout {
+                    throw Failure(reason: "node \(n.index) never got the pack within \(packTimeout) s")
+                }
+                try await Task.sleep(nanoseconds: 200_000_000)
+            }
+        }
+        report.packSpreadSeconds = monotonicSeconds() - tPack
+
+        // 3. Idle window: traffic and RSS.
+        let idleBefore = try await snapshot(nodes)
+        try await Task.sleep(nanoseconds: UInt64(idleSeconds * 1e9))
+        let idleAfter = try await snapshot(nodes)
+        let idleRates = zip(idleBefore, idleAfter).map { Double($1.ipBytes - $0.ipBytes) / max(idleSeconds, 0.001) }
+        report.idleBytesPerSecond = idleRates
+        report.rssIdle = nodes.map { $0.rssBytes ?? 0 }
+
+        // 4. Posts from node 0, `gapMs` apart, timed from its commit reply.
+        let body = String(repeating: "x", count: bodyBytes)
+        let postBefore = try await snapshot(nodes)
+        let tPosts = monotonicSeconds()
+        var titles: [String] = [], committed: [Double] = [], mintMs: [Double] = []
+        for k in 0..<posts {
+            let due = tPosts + Double(k * gapMs) / 1000
+            let wait = due - monotonicSeconds()
+            if wait > 0 { try await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
+            let title = "procs \(k)"
+            let sent = monotonicSeconds()
+            guard let r = await first.request("post \(pack) \"\(title)\" \"\(body)\"", timeout: 30), r["ok"] as? Bool == true else {
+                throw Failure(reason: "node 0 could not post" + detail(first))
+            }
+            let t = monotonicSeconds()
+            titles.append(title); committed.append(t); mintMs.append((t - sent) * 1000)
+        }
+        let others = Array(nodes.dropFirst())
+        let settleEnd = monotonicSeconds() + settle
+        while monotonicSeconds() < settleEnd, others.contains(where: { $0.arrivalCount(titles) < titles.count }) {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        let postAfter = try await snapshot(nodes)
+        let window = monotonicSeconds() - tPosts
+        report.rssAfterPosts = nodes.map { $0.rssBytes ?? 0 }
+        report.postCommitMs = mintMs
+        report.extraBytesPerPost = (0..<count).map { i in
+            (Double(postAfter[i].ipBytes - postBefore[i].ipBytes) - idleRates[i] * window) / Double(posts)
+        }
+        for (k, title) in titles.enumerated() {
+            let got = others.compactMap { $0.arrival(title) }.map { ($0 - committed[k]) * 1000 }
+            report.everyNodeMs += got
+            report.lostDeliveries += others.count - got.count
+            if got.count == others.count { report.lastNodeMs.append(got.max() ?? 0) } else { report.lostPosts += 1 }
+            report.lastNodeMsByPost.append(got.count == others.count ? got.max() : nil)
+        }
+        try checkAlive(nodes)
+        report.converged = report.lostPosts == 0
+        if report.lostPosts > 0 { report.reason = "\(report.lostPosts) of \(posts) posts did not reach every node within \(settle) s of the last" }
+        if deadPeerTimeout > 0 { report.deadPeerSeconds = try await timeDeadPeer(nodes, addresses) }
+    }
+
+    /// Kills the last node and returns the seconds until no other node lists it as an active
+    /// peer (nil: still listed after `deadPeerTimeout`).
+    private func timeDeadPeer(_ nodes: [ChildNode], _ addresses: [String]) async throws -> Double? {
+        guard let victim = nodes.last, let address = addresses.last else { return nil }
+        kill(victim.pid, SIGKILL)
+        let t0 = monotonicSeconds()
+        let rest = nodes.dropLast()
+        while monotonicSeconds() - t0 < deadPeerTimeout {
+            var listed = false
+            for n in rest {
+                let peers = await n.request("peers", timeout: 10)?["peers"] as? [[String: Any]] ?? []
+                if peers.contains(where: { $0["address"] as? String == address && $0["state"] as? String == "active" }) { listed = true; break }
+            }
+            if !listed { return monotonicSeconds() - t0 }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        return nil
+    }
+
+    private func start(_ i: Int, seeds: [String], dir: String, children: ChildRegistry) throws -> ChildNode {
+        // All within 200 m: up to ±60 m north and east of one point.
+        let lat = 40.4433 + Double((i * 37) % 11 - 5) * 0.0001
+        let lon = -79.9436 + Double((i * 53) % 11 - 5) * 0.00013
+        let listen = hosts.map { "\($0[i].address):0" } ?? "127.0.0.1:0"
+        let peers = seeds.map { "\"\($0)\"" }.joined(separator: ", ")
+        let config = "location = \"\(lat),\(lon)\"\nlisten = \"\(listen)\"\npeers = [\(peers)]\n"
+        let path = "\(dir)/node\(i).toml"
+        try config.write(toFile: path, atomically: true, encoding: .utf8)
+        let launcher = hosts.map { ["/usr/sbin/ip", "netns", "exec", $0[i].netns] } ?? []
+        let node = try ChildNode(index: i, binary: binary, args: ["run", "--json", "--config", path, "--data", "\(dir)/node\(i)"], launcher: launcher)
+        children.add(node)
+        return node
+    }
+
+    /// Every node holds min(4, N-1) active links and the active overlay is connected.
+    private func herdJoined(_ nodes: [ChildNode], _ addresses: [String]) async -> Bool {
+        var graph: [String: [String]] = [:]
+        for (n, me) in zip(nodes, addresses) {
+            guard let peers = await n.request("peers", timeout: 10)?["peers"] as? [[String: Any]] else { return false }
+            let active = peers.filter { $0["state"] as? String == "active" }.compactMap { $0["address"] as? String }
+            if active.count < min(4, nodes.count - 1) { return false }
+            graph[me] = active
+        }
+        var seen: Set<String> = [addresses[0]], stack = [addresses[0]]
+        while let x = stack.popLast() { for y in graph[x] ?? [] where !seen.contains(y) { seen.insert(y); stack.append(y) } }
+        return seen.count == nodes.count
+    }
+
+    struct Traffic { let ipBytes: Int }
+
+    /// Bytes each node sent, counted at the IP level (28 bytes of IPv4+UDP header a datagram).
+    private func snapshot(_ nodes: [ChildNode]) async throws -> [Traffic] {
+        var out: [Traffic] = []
+        for n in nodes {
+            guard let stats = await n.request("stats", timeout: 10)?["stats"] as? [String: Any],
+                  let bytes = stats["bytes.out"] as? Int, let datagrams = stats["datagrams.out"] as? Int else {
+                throw Failure(reason: "node \(n.index) gave no traffic counters" + detail(n))
+            }
+            out.append(Traffic(ipBytes: bytes + 28 * datagrams))
+        }
+        return out
+    }
+
+    /// Drop and rejection counters summed over the nodes still answering (diagnosis, also
+    /// after a failure).
+    static func drops(_ nodes: [ChildNode]) async -> [String: Int] {
+        var sum: [String: Int] = [:]
+        for n in nodes where n.exited == nil {
+            guard let stats = await n.request("stats", timeout: 3)?["stats"] as? [String: Any] else { continue }
+            for (k, v) in stats where k.hasPrefix("drop.") || k.hasPrefix("reject.") || k.hasPrefix("ops.rejected.") {
+                if let v = v as? Int, v > 0 { sum[k, default: 0] += v }
+            }
+        }
+        return sum
+    }
+
+    private func checkAlive(_ nodes: [ChildNode]) throws {
+        if let dead = nodes.first(where: { $0.exited != nil }) {
+            throw Failure(reason: "node \(dead.index) exited with status \(dead.exited!)" + detail(dead))
+        }
+    }
+
+    private func detail(_ n: ChildNode) -> String {
+        if let s = n.exited ?? (n.process.isRunning ? nil : n.process.terminationStatus) { return " (exited with status \(s)\(n.lastStderr.isEmpty ? "" : ": " + n.lastStderr))" }
+        return n.lastStderr.isEmpty ? "" : " (stderr: \(n.lastStderr))"
+    }
+}
+
+/// The children started so far, ended together on every exit path (including SIGINT/SIGTERM
+/// to this process).
+final class ChildRegistry: @unchecked Sendable {
+    private let lock = NSLock()
+    private var nodes: [ChildNode] = []
+    func add(_ n: ChildNode) { lock.withLock { nodes.append(n) } }
+    var all: [ChildNode] { lock.withLock { nodes } }
+
+    /// Ends every child: stdin closed for all first (they quit at end of input), then the
+    /// stragglers are signalled.
+    func stopAll() {
+        let all = lock.withLock { nodes }
+        all.forEach { $0.closeInput() }
+        let deadline = monotonicSeconds() + 3
+        all.forEach { $0.stop(deadline: deadline) }
+    }
+
+    func endOnSignals(removing dir: String) -> [DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { sig in
+            signal(sig, SIG_IGN)
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            s.setEventHandler { [self] in
+                stopAll()
+                try? FileManager.default.removeItem(atPath: dir)
+                print(#"{"bench":"procs","converged":false,"reason":"interrupted by signal \#(sig)"}"#)
+                Foundation.exit(128 + sig)
+            }
+            s.resume()
+            return s
+        }
+    }
+}

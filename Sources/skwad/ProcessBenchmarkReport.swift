@@ -1,0 +1,66 @@
+import Foundation
+
+/// What `bench procs` measured, as one JSON object; a run that failed says why
+/// (`"converged": false`, `"reason"`) and keeps what it measured before.
+struct Report {
+    let count: Int, testbed: Bool
+    var converged = false
+    var reason: String?
+    var herdJoinSeconds: Double?
+    var packSpreadSeconds: Double?
+    /// Seconds from killing one node until no other node lists it as active (nil: not seen).
+    var deadPeerSeconds: Double?
+    var idleBytesPerSecond: [Double] = []
+    var rssIdle: [Int] = []
+    var rssAfterPosts: [Int] = []
+    var postCommitMs: [Double] = []
+    var extraBytesPerPost: [Double] = []
+    var lastNodeMs: [Double] = []
+    /// Per post, in order (nil: it did not reach every node): shows slow first posts.
+    var lastNodeMsByPost: [Double?] = []
+    var everyNodeMs: [Double] = []
+    var lostPosts = 0
+    /// Drop and rejection counters summed over the nodes at the end.
+    var drops: [String: Int] = [:]
+    var lostDeliveries = 0
+
+    mutating func fail(_ why: String) { converged = false; reason = why }
+
+    /// The value at quantile `q` (nearest rank), nil when empty.
+    static func quantile(_ xs: [Double], _ q: Double) -> Double? {
+        guard !xs.isEmpty else { return nil }
+        let s = xs.sorted()
+        return s[min(s.count - 1, max(0, Int((Double(s.count) * q).rounded(.up)) - 1))]
+    }
+
+    private static func round(_ x: Double?, _ digits: Int = 1) -> Any {
+        guard let x, x.isFinite else { return NSNull() }
+        let p = pow(10, Double(digits))
+        return (x * p).rounded() / p
+    }
+
+    private static func summary(_ xs: [Double], digits: Int = 1) -> [String: Any] {
+        ["p50": round(quantile(xs, 0.5), digits), "p90": round(quantile(xs, 0.9), digits),
+         "max": round(xs.max(), digits), "mean": round(xs.isEmpty ? nil : xs.reduce(0, +) / Double(xs.count), digits)]
+    }
+
+    func json() -> String {
+        let mib = { (xs: [Int]) in Self.summary(xs.map { Double($0) / 1_048_576 }) }
+        var o: [String: Any] = [
+            "bench": "procs", "nodes": count, "testbed": testbed, "converged": converged,
+            "herd_join_s": Self.round(herdJoinSeconds, 2), "pack_spread_s": Self.round(packSpreadSeconds, 2),
+            "dead_peer_detected_s": Self.round(deadPeerSeconds, 2),
+            "posts": postCommitMs.count, "lost_posts": lostPosts, "lost_deliveries": lostDeliveries,
+            "last_node_ms": Self.summary(lastNodeMs), "last_node_ms_by_post": lastNodeMsByPost.map { Self.round($0) }, "every_node_ms": Self.summary(everyNodeMs),
+            "post_commit_ms": Self.summary(postCommitMs), "drops": drops,
+            "idle_ip_bytes_per_s_per_node": Self.summary(idleBytesPerSecond),
+            "extra_ip_bytes_per_post_per_node": Self.summary(extraBytesPerPost),
+            "rss_idle_mib": mib(rssIdle), "rss_after_posts_mib": mib(rssAfterPosts),
+        ]
+        if let reason { o["reason"] = reason }
+        guard let data = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]) else {
+            return #"{"bench":"procs","converged":false,"reason":"report not encodable"}"#
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import NIOPosix
+import Testing
+import SkwadModel
+@testable import SkwadNode
+
+/// GET over a plain TCP socket to 127.0.0.1 (bounded: 5 s receive timeout); returns the raw
+/// response (status line, headers, body).
+func httpRequest(port: Int, method: String = "GET", path: String) throws -> String {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw NodeError("socket failed") }
+    defer { close(fd) }
+    var tv = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_port = in_port_t(UInt16(port).bigEndian)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    guard ok == 0 else { throw NodeError("connect failed") }
+    let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    _ = request.withCString { send(fd, $0, strlen($0), 0) }
+    var out = [UInt8](), buf = [UInt8](repeating: 0, count: 4096)
+    for _ in 0..<1000 {
+        let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n <= 0 { break }
+        out += buf[0..<n]
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+/// The value of the sample line `name` (exact series, labels included) in a Prometheus text.
+func sample(_ text: String, _ series: String) -> Double? {
+    text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+}
+
+@Suite(.serialized) struct ObservabilityTests {
+    @Test func metricsEndpointOfARealNodeShowsItsTraffic() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let dirs = (0..<2).map { _ in FileManager.default.temporaryDirectory.appendingPathComponent("skwad-metrics-\(UUID().uuidString)").path }
+        defer { dirs.forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        let nodes = try dirs.map { dir -> Node in
+            var c = NodeConfig(dataDir: dir)
+            c.location = try GeoPoint(lat: 40.4433, lon: -79.9436)
+            return try Node(config: c)
+        }
+        let seed = try await nodes[0].goOnline(group: group, listen: "127.0.0.1:0", peers: [])
+        try await nodes[1].goOnline(group: group, listen: "127.0.0.1:0", peers: [seed])
+        #expect(await eventually { await !nodes[0].peerSummaries().filter { $0.state == "active" }.isEmpty })
+
+        let service = try await MetricsService.bind("127.0.0.1:0", node: nodes[0], group: group)
+        let serving = Task { try await service.run() }
+        let port = try #require(Int(service.localAddress.split(separator: ":").last ?? ""))
+        #expect(port > 0)
+
+        let reply = try httpRequest(port: port, path: "/metrics")
+        #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
+        #expect(reply.contains("Content-Type: text/plain; version=0.0.4"))
+        #expect(reply.contains("# TYPE skwad_datagrams_in_total counter"))
+        #expect((sample(reply, "skwad_datagrams_in_total") ?? 0) > 0)
+        #expect((sample(reply, "skwad_bytes_out_total") ?? 0) > 0)
+        #expect(sample(reply, "skwad_peers_active") == 1)
+        #expect((sample(reply, "process_resident_memory_bytes") ?? 0) > 1_000_000)
+        // Counters only grow between scrapes.
+        let before = try #require(sample(reply, "skwad_datagrams_out_total"))
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let again = try httpRequest(port: port, path: "/metrics")
+        #expect(try #require(sample(again, "skwad_datagrams_out_total")) >= before)
+
+        #expect(try httpRequest(port: port, path: "/other").hasPrefix("HTTP/1.1 404"))
+        #expect(try httpRequest(port: port, method: "POST", path: "/metrics").hasPrefix("HTTP/1.1 405"))
+        #expect(try httpRequest(port: port, method: "BOGUS!", path: "/metrics").hasPrefix("HTTP/1.1 400"))
+
+        await service.server.close()
+        _ = await serving.result
+        for n in nodes { await n.goOffline() }
+        try await group.shutdownGracefully()
+    }
+
+    /// Silent clients cannot hold the endpoint: past 16 open connections a new one is closed
+    /// at once, and a connection with no complete request is closed after 5 s.
+    @Test func silentClientsAreBoundedInNumberAndTime() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await MetricsServer.bind("127.0.0.1:0", group: group) { "x 1\n" }
+        let serving = Task { await server.run() }
+        let port = try #require(Int(server.localAddress.split(separator: ":").last ?? ""))
+        func open() throws -> Int32 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var tv = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = in_port_t(UInt16(port).bigEndian)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            guard ok == 0 else { throw NodeError("connect failed") }
+            return fd
+        }
+        /// Seconds until the server closes `fd` (recv returns 0), at most 10.
+        func secondsUntilClosed(_ fd: Int32) -> Double {
+            let start = Date()
+            var b = [UInt8](repeating: 0, count: 16)
+            _ = b.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            return Date().timeIntervalSince(start)
+        }
+        let silent = try (0..<MetricsServer.maxConnections).map { _ in try open() }
+        try await Task.sleep(nanoseconds: 300_000_000)   // let the server take them in
+        let extra = try open()
+        #expect(secondsUntilClosed(extra) < 2)
+        let waited = secondsUntilClosed(silent[0])
+        #expect(waited > 3 && waited < 8, "closed after \(waited) s")
+        (silent + [extra]).forEach { close($0) }
+        // Once they are gone, the endpoint answers again.
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(try httpRequest(port: port, path: "/metrics").hasSuffix("x 1\n"))
+        await server.close()
+        _ = await serving.result
+        try await group.shutdownGracefully()
+    }
+
+    @Test func metricsFollowCountersAndNameFamiliesAsLabels() throws {
+        let m = NodeMetrics()
+        m.update([("bytes.out", 10), ("drop.rateLimited", 2), ("sessions", 3), ("ops.rejected.bad sig", 1)])
+        m.update([("bytes.out", 25), ("drop.rateLimited", 2), ("drop.replay", 4), ("sessions", 1), ("ops.rejected.bad sig", 1)])
+        let text = m.render()
+        #expect(sample(text, "skwad_bytes_out_total") == 25)
+        #expect(sample(text, #"skwad_drops_total{reason="rateLimited"}"#) == 2)
+        #expect(sample(text, #"skwad_drops_total{reason="replay"}"#) == 4)
+        #expect(sample(text, "skwad_sessions") == 1)
+        #expect(sample(text, #"skwad_ops_rejected_total{layer="replica",reason="bad_sig"}"#) == 1)
+        // A counter that went down (offline and back) starts over rather than going negative.
+        m.update([("bytes.out", 5)])
+        #expect(sample(m.render(), "skwad_bytes_out_total") == 30)
+    }
+
+    @Test func dropSummaryLogsWhatGrewOnceAWindow() {
+        var s = DropSummary()
+        #expect(s.summarize([("drop.replay", 7), ("bytes.in", 100)]) == nil)   // first call: baseline
+        #expect(s.summarize([("drop.replay", 7), ("bytes.in", 900)]) == nil)   // nothing dropped
+        let line = s.summarize([("drop.replay", 10), ("drop.rateLimited", 5), ("reject.badSignature", 1), ("bytes.in", 1000)])
+        #expect(line == "dropped 9: drop.rateLimited=5 drop.replay=3 reject.badSignature=1")
+        #expect(s.summarize([("drop.replay", 10), ("drop.rateLimited", 5), ("reject.badSignature", 1)]) == nil)
+    }
+}

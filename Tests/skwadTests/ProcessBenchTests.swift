@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+/// `skwad bench procs`: real processes, and failure reported as JSON rather than an exit.
+@Suite(.serialized) struct ProcessBenchTests {
+    func report(_ args: [String]) throws -> [String: Any] {
+        let r = try BinaryTests.run(["bench", "procs"] + args, input: "", seconds: 120)
+        #expect(r.status == 0, "stderr: \(r.err)")
+        let line = try #require(r.out.split(separator: "\n").last)
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    @Test func threeProcessesDeliverEveryPostAndReportTheirCosts() throws {
+        let o = try report(["--nodes", "3", "--idle", "1", "--posts", "3", "--gap-ms", "200", "--settle", "10"])
+        #expect(o["converged"] as? Bool == true, "\(o)")
+        #expect(o["lost_posts"] as? Int == 0)
+        #expect(o["posts"] as? Int == 3)
+        #expect((o["herd_join_s"] as? Double ?? -1) >= 0)
+        let last = try #require(o["last_node_ms"] as? [String: Any])
+        #expect((last["p50"] as? Double ?? -1) > 0)
+        #expect((o["last_node_ms_by_post"] as? [Any])?.count == 3)
+        let idle = try #require(o["idle_ip_bytes_per_s_per_node"] as? [String: Any])
+        #expect((idle["p50"] as? Double ?? 0) > 0)
+        let rss = try #require(o["rss_idle_mib"] as? [String: Any])
+        #expect((rss["p50"] as? Double ?? 0) > 1)
+        let extra = try #require(o["extra_ip_bytes_per_post_per_node"] as? [String: Any])
+        #expect(extra["mean"] is Double)
+        // The last node is killed at the end: the others stop listing it as active.
+        #expect((o["dead_peer_detected_s"] as? Double ?? -1) > 0, "\(o["dead_peer_detected_s"] ?? "nil")")
+    }
+
+    @Test func aNodeThatNeverStartsIsReportedNotThrown() throws {
+        let o = try report(["--nodes", "2", "--binary", "/bin/false"])
+        #expect(o["converged"] as? Bool == false)
+        #expect((o["reason"] as? String ?? "").contains("node 0"))
+    }
+}
