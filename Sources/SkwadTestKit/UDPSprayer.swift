@@ -1,3 +1,5 @@
+import SkwadGossip
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -10,7 +12,7 @@ import Darwin
 /// `perSource` datagrams from its OS-picked port, then closes and a new one opens, bound to
 /// the next of `addresses` source addresses 127.0.x.y (Linux routes all of 127/8 to lo).
 /// The rate is capped at `ratePerSecond`; the run lasts `seconds`.
-public struct UDPSprayer {
+public struct UDPSprayer: Sendable {
     public var port: UInt16
     public var seconds: Double
     public var ratePerSecond: Double = 20_000

@@ -41,7 +41,7 @@ enum ProcessFigures {
     }
     static func cpuSeconds() -> Double {
         var u = rusage()
-        getrusage(RUSAGE_SELF, &u)
+        getrusage(RUSAGE_SELF.rawValue, &u)
         return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) / 1e6 + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) / 1e6
     }
 }

@@ -15,12 +15,13 @@ import SkwadReplica
     eclipse_targets = 3
     contacts = 4
     round_ms = 500
-    flood_per_second = 100
+    flood_per_second = 50
     lie = true
     """
 
     func run(seed: UInt64) throws -> SimulationResult {
-        let s = try scenario(smallCampus + Self.hostile, ["strategy.strategies=[\"skwad\"]", "duration_ms=40000"])
+        let s = try scenario(smallCampus + Self.hostile, ["strategy.strategies=[\"skwad\"]", "duration_ms=30000", "nodes.count=100",
+                                                                  "workload.max_ops=200"])
         return simulate(scenario: s, seed: seed)
     }
 
@@ -37,8 +38,8 @@ import SkwadReplica
         let r = result.report.runs[0]
         let h = try #require(r.hostile)
         // The attack happened: sessions, eclipse messages, junk, locked ops obtained by lying and relayed.
-        #expect(h.adversaries == 16)
-        #expect(h.sessions > 0 && h.eclipseMessages > 1000 && h.junk > 10_000)
+        #expect(h.adversaries == 10)
+        #expect(h.sessions > 0 && h.eclipseMessages > 1000 && h.junk > 5_000)
         #expect(h.envelopesReceived > 0)
         #expect(h.lockedRelayed > 0)
         // It did not work.
@@ -46,7 +47,8 @@ import SkwadReplica
         #expect(r.fullyCoveredFraction == 1)
         #expect(r.geofenceLeaks == 0)
         #expect(r.packsIdentical == r.packsChecked)
-        #expect(h.targetActiveHostileMax < 1)
+        // Relayed locked ops were refused on receipt by honest outsiders (the fence rule on receipt).
+        #expect(h.honestOpsRejected["lockedOutsideUs", default: 0] > 0)
         // And the replicas agree with the metric: no honest node outside a locked fence holds its ops.
         let world = result.world, replicas = result.outcomes[0].replicas
         for p in world.packs where p.locked {
