@@ -54,13 +54,13 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "SkwadSim", dependencies: [
-            "SkwadGossip", "SkwadReplica",
+            "SkwadGossip", "SkwadReplica", "SkwadTestKit",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .target(name: "SkwadREPL", dependencies: ["SkwadNode", "CEdit"]),
         .target(name: "SkwadTestKit", dependencies: ["SkwadReplica", "SkwadGossip"]),
         .executableTarget(name: "skwad", dependencies: [
-            "SkwadREPL", "SkwadSim", "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto",
+            "SkwadREPL", "SkwadSim", "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto", "SkwadTestKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

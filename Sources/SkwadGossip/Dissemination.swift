@@ -115,6 +115,9 @@ extension GossipEngine {
             stats.opsRejected[reason.rawValue, default: 0] += 1
             return ([], false)
         }
+        // The fence rule on receipt (PROTOCOL §12): a locked pack's op is refused when our own
+        // cell is outside its fence, so a member lying about its cell cannot relay it to us.
+        guard mayHold(op, replica: replica) else { stats.opsRejected["lockedOutsideUs", default: 0] += 1; return ([], false) }
         if case .createPack = op.body.kind, !takeGenesis(from: from, nowMs: nowMs) { stats.drop(.genesisRateLimited); return ([], false) }
         if pseudonymLimits[op.author] == nil {
             // Bounded (`pseudonymMemory`): buckets that refilled are forgotten first; with
@@ -142,6 +145,16 @@ extension GossipEngine {
             stats.opsRejected[r.rawValue, default: 0] += 1
             return ([], false)
         }
+    }
+
+    /// May this node hold `op` under the geofence rule, judged on its own announced cell?
+    /// Only locked packs are refused: unlocked ones are open to subscribers anywhere.
+    func mayHold(_ op: SignedOp, replica: Replica) -> Bool {
+        let scope: PackScope?
+        if case .createPack(let c) = op.body.kind { scope = PackScope(id: op.packID, fence: c.fence, locked: c.locked) }
+        else { scope = replica.scope(op.packID) }
+        guard let s = scope, s.locked else { return true }
+        return mayReceive(info, pack: s, isGenesis: false)
     }
 
     /// Ops pushed to us by the tree, or by repair (`repair`: an answer to a pull, or ops that

@@ -9,6 +9,8 @@ struct Metrics {
     let membershipOffset: [Int]
     var held: [OpBits]
     var everHeld: [OpBits]
+    /// Per pack, its honest members (all members without `[hostile]`): coverage is theirs.
+    let honestMembers: [Int]
 
     // per op
     var holders: [Int32]
@@ -57,6 +59,7 @@ struct Metrics {
         membershipOffset = offsets
         held = Array(repeating: OpBits(), count: total)
         everHeld = held
+        honestMembers = world.packs.map { p in p.members.reduce(0) { $0 + (world.hostile[Int($1)] ? 0 : 1) } }
         holders = Array(repeating: 0, count: world.ops.count)
         fullAtMs = Array(repeating: .max, count: world.ops.count)
         created = Array(repeating: false, count: world.ops.count)
@@ -67,7 +70,7 @@ struct Metrics {
         bytesSent = Array(repeating: 0, count: world.nodeCount)
     }
 
-    func eligible(_ ref: OpRef) -> Int { world.packs[Int(world.ops[Int(ref)].pack)].members.count }
+    func eligible(_ ref: OpRef) -> Int { honestMembers[Int(world.ops[Int(ref)].pack)] }
 
     mutating func opCreated(_ ref: OpRef) {
         created[Int(ref)] = true
@@ -89,6 +92,7 @@ struct Metrics {
 
     /// `node` admitted `ref` into its replica at `nowMs`.
     mutating func hold(node: Int, ref: OpRef, nowMs: UInt64) {
+        guard !world.hostile[node] else { return }
         let o = world.ops[Int(ref)]
         guard let mi = world.membershipIndex(node: node, pack: o.pack) else {
             if world.isLeak(node: node, pack: o.pack) { leaks += 1 }

@@ -104,7 +104,7 @@ public struct StrategyReport: Codable, Equatable, Sendable {
     public var droppedOffline: Int
     public var rejected: [String: Int]
     public var pendingHeld: Int
-    /// Ops of locked packs admitted by a node outside the pack's fence. Must be 0.
+    /// Ops of locked packs admitted by an honest node outside the pack's fence. Must be 0.
     public var geofenceLeaks: Int
     public var heals: [HealReport]
     /// Packs whose members all hold the same op set at the end (same ids, same order).
@@ -121,6 +121,8 @@ public struct StrategyReport: Codable, Equatable, Sendable {
     /// without spies or without such ops.
     public var originPrecision: Double?
     public var samples: Int
+    /// Hostile runs only (`[hostile]`): what the adversaries did and got.
+    public var hostile: HostileReport? = nil
 }
 
 func rounded(_ x: Double, _ digits: Double = 1e6) -> Double { (x * digits).rounded() / digits }

@@ -42,7 +42,12 @@ public func simulate(scenario: Scenario, seed: UInt64, progress: (SimProgress) -
             var config = GossipConfig()
             config.stemFluff = scenario.strategy.stemFluff
             let strategy = SkwadGossipStrategy(config: config, memo: memo, seed: seed)
-            outcomes.append(runStrategy(strategy, world: world, memo: memo, index: i, of: kinds.count, progress: progress))
+            if world.hostile.contains(true) {
+                let mixed = HostileStrategy(honest: strategy)
+                outcomes.append(runStrategy(mixed, world: world, memo: memo, index: i, of: kinds.count, progress: progress))
+            } else {
+                outcomes.append(runStrategy(strategy, world: world, memo: memo, index: i, of: kinds.count, progress: progress))
+            }
         } else {
             let strategy = BaselineStrategy(kind: kind, roundMs: scenario.strategy.roundMs, phase: scenario.strategy.phase,
                                             k: scenario.strategy.rumorK, seed: seed)
@@ -66,7 +71,8 @@ public func runStrategy<S: SimStrategy>(_ strategy: S, world: World, memo: Signa
                                         progress: (SimProgress) -> Void = { _ in }) -> StrategyOutcome {
     var sim = Simulator(world: world, strategy: strategy, memo: memo)
     let m = sim.run(strategyIndex: index, strategyCount: count, progress: progress)
-    let report = strategyReport(strategy: strategy, metrics: m, replicas: sim.replicas, events: sim.events)
+    var report = strategyReport(strategy: strategy, metrics: m, replicas: sim.replicas, events: sim.events)
+    if let mixed = sim.nodes as? [HostileMixedNode] { report.hostile = HostileReport.of(mixed, world: world) }
     return StrategyOutcome(report: report, samples: m.samples, replicas: sim.replicas)
 }
 
@@ -112,13 +118,14 @@ func identicalPacks(world: World, replicas: [Replica]) -> (identical: Int, check
     var divergent: [DivergentPack] = []
     for (index, p) in world.packs.enumerated() {
         let id = world.ops[Int(p.genesis)].op.id
-        guard let first = p.members.first else { identical += 1; continue }
+        let members = p.members.filter { !world.hostile[Int($0)] }
+        guard let first = members.first else { identical += 1; continue }
         let reference = replicas[Int(first)].opIDs(inPack: id).map(\.id)
-        if p.members.dropFirst().allSatisfy({ replicas[Int($0)].opIDs(inPack: id).map(\.id) == reference }) { identical += 1; continue }
-        let counts = p.members.map { replicas[Int($0)].opIDs(inPack: id).count }
+        if members.dropFirst().allSatisfy({ replicas[Int($0)].opIDs(inPack: id).map(\.id) == reference }) { identical += 1; continue }
+        let counts = members.map { replicas[Int($0)].opIDs(inPack: id).count }
         let most = counts.max() ?? 0
         divergent.append(DivergentPack(pack: index, radiusM: p.fence.map { ($0.radiusMeters * 10).rounded() / 10 }, locked: p.locked,
-                                       members: p.members.count, ops: most, completeMembers: counts.filter { $0 == most }.count))
+                                       members: members.count, ops: most, completeMembers: counts.filter { $0 == most }.count))
     }
     divergent.sort { a, b in Double(a.completeMembers) / Double(a.members) != Double(b.completeMembers) / Double(b.members)
         ? Double(a.completeMembers) / Double(a.members) < Double(b.completeMembers) / Double(b.members) : a.pack < b.pack }

@@ -20,8 +20,31 @@ public struct Scenario: Sendable, Equatable {
     public var partitions: [Partition] = []
     public var churn: Churn?
     public var strategy = StrategySettings()
+    /// Misbehaving nodes (`[hostile]`, simulations/hostile.toml); none by default.
+    public var hostile = Hostile()
 
     public init() {}
+
+    /// A colluding `fraction` of the nodes attacks the overlay through the real wire
+    /// protocol (`Adversary`): eclipse attempts, floods, lying cells, silent dropping and
+    /// relaying of locked packs' ops to honest nodes outside their fences. They are drawn
+    /// among the nodes that author no op, so honest coverage measures forwarding only.
+    public struct Hostile: Sendable, Equatable {
+        public var fraction = 0.0
+        /// Honest nodes every adversary tries to eclipse (adversary i attacks target i mod count).
+        public var eclipseTargets = 5
+        /// Further honest nodes each adversary links to: half inside the locked fence it
+        /// claims to be in (to get its ops), half anywhere (to relay them to).
+        public var contacts = 4
+        /// Each adversary's attack round: Join, high-priority Neighbor with a planted origin,
+        /// ForwardJoin and Shuffle planting its allies, Interest with its lie, and relays.
+        public var roundMs: UInt64 = 500
+        /// Junk datagrams per second sent to each attacked node (the per-address limit is 400/s).
+        public var floodPerSecond = 100.0
+        /// Claim a cell inside a locked pack's fence instead of its own.
+        public var lie = true
+        public init() {}
+    }
 
     public enum Placement: String, Sendable, CaseIterable { case uniform, campuses }
 

@@ -114,6 +114,16 @@ extension Scenario {
             s.strategy.stemFluff = try t.double("stem_fluff", s.strategy.stemFluff, 0.01...1)
             try t.finish()
         }
+        if var t = try r.subtable("hostile") {
+            s.hostile.fraction = try t.double("fraction", s.hostile.fraction, 0...0.5)
+            s.hostile.eclipseTargets = try t.int("eclipse_targets", s.hostile.eclipseTargets, 1...10_000)
+            s.hostile.contacts = try t.int("contacts", s.hostile.contacts, 0...1_000)
+            s.hostile.roundMs = try t.ms("round_ms", s.hostile.roundMs)
+            guard s.hostile.roundMs > 0 else { throw t.bad("round_ms", "must be positive") }
+            s.hostile.floodPerSecond = try t.double("flood_per_second", s.hostile.floodPerSecond, 0...10_000)
+            s.hostile.lie = try t.bool("lie", s.hostile.lie)
+            try t.finish()
+        }
         try r.finish()
         guard s.sampleMs > 0 else { throw ScenarioError("scenario: key 'sample_ms': must be positive") }
         guard s.durationMs > 0 else { throw ScenarioError("scenario: key 'duration_ms': must be positive") }

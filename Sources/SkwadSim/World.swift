@@ -53,6 +53,9 @@ public final class World: Sendable {
     let churn: ChurnSchedule
     let partitions: PartitionPlan
     let opIndex: [OpID: OpRef]
+    /// Misbehaving nodes (`scenario.hostile`), and the honest nodes they try to eclipse.
+    public let hostile: [Bool]
+    public let eclipseTargets: [NodeID]
 
     public var nodeCount: Int { scenario.nodes.count }
     public func location(of node: NodeID) -> GeoPoint { geography.locations[node] }
@@ -92,7 +95,10 @@ public final class World: Sendable {
         index.reserveCapacity(ops.count)
         for (i, o) in ops.enumerated() { index[o.op.id] = OpRef(i) }
         opIndex = index
+        (hostile, eclipseTargets) = HostilePlan.draw(scenario, seed: seed, nodes: scenario.nodes.count, ops: ops)
     }
+
+    public func isHonest(_ node: NodeID) -> Bool { !hostile[node] }
 
     /// Builds the world of a scenario: places nodes, draws churn and partitions, then the
     /// workload, signing every op for real.
