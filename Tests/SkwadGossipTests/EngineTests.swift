@@ -10,15 +10,16 @@ import SkwadTestKit
         var h = Harness(count: 100)
         h.start { i in i == 0 ? [] : [0] }
         var convergedAt: UInt64?
-        for second in 1...10 {
+        for second in 1...20 {
             h.run(ms: 1000)
             if h.membershipConverged(full: 4) { convergedAt = UInt64(second); break }
         }
         #expect(convergedAt != nil)
         // Virtual seconds. 5 before the eclipse defences (PROTOCOL §9: a full node admits a
         // newcomer only after it answered a ping, and evicts at most one member per second);
-        // 8 since: the price of not letting a burst of Joins displace a node's links.
-        #expect((convergedAt ?? 99) <= 8)
+        // 7 since: the price of not letting a burst of Joins displace a node's links; 10 since
+        // one-sided links are demoted (Ack.not_member): they no longer count as full views.
+        #expect((convergedAt ?? 99) <= 12)
         #expect(h.nodes.allSatisfy { $0.engine.activePeers.count <= 5 })
     }
 
