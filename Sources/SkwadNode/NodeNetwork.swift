@@ -11,8 +11,11 @@ import SkwadReplica
 /// the UDP transport, ticks on the event loop, admitted ops into the store).
 struct NetworkState {
     var engine: GossipEngine
-    let transport: UDPTransport
+    var transport: UDPTransport
     let loop: EventLoop
+    let group: EventLoopGroup
+    /// Times the socket closed under the node and was bound again (`transportEnded`).
+    var rebinds = 0
     /// The one task that reads the transport's bounded inbound queue.
     var reader: Task<Void, Never>?
     /// The one live tick timer: its generation and due time (engine ms). An earlier
@@ -52,13 +55,8 @@ extension Node {
         engine.keySeeds = { SecureRandom.bytes(32) }
         engine.setCookieSecret(SecureRandom.bytes(32))
         engine.addressFilter = { $0.isCanonical }
-        network = NetworkState(engine: engine, transport: transport, loop: group.next())
-        network!.reader = Task { [weak self] in
-            for await d in transport.datagrams {
-                guard let self else { return }
-                await self.networkReceive(d.bytes, from: d.from)
-            }
-        }
+        network = NetworkState(engine: engine, transport: transport, loop: group.next(), group: group)
+        startReader()
         let nowMs = now()
         carryOut(network!.engine.setInterest(cell: currentCell, subscriptions: Set(joined.keys), nowMs: nowMs))
         carryOut(network!.engine.start(seeds: seeds.filter { $0.value != me }, nowMs: nowMs))
@@ -80,6 +78,40 @@ extension Node {
     }
 
     public var listenAddress: String? { network.map { describe($0.transport.localAddress) } }
+
+    /// The one task that reads the current transport; when its stream ends while the node is
+    /// still online, the socket closed under us.
+    func startReader() {
+        guard let transport = network?.transport else { return }
+        network!.reader = Task { [weak self] in
+            for await d in transport.datagrams {
+                guard let self else { return }
+                await self.networkReceive(d.bytes, from: d.from)
+            }
+            await self?.transportEnded(transport)
+        }
+    }
+
+    /// The socket closed without `goOffline`: SwiftNIO closes a datagram channel when a send
+    /// fails with an error it deems fatal (EPERM from a firewall rule, ENETUNREACH when the
+    /// network goes away). The node binds the same address again (every second, at most 60
+    /// times) and keeps serving; the engine's state is untouched. Counted as
+    /// `transport.rebinds`.
+    func transportEnded(_ old: UDPTransport) async {
+        let addr = old.localAddress
+        guard let host = addr.ipAddress, let port = addr.port else { return }
+        for _ in 0..<60 {
+            guard let n = network, n.transport === old else { return }   // offline, or already bound again
+            if let fresh = try? await UDPTransport.bind(host: host, port: port, group: n.group) {
+                guard network != nil, network!.transport === old else { await fresh.close(); return }
+                network!.transport = fresh
+                network!.rebinds += 1
+                startReader()
+                return
+            }
+            try? await Task.sleep(nanoseconds: 1_000_000_000)
+        }
+    }
 
     var currentCell: String? { location.map { Geohash.encode($0, precision: config.geohashPrecision) } }
 
@@ -144,7 +176,7 @@ extension Node {
 
     public func networkStats() -> [(String, Int)] {
         guard let n = network else { return [] }
-        return n.engine.stats.pairs + [("drop.inboundFull", n.transport.inboundFull), ("sessions", n.engine.sessionCount),
+        return n.engine.stats.pairs + [("drop.inboundFull", n.transport.inboundFull), ("transport.rebinds", n.rebinds), ("sessions", n.engine.sessionCount),
                                        ("limits.addresses", n.engine.addressLimitCount)]
     }
 }

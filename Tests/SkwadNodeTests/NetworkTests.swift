@@ -26,6 +26,29 @@ func eventually(seconds: Double = 20, _ condition: () async throws -> Bool) asyn
         return try Node(config: c)
     }
 
+    /// SwiftNIO closes a datagram socket when a send fails with EPERM (a firewall drop) or
+    /// ENETUNREACH (the network went away); before, the node then went deaf for good.
+    @Test func aSocketClosedUnderTheNodeIsBoundAgainAndGossipGoesOn() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let dirs = (0..<2).map { _ in FileManager.default.temporaryDirectory.appendingPathComponent("skwad-rebind-\(UUID().uuidString)").path }
+        defer { dirs.forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        let a = try makeNode(dirs[0]), b = try makeNode(dirs[1])
+        let seed = try await a.goOnline(group: group, listen: "127.0.0.1:0", peers: [])
+        try await b.goOnline(group: group, listen: "127.0.0.1:0", peers: [seed])
+        #expect(await eventually(seconds: 10) { await !a.peerSummaries().filter { $0.state == "active" }.isEmpty })
+        let pack = try await a.createPack(name: "Quad", radiusMeters: 2000, locked: false, tags: [], color: "")
+        #expect(await eventually(seconds: 10) { await b.packs().contains { $0.pack.id == pack.id } })
+        _ = try await b.join(pack.id.hex)
+
+        await a.network?.transport.close()   // what NIO does after such a send error
+        #expect(await eventually(seconds: 10) { await a.networkStats().contains { $0 == ("transport.rebinds", 1) } })
+        #expect(await a.listenAddress == seed)
+        let post = try await b.post(pack: pack.id.hex, title: "after the rebind", body: "b", tags: [])
+        #expect(await eventually(seconds: 15) { (try? await a.show(post.hex)) != nil })
+        await a.goOffline(); await b.goOffline()
+        try await group.shutdownGracefully()
+    }
+
     @Test func fiveNodesOverUDPConvergeAndARestartedNodeCatchesUp() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let dirs = (0..<5).map { _ in FileManager.default.temporaryDirectory.appendingPathComponent("skwad-net-\(UUID().uuidString)").path }
