@@ -95,8 +95,8 @@ extension GossipEngine {
     /// limits. Returns the ops newly admitted (the op, and pending ops it released) and
     /// whether it was a duplicate.
     mutating func admit(_ bytes: [UInt8], from: PeerAddress, nowMs: UInt64, replica: inout Replica,
-                        into out: inout [GossipDirective]) -> (fresh: [SignedOp], duplicate: Bool) {
-        guard let env = try? Envelope(serialized: bytes) else { stats.opsRejected[Rejection.malformed.rawValue, default: 0] += 1; return ([], false) }
+                        into out: inout [GossipDirective]) -> (fresh: [SignedOp], duplicate: OpID?) {
+        guard let env = try? Envelope(serialized: bytes) else { stats.opsRejected[Rejection.malformed.rawValue, default: 0] += 1; return ([], nil) }
         let id = env.id
         if replica.contains(id) {
             stats.opsDuplicate += 1
@@ -105,20 +105,20 @@ extension GossipEngine {
             // spread it as if it were new: we held it back so far, so the part of the tree
             // behind us has not got it.
             if stem.embargo.removeValue(forKey: id) != nil, let op = replica.op(id) {
-                return ([op], false)
+                return ([op], nil)
             }
-            return ([], true)
+            return ([], id)
         }
         let op: SignedOp
         do { op = try opener(bytes) } catch {
             let reason: Rejection = "\(error)" == "bad signature" ? .badSignature : .malformed
             stats.opsRejected[reason.rawValue, default: 0] += 1
-            return ([], false)
+            return ([], nil)
         }
         // The fence rule on receipt (PROTOCOL §12): a locked pack's op is refused when our own
         // cell is outside its fence, so a member lying about its cell cannot relay it to us.
-        guard mayHold(op, replica: replica) else { stats.opsRejected["lockedOutsideUs", default: 0] += 1; return ([], false) }
-        if case .createPack = op.body.kind, !takeGenesis(from: from, nowMs: nowMs) { stats.drop(.genesisRateLimited); return ([], false) }
+        guard mayHold(op, replica: replica) else { stats.opsRejected["lockedOutsideUs", default: 0] += 1; return ([], nil) }
+        if case .createPack = op.body.kind, !takeGenesis(from: from, nowMs: nowMs) { stats.drop(.genesisRateLimited); return ([], nil) }
         if pseudonymLimits[op.author] == nil {
             // Bounded (`pseudonymMemory`): buckets that refilled are forgotten first; with
             // none to forget, a new pseudonym waits (counted as rate-limited).
@@ -128,22 +128,22 @@ extension GossipEngine {
                 nextPseudonymSweepMs = nowMs + 1000
                 pseudonymLimits = pseudonymLimits.filter { var b = $0.value; return !b.isFull(nowMs: nowMs) }
             }
-            guard pseudonymLimits.count < config.pseudonymMemory else { stats.drop(.pseudonymRateLimited); return ([], false) }
+            guard pseudonymLimits.count < config.pseudonymMemory else { stats.drop(.pseudonymRateLimited); return ([], nil) }
             pseudonymLimits[op.author] = TokenBucket(rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute, nowMs: nowMs)
         }
-        guard pseudonymLimits[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); return ([], false) }
+        guard pseudonymLimits[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); return ([], nil) }
         switch replica.admit(op, nowMs: nowMs) {
         case .admitted(let list):
             for a in list { stats.opsAdmitted += 1; out.append(.admitted(a)) }
-            return (list, false)
+            return (list, nil)
         case .duplicate:
             stats.opsDuplicate += 1
-            return ([], true)
+            return ([], id)
         case .pending:
-            return ([], false)
+            return ([], nil)
         case .rejected(let r, _):
             stats.opsRejected[r.rawValue, default: 0] += 1
-            return ([], false)
+            return ([], nil)
         }
     }
 
@@ -170,8 +170,8 @@ extension GossipEngine {
             let (admitted, duplicate) = admit([UInt8](data), from: from, nowMs: nowMs, replica: &replica, into: &out)
             fresh += admitted
             if repair { for op in admitted { plumtree.markNotPushed(op.id) } }
-            if duplicate, let env = try? Envelope(serialized: [UInt8](data)), plumtree.takeNotPushed(env.id) { continue }
-            sawDuplicate = sawDuplicate || duplicate
+            if let duplicate, plumtree.takeNotPushed(duplicate) { continue }
+            sawDuplicate = sawDuplicate || duplicate != nil
         }
         if !repair && sawDuplicate && fresh.isEmpty, isLink(from), !isLazy(from) {
             setLazy(from, true)

@@ -2,12 +2,11 @@ import SkwadModel
 import SkwadNode
 import SkwadReplica
 
-/// Runs parsed commands against a `Node`. Network facts (`peers`, `stats`) come from
-/// closures the shell provides, so the REPL works the same offline.
+/// Runs parsed commands against a `Node`. `peers` comes from a closure the shell provides,
+/// so the REPL works the same offline.
 public struct Executor: Sendable {
     public let node: Node
     public var peers: @Sendable () async -> [PeerInfo] = { [] }
-    public var networkStats: @Sendable () async -> [(String, Int)] = { [] }
 
     public init(node: Node) { self.node = node }
 
@@ -48,29 +47,10 @@ public struct Executor: Sendable {
             return .done("deleted \(ref)", id: id)
         case .den: return .den(await node.den())
         case .peers: return .peers(await peers())
-        case .stats:
-            let s = await node.stats
-            var local: [(String, Int)] = [("ops.local", s.localOps), ("ops.in_replica", await node.whoami().ops),
-                                          ("ops.admitted_remote", s.admitted), ("ops.duplicate", s.duplicates), ("ops.pending", s.pending),
-                                          ("store.errors", s.storeErrors), ("store.rows_skipped", s.storeRowsSkipped),
-                                          ("packs.purged", s.packsPurged)]
-            local += s.rejected.sorted { $0.key < $1.key }.map { ("ops.rejected.\($0.key)", $0.value) }
-            return .stats(Self.merged(local, await networkStats()))
+        case .stats: return .stats(await node.counters())
         case .quit: return .bye
         case .moderation(let m): return .moderation(try await runModeration(m))
         }
-    }
-
-    /// Counters of the node and of the network, one key each: a name both count (e.g.
-    /// `ops.duplicate`: ops offered through the node's seam and through gossip) is summed.
-    static func merged(_ a: [(String, Int)], _ b: [(String, Int)]) -> [(String, Int)] {
-        var out = a
-        var at: [String: Int] = [:]
-        for (i, kv) in out.enumerated() where at[kv.0] == nil { at[kv.0] = i }
-        for (k, v) in b {
-            if let i = at[k] { out[i].1 += v } else { at[k] = out.count; out.append((k, v)) }
-        }
-        return out
     }
 
     /// `help` and `help CMD`, every line at most 80 columns.

@@ -90,7 +90,6 @@ struct Run: AsyncParsableCommand {
         }
         var executor = Executor(node: node)
         executor.peers = { await node.peerSummaries().map { PeerInfo(address: $0.address, state: $0.state, cell: $0.cell) } }
-        executor.networkStats = { await node.networkStats() }
         let repl = REPL(executor: executor, reader: reader, mode: mode, verbose: verbose)
         await repl.run()
         await node.goOffline()

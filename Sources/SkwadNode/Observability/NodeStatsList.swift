@@ -1,20 +1,37 @@
 import Foundation
 
 extension Node {
-    /// Every counter of this node as one flat list (what `stats` shows, plus peers and the
+    /// What `stats` shows: the node's counters and, online, the gossip engine's, one key
+    /// each (a name both keep, such as `ops.duplicate`, is summed).
+    public func counters() -> [(String, Int)] {
+        let s = stats
+        var local: [(String, Int)] = [("ops.local", s.localOps), ("ops.in_replica", whoami().ops),
+                                      ("ops.admitted_remote", s.admitted), ("ops.duplicate", s.duplicates),
+                                      ("ops.pending", s.pending), ("store.errors", s.storeErrors),
+                                      ("store.rows_skipped", s.storeRowsSkipped), ("packs.purged", s.packsPurged)]
+        local += s.rejected.sorted { $0.key < $1.key }.map { ("ops.rejected.\($0.key)", $0.value) }
+        return Self.merged(local, networkStats())
+    }
+
+    /// Every counter of this node as one flat list (`counters`, plus peers and the
     /// process's resident memory): the source of the metrics and of the drop summary.
     public func statsPairs() -> [(String, Int)] {
-        let s = stats
-        var out: [(String, Int)] = [("ops.local", s.localOps), ("ops.in_replica", whoami().ops),
-                                    ("ops.admitted_remote", s.admitted), ("ops.duplicate_remote", s.duplicates),
-                                    ("ops.pending", s.pending), ("store.errors", s.storeErrors),
-                                    ("store.rows_skipped", s.storeRowsSkipped), ("packs.purged", s.packsPurged)]
-        out += s.rejected.sorted { $0.key < $1.key }.map { ("ops.rejected.\($0.key)", $0.value) }
+        var out = counters()
         let peers = peerSummaries()
         out += [("peers.active", peers.filter { $0.state == "active" }.count),
                 ("peers.passive", peers.filter { $0.state == "passive" }.count)]
-        out += networkStats()
         if let rss = ProcessMemory.residentBytes() { out.append(("process.resident_memory_bytes", rss)) }
+        return out
+    }
+
+    /// Two counter lists as one, a key both hold summed, in first-seen order.
+    static func merged(_ a: [(String, Int)], _ b: [(String, Int)]) -> [(String, Int)] {
+        var out = a
+        var at: [String: Int] = [:]
+        for (i, kv) in out.enumerated() where at[kv.0] == nil { at[kv.0] = i }
+        for (k, v) in b {
+            if let i = at[k] { out[i].1 += v } else { at[k] = out.count; out.append((k, v)) }
+        }
         return out
     }
 }
