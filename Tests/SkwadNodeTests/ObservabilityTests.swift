@@ -6,7 +6,7 @@ import SkwadModel
 
 /// GET over a plain TCP socket to 127.0.0.1 (bounded: 5 s receive timeout); returns the raw
 /// response (status line, headers, body).
-func httpRequest(port: Int, method: String = "GET", path: String) throws -> String {
+func httpRequestBlocking(port: Int, method: String = "GET", path: String) throws -> String {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw NodeError("socket failed") }
     defer { close(fd) }
@@ -27,6 +27,25 @@ func httpRequest(port: Int, method: String = "GET", path: String) throws -> Stri
         out += buf[0..<n]
     }
     return String(decoding: out, as: UTF8.self)
+}
+
+/// The same, on a thread of its own: a blocking call on Swift's cooperative pool (as many
+/// threads as cores, two here) starved the server under test when another suite blocked too.
+func httpRequest(port: Int, method: String = "GET", path: String) async throws -> String {
+    try await blocking { try httpRequestBlocking(port: port, method: method, path: path) }
+}
+
+/// Runs a blocking call on a new thread, off the cooperative pool.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { c in Thread { c.resume(with: Result { try body() }) }.start() }
+}
+
+/// Seconds until the peer closes `fd` (recv returns 0), at most its receive timeout.
+func secondsUntilClosed(_ fd: Int32) -> Double {
+    let start = Date()
+    var b = [UInt8](repeating: 0, count: 16)
+    _ = b.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+    return Date().timeIntervalSince(start)
 }
 
 /// The value of the sample line `name` (exact series, labels included) in a Prometheus text.
@@ -53,7 +72,7 @@ func sample(_ text: String, _ series: String) -> Double? {
         let port = try #require(Int(service.localAddress.split(separator: ":").last ?? ""))
         #expect(port > 0)
 
-        let reply = try httpRequest(port: port, path: "/metrics")
+        let reply = try await httpRequest(port: port, path: "/metrics")
         #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
         #expect(reply.contains("Content-Type: text/plain; version=0.0.4"))
         #expect(reply.contains("# TYPE skwad_datagrams_in_total counter"))
@@ -64,12 +83,12 @@ func sample(_ text: String, _ series: String) -> Double? {
         // Counters only grow between scrapes.
         let before = try #require(sample(reply, "skwad_datagrams_out_total"))
         try await Task.sleep(nanoseconds: 300_000_000)
-        let again = try httpRequest(port: port, path: "/metrics")
+        let again = try await httpRequest(port: port, path: "/metrics")
         #expect(try #require(sample(again, "skwad_datagrams_out_total")) >= before)
 
-        #expect(try httpRequest(port: port, path: "/other").hasPrefix("HTTP/1.1 404"))
-        #expect(try httpRequest(port: port, method: "POST", path: "/metrics").hasPrefix("HTTP/1.1 405"))
-        #expect(try httpRequest(port: port, method: "BOGUS!", path: "/metrics").hasPrefix("HTTP/1.1 400"))
+        #expect(try await httpRequest(port: port, path: "/other").hasPrefix("HTTP/1.1 404"))
+        #expect(try await httpRequest(port: port, method: "POST", path: "/metrics").hasPrefix("HTTP/1.1 405"))
+        #expect(try await httpRequest(port: port, method: "BOGUS!", path: "/metrics").hasPrefix("HTTP/1.1 400"))
 
         await service.server.close()
         _ = await serving.result
@@ -96,23 +115,17 @@ func sample(_ text: String, _ series: String) -> Double? {
             guard ok == 0 else { throw NodeError("connect failed") }
             return fd
         }
-        /// Seconds until the server closes `fd` (recv returns 0), at most 10.
-        func secondsUntilClosed(_ fd: Int32) -> Double {
-            let start = Date()
-            var b = [UInt8](repeating: 0, count: 16)
-            _ = b.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            return Date().timeIntervalSince(start)
-        }
         let silent = try (0..<MetricsServer.maxConnections).map { _ in try open() }
         try await Task.sleep(nanoseconds: 300_000_000)   // let the server take them in
         let extra = try open()
-        #expect(secondsUntilClosed(extra) < 2)
-        let waited = secondsUntilClosed(silent[0])
+        #expect(try await blocking { secondsUntilClosed(extra) } < 2)
+        let first = silent[0]
+        let waited = try await blocking { secondsUntilClosed(first) }
         #expect(waited > 3 && waited < 8, "closed after \(waited) s")
         (silent + [extra]).forEach { close($0) }
         // Once they are gone, the endpoint answers again.
         try await Task.sleep(nanoseconds: 300_000_000)
-        #expect(try httpRequest(port: port, path: "/metrics").hasSuffix("x 1\n"))
+        #expect(try await httpRequest(port: port, path: "/metrics").hasSuffix("x 1\n"))
         await server.close()
         _ = await serving.result
         try await group.shutdownGracefully()
