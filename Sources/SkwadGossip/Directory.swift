@@ -56,15 +56,13 @@ extension GossipEngine {
         for p in peers.prefix(config.findPackFanout) where isLink(p) { sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out) }
     }
 
-    mutating func receiveDirectory(_ r: Skwad_Gossip_V1_Reconcile, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+    mutating func onDirectory(_ r: ReconcileRound, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         // Whose directory: the initiator's. An initiator names its cell; in an answer to our
         // own request we use our own view, whatever the answer claims.
-        let perspective = r.initiator ? NodeInfo(cell: NodeInfo(wire: r.asker).cell) : NodeInfo(cell: info.cell)
-        if r.initiator && !isLink(from) { rememberInbound(from, info: perspective, nowMs: nowMs) }
-        let ranges = r.ranges.prefix(Reconciliation.branching * 8).compactMap(Reconciliation.RangeMessage.init(wire:))
-        guard ranges.count == r.ranges.count else { stats.drop(.malformedMessage); return }
+        let perspective = r.initiator ? NodeInfo(cell: r.asker?.cell) : NodeInfo(cell: info.cell)
+        if r.initiator && !isLink(from) { peers.rememberInbound(from, info: perspective, nowMs: nowMs) }
         let items = directoryItems(for: perspective, nowMs: nowMs, replica: replica)
-        let answer = Reconciliation.answer(items, lower: Reconciliation.Bound(wire: r.lower), ranges: ranges)
+        let answer = Reconciliation.answer(items, lower: r.lower, ranges: r.ranges)
         // A pull by the initiator: the answerer sends what the initiator's directory lacks; the
         // initiator asks for what it lacks. Neither pushes its own directory onto the other,
         // which may not be the other's (a node far away must not collect a campus's packs).
@@ -77,7 +75,7 @@ extension GossipEngine {
         }
         if !r.initiator { sendWants(answer.need, to: from, nowMs: nowMs, into: &out) }
         if !answer.done {
-            sendReconcile(pack: nil, lower: Reconciliation.Bound(wire: r.lower), ranges: answer.ranges, initiator: !r.initiator,
+            sendReconcile(pack: nil, lower: r.lower, ranges: answer.ranges, initiator: !r.initiator,
                           directory: perspective, to: from, nowMs: nowMs, into: &out)
         }
     }
@@ -92,10 +90,9 @@ extension GossipEngine {
         let q = String(query.lowercased().prefix(Self.maxFindQuery))
         guard !q.isEmpty else { return [] }
         var targets = links
-        if targets.isEmpty { targets = passive.keys.sorted() + seeds }
+        if targets.isEmpty { targets = peers.passive.keys.sorted() + seeds }
         for p in targets.prefix(config.findPackFanout) {
-            var m = WireMessage(); var f = Skwad_Gossip_V1_FindPack(); f.query = q; m.findPack = f
-            send(m, to: p, nowMs: nowMs, into: &out)
+            send(.findPack(query: q), to: p, nowMs: nowMs, into: &out)
             sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out)
         }
         promptTickIfBusy(nowMs: nowMs, into: &out)
@@ -104,11 +101,11 @@ extension GossipEngine {
 
     static let maxFindQuery = 64
 
-    mutating func receiveFindPack(_ f: Skwad_Gossip_V1_FindPack, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        guard !f.query.isEmpty, f.query.utf8.count <= Self.maxFindQuery else { stats.drop(.malformedMessage); return }
+    mutating func onFindPack(query: String, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        guard !query.isEmpty, query.utf8.count <= Self.maxFindQuery else { stats.drop(.malformedMessage); return }
         let who = peerInfo(from) ?? NodeInfo()
         var ops: [SignedOp] = []
-        for p in replica.findPacks(f.query, nowMs: nowMs, limit: config.findPackMatches) where mayReceive(who, pack: p.scope, isGenesis: true) {
+        for p in replica.findPacks(query, nowMs: nowMs, limit: config.findPackMatches) where mayReceive(who, pack: p.scope, isGenesis: true) {
             ops += replica.directoryOps(of: p.id).prefix(config.opsPerAnswer / config.findPackMatches)
         }
         if !ops.isEmpty { sendOps(ops, to: from, repair: true, nowMs: nowMs, into: &out) }

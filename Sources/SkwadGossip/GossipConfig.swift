@@ -29,9 +29,18 @@ public struct GossipConfig: Sendable {
     public var idleTickMs: UInt64 = 250
     /// SWIM: ping every active peer this often; ask others to ping it when no ack came in
     /// `suspectAfterMs`; drop it when still silent after `deadAfterMs`.
+    /// Of the two ends of a link, the one with the higher address may wait `pingYieldMs`
+    /// longer, so that normally only one end pings (0: both ping; longer intervals with a
+    /// yield cost eclipse resistance in `MembershipAbuseTests`, see PROTOCOL §9).
     public var pingIntervalMs: UInt64 = 1000
+    public var pingYieldMs: UInt64 = 0
     public var suspectAfterMs: UInt64 = 1500
     public var deadAfterMs: UInt64 = 4000
+    /// Rounds that back off while nothing changes (§9, "Quiet when idle"): shuffles,
+    /// vicinity exchanges and directory pulls at most this far apart, pack reconciliation
+    /// at most `reconQuietMaxMs`.
+    public var quietMaxMs: UInt64 = 30_000
+    public var reconQuietMaxMs: UInt64 = 15_000
     public var indirectPings = 2
     public var shuffleIntervalMs: UInt64 = 5000
     /// A full active view lets a newcomer displace a member at most this often (§9).

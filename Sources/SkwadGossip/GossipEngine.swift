@@ -17,41 +17,37 @@ public struct GossipEngine: Sendable {
     var rng: SplitMix
     /// Seeds for ephemeral session keys. Nil: drawn from the engine's seeded generator
     /// (simulations, tests); a real node injects secure randomness here.
-    public var keySeeds: (@Sendable () -> [UInt8])?
+    public var keySeeds: (@Sendable () -> [UInt8])? {
+        get { channels.keySeeds }
+        set { channels.keySeeds = newValue }
+    }
     /// Decodes and verifies an envelope. The simulator swaps in a memoized one.
     public var opener: @Sendable ([UInt8]) throws -> SignedOp = { try SignedOp.open($0) }
     public internal(set) var stats = GossipStats()
     /// Our own address as others reach us, so we never add ourselves to a view.
-    public var selfAddress: PeerAddress?
+    public var selfAddress: PeerAddress? { didSet { peers.me = selfAddress } }
 
     /// Accepts or refuses a peer address before any state is kept for it. Nil: any string
     /// (the simulator's names); a real node accepts canonical IP literals only (§8).
-    public var addressFilter: (@Sendable (PeerAddress) -> Bool)?
-    /// Secure sessions and per-address limits, both bounded (SessionTable.swift, §8, §13).
-    var sessions: SessionTable
-    var limits: AddressLimits
-    /// Handshakes per second done without a cookie; past it, HELLOs get a COOKIE (§8).
-    var handshakeBudget: TokenBucket
-    var cookies: CookieJar
+    public var addressFilter: (@Sendable (PeerAddress) -> Bool)? {
+        get { channels.addressFilter }
+        set { channels.addressFilter = newValue }
+    }
+    /// Secure sessions, handshakes and per-address limits, all bounded (SecureChannels.swift,
+    /// SessionTable.swift, §8, §13).
+    var channels: SecureChannels
+    /// The session table, for tests.
+    var sessions: SessionTable { channels.sessions }
     var pseudonymLimits: [PublicKey: TokenBucket] = [:]
     /// New packs accepted per source address (Dissemination.swift, `takeGenesis`).
     var genesisLimits: [PeerAddress: TokenBucket] = [:]
     var nextPseudonymSweepMs: UInt64 = 0
-    var active: [PeerAddress: PeerState] = [:]
-    var passive: [PeerAddress: String] = [:]
-    var vicinity: [PeerAddress: VicinityEntry] = [:]
-    /// Peers given up on (dead, unreachable, silent), with their cell and when: retried now
-    /// and then so that an overlay split by a partition joins up again after it heals.
-    var dead: [PeerAddress: (cell: String?, sinceMs: UInt64)] = [:]
+    /// Every peer we know, by role, each role bounded (PeerTable.swift, PROTOCOL §9).
+    var peers: PeerTable
     var nextReviveMs: UInt64 = 0
     var reconCursor = 0
-    /// Peers inside the fences of packs we follow from outside (PROTOCOL §9, remote contacts).
-    var remote: [PeerAddress: VicinityEntry] = [:]
-    /// Those fences, as of the last remote round.
+    /// The fences of packs we follow from outside, as of the last remote round (§9).
     var farFences: [Geofence] = []
-    /// What peers that are not our links told us of themselves in a `Vicinity` (we are near
-    /// them, they are not among our nearest): enough to answer their reconciliations and Wants.
-    var inbound: [PeerAddress: (info: NodeInfo, heardMs: UInt64)] = [:]
     var pendingNeighbor: (address: PeerAddress, sinceMs: UInt64)?
     /// Join limits, newcomers on trial, the eviction budget (MembershipGuard.swift).
     var guardState = MembershipGuard()
@@ -63,64 +59,60 @@ public struct GossipEngine: Sendable {
     var plumtree: Plumtree
     var indirect: [UInt64: (requester: PeerAddress, seq: UInt64, target: PeerAddress)] = [:]
     var nextPingSeq: UInt64 = 1
-    var nextShuffleMs: UInt64 = 0
-    var nextReconMs: UInt64 = 0
+    /// Rounds that back off while nothing changes (Backoff.swift), and what they last saw.
+    var shuffleRounds: Backoff
+    var reconRounds: Backoff
+    var vicinityRounds: Backoff
+    var directoryRounds: Backoff
+    var seenVersions = PeerTable.Versions()
+    /// Remote contacts and Plumtree's link set are kept up at the base vicinity interval.
+    var nextRemoteMs: UInt64 = 0
     var nextRejoinMs: UInt64 = 0
     var nextEagerShuffleMs: UInt64 = 0
-    var nextVicinityMs: UInt64 = 0
-    var nextDirectoryMs: UInt64 = 0
     /// Links that came up since the last tick: their directory is reconciled at once (§11a).
     var newLinks: Set<PeerAddress> = []
     /// When we last asked the shell to tick us (shells keep the earliest request).
     var tickDueMs: UInt64 = .max
-    /// Initiator sessions whose handshake is under way (a superset; checked when retried).
-    var handshaking: Set<PeerAddress> = []
     var started = false
-
-    struct PeerState: Sendable {
-        var info = NodeInfo()
-        var lastHeardMs: UInt64
-        var pingSeq: UInt64 = 0
-        var pingSentMs: UInt64?
-        var suspectSinceMs: UInt64?
-    }
 
     public init(config: GossipConfig = .init(), seed: UInt64) {
         self.config = config
         rng = SplitMix(seed: seed)
-        sessions = SessionTable(capacity: config.maxSessions)
         plumtree = Plumtree(missingCapacity: config.missingCapacity)
-        limits = AddressLimits(capacity: config.maxAddressLimits, datagramsPerSecond: config.peerDatagramsPerSecond,
-                               bytesPerSecond: config.peerBytesPerSecond)
-        handshakeBudget = TokenBucket(rate: config.handshakesPerSecond, burst: config.handshakesPerSecond, nowMs: 0)
+        peers = PeerTable(config: config)
+        shuffleRounds = Backoff(baseMs: config.shuffleIntervalMs, maxMs: config.quietMaxMs)
+        reconRounds = Backoff(baseMs: config.reconIntervalMs, maxMs: config.reconQuietMaxMs)
+        vicinityRounds = Backoff(baseMs: config.vicinityIntervalMs, maxMs: config.quietMaxMs)
+        directoryRounds = Backoff(baseMs: config.directoryIntervalMs, maxMs: config.quietMaxMs)
         var cookieRandom = SplitMix(seed: seed ^ 0xC00C_1E5E_C7E7_0001)   // not the engine's own sequence
-        cookies = CookieJar(master: cookieRandom.bytes(32), epochMs: config.cookieEpochMs)
+        channels = SecureChannels(config: config, cookieMaster: cookieRandom.bytes(32))
     }
 
     /// A real node keys its cookies with secure randomness.
-    public mutating func setCookieSecret(_ master: [UInt8]) { cookies = CookieJar(master: master, epochMs: config.cookieEpochMs) }
+    public mutating func setCookieSecret(_ master: [UInt8]) { channels.setCookieSecret(master) }
 
     /// Table sizes, for tests and `stats`.
-    public var sessionCount: Int { sessions.count }
-    public var addressLimitCount: Int { limits.count }
+    public var sessionCount: Int { channels.count }
+    public var addressLimitCount: Int { channels.addressLimitCount }
 
     // MARK: - public surface
 
-    public var activePeers: [PeerAddress] { active.keys.sorted() }
-    public var passivePeers: [PeerAddress] { passive.keys.sorted() }
-    public func cell(of peer: PeerAddress) -> String? { active[peer]?.info.cell ?? vicinity[peer]?.info.cell ?? passive[peer] }
+    public var activePeers: [PeerAddress] { peers.active.keys.sorted() }
+    public var passivePeers: [PeerAddress] { peers.passive.keys.sorted() }
+    public func cell(of peer: PeerAddress) -> String? { peers.cell(of: peer) }
 
     /// Joins through the given seeds. Returns the first directives (handshakes, joins, tick).
     public mutating func start(seeds: [PeerAddress], nowMs: UInt64) -> [GossipDirective] {
         self.seeds = seeds
         started = true
         var out: [GossipDirective] = []
-        for s in seeds { send(joinMessage(), to: s, nowMs: nowMs, into: &out) }
+        for s in seeds { send(joinMessage, to: s, nowMs: nowMs, into: &out) }
         nextRejoinMs = nowMs + config.rejoinIntervalMs
-        nextReconMs = nowMs + config.reconIntervalMs
-        nextShuffleMs = nowMs + config.shuffleIntervalMs
-        nextVicinityMs = nowMs + config.vicinityIntervalMs
-        nextDirectoryMs = nowMs + config.directoryIntervalMs
+        reconRounds.start(nowMs: nowMs)
+        shuffleRounds.start(nowMs: nowMs)
+        vicinityRounds.start(nowMs: nowMs)
+        directoryRounds.start(nowMs: nowMs)
+        nextRemoteMs = nowMs + config.vicinityIntervalMs
         requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out)
         return out
     }
@@ -131,16 +123,18 @@ public struct GossipEngine: Sendable {
         guard new != info else { return [] }
         let moved = new.cell != info.cell
         info = new
-        if moved { remeasureVicinity() }
+        if moved { remeasureVicinity(); vicinityRounds.poke(nowMs: nowMs) }
+        reconRounds.poke(nowMs: nowMs)
+        directoryRounds.poke(nowMs: nowMs)
         var out: [GossipDirective] = []
-        var m = WireMessage(); m.interest = info.wire
-        for p in links { send(m, to: p, nowMs: nowMs, into: &out) }
+        for p in links { send(.interest(info), to: p, nowMs: nowMs, into: &out) }
         return out
     }
 
     /// A local op was admitted (and committed): push it to interested neighbours.
     public mutating func publish(_ op: SignedOp, nowMs: UInt64, replica: Replica) -> [GossipDirective] {
         var out: [GossipDirective] = []
+        somethingNew(op, nowMs: nowMs)
         stemOrFluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out)
         promptTickIfBusy(nowMs: nowMs, into: &out)
         return out
@@ -150,11 +144,22 @@ public struct GossipEngine: Sendable {
 
     public mutating func receive(datagram: [UInt8], from: PeerAddress, nowMs: UInt64, replica: inout Replica) -> [GossipDirective] {
         var out: [GossipDirective] = []
-        switch receiveFrame(datagram, from: from, nowMs: nowMs, into: &out) {
+        let (received, actions) = channels.receive(datagram, from: from, nowMs: nowMs, rng: &rng, stats: &stats)
+        perform(actions, nowMs: nowMs, into: &out)
+        switch received {
         case .dropped: return out
         case .handled: break
+        case .noSession:
+            // The peer lost its session (restart): offer a new handshake if we know it. A peer
+            // we gave up on counts too: it may only have lost a few datagrams, and its own
+            // session to us would otherwise stay a black hole.
+            if peers.knows(from) || seeds.contains(from) {
+                channels.drop(from)
+                send(pingMessage().0, to: from, nowMs: nowMs, into: &out)
+            }
+            return out
         case .message(let pt):
-            guard let m = try? WireMessage(serializedBytes: pt), m.body != nil else { stats.drop(.malformedMessage); return out }
+            guard let wire = try? WireMessage(serializedBytes: pt), let m = Message(wire: wire) else { stats.drop(.malformedMessage); return out }
             handle(m, from: from, nowMs: nowMs, replica: &replica, into: &out)
         }
         promptTickIfBusy(nowMs: nowMs, into: &out)
@@ -166,31 +171,32 @@ public struct GossipEngine: Sendable {
     public mutating func tick(nowMs: UInt64, replica: inout Replica) -> [GossipDirective] {
         var out: [GossipDirective] = []
         tickDueMs = .max
-        expireSessions(nowMs: nowMs)
-        retryHandshakes(nowMs: nowMs, into: &out)
+        perform(channels.tick(nowMs: nowMs, stats: &stats), nowMs: nowMs, into: &out)
         flushLazy(nowMs: nowMs, into: &out)
         graftMissing(nowMs: nowMs, into: &out)
         stemFailsafe(nowMs: nowMs, replica: replica, into: &out)
         detectFailures(nowMs: nowMs, into: &out)
         fillActiveView(nowMs: nowMs, into: &out)
         if nowMs >= nextReviveMs { nextReviveMs = nowMs + config.reviveIntervalMs; reviveRound(nowMs: nowMs, into: &out) }
-        if nowMs >= nextVicinityMs {
-            nextVicinityMs = nowMs + config.vicinityIntervalMs
-            vicinityRound(nowMs: nowMs, into: &out)
+        noticeViewChanges(nowMs: nowMs)
+        if vicinityRounds.fire(nowMs: nowMs) { vicinityRound(nowMs: nowMs, into: &out) }
+        if nowMs >= nextRemoteMs {
+            nextRemoteMs = nowMs + config.vicinityIntervalMs
             plumtree.retain(links: Set(links))
             remoteRound(nowMs: nowMs, replica: replica, into: &out)
         }
-        if nowMs >= nextShuffleMs { nextShuffleMs = nowMs + config.shuffleIntervalMs; shuffle(nowMs: nowMs, into: &out) }
+        if shuffleRounds.fire(nowMs: nowMs) { shuffle(nowMs: nowMs, into: &out) }
         flushNewLinks(nowMs: nowMs, replica: replica, into: &out)
-        if nowMs >= nextDirectoryMs { nextDirectoryMs = nowMs + config.directoryIntervalMs; directoryRound(nowMs: nowMs, replica: replica, into: &out) }
-        if nowMs >= nextReconMs { nextReconMs = nowMs + config.reconIntervalMs; reconcileRound(nowMs: nowMs, replica: replica, into: &out) }
+        if directoryRounds.fire(nowMs: nowMs) { directoryRound(nowMs: nowMs, replica: replica, into: &out) }
+        if reconRounds.fire(nowMs: nowMs) { reconcileRound(nowMs: nowMs, replica: replica, into: &out) }
+        noticeViewChanges(nowMs: nowMs)
         requestTick(afterMs: busy ? config.tickMs : config.idleTickMs, nowMs: nowMs, into: &out)
         return out
     }
 
     /// Work that must not wait for an idle tick: lazy notices to flush, announced ops to
     /// graft, handshakes and a neighbour request under way.
-    var busy: Bool { plumtree.hasPromptWork || !newLinks.isEmpty || !stem.embargo.isEmpty || !handshaking.isEmpty || pendingNeighbor != nil }
+    var busy: Bool { plumtree.hasPromptWork || !newLinks.isEmpty || !stem.embargo.isEmpty || channels.handshakesUnderWay || pendingNeighbor != nil }
 
     /// Asks the shell for a tick `afterMs` from now unless one is due sooner.
     mutating func requestTick(afterMs: UInt64, nowMs: UInt64, into out: inout [GossipDirective]) {
@@ -199,7 +205,55 @@ public struct GossipEngine: Sendable {
         out.append(.scheduleTick(afterMs: afterMs))
     }
 
+    /// Views that changed since the last look make their rounds prompt again: a new or lost
+    /// member (shuffle, reconciliation, directory), a new or lost vicinity entry (vicinity).
+    mutating func noticeViewChanges(nowMs: UInt64) {
+        let v = peers.versions
+        if v.active != seenVersions.active {
+            shuffleRounds.poke(nowMs: nowMs); reconRounds.poke(nowMs: nowMs); directoryRounds.poke(nowMs: nowMs)
+        }
+        if v.vicinity != seenVersions.vicinity { vicinityRounds.poke(nowMs: nowMs) }
+        seenVersions = v
+    }
+
+    /// An op new to us (admitted, or our own): reconciliation (and for a pack's genesis or
+    /// edit, the directory) comes back to its base pace.
+    mutating func somethingNew(_ op: SignedOp, nowMs: UInt64) {
+        reconRounds.poke(nowMs: nowMs)
+        if op.isDirectoryEntry { directoryRounds.poke(nowMs: nowMs) }
+    }
+
     mutating func promptTickIfBusy(nowMs: UInt64, into out: inout [GossipDirective]) {
         if started && busy { requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out) }
+    }
+
+    // MARK: - sending
+
+    /// Encodes, seals and sends one message (or queues it behind a handshake).
+    mutating func send(_ m: Message, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        send(m.wire, kind: m.kind, to: to, nowMs: nowMs, into: &out)
+    }
+
+    /// Sends a protobuf message as it is: what a hostile peer in a test says may not even
+    /// decode to a `Message`.
+    mutating func send(_ wire: WireMessage, kind: String = "raw", to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        if let accept = addressFilter, !accept(to) { stats.drop(.badAddress); return }
+        guard let pt = try? wire.serializedBytes() as [UInt8], pt.count <= Frame.maxPlaintext else { stats.drop(.tooLarge); return }
+        stats.messagesSent[kind, default: 0] += 1
+        perform(channels.send(pt, to: to, nowMs: nowMs, rng: &rng, stats: &stats), nowMs: nowMs, into: &out)
+    }
+
+    /// Carries out what the session layer asked for.
+    mutating func perform(_ actions: [SecureChannels.Action], nowMs: UInt64, into out: inout [GossipDirective]) {
+        for a in actions {
+            switch a {
+            case .emit(let bytes, let to):
+                stats.datagramsOut += 1
+                stats.bytesOut += bytes.count
+                out.append(.send(bytes, to: to))
+            case .unreachable(let peer):
+                forget(peer, .unreachable, nowMs: nowMs, into: &out)
+            }
+        }
     }
 }

@@ -63,12 +63,12 @@ extension GossipEngine {
     /// room it is added at once (true). With a full view it is pinged and put on trial; it
     /// is admitted when it answers and the eviction budget allows (false for now).
     mutating func admitOrTry(_ peer: PeerAddress, info peerInfo: NodeInfo, nowMs: UInt64, into out: inout [GossipDirective]) -> Bool {
-        if active[peer] != nil || active.count < config.activeSize {
+        if peers.active[peer] != nil || peers.hasRoom {
             addActive(peer, info: peerInfo, nowMs: nowMs, into: &out)
             return true
         }
-        let ping = pingMessage(for: peer)
-        guardState.addCandidate(peer, .init(info: peerInfo, pingSeq: ping.ping.seq, sinceMs: nowMs))
+        let (ping, seq) = pingMessage()
+        guardState.addCandidate(peer, .init(info: peerInfo, pingSeq: seq, sinceMs: nowMs))
         stats.candidates += 1
         send(ping, to: peer, nowMs: nowMs, into: &out)
         return false
@@ -79,7 +79,7 @@ extension GossipEngine {
     mutating func candidateAnswered(_ peer: PeerAddress, seq: UInt64, nowMs: UInt64, into out: inout [GossipDirective]) {
         guard let c = guardState.candidates[peer], c.pingSeq == seq else { return }
         guardState.candidates[peer] = nil
-        let room = active.count < config.activeSize
+        let room = peers.hasRoom
         let accept = room || nowMs >= guardState.nextEvictionMs
         if accept {
             if !room { stats.evictions += 1; guardState.nextEvictionMs = nowMs + config.evictionIntervalMs }
@@ -87,8 +87,7 @@ extension GossipEngine {
         } else {
             addPassive(peer, cell: c.info.cell, nowMs: nowMs)
         }
-        var reply = WireMessage(); var r = Skwad_Gossip_V1_NeighborReply(); r.accepted = accept; r.info = info.wire; reply.neighborReply = r
-        send(reply, to: peer, nowMs: nowMs, into: &out)
+        send(.neighborReply(accepted: accept, info: info), to: peer, nowMs: nowMs, into: &out)
     }
 
     /// Candidates that did not answer in time are forgotten.
@@ -101,7 +100,7 @@ extension GossipEngine {
     /// May we start a handshake with `peer`, an address we learned from someone else? Peers
     /// that spoke to us, and seeds, always; others at most 20/s (burst 100).
     mutating func mayIntroduce(_ peer: PeerAddress, nowMs: UInt64) -> Bool {
-        if sessions[peer] != nil || seeds.contains(peer) { return true }
+        if channels.hasSession(peer) || seeds.contains(peer) { return true }
         guard guardState.introductions.take(1, nowMs: nowMs) else { stats.drop(.introductionLimited); return false }
         return true
     }

@@ -43,9 +43,8 @@ extension GossipEngine {
         plumtree.holds(op.id)
         // Fail-safe: a random wait, so that the stem's nodes do not all fluff at once.
         stem.embargo[op.id] = nowMs + config.stemFailsafeMs + UInt64.random(in: 0...config.stemFailsafeMs, using: &rng)
-        var m = WireMessage(); var s = Skwad_Gossip_V1_Stem(); s.envelope = Data(op.envelope.serialized()); m.stem = s
         stats.stemmed += 1
-        send(m, to: relay, nowMs: nowMs, into: &out)
+        send(.stem(envelope: op.envelope.serialized()), to: relay, nowMs: nowMs, into: &out)
     }
 
     mutating func fluff(_ op: SignedOp, except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
@@ -58,14 +57,14 @@ extension GossipEngine {
 
     /// A stem hop: admit the op like any other, then fluff it with probability `stemFluff`
     /// or pass it on along our own stem.
-    mutating func receiveStem(_ s: Skwad_Gossip_V1_Stem, from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
+    mutating func onStem(_ envelope: [UInt8], from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
         // A stem that loops back to a node that stemmed the op already: fluff it here, now
         // (waiting for the fail-safe would cost a second or two).
-        if let env = try? Envelope(serialized: [UInt8](s.envelope)), replica.contains(env.id) {
+        if let env = try? Envelope(serialized: envelope), replica.contains(env.id) {
             if stem.embargo[env.id] != nil, let op = replica.op(env.id) { fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out) }
             return
         }
-        let (fresh, _) = admit([UInt8](s.envelope), from: from, nowMs: nowMs, replica: &replica, into: &out)
+        let (fresh, _) = admit(envelope, from: from, nowMs: nowMs, replica: &replica, into: &out)
         guard let op = fresh.first else { return }
         // Pending ops the stem op released (its genesis arrived with it) spread at once.
         if fresh.count > 1 { forward(Array(fresh.dropFirst()), except: from, nowMs: nowMs, replica: replica, into: &out) }

@@ -83,8 +83,13 @@ public enum Geohash {
         public let lonError: Double
         /// The farthest a point of the cell lies from its centre, in metres: the largest of
         /// the distances to its corners and edge midpoints (on a lat/lon rectangle the
-        /// farthest point is on that outline). What a cell adds as uncertainty.
-        public var radiusMeters: Double {
+        /// farthest point is on that outline). What a cell adds as uncertainty. Computed once
+        /// when the cell is made (eight great-circle distances): the geofence rule reads it
+        /// for every op, link and directory entry it checks.
+        public let radiusMeters: Double
+
+        init(center: GeoPoint, latError: Double, lonError: Double) {
+            self.center = center; self.latError = latError; self.lonError = lonError
             var r = 0.0
             for dlat in [-latError, 0, latError] {
                 for dlon in [-lonError, 0, lonError] where dlat != 0 || dlon != 0 {
@@ -92,11 +97,20 @@ public enum Geohash {
                     r = max(r, center.distance(to: q))
                 }
             }
-            return r
+            radiusMeters = r
         }
     }
 
+    /// Decodes a cell. Decoded cells are memoized (`CellCache`: decoding is pure, and a
+    /// node sees the same few cells again and again, from every neighbour's announcement).
     public static func decode(_ hash: String) throws -> Cell {
+        if let hit = CellCache.shared.get(hash) { return hit }
+        let cell = try decodeUncached(hash)
+        CellCache.shared.put(hash, cell)
+        return cell
+    }
+
+    static func decodeUncached(_ hash: String) throws -> Cell {
         let chars = Array(hash.utf8)
         guard (1...12).contains(chars.count) else { throw ModelError.invalid("geohash must have 1...12 characters") }
         var latR = (-90.0, 90.0), lonR = (-180.0, 180.0), even = true
@@ -118,6 +132,29 @@ public enum Geohash {
         return Cell(center: GeoPoint(unchecked: (latR.0 + latR.1) / 2, (lonR.0 + lonR.1) / 2),
                     latError: (latR.1 - latR.0) / 2, lonError: (lonR.1 - lonR.0) / 2)
     }
+}
+
+/// Memo of decoded geohash cells, shared by the process (thread-safe). Bounded: at most
+/// `capacity` cells; when full it is emptied and refills (a peer announcing endless new
+/// cells costs decoding, never memory).
+final class CellCache: @unchecked Sendable {
+    static let shared = CellCache()
+    static let capacity = 32_768
+    private let lock = NSLock()
+    private var cells: [String: Geohash.Cell] = [:]
+
+    func get(_ hash: String) -> Geohash.Cell? {
+        lock.lock(); defer { lock.unlock() }
+        return cells[hash]
+    }
+
+    func put(_ hash: String, _ cell: Geohash.Cell) {
+        lock.lock(); defer { lock.unlock() }
+        if cells.count >= Self.capacity { cells.removeAll(keepingCapacity: true) }
+        cells[hash] = cell
+    }
+
+    var count: Int { lock.lock(); defer { lock.unlock() }; return cells.count }
 }
 
 /// A pack's geofence: a centre and a radius in metres.

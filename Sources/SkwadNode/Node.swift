@@ -43,8 +43,6 @@ public actor Node {
     /// Told the number of hashes tried so far while a stamp is being minted (REPL progress),
     /// and 0 once minting is over.
     var mintProgress: (@Sendable (UInt64) -> Void)?
-    /// Called with every op this node commits locally (the gossip layer pushes it).
-    var localOpSink: (@Sendable (SignedOp) -> Void)?
     /// The gossip engine and its socket, when the node is online (NodeNetwork.swift).
     var network: NetworkState?
     /// Blocks, mutes and dismissed reports (NodeModeration.swift), loaded on first use.
@@ -63,11 +61,17 @@ public actor Node {
         lock = try DataDirLock(dataDir: config.dataDir)
         master = try KeyFile.loadOrCreateMaster(dataDir: config.dataDir)
         admin = try config.adminSecretFile.map { try KeyFile.loadAdmin(path: $0) }
-        do { store = try Store(path: config.dataDir + "/skwad.sqlite") } catch { throw NodeError("\(error)") }
+        do {
+            switch config.store {
+            case .file: store = try Store(path: config.dataDir + "/skwad.sqlite")
+            case .memory: store = try Store()
+            }
+        } catch { throw NodeError("\(error)") }
         permissionNotice = FilePermissions.secure(dataDir: config.dataDir)
         var adminKeys = Set(config.adminKeys)
         if let admin { adminKeys.insert(admin.publicKey) }
-        replica = Replica(config: ReplicaConfig(adminKeys: adminKeys, maxFutureSkewMs: config.maxClockSkewMs))
+        replica = Replica(config: ReplicaConfig(adminKeys: adminKeys, maxFutureSkewMs: config.maxClockSkewMs,
+                                                pseudonymPowFloor: config.powFloors.pseudonym, genesisPowFloor: config.powFloors.genesis))
         do {
             let loaded = try store.loadOps()
             joined = try store.joinedPacks()
@@ -96,7 +100,6 @@ public actor Node {
 
     public func setMintProgress(_ sink: (@Sendable (UInt64) -> Void)?) { mintProgress = sink }
     public func setEventSink(_ sink: (@Sendable (NodeEvent) -> Void)?) { eventSink = sink }
-    public func setLocalOpSink(_ sink: (@Sendable (SignedOp) -> Void)?) { localOpSink = sink }
 
     // MARK: identity and location
 
@@ -191,7 +194,6 @@ public actor Node {
         clocks.observe(op.hlc, in: op.packID, physicalMs: nowMs)
         applyInMemory(changes)
         stats.localOps += 1
-        localOpSink?(op)
         publishLocal(op)
     }
 

@@ -2,50 +2,9 @@ import SkwadModel
 import SkwadReplica
 import SkwadStore
 
-/// What became of a batch of ops from elsewhere.
-public struct ReceiveReport: Sendable, Equatable {
-    /// One outcome per input, in input order.
-    public var outcomes: [AdmitOutcome] = []
-    /// Ops now in the replica (inputs and the pending ops they unlocked) and committed.
-    public var admitted: [SignedOp] = []
-    /// Set when the store could not commit the admitted ops: they stay in memory (views
-    /// show them) but a restart loses them until anti-entropy brings them back.
-    public var storeError: String?
-}
-
 extension Node {
-    /// The seam for the gossip layer: envelope bytes as received from other nodes. Each is
-    /// decoded, verified and admitted; the admitted ones commit in one transaction; events
-    /// for the user (new posts and comments in joined packs, votes on the user's own posts
-    /// and comments) go to the event sink.
-    public func receive(_ envelopes: [[UInt8]]) -> ReceiveReport {
-        let nowMs = now()
-        return ingest(envelopes.map { replica.receive($0, nowMs: nowMs) }, nowMs: nowMs)
-    }
-
-    /// The same for ops whose signatures the caller already verified (`SignedOp.open`,
-    /// e.g. on other cores before entering the actor).
-    public func receive(verified ops: [SignedOp]) -> ReceiveReport {
-        let nowMs = now()
-        return ingest(ops.map { replica.admit($0, nowMs: nowMs) }, nowMs: nowMs)
-    }
-
-    func ingest(_ outcomes: [AdmitOutcome], nowMs: UInt64) -> ReceiveReport {
-        var report = ReceiveReport(outcomes: outcomes)
-        for o in outcomes {
-            switch o {
-            case .admitted(let ops): report.admitted += ops
-            case .duplicate: stats.duplicates += 1
-            case .pending: stats.pending += 1
-            case .rejected(let why, _): stats.rejected[why.rawValue, default: 0] += 1
-            }
-        }
-        report.storeError = persistRemote(report.admitted, nowMs: nowMs)
-        return report
-    }
-
-    /// Ops from elsewhere that the replica (or the gossip engine) just admitted: commit them
-    /// in one transaction and tell the user. Returns the store's error, if any.
+    /// Ops from elsewhere that the gossip engine just admitted (`carryOut`, NodeNetwork.swift):
+    /// commit them in one transaction and tell the user. Returns the store's error, if any.
     @discardableResult
     func persistRemote(_ ops: [SignedOp], nowMs: UInt64) -> String? {
         guard !ops.isEmpty else { return nil }

@@ -126,8 +126,9 @@ extension Command {
             cmd = .moderation(m)
         default:
             let known = commandHelp.map(\.name)
-            let guess = verb.count > 32 ? nil : known.min { editDistance($0, verb) < editDistance($1, verb) }
-            let hint = guess.map { editDistance($0, verb) <= 2 ? " (did you mean '\($0)'?)" : "" } ?? ""
+            // One distance per known name (not two per comparison): the first nearest wins.
+            let guess = verb.count > 32 ? nil : known.map { ($0, editDistance($0, verb)) }.min { $0.1 < $1.1 }
+            let hint = guess.map { $0.1 <= 2 ? " (did you mean '\($0.0)'?)" : "" } ?? ""
             throw CommandError("unknown command '\(clip(verb))'\(hint); type help")
         }
         try args.finish()

@@ -15,7 +15,8 @@ public struct ReplicaConfig: Sendable {
     public var pendingLimit: Int
 
     /// Floors of stamp work (PROTOCOL.md §2): the protocol's `PowFloor` constants. Only the
-    /// simulator, which models dissemination and not identity cost, runs with lower ones.
+    /// simulator, which models dissemination and not identity cost, and the REPL fuzzer's
+    /// offline node (`NodeConfig.powFloors`) run with lower ones.
     public var pseudonymPowFloor: UInt32
     public var genesisPowFloor: UInt32
     /// Most packs held that this node did not create itself (PROTOCOL.md §4, rule 5):

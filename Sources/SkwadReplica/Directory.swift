@@ -9,19 +9,24 @@ extension Replica {
     /// ascending, at most `capacity` packs (the oldest geneses first, so two nodes that both
     /// hold more than the capacity agree on the same prefix).
     public func directoryItems(nowMs: UInt64, capacity: Int, include: (PackScope) -> Bool) -> [(hlc: HLC, id: OpID)] {
-        var chosen: [(created: HLC, id: PackID)] = []
-        for (id, p) in packs where !p.deleted && !p.isExpired(nowMs: nowMs) {
-            if include(p.scope) { chosen.append((p.genesis.hlc, id)) }
+        // Fields are read through the dictionary's storage in place: a `for (id, p) in packs`
+        // loop copies each PackState (a dozen collections retained and released per pack).
+        var chosen: [(created: HLC, id: PackID, at: Dictionary<PackID, PackState>.Index)] = []
+        var i = packs.startIndex
+        while i != packs.endIndex {
+            defer { i = packs.index(after: i) }
+            guard !packs.values[i].deleted, !packs.values[i].isExpired(nowMs: nowMs) else { continue }
+            if include(packs.values[i].scope) { chosen.append((packs.values[i].genesis.hlc, packs.keys[i], i)) }
         }
         if chosen.count > capacity {
             chosen.sort { ($0.created, $0.id) < ($1.created, $1.id) }
             chosen.removeLast(chosen.count - capacity)
         }
         var items: [(hlc: HLC, id: OpID)] = []
-        for (_, id) in chosen {
-            guard let p = packs[id] else { continue }
-            items.append((p.genesis.hlc, p.genesis.id))
-            items += p.edits
+        items.reserveCapacity(chosen.count)
+        for c in chosen {
+            items.append((packs.values[c.at].genesis.hlc, packs.values[c.at].genesis.id))
+            if !packs.values[c.at].edits.isEmpty { items += packs.values[c.at].edits }
         }
         items.sort { ($0.hlc, $0.id) < ($1.hlc, $1.id) }
         return items

@@ -1,10 +1,11 @@
 import Foundation
 import SkwadModel
+import SkwadTestKit
 
 /// The simulated network: a delay line with loss, an uplink cap per node and partitions.
-/// See the fidelity boundary at the top of the module.
-struct NetworkModel {
-    enum Fate { case arrives(UInt64), lost, partitioned }
+/// See the fidelity boundary at the top of the module. A `LinkModel`: an `InMemoryNetwork`
+/// (SkwadTestKit) can run engines over it as the simulator does.
+struct NetworkModel: LinkModel {
 
     let cfg: Scenario.Network
     let locations: [GeoPoint]
@@ -32,7 +33,7 @@ struct NetworkModel {
     }
 
     /// Sends `bytes` from one node to another at `nowMs`: when it arrives, or why not.
-    mutating func transmit(from: Int, to: Int, bytes: Int, nowMs: UInt64) -> Fate {
+    mutating func transmit(from: Int, to: Int, bytes: Int, nowMs: UInt64) -> LinkFate {
         var departMs = nowMs
         if !busyUntilUs.isEmpty {
             let startUs = max(nowMs * 1000, busyUntilUs[from])

@@ -71,6 +71,23 @@ public struct DivergentPack: Codable, Equatable, Sendable {
     public var ops: Int
     /// Members holding every op of the pack that anyone holds.
     public var completeMembers: Int
+    /// (member, op) pairs missing, against the union of what the members hold.
+    public var missingPairs: Int = 0
+    /// Members that do not know the pack at all (no genesis).
+    public var membersWithoutGenesis: Int = 0
+    /// Creation times (virtual ms) of the oldest and newest op some member misses.
+    public var oldestMissingCreatedMs: UInt64? = nil
+    public var newestMissingCreatedMs: UInt64? = nil
+    /// Incomplete members that also hold ops in the pending buffer (ops waiting for a genesis).
+    public var incompleteWithPending: Int = 0
+    /// Of up to 8 incomplete members: how far inside the fence their cell lies, in metres
+    /// (fence radius − centre distance − cell radius; nil entries for unfenced packs).
+    public var incompleteSlackM: [Double] = []
+    /// The same incomplete members: node ids, and (Skwad's engine) how many active links
+    /// each has at the end, and how many of those are members of this pack.
+    public var incompleteNodes: [Int] = []
+    public var incompleteLinks: [Int]? = nil
+    public var incompleteLinksInPack: [Int]? = nil
 }
 
 public struct StrategyReport: Codable, Equatable, Sendable {

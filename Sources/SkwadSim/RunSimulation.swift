@@ -73,6 +73,14 @@ public func runStrategy<S: SimStrategy>(_ strategy: S, world: World, memo: Signa
     let m = sim.run(strategyIndex: index, strategyCount: count, progress: progress)
     var report = strategyReport(strategy: strategy, metrics: m, replicas: sim.replicas, events: sim.events)
     if let mixed = sim.nodes as? [HostileMixedNode] { report.hostile = HostileReport.of(mixed, world: world) }
+    if let gossip = sim.nodes as? [SkwadGossipNode] {
+        for i in report.divergentPacks.indices {
+            let pack = world.packs[report.divergentPacks[i].pack]
+            let links = report.divergentPacks[i].incompleteNodes.map { gossip[$0].engine.activePeers.compactMap(SkwadGossipNode.node) }
+            report.divergentPacks[i].incompleteLinks = links.map(\.count)
+            report.divergentPacks[i].incompleteLinksInPack = links.map { $0.filter { pack.members.contains(Int32($0)) }.count }
+        }
+    }
     return StrategyOutcome(report: report, samples: m.samples, replicas: sim.replicas)
 }
 
@@ -124,12 +132,39 @@ func identicalPacks(world: World, replicas: [Replica]) -> (identical: Int, check
         if members.dropFirst().allSatisfy({ replicas[Int($0)].opIDs(inPack: id).map(\.id) == reference }) { identical += 1; continue }
         let counts = members.map { replicas[Int($0)].opIDs(inPack: id).count }
         let most = counts.max() ?? 0
-        divergent.append(DivergentPack(pack: index, radiusM: p.fence.map { ($0.radiusMeters * 10).rounded() / 10 }, locked: p.locked,
-                                       members: members.count, ops: most, completeMembers: counts.filter { $0 == most }.count))
+        var d = DivergentPack(pack: index, radiusM: p.fence.map { ($0.radiusMeters * 10).rounded() / 10 }, locked: p.locked,
+                              members: members.count, ops: most, completeMembers: counts.filter { $0 == most }.count)
+        describeMissing(&d, pack: p, id: id, members: members, world: world, replicas: replicas)
+        divergent.append(d)
     }
     divergent.sort { a, b in Double(a.completeMembers) / Double(a.members) != Double(b.completeMembers) / Double(b.members)
         ? Double(a.completeMembers) / Double(a.members) < Double(b.completeMembers) / Double(b.members) : a.pack < b.pack }
-    return (identical, world.packs.count, Array(divergent.prefix(10)))
+    return (identical, world.packs.count, Array(divergent.prefix(20)))
+}
+
+/// What the incomplete members of a divergent pack miss, against the union of the members' ops.
+func describeMissing(_ d: inout DivergentPack, pack p: SimPack, id: PackID, members: [Int32], world: World, replicas: [Replica]) {
+    var union = Set<OpID>()
+    for m in members { for item in replicas[Int(m)].opIDs(inPack: id) { union.insert(item.id) } }
+    var oldest = UInt64.max, newest = UInt64(0)
+    for m in members {
+        let r = replicas[Int(m)]
+        let held = Set(r.opIDs(inPack: id).map(\.id))
+        guard held.count < union.count else { continue }
+        if r.pack(id) == nil { d.membersWithoutGenesis += 1 }
+        if r.pendingCount > 0 { d.incompleteWithPending += 1 }
+        for op in union where !held.contains(op) {
+            d.missingPairs += 1
+            if let ref = world.ref(of: op) { oldest = min(oldest, world.ops[Int(ref)].createdMs); newest = max(newest, world.ops[Int(ref)].createdMs) }
+        }
+        if d.incompleteSlackM.count < 8, let fence = p.fence {
+            let n = Int(m)
+            let slack = fence.radiusMeters - fence.center.distance(to: world.geography.cellCenters[n]) - world.geography.cellRadii[n]
+            d.incompleteSlackM.append((slack * 10).rounded() / 10)
+        }
+        if d.incompleteNodes.count < 8 { d.incompleteNodes.append(Int(m)) }
+    }
+    if oldest != .max { d.oldestMissingCreatedMs = oldest; d.newestMissingCreatedMs = newest }
 }
 
 /// Of the packs each late joiner should know at the end (the directory rule of PROTOCOL

@@ -1,6 +1,7 @@
 import SkwadGossip
 import SkwadModel
 import SkwadReplica
+import SkwadTestKit
 
 /// Skwad's own protocol: the real SkwadGossip `GossipEngine` (sessions, HyParView + SWIM,
 /// Plumtree, range-based reconciliation, the geofence rule, rate limits), driven through the
@@ -65,15 +66,15 @@ public struct SkwadGossipNode: SimProtocol {
     static let ipUdpBytes = 28
 
     var engine: GossipEngine
-    /// The one live tick timer: its tag and due time. A request for an earlier tick starts
-    /// a new timer; timers with an older tag are ignored when they fire.
-    var tickTag: UInt32 = 0
-    var tickDueMs: UInt64 = .max
+    /// Carries out the engine's directives (shared with the engine tests' `InMemoryNetwork`):
+    /// sends by node index, the one live tick timer (a request for an earlier tick starts a
+    /// new timer under a new tag; timers with an older tag are ignored when they fire).
+    var carrier = DirectiveCarrier()
     let seeds: [PeerAddress]
     let subscriptions: Set<PackID>
 
-    static func address(_ id: NodeID) -> PeerAddress { PeerAddress("n\(id)") }
-    static func node(_ a: PeerAddress) -> NodeID? { a.value.first == "n" ? Int(a.value.dropFirst()) : nil }
+    static func address(_ id: NodeID) -> PeerAddress { MemoryAddress.of(id) }
+    static func node(_ a: PeerAddress) -> NodeID? { MemoryAddress.index(a) }
 
     public mutating func start(replica: inout Replica, _ ctx: inout SimContext<Payload>) {
         let before = engine.stats.opsSent
@@ -89,8 +90,7 @@ public struct SkwadGossipNode: SimProtocol {
     }
 
     public mutating func timer(_ tag: UInt32, replica: inout Replica, _ ctx: inout SimContext<Payload>) {
-        guard tag == tickTag else { return }
-        tickDueMs = .max
+        guard carrier.timer.fire(tag) else { return }
         let before = engine.stats.opsSent
         let out = engine.tick(nowMs: ctx.wallMs, replica: &replica)
         apply(out, opsBefore: before, &ctx)
@@ -102,26 +102,16 @@ public struct SkwadGossipNode: SimProtocol {
         apply(out, opsBefore: before, &ctx)
     }
 
-    /// The engine's directives, one to one; op copies sent in this call are charged to its
-    /// first datagram (totals are what the report uses).
+    /// The engine's directives, one to one, through the shared `DirectiveCarrier`; op copies
+    /// sent in this call are charged to its first datagram (totals are what the report uses).
     mutating func apply(_ out: [GossipDirective], opsBefore: Int, _ ctx: inout SimContext<Payload>) {
         var ops = engine.stats.opsSent - opsBefore
-        for d in out {
-            switch d {
-            case .send(let bytes, let to):
-                guard let n = Self.node(to) else { continue }
-                ctx.send(bytes, to: n, bytes: bytes.count + Self.ipUdpBytes, ops: ops)
-                ops = 0
-            case .admitted(let op):
-                ctx.admitted(op)
-            case .scheduleTick(let after):
-                guard ctx.nowMs + after < tickDueMs else { continue }
-                tickTag &+= 1
-                tickDueMs = ctx.nowMs + after
-                ctx.schedule(afterMs: after, tag: tickTag)
-            case .peerUp, .peerDown:
-                break
-            }
-        }
+        carrier.carry(out, nowMs: ctx.nowMs,
+                      send: { bytes, to in
+                          ctx.send(bytes, to: to, bytes: bytes.count + Self.ipUdpBytes, ops: ops)
+                          ops = 0
+                      },
+                      timer: { tag, after in ctx.schedule(afterMs: after, tag: tag) },
+                      admitted: { ctx.admitted($0) })
     }
 }

@@ -24,12 +24,21 @@ public final class Store: Sendable {
         } catch { throw StoreError("cannot open store \(path)", error) }
     }
 
-    /// A private in-memory store, for tests.
+    /// A private in-memory store, for tests and the REPL fuzzer (`NodeConfig.store = .memory`,
+    /// a fresh node per input): a copy (SQLite backup) of one empty database migrated once
+    /// per process, so opening one costs a page copy rather than the migrations.
     public init() throws {
         do {
-            db = try DatabaseQueue()
-            try Schema.migrator.migrate(db)
+            let queue = try DatabaseQueue()
+            try Store.migratedEmpty.get().backup(to: queue)
+            db = queue
         } catch { throw StoreError("cannot open in-memory store", error) }
+    }
+
+    private static let migratedEmpty = Result<DatabaseQueue, any Error> {
+        let queue = try DatabaseQueue()
+        try Schema.migrator.migrate(queue)
+        return queue
     }
 
     /// The SQLite journal mode in use ("wal" for a file store).

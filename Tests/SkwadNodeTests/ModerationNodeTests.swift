@@ -7,33 +7,22 @@ import SkwadReplica
 import SkwadStore
 import SkwadTestKit
 
-/// Issue 11, part A, through the Node API: three nodes exchanging ops by the gossip seam
-/// (`Node.receive`): the Alpha hides and restores, authors edit, reports reach only the
-/// moderator, blocks and mutes persist across a restart.
+/// Issue 11, part A, through the Node API: three nodes gossiping over UDP on loopback: the
+/// Alpha hides and restores, authors edit, reports reach only the moderator, blocks and
+/// mutes persist across a restart.
 @Suite(.serialized) struct ModerationNodeTests {
+    /// Three nodes online; `sync` waits until each holds every op of the others.
     final class Trio: @unchecked Sendable {
-        let dirs = [tempDataDir(), tempDataDir(), tempDataDir()]
-        var nodes: [Node] = []
-        var sinks: [Collector<SignedOp>] = []
-        /// A fixed clock, well inside a clock hour, so the hourly report allowance is exact.
-        let clock = TestClock()
+        let net = Loopback()
+        var nodes: [Node] { net.nodes }
+        var dirs: [String] { net.dirs }
+        var clock: RunningClock { net.clock }
         init() async throws {
-            for d in dirs {
-                let c0 = clock
-                let n = try Node(config: testConfig(d), now: { c0.now })
-                let c = Collector<SignedOp>()
-                await n.setLocalOpSink { c.append($0) }
-                nodes.append(n); sinks.append(c)
-            }
+            for _ in 0..<3 { try await net.add() }
+            #expect(await net.linked())
         }
-        /// Hands every node's new ops to every other node.
-        func sync() async {
-            let batches = sinks.map { $0.drain().map(\.bytes) }
-            for (i, b) in batches.enumerated() where !b.isEmpty {
-                for (j, n) in nodes.enumerated() where j != i { _ = await n.receive(b) }
-            }
-        }
-        func cleanup() { for d in dirs { try? FileManager.default.removeItem(atPath: d) } }
+        func sync() async { #expect(await net.synced()) }
+        func cleanup() async { await net.shutdown() }
     }
 
     func message(_ body: () async throws -> Void) async -> String {
@@ -42,9 +31,8 @@ import SkwadTestKit
 
     @Test func theAlphaHidesAndRestoresAndTheLogSaysWho() async throws {
         let t = try await Trio()
-        defer { t.cleanup() }
         let (alpha, bob, carol) = (t.nodes[0], t.nodes[1], t.nodes[2])
-        let pack = try await alpha.createPack(name: "Quad", radiusMeters: nil, locked: false, tags: [], color: "")
+        let pack = try await alpha.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
         await t.sync()
         let post = try await bob.post(pack: "Quad", title: "Spam", body: "buy now", tags: [])
         await t.sync()
@@ -66,32 +54,26 @@ import SkwadTestKit
         #expect(log.entries.map(\.action) == [.hide, .unhide])
         #expect(log.entries.allSatisfy { $0.role == .alpha })
         #expect(log.entries.first?.detail == "spam")
+        await t.cleanup()
     }
 
     @Test func anAdminHidesInAPackItDidNotCreateAndReadsItsReports() async throws {
-        let dirs = [tempDataDir(), tempDataDir(), tempDataDir()]
-        defer { for d in dirs { try? FileManager.default.removeItem(atPath: d) } }
         let admin = SigningKeyPair.generate()
-        let secret = dirs[2] + ".admin"
+        let secret = tempDataDir() + ".admin"
         try Hex.encode(admin.seed).write(toFile: secret, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: secret) }
-        let clock = TestClock()
-        var nodes: [Node] = [], sinks: [Collector<SignedOp>] = []
-        for (i, d) in dirs.enumerated() {
-            var c = testConfig(d)
-            c.adminKeys = [admin.publicKey]
-            if i == 2 { c.adminSecretFile = secret }
-            let n = try Node(config: c, now: { clock.now })
-            let sink = Collector<SignedOp>()
-            await n.setLocalOpSink { sink.append($0) }
-            nodes.append(n); sinks.append(sink)
+        let net = Loopback()
+        for i in 0..<3 {
+            try await net.add(config: { c in
+                c.adminKeys = [admin.publicKey]
+                if i == 2 { c.adminSecretFile = secret }
+            })
         }
-        func sync() async {
-            let batches = sinks.map { $0.drain().map(\.bytes) }
-            for (i, b) in batches.enumerated() where !b.isEmpty { for (j, n) in nodes.enumerated() where j != i { _ = await n.receive(b) } }
-        }
+        #expect(await net.linked())
+        func sync() async { #expect(await net.synced()) }
+        let nodes = net.nodes
         let (alpha, bob, adminNode) = (nodes[0], nodes[1], nodes[2])
-        _ = try await alpha.createPack(name: "Quad", radiusMeters: nil, locked: false, tags: [], color: "")
+        _ = try await alpha.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
         await sync()
         let post = try await bob.post(pack: "Quad", title: "Spam", body: "", tags: [])
         await sync()
@@ -105,13 +87,12 @@ import SkwadTestKit
         for n in nodes { #expect(try await n.feed(pack: "Quad", sort: .new, limit: 10).isEmpty) }
         let log = try await alpha.moderationLog("Quad").entries
         #expect(log.map(\.role) == [.admin] && log.map(\.author) == [admin.publicKey])
-        for n in nodes { await n.close() }
+        await net.shutdown()
     }
 
     @Test func evictedReportsLeaveTheStoreToo() async throws {
-        let dir = tempDataDir()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let clock = TestClock()
+        let net = Loopback()
+        let clock = net.clock
         var f = OpFactory(seed: 1113, nowMs: clock.now)
         let alpha = f.user(), spammer = f.user()
         let g = f.createPack(by: alpha)
@@ -119,24 +100,27 @@ import SkwadTestKit
         let base = clock.now / Lifetime.hour * Lifetime.hour
         let reports = (0..<8).map { i in f.report(by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: base + UInt64(i), counter: 0)) }
         let kept = Set(reports.prefix(Limits.reportsPerHour).map(\.id))
-        do {
-            let node = try Node(config: testConfig(dir), now: { clock.now })
-            _ = await node.receive([g.bytes, p.bytes])
-            for r in reports.reversed() { _ = await node.receive([r.bytes]) }   // each earlier one evicts a later one
-            #expect(Set(await node.replica.reportIDs(in: g.id)) == kept)
-            #expect(try await node.store.loadOps().ops.count == 2 + Limits.reportsPerHour)
-            await node.close()
-        }
-        let again = try Node(config: testConfig(dir), now: { clock.now })
+        let node = try await net.add()
+        // A peer sends the pack and post, then the reports latest first, one datagram each
+        // (in order, the engine reads its queue in order): each earlier one evicts a later one.
+        let wire = try UDPWirePeer(targetPort: try #require(UDPWirePeer.port(of: net.addresses[0])), seed: 3)
+        try await wire.handshake()
+        wire.send(WireForge.ops([g.bytes, p.bytes]))
+        #expect(await eventually(seconds: 5, every: 0.02) { await node.replica.contains(p.id) })
+        for r in reports.reversed() { wire.send(WireForge.ops([r.bytes])) }
+        #expect(await eventually(seconds: 5, every: 0.02) { await Set(node.replica.reportIDs(in: g.id)) == kept })
+        #expect(await eventually(seconds: 5, every: 0.02) { (try? await node.store.loadOps().ops.count) == 2 + Limits.reportsPerHour })
+        await net.shutdown(keepData: true)
+        let again = try Node(config: testConfig(net.dirs[0]), now: { clock.now })
         #expect(Set(await again.replica.reportIDs(in: g.id)) == kept)
         await again.close()
+        net.removeData()
     }
 
     @Test func theAlphaEditsThePackAndAuthorsEditTheirOwnPosts() async throws {
         let t = try await Trio()
-        defer { t.cleanup() }
         let (alpha, bob, carol) = (t.nodes[0], t.nodes[1], t.nodes[2])
-        _ = try await alpha.createPack(name: "Quad", radiusMeters: nil, locked: false, tags: [], color: "")
+        _ = try await alpha.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
         await t.sync()
         let post = try await bob.post(pack: "Quad", title: "Typo", body: "teh body", tags: [])
         await t.sync()
@@ -164,13 +148,13 @@ import SkwadTestKit
             #expect(th.post.title == "Fixed" && th.post.body == "the body" && th.post.edited)
             #expect(th.comments.map(\.body) == ["first"] && th.comments[0].edited)
         }
+        await t.cleanup()
     }
 
     @Test func aReportIsReadOnlyByTheModerator() async throws {
         let t = try await Trio()
-        defer { t.cleanup() }
         let (alpha, bob, carol) = (t.nodes[0], t.nodes[1], t.nodes[2])
-        _ = try await alpha.createPack(name: "Quad", radiusMeters: nil, locked: false, tags: [], color: "")
+        _ = try await alpha.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
         await t.sync()
         let post = try await bob.post(pack: "Quad", title: "Rude", body: "", tags: [])
         await t.sync()
@@ -192,14 +176,14 @@ import SkwadTestKit
         for i in 0..<(Limits.reportsPerHour - 1) { _ = try await carol.report(post.short(), reason: "again \(i)") }
         let limited = await message { _ = try await carol.report(post.short(), reason: "once more") }
         #expect(limited.contains("reports in this pack this hour"))
+        await t.cleanup()
     }
 
     @Test func blocksAndMutesFilterTheFeedAndSurviveARestart() async throws {
         let t = try await Trio()
-        defer { t.cleanup() }
         let (alpha, bob, carol) = (t.nodes[0], t.nodes[1], t.nodes[2])
-        _ = try await alpha.createPack(name: "Quad", radiusMeters: nil, locked: false, tags: [], color: "")
-        _ = try await alpha.createPack(name: "Noise", radiusMeters: nil, locked: false, tags: [], color: "")
+        _ = try await alpha.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        _ = try await alpha.createPack(name: "Noise", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
         await t.sync()
         let bobs = try await bob.post(pack: "Quad", title: "From bob", body: "", tags: [])
         let carols = try await carol.post(pack: "Quad", title: "From carol", body: "", tags: [])
@@ -232,5 +216,6 @@ import SkwadTestKit
         _ = try await again.mute("Noise", on: false)
         #expect(try await again.feed(pack: nil, sort: .new, limit: 10).count == 3)
         await again.close()
+        await t.cleanup()
     }
 }

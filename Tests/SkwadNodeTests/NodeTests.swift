@@ -149,4 +149,41 @@ func testConfig(_ dir: String) -> NodeConfig {
         first = nil
         _ = try Node(config: testConfig(dir))
     }
+
+    /// `store = .memory` and `powFloors = .none` (the REPL fuzzer's options): the node works
+    /// through the same API, writes no SQLite file, keeps nothing after closing, and stamps
+    /// with the pack's own bits only; no config text can choose either.
+    @Test func theFuzzersInMemoryNodeWritesNoFileAndKeepsNothing() async throws {
+        let dir = tempDataDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var c = testConfig(dir)
+        c.store = .memory
+        c.powFloors = .none
+        let node = try Node(config: c)
+        _ = try await node.createPack(name: "Open", radiusMeters: nil, locked: false, tags: [], color: "")
+        _ = try await node.post(pack: "Open", title: "t", body: "b", tags: [])
+        let titles = try await node.feed(pack: "Open", sort: .new, limit: 10).map(\.title)
+        #expect(titles == ["t"])
+        let floor = await node.replica.config.genesisPowFloor
+        #expect(!FileManager.default.fileExists(atPath: dir + "/skwad.sqlite") && floor == 0)
+        #expect(FileManager.default.fileExists(atPath: dir + "/master.key"))
+        await node.close()
+        let again = try Node(config: c)
+        let den = await again.den()
+        let feed = try await again.feed(pack: nil, sort: .new, limit: 10)
+        #expect(den.joined.isEmpty && feed.isEmpty)
+        await again.close()
+        // The default, and whatever a config file says, is the durable file store.
+        #expect(NodeConfig(dataDir: dir).store == .file && NodeConfig(dataDir: dir).powFloors == .protocolFloors)
+        #expect(NodeConfig.PowFloors.protocolFloors == NodeConfig.PowFloors(pseudonym: 16, genesis: 18))
+        let parsed = try NodeConfig.parse("pow_bits = 8\nlisten = \"127.0.0.1:0\"")
+        #expect(parsed.store == .file && parsed.powFloors == .protocolFloors)
+        #expect((try? NodeConfig.parse("store = \"memory\"")) == nil)
+        // A default node's own genesis stamp meets the 18-bit floor even when pow_bits is 4.
+        let durable = try Node(config: testConfig(dir + "-durable"))
+        defer { try? FileManager.default.removeItem(atPath: dir + "-durable") }
+        _ = try await durable.createPack(name: "Open", radiusMeters: nil, locked: false, tags: [], color: "")
+        #expect(await durable.replica.config.genesisPowFloor == 18)
+        await durable.close()
+    }
 }

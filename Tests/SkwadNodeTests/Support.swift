@@ -32,3 +32,14 @@ extension Store {
         try db.writeWithoutTransaction { try $0.execute(sql: "PRAGMA query_only = 1") }
     }
 }
+
+/// A wall clock that runs with real time from `ms` and that a test can also move forward
+/// by hand: gossip engines need time to pass (ticks, retries, reconciliation rounds).
+final class RunningClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private let start = DispatchTime.now().uptimeNanoseconds
+    private var base: UInt64
+    init(ms: UInt64 = 1_790_000_000_000) { base = ms }
+    var now: UInt64 { lock.withLock { base + (DispatchTime.now().uptimeNanoseconds - start) / 1_000_000 } }
+    func advance(ms d: UInt64) { lock.withLock { base += d } }
+}

@@ -6,7 +6,7 @@ import SkwadNode
 
 /// Issue 10, finding 6: text from the network reaches the terminal without control
 /// characters, escape sequences or bidi overrides, in plain and terminal modes.
-@Suite struct SafeRenderingTests {
+@Suite(.serialized) struct SafeRenderingTests {
     static let hostileName = "Q\u{1B}]0;owned\u{07}uad\u{202E}"
     static let hostileTitle = "hi\u{1B}[2J\u{1B}[H\u{9B}31mthere\rX"
     static let hostileBody = "line one\nline two\u{1B}[31m red\u{2066}\n* new post fake"
@@ -20,15 +20,11 @@ import SkwadNode
 
     @Test(arguments: [Renderer.Mode.plain, .terminal])
     func remoteTextIsRenderedSafely(mode: Renderer.Mode) async throws {
-        let dirA = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-safe-\(UUID().uuidString)").path
-        let dirB = dirA + "-b"
-        defer { for d in [dirA, dirB] { try? FileManager.default.removeItem(atPath: d) } }
-        let a = try Node(config: NodeConfig(dataDir: dirA)), b = try Node(config: NodeConfig(dataDir: dirB))
-        let sent = OpBox()
-        await a.setLocalOpSink { sent.add($0.envelope.serialized()) }
-        _ = try await a.createPack(name: Self.hostileName, radiusMeters: nil, locked: false, tags: ["t\u{1B}[5m"], color: "")
+        let net = try await LoopbackPair("safe")
+        let (a, b) = (net.a, net.b)
+        _ = try await a.createPack(name: Self.hostileName, radiusMeters: LoopbackPair.radius, locked: false, tags: ["t\u{1B}[5m"], color: "")
         let post = try await a.post(pack: Self.hostileName, title: Self.hostileTitle, body: Self.hostileBody, tags: [])
-        #expect(await b.receive(sent.all).admitted.count == 2)
+        #expect(await net.eventually { (try? await b.show(post.hex)) != nil })
         let repl = REPL(executor: Executor(node: b), reader: LineReader(interactive: false, historyPath: nil), mode: mode)
         func run(_ line: String) async -> String { await repl.handle(line, nowMs: wallClockMs()).output ?? "" }
         var outputs = [await run("feed"), await run("packs"), await run("show \(post.short(8))")]
@@ -46,12 +42,6 @@ import SkwadNode
         #expect(thread.contains("\n    line two"))             // body lines indented
         #expect(!thread.contains("\n* new post fake"))          // a body cannot fake a line of output
         #expect(thread.contains("anon·") && thread.contains("(alpha)"))
+        await net.shutdown()
     }
-}
-
-final class OpBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [[UInt8]] = []
-    func add(_ x: [UInt8]) { lock.lock(); items.append(x); lock.unlock() }
-    var all: [[UInt8]] { lock.lock(); defer { lock.unlock() }; return items }
 }

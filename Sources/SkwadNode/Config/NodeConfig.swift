@@ -40,6 +40,34 @@ public struct NodeConfig: Sendable, Equatable {
     public var peerBytesPerSecond: Double = 400_000
     /// Ops per minute accepted from one pseudonym.
     public var pseudonymOpsPerMinute: Double = 120
+    /// Where the store lives. Not a config key and not a flag: `load`/`parse` and every
+    /// command leave it `.file`, the only durable choice.
+    public var store: StoreLocation = .file
+    /// The proof-of-work floors this node's replica enforces and its own stamps meet
+    /// (PROTOCOL §2: `PowFloor`, 16 bits per pseudonym, 18 per genesis). Not a config key and
+    /// not a flag: `load`/`parse` and every command leave `PowFloors.protocolFloors`. Only the
+    /// REPL fuzzer's offline node runs with `.none` (an 18-bit genesis stamp takes about a
+    /// second to mint in a sanitizer build); peers keep their floors and would reject its ops.
+    public var powFloors: PowFloors = .protocolFloors
+
+    /// Stamp-work floors, in leading zero bits.
+    public struct PowFloors: Sendable, Equatable {
+        public var pseudonym: UInt32
+        public var genesis: UInt32
+        public init(pseudonym: UInt32, genesis: UInt32) { self.pseudonym = pseudonym; self.genesis = genesis }
+        public static let protocolFloors = PowFloors(pseudonym: PowFloor.pseudonymBits, genesis: PowFloor.genesisBits)
+        public static let none = PowFloors(pseudonym: 0, genesis: 0)
+    }
+
+    /// Where a node keeps its SQLite store.
+    public enum StoreLocation: Sendable, Equatable {
+        /// `<dataDir>/skwad.sqlite`, WAL, committed before a command reports done.
+        case file
+        /// A private in-memory database that vanishes when the node does: nothing survives a
+        /// restart. Only for the REPL fuzzer (`FuzzREPL`), which opens a fresh node per input;
+        /// never for a user's node. The master key and the lock still live in `dataDir`.
+        case memory
+    }
 
     public init(dataDir: String) { self.dataDir = dataDir }
 

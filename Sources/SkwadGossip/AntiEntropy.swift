@@ -1,0 +1,93 @@
+import SkwadModel
+import SkwadReplica
+
+/// Anti-entropy (PROTOCOL §11): each round a few of our live packs are reconciled with a
+/// random link that may hold them, by range-based set reconciliation (Reconciliation.swift,
+/// the pure algorithm); answers are paginated (`opsPerAnswer`). The pack directory uses
+/// the same rounds (Directory.swift).
+extension GossipEngine {
+    /// Each round: up to `reconPacksPerRound` random live packs we may hold ourselves, each
+    /// reconciled with a random link (active or vicinity) that may hold it too.
+    mutating func reconcileRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        let links = self.links
+        guard !links.isEmpty else { return }
+        let mine = replica.liveScopes(nowMs: nowMs).filter { mayReceive(info, pack: $0, isGenesis: false) }
+        guard !mine.isEmpty else { return }
+        // Round robin over our packs (sorted by id), so that none waits longer than
+        // ceil(packs / reconPacksPerRound) rounds.
+        let start = reconCursor % mine.count
+        reconCursor = start + config.reconPacksPerRound
+        for k in 0..<min(config.reconPacksPerRound, mine.count) {
+            let state = mine[(start + k) % mine.count]
+            let pack = state.id
+            let eligible = links.filter { peerInfo($0).map { mayReceive($0, pack: state, isGenesis: false) } ?? false }
+            guard let peer = eligible.randomElement(using: &rng) else { continue }
+            stats.reconciliations += 1
+            sendReconcile(pack: pack, lower: .zero, ranges: Reconciliation.initiate(visibleItems(replica, pack: pack)), initiator: true, to: peer, nowMs: nowMs, into: &out)
+        }
+    }
+
+    /// Sends ranges, split over as many datagrams as needed (each self-contained).
+    /// `pack` nil with `directory` set: the pack directory as seen from `directory`'s cell (§11a).
+    mutating func sendReconcile(pack: PackID?, lower: Reconciliation.Bound, ranges: [Reconciliation.RangeMessage], initiator: Bool,
+                                directory: NodeInfo? = nil, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        var start = lower, chunk: [Reconciliation.RangeMessage] = [], size = 60
+        func flush(_ engine: inout GossipEngine) {
+            guard !chunk.isEmpty else { return }
+            var r = ReconcileRound(pack: nil, directory: false, initiator: initiator, lower: start, ranges: chunk, asker: nil)
+            if let directory {
+                r.directory = true
+                r.asker = directory
+            } else if let pack, initiator {
+                r.pack = pack
+                // Who asks, so that a peer that does not count us among its links can apply the fence rule.
+                let subs = engine.info.subscribed(pack) ? Set([NodeInfo.prefix(pack)]) : []
+                r.asker = NodeInfo(cell: engine.info.cell, subscriptions: subs)
+            } else if let pack {
+                r.pack = pack
+            }
+            let before = engine.stats.bytesOut
+            engine.send(.reconcile(r), to: to, nowMs: nowMs, into: &out)
+            engine.stats.reconBytesOut += engine.stats.bytesOut - before
+            start = chunk.last!.upper
+            chunk = []; size = 60
+        }
+        for r in ranges {
+            if size + r.estimatedSize > Frame.maxPlaintext - 40 { flush(&self) }
+            chunk.append(r); size += r.estimatedSize
+        }
+        flush(&self)
+    }
+
+    mutating func onReconcile(_ r: ReconcileRound, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        guard let pack = r.pack else { onDirectory(r, from: from, nowMs: nowMs, replica: replica, into: &out); return }
+        if r.initiator, var asker = r.asker, !isLink(from) {
+            if let known = peers.inbound[from]?.info, known.cell == asker.cell { asker.subscriptions.formUnion(known.subscriptions) }
+            peers.rememberInbound(from, info: asker, nowMs: nowMs)
+        }
+        if replica.pack(pack) == nil && r.initiator && !replica.contains(pack) {
+            // A pack we never heard of (its genesis passed us by): ask for the genesis, whose
+            // id is the pack id; the next round reconciles the rest.
+            send(.want(ids: [pack.bytes], graft: false), to: from, nowMs: nowMs, into: &out)
+            return
+        }
+        guard let state = replica.scope(pack), replica.isLive(pack, nowMs: nowMs),
+              let theirs = peerInfo(from), mayReceive(theirs, pack: state, isGenesis: false) else { return }
+        let answer = Reconciliation.answer(visibleItems(replica, pack: pack), lower: r.lower, ranges: r.ranges)
+        // Paginated: at most `opsPerAnswer` ops and ids per message; later rounds bring the rest.
+        if !answer.have.isEmpty { sendOps(answer.have.prefix(config.opsPerAnswer).compactMap { replica.op($0) }, to: from, repair: true, nowMs: nowMs, into: &out) }
+        sendWants(answer.need, to: from, nowMs: nowMs, into: &out)
+        if !answer.done {
+            sendReconcile(pack: pack, lower: r.lower, ranges: answer.ranges, initiator: !r.initiator, to: from, nowMs: nowMs, into: &out)
+        }
+    }
+
+    /// Asks for ops by full id: at most `opsPerAnswer` per call, 30 per `Want` (so that each
+    /// fits one datagram); later rounds bring the rest.
+    mutating func sendWants(_ ids: [OpID], to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        let need = ids.prefix(config.opsPerAnswer)
+        for chunk in stride(from: need.startIndex, to: need.endIndex, by: 30) {
+            send(.want(ids: need[chunk..<min(need.endIndex, chunk + 30)].map(\.bytes), graft: false), to: to, nowMs: nowMs, into: &out)
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import SkwadModel
+import SkwadReplica
+
+/// One authenticated message from a peer, to its handler. Hearing from a peer at all
+/// refreshes its clocks and brings it back from the dead (PeerTable).
+extension GossipEngine {
+    mutating func handle(_ m: Message, from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
+        let gone = peers.dead[from]
+        peers.heard(from, nowMs: nowMs, using: &rng)
+        if let cell = gone?.cell { offerVicinity(from, info: NodeInfo(cell: cell), heard: false, nowMs: nowMs) }
+        switch m {
+        case .join(let theirs): onJoin(theirs, from: from, nowMs: nowMs, into: &out)
+        case .forwardJoin(let joiner, let ttl): onForwardJoin(joiner: joiner, ttl: ttl, from: from, nowMs: nowMs, into: &out)
+        case .neighbor(let n): onNeighbor(n, from: from, nowMs: nowMs, into: &out)
+        case .neighborReply(let accepted, let theirs): onNeighborReply(accepted: accepted, info: theirs, from: from, nowMs: nowMs, into: &out)
+        case .disconnect: demote(from, nowMs: nowMs, into: &out)
+        case .shuffle(let named): onShuffle(named, from: from, nowMs: nowMs, into: &out)
+        case .shuffleReply(let named): integrate(named, nowMs: nowMs)
+        case .ping(let seq, let theirs): onPing(seq: seq, info: theirs, from: from, nowMs: nowMs, into: &out)
+        case .ack(let seq, let theirs, let notMember): onAck(seq: seq, info: theirs, notMember: notMember, from: from, nowMs: nowMs, into: &out)
+        case .pingReq(let seq, let target): onPingReq(seq: seq, target: target, from: from, nowMs: nowMs, into: &out)
+        case .indirectAck(_, let target): onIndirectAck(target: target, nowMs: nowMs)
+        case .interest(let theirs): onInterest(theirs, from: from, nowMs: nowMs)
+        case .vicinity(let v): onVicinity(v, from: from, nowMs: nowMs, into: &out)
+        case .ops(let envelopes, let repair): onOps(envelopes, repair: repair, from: from, nowMs: nowMs, replica: &replica, into: &out)
+        case .ihave(let ids): onIHave(ids, from: from, nowMs: nowMs, replica: replica)
+        case .want(let ids, let graft): onWant(ids: ids, graft: graft, from: from, nowMs: nowMs, replica: replica, into: &out)
+        case .prune: if isLink(from) { setLazy(from, true) }
+        case .stem(let envelope): onStem(envelope, from: from, nowMs: nowMs, replica: &replica, into: &out)
+        case .reconcile(let r): onReconcile(r, from: from, nowMs: nowMs, replica: replica, into: &out)
+        case .findPack(let query): onFindPack(query: query, from: from, nowMs: nowMs, replica: replica, into: &out)
+        }
+    }
+}

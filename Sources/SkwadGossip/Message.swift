@@ -1,0 +1,98 @@
+import SkwadModel
+
+/// Every message of the gossip protocol (PROTOCOL §9–11a) as the engine handles it. The
+/// protobuf mapping, with every check and clamp on what comes from the wire, is in one file
+/// (MessageWire.swift); handlers see only these values, one `on…` handler per case
+/// (Dispatch.swift).
+enum Message: Sendable, Equatable {
+    // Membership (§9): HyParView, SWIM, vicinity.
+    case join(NodeInfo)
+    case forwardJoin(joiner: PeerRef, ttl: UInt32)
+    case neighbor(NeighborRequest)
+    case neighborReply(accepted: Bool, info: NodeInfo)
+    case disconnect
+    case shuffle([PeerRef])
+    case shuffleReply([PeerRef])
+    /// `info` now and then, and to peers that may not know it (§9, "Quiet when idle").
+    case ping(seq: UInt64, info: NodeInfo?)
+    /// `info` only to our links; `notMember`: the pinger holds us, we do not hold it.
+    case ack(seq: UInt64, info: NodeInfo?, notMember: Bool)
+    case pingReq(seq: UInt64, target: PeerAddress)
+    case indirectAck(seq: UInt64, target: PeerAddress)
+    case interest(NodeInfo)
+    case vicinity(VicinityExchange)
+    // Dissemination (§10, §10a): Plumtree and the stem.
+    /// `repair`: an answer to a pull, or ops that came by one (never prunes).
+    case ops(envelopes: [[UInt8]], repair: Bool)
+    /// Announced op ids: 8-byte prefixes (or full 32-byte ids).
+    case ihave([[UInt8]])
+    /// Ops asked for by id (8-byte prefix or full); `graft` makes the link eager at both ends.
+    case want(ids: [[UInt8]], graft: Bool)
+    case prune
+    case stem(envelope: [UInt8])
+    // Reconciliation (§11) and the pack directory (§11a).
+    case reconcile(ReconcileRound)
+    case findPack(query: String)
+
+    /// The message's kind, for per-kind counters.
+    var kind: String {
+        switch self {
+        case .join: "join"
+        case .forwardJoin: "forward_join"
+        case .neighbor: "neighbor"
+        case .neighborReply: "neighbor_reply"
+        case .disconnect: "disconnect"
+        case .shuffle: "shuffle"
+        case .shuffleReply: "shuffle_reply"
+        case .ping: "ping"
+        case .ack: "ack"
+        case .pingReq: "ping_req"
+        case .indirectAck: "indirect_ack"
+        case .interest: "interest"
+        case .vicinity: "vicinity"
+        case .ops: "ops"
+        case .ihave: "ihave"
+        case .want: "want"
+        case .prune: "prune"
+        case .stem: "stem"
+        case .reconcile: "reconcile"
+        case .findPack: "find_pack"
+        }
+    }
+}
+
+/// A peer named in a message: its address and the cell it was named with.
+struct PeerRef: Sendable, Equatable {
+    var address: PeerAddress
+    var cell: String?
+}
+
+/// `Neighbor`: a request to become an active member. `origin` is set when a full receiver
+/// walked the request on (who asks); `ttl` is how many more hops it may walk.
+struct NeighborRequest: Sendable, Equatable {
+    var highPriority: Bool
+    var info: NodeInfo
+    var origin: PeerAddress?
+    var ttl: UInt32
+}
+
+/// `Vicinity`: the sender's info and peers near `target` (nil: near the sender); a `reply`
+/// is not answered.
+struct VicinityExchange: Sendable, Equatable {
+    var info: NodeInfo
+    var peers: [PeerRef]
+    var reply: Bool
+    var target: String?
+}
+
+/// `Reconcile`: one step of range-based reconciliation of a pack (`pack`) or of the pack
+/// directory seen from `asker`'s cell (`pack` nil).
+struct ReconcileRound: Sendable, Equatable {
+    var pack: PackID?
+    var directory: Bool
+    var initiator: Bool
+    var lower: Reconciliation.Bound
+    var ranges: [Reconciliation.RangeMessage]
+    /// The initiator's cell, and this pack's id prefix if it subscribed.
+    var asker: NodeInfo?
+}

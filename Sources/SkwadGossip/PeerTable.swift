@@ -1,0 +1,260 @@
+import SkwadModel
+
+/// Every peer the engine knows, in one table with a stated capacity per role (PROTOCOL §9,
+/// "Peer table"). A peer is known by its address and holds one or more roles:
+///
+/// | role       | what it is                                               | capacity (default)     |
+/// |------------|----------------------------------------------------------|------------------------|
+/// | `active`   | a HyParView member: a link we gossip on, pinged (SWIM)   | `activeSize` (5)       |
+/// | `passive`  | a HyParView backup, with the cell it was named with      | `passiveSize` (30)     |
+/// | `vicinity` | among our nearest by cell (a link once it has spoken)    | `vicinitySize` (16)    |
+/// | `remote`   | a contact inside a fence we follow from afar (a link)    | `remoteCapacity` (64)  |
+/// | `inbound`  | counts us among its nearest; not a link (its info only)  | `inboundMemory` (64)   |
+/// | `dead`     | given up on; retried now and then                        | `deadMemory` (64)      |
+///
+/// Legal transitions (every change goes through a method of this type):
+/// - unknown or `dead` → `passive` (named in a shuffle, a walk, a vicinity answer: a dead
+///   peer named by someone else gets another chance); unknown → `vicinity` (`offerVicinity`),
+///   → `remote`, → `inbound`;
+/// - unknown or `passive` or `dead` → `active` (`promote`: a neighbour request, a join);
+/// - `active` → `passive` (`demote`: a Disconnect, an eviction, an `Ack{not_member}`);
+/// - any → `dead` (`forget` with `.dead` or `.unreachable`): every other role goes with it;
+/// - `vicinity`/`remote` → gone (`forget` with `.silent`); a peer that holds no other role
+///   (it was not active) is then `dead` too;
+/// - `dead` → `passive` (`revive`: it spoke again), `dead` → unknown (`expireDead`, or the
+///   oldest when full);
+/// - `passive` → unknown (a random one when full), `vicinity` → unknown (the farthest when a
+///   nearer one comes), `inbound` → unknown (the least recently heard when full).
+/// `active` and `passive` never hold the same peer; a `dead` peer holds no other role except
+/// a `vicinity` entry only heard of (named by others, not a link: how the two sides of a
+/// healed partition find each other again). Our own address never enters the table.
+struct PeerTable: Sendable {
+    enum Role: String, CaseIterable, Sendable { case active, passive, vicinity, remote, inbound, dead }
+
+    /// Why a node gives up on a peer (`forget`).
+    enum Reason: Sendable { case dead, unreachable, silent }
+
+    /// An active member: what it told us, and SWIM's state for it.
+    struct Member: Sendable {
+        var info = NodeInfo()
+        var lastHeardMs: UInt64
+        var pingSeq: UInt64 = 0
+        var pingSentMs: UInt64?
+        var suspectSinceMs: UInt64?
+    }
+
+    struct Inbound: Sendable { var info: NodeInfo; var heardMs: UInt64 }
+    struct Gone: Sendable { var cell: String?; var sinceMs: UInt64 }
+
+    struct Capacity: Sendable {
+        var active, passive, vicinity, remote, inbound, dead: Int
+    }
+
+    static let remoteCapacity = 64
+
+    /// Counts of changes to the active and vicinity member sets (not to their records), so
+    /// that rounds which back off while nothing changes can tell (Backoff.swift).
+    struct Versions: Sendable, Equatable { var active = 0, vicinity = 0 }
+    private(set) var versions = Versions()
+
+    let capacity: Capacity
+    /// Our own address (never a peer).
+    var me: PeerAddress?
+    private(set) var active: [PeerAddress: Member] = [:]
+    private(set) var passive: [PeerAddress: String] = [:]
+    private(set) var vicinity: [PeerAddress: VicinityEntry] = [:]
+    private(set) var remote: [PeerAddress: VicinityEntry] = [:]
+    private(set) var inbound: [PeerAddress: Inbound] = [:]
+    private(set) var dead: [PeerAddress: Gone] = [:]
+
+    init(config: GossipConfig) {
+        capacity = Capacity(active: max(1, config.activeSize), passive: max(1, config.passiveSize),
+                            vicinity: max(1, config.vicinitySize), remote: Self.remoteCapacity,
+                            inbound: max(1, config.inboundMemory), dead: max(1, config.deadMemory))
+    }
+
+    // MARK: - reading
+
+    func roles(of p: PeerAddress) -> [Role] {
+        Role.allCases.filter { r in
+            switch r {
+            case .active: active[p] != nil
+            case .passive: passive[p] != nil
+            case .vicinity: vicinity[p] != nil
+            case .remote: remote[p] != nil
+            case .inbound: inbound[p] != nil
+            case .dead: dead[p] != nil
+            }
+        }
+    }
+
+    /// Active members, vicinity entries that have spoken to us, and remote contacts, each once,
+    /// sorted: the links ops travel on. A vicinity entry only heard of (named by others, with
+    /// a cell they claimed) is not a link until it has spoken: learned addresses are verified
+    /// before use.
+    var links: [PeerAddress] {
+        var all = Array(active.keys)
+        for (p, e) in vicinity where active[p] == nil && e.lastHeardMs > 0 { all.append(p) }
+        for p in remote.keys where active[p] == nil && vicinity[p] == nil { all.append(p) }
+        return all.sorted()
+    }
+
+    func isLink(_ p: PeerAddress) -> Bool { active[p] != nil || vicinity[p] != nil || remote[p] != nil }
+    var isFull: Bool { active.count >= capacity.active }
+    var hasRoom: Bool { active.count < capacity.active }
+
+    /// What the peer told us of itself (links first, then inbound).
+    func info(of p: PeerAddress) -> NodeInfo? { active[p]?.info ?? vicinity[p]?.info ?? remote[p]?.info ?? inbound[p]?.info }
+
+    /// The best cell we know for a peer, whatever its role.
+    func cell(of p: PeerAddress) -> String? {
+        if let c = active[p]?.info.cell ?? vicinity[p]?.info.cell ?? remote[p]?.info.cell { return c }
+        if let c = passive[p], !c.isEmpty { return c }
+        return dead[p]?.cell
+    }
+
+    /// Known well enough that DATA without a session from it earns a new handshake (§8).
+    func knows(_ p: PeerAddress) -> Bool { isLink(p) || passive[p] != nil || dead[p] != nil }
+
+    // MARK: - in-place updates (no role changes)
+
+    subscript(active p: PeerAddress) -> Member? {
+        get { active[p] }
+        set { if let v = newValue, active[p] != nil { active[p] = v } }
+    }
+    subscript(vicinity p: PeerAddress) -> VicinityEntry? {
+        get { vicinity[p] }
+        set { if let v = newValue, vicinity[p] != nil { vicinity[p] = v } }
+    }
+
+    /// A peer that spoke to us: a dead one comes back (`revive`); the clocks of its active and
+    /// vicinity records are set.
+    mutating func heard(_ p: PeerAddress, nowMs: UInt64, using rng: inout SplitMix) {
+        revive(p, using: &rng)
+        if active[p] != nil { active[p]!.lastHeardMs = nowMs }
+        if vicinity[p] != nil { vicinity[p]!.lastHeardMs = nowMs; vicinity[p]!.askedMs = nil; vicinity[p]!.misses = 0 }
+    }
+
+    // MARK: - the HyParView views
+
+    /// unknown / passive / dead → active. The caller made room (`evictionVictim`, `demote`).
+    /// False when the view is full or the peer is ourselves.
+    @discardableResult
+    mutating func promote(_ p: PeerAddress, info: NodeInfo, nowMs: UInt64) -> Bool {
+        guard p != me, active[p] == nil, hasRoom else { return false }
+        passive[p] = nil
+        dead[p] = nil
+        active[p] = Member(info: info, lastHeardMs: nowMs)
+        versions.active += 1
+        return true
+    }
+
+    /// active → passive. Returns the member that left, if it was one.
+    @discardableResult
+    mutating func demote(_ p: PeerAddress, using rng: inout SplitMix) -> Member? {
+        guard let m = active.removeValue(forKey: p) else { return nil }
+        versions.active += 1
+        addPassive(p, cell: m.info.cell, using: &rng)
+        return m
+    }
+
+    /// A random member to make room for a newcomer.
+    func evictionVictim(using rng: inout SplitMix) -> PeerAddress? {
+        isFull ? active.keys.sorted().randomElement(using: &rng) : nil
+    }
+
+    /// unknown or dead → passive (a random passive peer goes when full; a dead peer named by
+    /// someone else gets another chance); a known passive peer keeps the cell it had unless a
+    /// new one is given. Active members are not added.
+    mutating func addPassive(_ p: PeerAddress, cell: String?, using rng: inout SplitMix) {
+        guard active[p] == nil, p != me else { return }
+        let revived = dead.removeValue(forKey: p)
+        if passive[p] == nil && passive.count >= capacity.passive, let victim = passive.keys.sorted().randomElement(using: &rng) {
+            passive[victim] = nil
+        }
+        passive[p] = cell ?? passive[p] ?? revived?.cell ?? ""
+    }
+
+    // MARK: - vicinity, remote, inbound
+
+    /// unknown → vicinity: kept when there is room, or when nearer than the farthest entry,
+    /// which goes. An existing entry is replaced (callers decide what to keep of it).
+    mutating func offerVicinity(_ p: PeerAddress, _ e: VicinityEntry) {
+        guard p != me else { return }
+        if vicinity[p] == nil && vicinity.count >= capacity.vicinity {
+            guard let (far, entry) = vicinity.max(by: { a, b in a.value.distance != b.value.distance ? a.value.distance < b.value.distance : a.key < b.key }),
+                  e.distance < entry.distance || (e.distance == entry.distance && p < far) else { return }
+            vicinity[far] = nil
+        }
+        if e.lastHeardMs > 0 { dead[p] = nil }
+        if vicinity[p] == nil { versions.vicinity += 1 }
+        vicinity[p] = e
+    }
+
+    /// Distances change when our own cell does.
+    mutating func remeasureVicinity(_ distance: (NodeInfo) -> Double) {
+        for k in vicinity.keys { vicinity[k]!.distance = distance(vicinity[k]!.info) }
+    }
+
+    mutating func addRemote(_ p: PeerAddress, _ e: VicinityEntry) {
+        guard p != me, remote[p] == nil, remote.count < capacity.remote else { return }
+        dead[p] = nil
+        remote[p] = e
+    }
+
+    mutating func removeRemote(_ p: PeerAddress) { remote[p] = nil }
+
+    /// unknown → inbound (the least recently heard goes when full).
+    mutating func rememberInbound(_ p: PeerAddress, info: NodeInfo, nowMs: UInt64) {
+        guard p != me else { return }
+        if inbound[p] == nil && inbound.count >= capacity.inbound,
+           let oldest = inbound.min(by: { a, b in a.value.heardMs != b.value.heardMs ? a.value.heardMs < b.value.heardMs : a.key < b.key }) {
+            inbound[oldest.key] = nil
+        }
+        inbound[p] = Inbound(info: info, heardMs: nowMs)
+    }
+
+    // MARK: - giving up, and coming back
+
+    /// The one way to give up on a peer. `.dead` (a silent active member) and `.unreachable`
+    /// (a handshake or neighbour request never answered) take every role and mark it dead;
+    /// `.silent` (a vicinity or remote entry that stopped answering) takes those roles, and
+    /// marks it dead only if it was not an active member. Returns the member it was, if any.
+    @discardableResult
+    mutating func forget(_ p: PeerAddress, reason: Reason, nowMs: UInt64) -> Member? {
+        let cell = self.cell(of: p)
+        if vicinity.removeValue(forKey: p) != nil { versions.vicinity += 1 }
+        remote[p] = nil
+        if reason == .silent && active[p] != nil { return nil }
+        let member = active.removeValue(forKey: p)
+        if member != nil { versions.active += 1 }
+        passive[p] = nil
+        inbound[p] = nil
+        markDead(p, cell: cell, nowMs: nowMs)
+        return member
+    }
+
+    /// Remembers a peer given up on (the first time only: retries do not renew it); the
+    /// oldest goes when full.
+    private mutating func markDead(_ p: PeerAddress, cell: String?, nowMs: UInt64) {
+        guard dead[p] == nil, p != me else { return }
+        if dead.count >= capacity.dead,
+           let oldest = dead.min(by: { a, b in a.value.sinceMs != b.value.sinceMs ? a.value.sinceMs < b.value.sinceMs : a.key < b.key }) {
+            dead[oldest.key] = nil
+        }
+        dead[p] = Gone(cell: cell, sinceMs: nowMs)
+    }
+
+    /// dead → passive: the peer spoke again. Returns whether it was dead.
+    @discardableResult
+    mutating func revive(_ p: PeerAddress, using rng: inout SplitMix) -> Bool {
+        guard let d = dead.removeValue(forKey: p) else { return false }
+        addPassive(p, cell: d.cell, using: &rng)
+        return true
+    }
+
+    /// dead → unknown after `forgetMs`.
+    mutating func expireDead(nowMs: UInt64, forgetMs: UInt64) {
+        for (p, d) in dead where nowMs >= d.sinceMs &+ forgetMs { dead[p] = nil }
+    }
+}

@@ -1,0 +1,294 @@
+import SkwadCrypto
+
+/// The wire and session layer (PROTOCOL §8, §13) as a state machine: frame checks,
+/// per-address limits, the HELLO / WELCOME / COOKIE handshake, DATA decryption, and sealing
+/// what the engine sends. Everything a stranger can reach before it has proven anything
+/// lives here. It does no I/O: each input returns the `Action`s to carry out, and counts
+/// into the `GossipStats` it is handed. Session slots and their legal transitions are in
+/// SessionTable.swift: an established session stays until a new one has authenticated DATA.
+struct SecureChannels: Sendable {
+    enum Action: Sendable, Equatable {
+        /// Send these bytes as one datagram.
+        case emit([UInt8], to: PeerAddress)
+        /// A handshake we started was never answered (`helloAttempts` HELLOs).
+        case unreachable(PeerAddress)
+    }
+
+    /// What a datagram turned out to be.
+    enum Received: Sendable {
+        case dropped
+        /// A handshake frame, dealt with here.
+        case handled
+        /// An authenticated plaintext for the engine.
+        case message([UInt8])
+        /// DATA from an address without a session (dropped): the peer may have restarted.
+        case noSession
+    }
+
+    struct Limits: Sendable {
+        var maxQueuedPerPeer: Int
+        var helloRetryMs: UInt64
+        var helloAttempts: Int
+        var unprovenSessionMs: UInt64
+        var silentSessionMs: UInt64
+    }
+
+    let limitsConfig: Limits
+    private(set) var sessions: SessionTable
+    private var addressLimits: AddressLimits
+    /// Handshakes per second done without a cookie; past it, HELLOs get a COOKIE (§8).
+    private var handshakeBudget: TokenBucket
+    private var cookies: CookieJar
+    let cookieEpochMs: UInt64
+    /// Initiator sessions whose handshake is under way (a superset; checked when retried).
+    private(set) var handshaking: Set<PeerAddress> = []
+    /// Seeds for ephemeral keys; nil: drawn from the engine's generator.
+    var keySeeds: (@Sendable () -> [UInt8])?
+    /// Accepts or refuses a peer address before any state is kept for it (nil: any).
+    var addressFilter: (@Sendable (PeerAddress) -> Bool)?
+
+    init(config: GossipConfig, cookieMaster: [UInt8]) {
+        limitsConfig = Limits(maxQueuedPerPeer: config.maxQueuedPerPeer, helloRetryMs: config.helloRetryMs, helloAttempts: config.helloAttempts,
+                              unprovenSessionMs: config.unprovenSessionMs, silentSessionMs: config.silentSessionMs)
+        sessions = SessionTable(capacity: config.maxSessions)
+        addressLimits = AddressLimits(capacity: config.maxAddressLimits, datagramsPerSecond: config.peerDatagramsPerSecond,
+                                      bytesPerSecond: config.peerBytesPerSecond)
+        handshakeBudget = TokenBucket(rate: config.handshakesPerSecond, burst: config.handshakesPerSecond, nowMs: 0)
+        cookieEpochMs = config.cookieEpochMs
+        cookies = CookieJar(master: cookieMaster, epochMs: config.cookieEpochMs)
+    }
+
+    mutating func setCookieSecret(_ master: [UInt8]) { cookies = CookieJar(master: master, epochMs: cookieEpochMs) }
+
+    var count: Int { sessions.count }
+    var addressLimitCount: Int { addressLimits.count }
+    func hasSession(_ p: PeerAddress) -> Bool { sessions[p] != nil }
+
+    /// Forgets an address's sessions and handshake.
+    mutating func drop(_ p: PeerAddress) {
+        sessions[p] = nil
+        handshaking.remove(p)
+    }
+
+    // MARK: - receiving
+
+    /// Checks, limits and decrypts one datagram.
+    mutating func receive(_ datagram: [UInt8], from: PeerAddress, nowMs: UInt64, rng: inout SplitMix,
+                          stats: inout GossipStats) -> (Received, [Action]) {
+        stats.datagramsIn += 1
+        stats.bytesIn += datagram.count
+        guard datagram.count <= Frame.maxDatagram else { stats.drop(.tooLarge); return (.dropped, []) }
+        guard datagram.count >= 4, datagram[0] == Frame.magic[0], datagram[1] == Frame.magic[1] else { stats.drop(.malformedFrame); return (.dropped, []) }
+        guard datagram[2] == Frame.version else { stats.drop(.badVersion); return (.dropped, []) }
+        if let accept = addressFilter, !accept(from) { stats.drop(.badAddress); return (.dropped, []) }
+        let evictedBefore = addressLimits.evictions
+        let allowed = addressLimits.take(from: from, bytes: datagram.count, nowMs: nowMs)
+        stats.limitEvictions += addressLimits.evictions - evictedBefore
+        guard allowed else { stats.drop(.rateLimited); return (.dropped, []) }
+        var out: [Action] = []
+        let r: Received
+        switch datagram[3] {
+        case Frame.hello: r = receiveHello(datagram, from: from, nowMs: nowMs, rng: &rng, stats: &stats, into: &out)
+        case Frame.welcome: r = receiveWelcome(datagram, from: from, nowMs: nowMs, stats: &stats, into: &out)
+        case Frame.cookie: r = receiveCookie(datagram, from: from, nowMs: nowMs, stats: &stats, into: &out)
+        case Frame.data: r = receiveData(datagram, from: from, nowMs: nowMs, stats: &stats, into: &out)
+        default: stats.drop(.malformedFrame); r = .dropped
+        }
+        return (r, out)
+    }
+
+    private mutating func receiveHello(_ d: [UInt8], from: PeerAddress, nowMs: UInt64, rng: inout SplitMix, stats: inout GossipStats,
+                                       into out: inout [Action]) -> Received {
+        guard d.count == Frame.helloSize else { stats.drop(.malformedFrame); return .dropped }
+        let clientKey = Array(d[4..<36]), cookie = Array(d[36..<52])
+        // A repeated HELLO (our WELCOME was lost) gets the same WELCOME, not new keys.
+        for pending in [false, true] {
+            guard var s = pending ? sessions.pending(from) : sessions[from], s.role == .responder, s.clientKey == clientKey else { continue }
+            s.bytesReceivedUnverified += d.count
+            if s.mayAmplify(s.welcome.count) {
+                s.bytesSentUnverified += s.welcome.count
+                out.append(.emit(s.welcome, to: from))
+            } else { stats.drop(.amplification) }
+            if pending { sessions.setPending(s, for: from) } else { sessions[from] = s }
+            return .handled
+        }
+        // Both sides said hello at once: the lower public key stays initiator.
+        if let mine = sessions[from], mine.role == .initiator, !mine.established,
+           mine.localKx.publicKey.lexicographicallyPrecedes(clientKey) { return .handled }
+        // Under load, prove the address first (stateless COOKIE, 36 bytes < 3 × 200).
+        if cookie.contains(where: { $0 != 0 }) && cookies.isValid(cookie, for: from, nowMs: nowMs) {
+            stats.cookieHandshakes += 1
+        } else if !handshakeBudget.take(1, nowMs: nowMs) {
+            out.append(.emit(cookies.frame(for: from, clientKey: clientKey, nowMs: nowMs), to: from))
+            stats.cookiesSent += 1
+            return .handled
+        }
+        if sessions[from] == nil {
+            switch sessions.makeRoom(forOurOwn: false) {
+            case .free: break
+            case .evicted(let a): stats.sessionEvictions += 1; handshaking.remove(a)
+            case .full: stats.drop(.sessionTableFull); return .dropped
+            }
+        }
+        var s = Session(role: .responder, localKx: newKx(&rng), nowMs: nowMs)
+        guard s.completeAsResponder(clientKey: clientKey) else { stats.drop(.malformedFrame); return .dropped }
+        s.bytesReceivedUnverified = d.count
+        s.welcome = Frame.header(Frame.welcome) + s.localKx.publicKey + Blake2b.hash(clientKey, outputCount: 16)
+        guard s.mayAmplify(s.welcome.count) else { stats.drop(.amplification); return .dropped }
+        s.bytesSentUnverified += s.welcome.count
+        stats.handshakes += 1
+        out.append(.emit(s.welcome, to: from))
+        if let current = sessions[from] {
+            // Never replace a session on a HELLO: the new one waits beside it until a DATA
+            // frame authenticates under it. Simultaneous open: it may carry our queue.
+            if current.role == .initiator && !current.established { s.queued = current.queued; flush(&s, to: from, into: &out) }
+            sessions.setPending(s, for: from)
+        } else {
+            sessions[from] = s
+        }
+        return .handled
+    }
+
+    private mutating func receiveWelcome(_ d: [UInt8], from: PeerAddress, nowMs: UInt64, stats: inout GossipStats,
+                                         into out: inout [Action]) -> Received {
+        guard d.count == Frame.welcomeSize, var s = sessions[from], s.role == .initiator, !s.established else {
+            stats.drop(.noSession); return .dropped
+        }
+        guard Array(d[36..<52]) == Blake2b.hash(s.localKx.publicKey, outputCount: 16),
+              s.completeAsInitiator(serverKey: Array(d[4..<36])) else { stats.drop(.malformedFrame); return .dropped }
+        sessions[from] = s
+        sessions.touch(from, nowMs: nowMs)
+        stats.handshakes += 1
+        flushQueue(from, into: &out)
+        return .handled
+    }
+
+    /// A COOKIE for our pending HELLO: send the HELLO again with the cookie.
+    private mutating func receiveCookie(_ d: [UInt8], from: PeerAddress, nowMs: UInt64, stats: inout GossipStats,
+                                        into out: inout [Action]) -> Received {
+        guard d.count == Frame.cookieSize, var s = sessions[from], s.role == .initiator, !s.established,
+              Array(d[20..<36]) == Blake2b.hash(s.localKx.publicKey, outputCount: 16) else { stats.drop(.noSession); return .dropped }
+        let hello = Frame.helloFrame(publicKey: s.localKx.publicKey, cookie: Array(d[4..<20]))
+        guard hello != s.helloBytes else { return .handled }
+        s.helloBytes = hello
+        s.helloSentAtMs = nowMs
+        sessions[from] = s
+        out.append(.emit(hello, to: from))
+        return .handled
+    }
+
+    private mutating func receiveData(_ d: [UInt8], from: PeerAddress, nowMs: UInt64, stats: inout GossipStats,
+                                      into out: inout [Action]) -> Received {
+        let current = sessions[from], pending = sessions.pending(from)
+        guard current?.established == true || pending != nil else { stats.drop(.noSession); return .noSession }
+        var reason = DropReason.decryptFailed
+        if var s = current, s.established {
+            switch s.open(d) {
+            case .plaintext(let pt):
+                s.unansweredSinceMs = nil
+                sessions[from] = s
+                sessions.touch(from, nowMs: nowMs)
+                return .message(pt)
+            case .replay: reason = .replay
+            case .failed: break
+            }
+        }
+        if var p = pending, case .plaintext(let pt) = p.open(d) {
+            // The newer session proved itself: it takes over (the peer restarted, or won a
+            // simultaneous open).
+            sessions.promotePending(from, p)
+            sessions.touch(from, nowMs: nowMs)
+            handshaking.remove(from)
+            stats.sessionsReplaced += 1
+            flushQueue(from, into: &out)
+            return .message(pt)
+        }
+        stats.drop(reason)
+        return .dropped
+    }
+
+    // MARK: - sending
+
+    private func newKx(_ rng: inout SplitMix) -> KxKeyPair {
+        let seed = keySeeds?() ?? rng.bytes(32)
+        return (try? KxKeyPair(seed: seed)) ?? (try! KxKeyPair(seed: rng.bytes(32)))
+    }
+
+    /// Seals a plaintext to `to`, or queues it behind a handshake it starts.
+    mutating func send(_ pt: [UInt8], to: PeerAddress, nowMs: UInt64, rng: inout SplitMix, stats: inout GossipStats) -> [Action] {
+        if var s = sessions[to], s.established {
+            guard s.mayAmplify(pt.count + Frame.dataHeader + AEAD.tagCount) else {
+                if s.queued.count < limitsConfig.maxQueuedPerPeer { s.queued.append(pt) } else { stats.drop(.amplification) }
+                sessions[to] = s
+                return []
+            }
+            guard let frame = s.seal(pt) else { return [] }
+            if s.unansweredSinceMs == nil { s.unansweredSinceMs = nowMs }
+            if !s.verified { s.bytesSentUnverified += frame.count }
+            sessions[to] = s
+            return [.emit(frame, to: to)]
+        }
+        if sessions[to] == nil {
+            switch sessions.makeRoom(forOurOwn: true) {
+            case .free: break
+            case .evicted(let a): stats.sessionEvictions += 1; handshaking.remove(a)
+            case .full: stats.drop(.sessionTableFull); return []
+            }
+        }
+        var s = sessions[to] ?? Session(role: .initiator, localKx: newKx(&rng), nowMs: nowMs)
+        guard s.queued.count < limitsConfig.maxQueuedPerPeer else { stats.drop(.queueFull); return [] }
+        s.queued.append(pt)
+        var out: [Action] = []
+        if s.helloAttempts == 0 {
+            s.helloBytes = Frame.helloFrame(publicKey: s.localKx.publicKey, cookie: nil)
+            s.helloAttempts = 1
+            s.helloSentAtMs = nowMs
+            handshaking.insert(to)
+            out.append(.emit(s.helloBytes, to: to))
+        }
+        sessions[to] = s
+        return out
+    }
+
+    private mutating func flushQueue(_ to: PeerAddress, into out: inout [Action]) {
+        guard var s = sessions[to], s.established else { return }
+        flush(&s, to: to, into: &out)
+        sessions[to] = s
+    }
+
+    /// Sends what `s` has queued, within its amplification budget.
+    private func flush(_ s: inout Session, to: PeerAddress, into out: inout [Action]) {
+        var keep: [[UInt8]] = []
+        for pt in s.queued {
+            guard s.mayAmplify(pt.count + Frame.dataHeader + AEAD.tagCount), let frame = s.seal(pt) else { keep.append(pt); continue }
+            if !s.verified { s.bytesSentUnverified += frame.count }
+            out.append(.emit(frame, to: to))
+        }
+        s.queued = keep
+    }
+
+    // MARK: - timers
+
+    /// Drops unproven and silent sessions past their time, and sends HELLOs again (or gives
+    /// up on an address after `helloAttempts`).
+    mutating func tick(nowMs: UInt64, stats: inout GossipStats) -> [Action] {
+        stats.sessionsExpired += sessions.expire(nowMs: nowMs, unprovenMs: limitsConfig.unprovenSessionMs, silentMs: limitsConfig.silentSessionMs)
+        var out: [Action] = []
+        for addr in handshaking.sorted() {
+            guard var s = sessions[addr], s.role == .initiator, !s.established else { handshaking.remove(addr); continue }
+            guard nowMs >= s.helloSentAtMs + limitsConfig.helloRetryMs else { continue }
+            if s.helloAttempts >= limitsConfig.helloAttempts {
+                drop(addr)
+                out.append(.unreachable(addr))
+                continue
+            }
+            s.helloAttempts += 1
+            s.helloSentAtMs = nowMs
+            sessions[addr] = s
+            out.append(.emit(s.helloBytes, to: addr))
+        }
+        return out
+    }
+
+    var handshakesUnderWay: Bool { !handshaking.isEmpty }
+}

@@ -1,0 +1,87 @@
+import SkwadGossip
+import SkwadModel
+
+/// The one tick timer a driver keeps for a `GossipEngine` (the rule of
+/// `GossipDirective.scheduleTick`, as the real node keeps it in `NodeNetwork.swift`): a
+/// request due sooner than the pending timer replaces it (a new generation), a later one is
+/// ignored; a timer of an older generation does nothing when it fires.
+public struct TickTimer: Sendable, Equatable {
+    /// When the live timer is due (engine ms), if one is pending.
+    public private(set) var dueMs: UInt64?
+    /// The generation of the live timer (the tag a driver schedules it under).
+    public private(set) var generation: UInt32 = 0
+
+    public init() {}
+
+    /// A request for a tick at `dueMs`: the new timer's generation when it replaces the
+    /// pending one, nil when the pending one is due no later.
+    public mutating func request(dueMs due: UInt64) -> UInt32? {
+        if let current = dueMs, current <= due { return nil }
+        dueMs = due
+        generation &+= 1
+        return generation
+    }
+
+    /// A timer of `generation` fired: true when it is the live one (which is then spent).
+    public mutating func fire(_ g: UInt32) -> Bool {
+        guard g == generation, dueMs != nil else { return false }
+        dueMs = nil
+        return true
+    }
+
+    /// Forces the next tick to `dueMs` (a test waking a node up), whatever was pending.
+    public mutating func force(dueMs due: UInt64?) {
+        dueMs = due
+        generation &+= 1
+    }
+}
+
+/// Node addresses of in-memory networks (engine tests and the simulator): "n<index>".
+public enum MemoryAddress {
+    public static func of(_ i: Int) -> PeerAddress { PeerAddress("n\(i)") }
+    /// The node index an address names; nil for any other string.
+    public static func index(_ a: PeerAddress) -> Int? {
+        guard a.value.first == "n", let i = Int(a.value.dropFirst()), i >= 0 else { return nil }
+        return i
+    }
+}
+
+/// Carries out a `GossipEngine`'s directives for a driver without sockets: the one piece of
+/// logic shared by `InMemoryNetwork` (engine tests) and the simulator's engine adapter.
+/// Sends go to a node index (addresses that name none are dropped, as an unreachable
+/// address would be), `scheduleTick` goes through the node's `TickTimer`, admitted ops and
+/// peer changes are handed on.
+public struct DirectiveCarrier: Sendable {
+    public var timer = TickTimer()
+
+    public init() {}
+
+    /// What the directives asked for, through the closures, in directive order.
+    /// - `send(bytes, toIndex)`: one datagram to a node of the network;
+    /// - `timer(generation, afterMs)`: a new live tick timer (older ones are stale);
+    /// - `admitted(op)`: the engine admitted `op` into the replica;
+    /// - `peer(address, up)`: a link came up or went down.
+    public mutating func carry(_ directives: [GossipDirective], nowMs: UInt64,
+                               send: (_ bytes: [UInt8], _ to: Int) -> Void,
+                               timer schedule: (_ generation: UInt32, _ afterMs: UInt64) -> Void = { _, _ in },
+                               admitted: (SignedOp) -> Void = { _ in },
+                               peer: (PeerAddress, _ up: Bool) -> Void = { _, _ in }) {
+        for d in directives {
+            switch d {
+            case .send(let bytes, let to):
+                guard let j = MemoryAddress.index(to) else { continue }
+                send(bytes, j)
+            case .scheduleTick(let after):
+                // Saturating: a wire-independent engine value, but never a trap.
+                let (due, overflow) = nowMs.addingReportingOverflow(after)
+                if let g = timer.request(dueMs: overflow ? .max : due) { schedule(g, after) }
+            case .admitted(let op):
+                admitted(op)
+            case .peerUp(let p):
+                peer(p, true)
+            case .peerDown(let p):
+                peer(p, false)
+            }
+        }
+    }
+}

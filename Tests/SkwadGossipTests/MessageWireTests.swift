@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import SkwadModel
+@testable import SkwadGossip
+
+/// Every wire field is checked in one place before a handler sees it (MessageWire.swift,
+/// PROTOCOL §9 "Checked on arrival").
+@Suite struct MessageWireTests {
+    static func peer(_ a: String, _ c: String) -> Skwad_Gossip_V1_Peer { var p = Skwad_Gossip_V1_Peer(); p.address = a; p.cell = c; return p }
+
+    @Test func oversizedListsAreCutAndBadEntriesSkipped() throws {
+        var m = WireMessage(); var s = Skwad_Gossip_V1_Shuffle()
+        s.peers = (0..<1_000).map { Self.peer("10.0.0.\($0 % 250):\(1000 + $0)", $0 % 2 == 0 ? "u4pruyd" : "not a cell!") }
+        s.peers[0].address = ""
+        m.shuffle = s
+        guard case .shuffle(let named)? = Message(wire: m) else { Issue.record("not decoded"); return }
+        #expect(named.count == Message.maxPeersListed - 1, "64 looked at, the one without an address skipped")
+        #expect(named.allSatisfy { $0.cell == nil || $0.cell == "u4pruyd" }, "a cell that is not a geohash is unknown")
+        var ih = WireMessage(); var h = Skwad_Gossip_V1_IHave(); h.ids = (0..<5_000).map { _ in Data(count: 8) }; ih.ihave = h
+        guard case .ihave(let ids)? = Message(wire: ih) else { Issue.record("not decoded"); return }
+        #expect(ids.count == Message.maxListed)
+    }
+
+    @Test func messagesMissingWhatTheyNeedAreDroppedWhole() {
+        var fj = WireMessage(); fj.forwardJoin = Skwad_Gossip_V1_ForwardJoin(); fj.forwardJoin.ttl = .max
+        #expect(Message(wire: fj) == nil, "a walk without a joiner")
+        var pr = WireMessage(); pr.pingReq = Skwad_Gossip_V1_PingReq()
+        #expect(Message(wire: pr) == nil, "a PingReq without a target")
+        var long = WireMessage(); long.pingReq.target = String(repeating: "9", count: 65)
+        #expect(Message(wire: long) == nil, "an address longer than 64 bytes")
+        var rc = WireMessage(); rc.reconcile.pack = Data(count: 31)
+        #expect(Message(wire: rc) == nil, "a pack id of the wrong size")
+        var many = WireMessage(); many.reconcile.pack = Data(count: 32)
+        var r = Skwad_Gossip_V1_Range(); r.skip = true
+        many.reconcile.ranges = Array(repeating: r, count: Message.maxRanges + 1)
+        #expect(Message(wire: many) == nil, "more ranges than any honest step sends")
+        many.reconcile.ranges = Array(repeating: r, count: Message.maxRanges)
+        #expect(Message(wire: many) != nil)
+        #expect(Message(wire: WireMessage()) == nil, "an empty message")
+    }
+
+    @Test func everyMessageSurvivesTheRoundTrip() throws {
+        let info = NodeInfo(cell: "u4pruyd", subscriptions: [[1, 2, 3, 4, 5, 6, 7, 8]])
+        let ref = PeerRef(address: PeerAddress("10.1.2.3:7400"), cell: "u4pru")
+        let pack = try PackID(bytes: [UInt8](repeating: 7, count: 32))
+        let all: [Message] = [
+            .join(info), .forwardJoin(joiner: ref, ttl: 3),
+            .neighbor(NeighborRequest(highPriority: true, info: info, origin: PeerAddress("10.0.0.9:1"), ttl: 2)),
+            .neighborReply(accepted: true, info: info), .disconnect, .shuffle([ref]), .shuffleReply([ref, ref]),
+            .ping(seq: 5, info: info), .ack(seq: 5, info: nil, notMember: true), .ack(seq: 6, info: info, notMember: false),
+            .pingReq(seq: 1, target: ref.address), .indirectAck(seq: 1, target: ref.address), .interest(info),
+            .vicinity(VicinityExchange(info: info, peers: [ref], reply: false, target: "u4pr")),
+            .ops(envelopes: [[1, 2, 3]], repair: true), .ihave([[1, 2, 3, 4, 5, 6, 7, 8]]), .want(ids: [[9]], graft: true), .prune,
+            .stem(envelope: [4, 5]),
+            .reconcile(ReconcileRound(pack: pack, directory: false, initiator: true, lower: .zero,
+                                      ranges: [.init(upper: .infinity, mode: .skip)], asker: info)),
+            .reconcile(ReconcileRound(pack: nil, directory: true, initiator: false, lower: .zero, ranges: [], asker: nil)),
+            .findPack(query: "campus"),
+        ]
+        for m in all {
+            let bytes: [UInt8] = try m.wire.serializedBytes()
+            #expect(Message(wire: try WireMessage(serializedBytes: bytes)) == m, "\(m.kind)")
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Testing
+import SkwadModel
+@testable import SkwadGossip
+
+/// The peer table keeps its capacities and invariants under any sequence of operations
+/// (PROTOCOL §9, "Peer table"): a seeded random walk over every transition.
+@Suite struct PeerTableTests {
+    static let cells = ["u4pruyd", "u4pruyf", "u4pruyg", "u4prv00", "gcpvj0d", "dr5regw"]
+
+    static func check(_ t: PeerTable, me: PeerAddress) {
+        #expect(t.active.count <= t.capacity.active)
+        #expect(t.passive.count <= t.capacity.passive)
+        #expect(t.vicinity.count <= t.capacity.vicinity)
+        #expect(t.remote.count <= t.capacity.remote)
+        #expect(t.inbound.count <= t.capacity.inbound)
+        #expect(t.dead.count <= t.capacity.dead)
+        #expect(Set(t.active.keys).isDisjoint(with: t.passive.keys))
+        for p in t.dead.keys {
+            #expect(t.active[p] == nil && t.passive[p] == nil && t.remote[p] == nil)
+            #expect((t.vicinity[p]?.lastHeardMs ?? 0) == 0, "a dead peer is at most a vicinity entry only heard of")
+        }
+        #expect(t.roles(of: me).isEmpty)
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func randomOperationsKeepEveryCapacityAndInvariant(seed: UInt64) {
+        var config = GossipConfig()
+        config.passiveSize = 7; config.vicinitySize = 4; config.inboundMemory = 5; config.deadMemory = 6
+        var t = PeerTable(config: config)
+        let me = PeerAddress("p0")
+        t.me = me
+        var rng = SplitMix(seed: seed)
+        var now: UInt64 = 1_000
+        for _ in 0..<5_000 {
+            now += UInt64.random(in: 0...300, using: &rng)
+            let p = PeerAddress("p\(Int.random(in: 0..<40, using: &rng))")
+            let cell = Self.cells.randomElement(using: &rng)!
+            switch Int.random(in: 0..<11, using: &rng) {
+            case 0: if t.hasRoom { t.promote(p, info: NodeInfo(cell: cell), nowMs: now) }
+                    else if let v = t.evictionVictim(using: &rng) { t.demote(v, using: &rng); t.promote(p, info: NodeInfo(cell: cell), nowMs: now) }
+            case 1: t.demote(p, using: &rng)
+            case 2: t.addPassive(p, cell: cell, using: &rng)
+            case 3: t.offerVicinity(p, VicinityEntry(info: NodeInfo(cell: cell), distance: Double(Int.random(in: 0...9, using: &rng)),
+                                                     lastHeardMs: Bool.random(using: &rng) ? now : 0))
+            case 4: t.addRemote(p, VicinityEntry(info: NodeInfo(cell: cell), distance: 0, lastHeardMs: now))
+            case 5: t.rememberInbound(p, info: NodeInfo(cell: cell), nowMs: now)
+            case 6: t.forget(p, reason: [.dead, .unreachable, .silent].randomElement(using: &rng)!, nowMs: now)
+            case 7: t.revive(p, using: &rng)
+            case 8: t.expireDead(nowMs: now, forgetMs: 20_000)
+            case 9: t.heard(p, nowMs: now, using: &rng)
+            default: t.removeRemote(p)
+            }
+            Self.check(t, me: me)
+        }
+    }
+
+    @Test func forgettingTakesTheRolesEachReasonSays() {
+        var t = PeerTable(config: GossipConfig())
+        var rng = SplitMix(seed: 9)
+        let a = PeerAddress("a"), b = PeerAddress("b")
+        let near = VicinityEntry(info: NodeInfo(cell: "u4pruyd"), distance: 1, lastHeardMs: 5)
+        t.promote(a, info: NodeInfo(cell: "u4pruyd"), nowMs: 1)
+        t.offerVicinity(a, near)
+        t.forget(a, reason: .silent, nowMs: 10)
+        #expect(t.roles(of: a) == [.active], "a silent vicinity entry that is a member stays a member, and is not dead")
+        t.forget(a, reason: .dead, nowMs: 11)
+        #expect(t.roles(of: a) == [.dead])
+        #expect(t.dead[a]?.cell == "u4pruyd", "the cell it was known by is kept for revival")
+        t.offerVicinity(b, near)
+        t.addPassive(b, cell: nil, using: &rng)
+        t.forget(b, reason: .silent, nowMs: 12)
+        #expect(t.roles(of: b) == [.dead], "a silent entry that was not a member is given up on")
+        t.revive(a, using: &rng)
+        #expect(t.roles(of: a) == [.passive] && t.passive[a] == "u4pruyd")
+        t.promote(b, info: NodeInfo(), nowMs: 13)
+        #expect(t.roles(of: b) == [.active], "dead → active when it asks to be a neighbour")
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import NIOPosix
+import SkwadModel
+import SkwadNode
+
+/// Two nodes at one place gossiping over UDP on 127.0.0.1 (OS-picked ports): how text from
+/// the network reaches a REPL in these tests. Waits are bounded (`eventually`).
+final class LoopbackPair: @unchecked Sendable {
+    static let here = try! GeoPoint(lat: 40.4433, lon: -79.9436)
+    /// A fence around `here`: the packs of these tests reach both nodes without joining.
+    static let radius = 2000.0
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let dirs: [String]
+    let a: Node, b: Node
+
+    init(_ name: String) async throws {
+        let dirA = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-\(name)-\(UUID().uuidString)").path
+        dirs = [dirA, dirA + "-b"]
+        func node(_ dir: String) throws -> Node {
+            var c = NodeConfig(dataDir: dir)
+            c.location = Self.here
+            return try Node(config: c)
+        }
+        a = try node(dirs[0]); b = try node(dirs[1])
+        let seed = try await a.goOnline(group: group, listen: "127.0.0.1:0", peers: [])
+        try await b.goOnline(group: group, listen: "127.0.0.1:0", peers: [seed])
+    }
+
+    /// Polls `condition` every 20 ms for at most `seconds`.
+    func eventually(seconds: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
+        return try await condition()
+    }
+
+    func shutdown() async {
+        await a.close(); await b.close()
+        try? await group.shutdownGracefully()
+        for d in dirs { try? FileManager.default.removeItem(atPath: d) }
+    }
+}
