@@ -5,10 +5,21 @@ import SkwadReplica
 /// random link that may hold them, by range-based set reconciliation (Reconciliation.swift,
 /// the pure algorithm); answers are paginated (`opsPerAnswer`). The pack directory uses
 /// the same rounds (Directory.swift).
+/// A reconciliation we started and have had no answer to yet (this round's only: at most
+/// `reconPacksPerRound`).
+struct ReconAsked: Hashable, Sendable {
+    let pack: PackID
+    let peer: PeerAddress
+}
+
 extension GossipEngine {
     /// Each round: up to `reconPacksPerRound` random live packs we may hold ourselves, each
     /// reconciled with a random link (active or vicinity) that may hold it too.
+    /// A round none of whose reconciliations went unanswered lets the next one wait longer
+    /// (Backoff); one that lost a message on the way (no answer from a peer we asked, not even
+    /// "settled") is repeated within `reconIntervalMs`: silence is no proof that nothing changed.
     mutating func reconcileRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        reconUnanswered.removeAll(keepingCapacity: true)
         let links = self.links
         guard !links.isEmpty else { return }
         let mine = replica.liveScopes(nowMs: nowMs).filter { mayReceive(info, pack: $0, isGenesis: false) }
@@ -23,6 +34,7 @@ extension GossipEngine {
             let eligible = links.filter { peerInfo($0).map { mayReceive($0, pack: state, isGenesis: false) } ?? false }
             guard let peer = eligible.randomElement(using: &rng) else { continue }
             stats.reconciliations += 1
+            reconUnanswered.insert(ReconAsked(pack: pack, peer: peer))
             sendReconcile(pack: pack, lower: .zero, ranges: Reconciliation.initiate(visibleItems(replica, pack: pack)), initiator: true, to: peer, nowMs: nowMs, into: &out)
         }
     }
@@ -61,6 +73,7 @@ extension GossipEngine {
 
     mutating func onReconcile(_ r: ReconcileRound, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         guard let pack = r.pack else { onDirectory(r, from: from, nowMs: nowMs, replica: replica, into: &out); return }
+        if !r.initiator { reconUnanswered.remove(ReconAsked(pack: pack, peer: from)) }
         if r.initiator, var asker = r.asker, !isLink(from) {
             if let known = peers.inbound[from]?.info, known.cell == asker.cell { asker.subscriptions.formUnion(known.subscriptions) }
             peers.rememberInbound(from, info: asker, nowMs: nowMs)
@@ -79,6 +92,10 @@ extension GossipEngine {
         sendWants(answer.need, to: from, nowMs: nowMs, into: &out)
         if !answer.done {
             sendReconcile(pack: pack, lower: r.lower, ranges: answer.ranges, initiator: !r.initiator, to: from, nowMs: nowMs, into: &out)
+        } else if r.initiator {
+            // Settled: an empty answer tells the initiator its round arrived and ended (§11).
+            send(.reconcile(ReconcileRound(pack: pack, directory: false, initiator: false, lower: r.lower, ranges: [], asker: nil)),
+                 to: from, nowMs: nowMs, into: &out)
         }
     }
 

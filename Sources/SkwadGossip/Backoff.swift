@@ -26,6 +26,12 @@ struct Backoff: Sendable, Equatable {
         return true
     }
 
+    func isDue(nowMs: UInt64) -> Bool { nowMs >= dueMs }
+
+    /// The round that is due could not tell whether anything changed (a message was lost):
+    /// the next one comes after `baseMs`, as after a change.
+    mutating func unsettled() { changed = true }
+
     /// Something changed: the next round comes within `baseMs`.
     mutating func poke(nowMs: UInt64) {
         changed = true

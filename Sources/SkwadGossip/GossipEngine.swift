@@ -46,6 +46,8 @@ public struct GossipEngine: Sendable {
     var peers: PeerTable
     var nextReviveMs: UInt64 = 0
     var reconCursor = 0
+    /// This round's reconciliations not answered yet (AntiEntropy.swift).
+    var reconUnanswered: Set<ReconAsked> = []
     /// The fences of packs we follow from outside, as of the last remote round (§9).
     var farFences: [Geofence] = []
     var pendingNeighbor: (address: PeerAddress, sinceMs: UInt64)?
@@ -188,6 +190,7 @@ public struct GossipEngine: Sendable {
         if shuffleRounds.fire(nowMs: nowMs) { shuffle(nowMs: nowMs, into: &out) }
         flushNewLinks(nowMs: nowMs, replica: replica, into: &out)
         if directoryRounds.fire(nowMs: nowMs) { directoryRound(nowMs: nowMs, replica: replica, into: &out) }
+        if !reconUnanswered.isEmpty, reconRounds.isDue(nowMs: nowMs) { reconRounds.unsettled() }
         if reconRounds.fire(nowMs: nowMs) { reconcileRound(nowMs: nowMs, replica: replica, into: &out) }
         noticeViewChanges(nowMs: nowMs)
         requestTick(afterMs: busy ? config.tickMs : config.idleTickMs, nowMs: nowMs, into: &out)

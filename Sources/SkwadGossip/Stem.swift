@@ -20,10 +20,16 @@ struct StemState: Sendable {
 }
 
 extension GossipEngine {
-    /// Our stem link for this epoch, chosen at random among the links that may receive `op`.
+    /// Our stem link for this epoch, chosen at random among the active members that may
+    /// receive `op`, or among our other links when none may. Members first: pings keep both
+    /// ends of their sessions alive, while a vicinity link quiet for half a minute may have
+    /// dropped its end, and a `Stem` sent on a dropped session is lost (the op then waits for
+    /// the fail-safe, a second or two).
     mutating func stemRelay(for op: SignedOp, nowMs: UInt64, replica: Replica) -> PeerAddress? {
         guard let scope = replica.scope(op.packID) else { return nil }
-        let eligible = links.filter { peerInfo($0).map { mayReceive($0, pack: scope, isGenesis: op.isDirectoryEntry) } ?? false }
+        let may = links.filter { peerInfo($0).map { mayReceive($0, pack: scope, isGenesis: op.isDirectoryEntry) } ?? false }
+        let members = may.filter { peers.active[$0] != nil }
+        let eligible = members.isEmpty ? may : members
         if nowMs >= stem.epochEndsMs || stem.relay.map({ !eligible.contains($0) }) ?? true {
             stem.relay = eligible.randomElement(using: &rng)
             stem.epochEndsMs = nowMs + config.stemEpochMs

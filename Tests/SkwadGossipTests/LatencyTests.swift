@@ -56,3 +56,41 @@ import SkwadTestKit
         #expect(Self.eagerReach(h) == 50)
     }
 }
+
+/// The process benchmark's shape in virtual time: nodes at one place (vicinity links as well
+/// as the active view), a fenced pack, a long idle window (every round backed off to its
+/// quiet interval), then one author posting a second apart. Each post must reach every node
+/// by the stem and the tree, not by a stem's fail-safe (a second or more).
+@Suite struct IdleThenPostTests {
+    @Test func postsAfterAnIdleWindowReachAllWithoutAFailsafe() throws {
+        let here = try GeoPoint(lat: 40.4433, lon: -79.9436)
+        let cell = Geohash.encode(here, precision: 7)
+        let n = 20
+        var h = Harness(count: n, cells: Array(repeating: cell, count: n))
+        h.start { i in i == 0 ? [] : [0] }
+        h.run(ms: 3000)
+        var f = OpFactory(seed: 9, nowMs: h.nowMs, floors: false)
+        let author = f.user()
+        let g = f.createPack(by: author, name: "quad", fence: Geofence(center: here, radiusMeters: 2000))
+        h.publish(g, at: 0)
+        h.run(ms: 60_000)   // idle: every backoff at its ceiling
+        #expect(h.nodes.allSatisfy { $0.replica.contains(g.id) })
+        var latencies: [UInt64] = []
+        for k in 0..<20 {
+            f.clock.nowMs = max(f.clock.nowMs, h.nowMs)
+            let post = f.post(by: author, in: g, title: "post \(k)", location: cell)
+            h.publish(post, at: 0)
+            let start = h.nowMs
+            var done: UInt64 = .max
+            for _ in 0..<200 {
+                h.run(ms: 5)
+                if h.nodes.allSatisfy({ $0.replica.contains(post.id) }) { done = h.nowMs - start; break }
+            }
+            latencies.append(done)
+            h.run(ms: 1000 - min(1000, h.nowMs - start))
+        }
+        let failsafes = h.nodes.map(\.engine.stats.failsafes).reduce(0, +)
+        #expect(failsafes == 0, "stem fail-safes fired: \(failsafes); virtual ms to reach all: \(latencies)")
+        #expect(latencies.allSatisfy { $0 <= 150 }, "virtual ms to reach all: \(latencies)")
+    }
+}

@@ -20,7 +20,7 @@ import SkwadTestKit
         #expect(await net.linked())
         let theirs = try await a.createPack(name: "Theirs", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
         let early = try await a.post(pack: "Theirs", title: "from the future", body: "", tags: [])
-        #expect(await eventually(seconds: 10, every: 0.02) { await holds(b, [early, theirs.id]) })
+        #expect(await eventually() { await holds(b, [early, theirs.id]) })
 
         // B's own clock, not A's lead, stamps B's ops in its own pack.
         let mine = try await b.createPack(name: "Mine", radiusMeters: nil, locked: false, tags: [], color: "")
@@ -48,7 +48,7 @@ import SkwadTestKit
         #expect(await net.linked())
         let early = try await a.createPack(name: "Early", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
         func rejected() async -> Int { await b.networkStats().first { $0.0 == "reject.clockAhead" }?.1 ?? 0 }
-        #expect(await eventually(seconds: 10, every: 0.02) { await rejected() >= 1 })
+        #expect(await eventually() { await rejected() >= 1 })
         #expect(await !b.replica.contains(early.id))
         #expect(try await b.store.opCount() == 0)
         await net.shutdown()

@@ -54,7 +54,7 @@ import SkwadTestKit
         let later = try await b.comment(on: reply.hex, text: "yes, two boxes left")   // a reply to B's own comment: not for A
         let onA = try await b.comment(on: post.hex, text: "on my way")
         let a2 = try await net.add(dir: dirA)
-        #expect(await eventually(seconds: 10, every: 0.02) { await holds(a2, [later, onA]) })
+        #expect(await eventually() { await holds(a2, [later, onA]) })
         let after = try await a2.inbox()
         #expect(after.items.count == 1)
         if case .reply(let c2, nil) = after.items.first?.kind { #expect(c2.id == onA) } else { Issue.record("no reply after restart") }

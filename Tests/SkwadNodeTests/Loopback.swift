@@ -45,7 +45,7 @@ final class Loopback: @unchecked Sendable {
     }
 
     /// Waits until every online node has an active link.
-    func linked(seconds: Double = 10) async -> Bool {
+    func linked(seconds: Double = patience) async -> Bool {
         await eventually(seconds: seconds, every: 0.02) {
             for n in nodes where await n.listenAddress != nil {
                 if await !n.peerSummaries().contains(where: { $0.state == "active" }) { return false }
@@ -55,7 +55,7 @@ final class Loopback: @unchecked Sendable {
     }
 
     /// Waits until every online node holds every op any online node holds.
-    func synced(seconds: Double = 10) async -> Bool {
+    func synced(seconds: Double = patience) async -> Bool {
         await eventually(seconds: seconds, every: 0.02) {
             var sets: [Set<OpID>] = []
             for n in nodes where await n.listenAddress != nil { sets.append(await Set(n.replica.allOps.map(\.id))) }
@@ -74,8 +74,13 @@ final class Loopback: @unchecked Sendable {
     func removeData() { for d in dirs { try? FileManager.default.removeItem(atPath: d) } }
 }
 
+/// How long a test waits for something that should happen over loopback UDP. Passing runs
+/// take milliseconds; the bound is generous because CI runs every suite at once on 2 cores,
+/// where an actor can wait seconds for a thread (a 10 s bound once failed there).
+let patience: Double = 60
+
 /// Polls `condition` every `every` seconds for at most `seconds`.
-func eventually(seconds: Double, every: Double, _ condition: () async throws -> Bool) async rethrows -> Bool {
+func eventually(seconds: Double = patience, every: Double = 0.02, _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if try await condition() { return true }

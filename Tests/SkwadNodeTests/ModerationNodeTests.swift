@@ -106,10 +106,10 @@ import SkwadTestKit
         let wire = try UDPWirePeer(targetPort: try #require(UDPWirePeer.port(of: net.addresses[0])), seed: 3)
         try await wire.handshake()
         wire.send(WireForge.ops([g.bytes, p.bytes]))
-        #expect(await eventually(seconds: 5, every: 0.02) { await node.replica.contains(p.id) })
+        #expect(await eventually() { await node.replica.contains(p.id) })
         for r in reports.reversed() { wire.send(WireForge.ops([r.bytes])) }
-        #expect(await eventually(seconds: 5, every: 0.02) { await Set(node.replica.reportIDs(in: g.id)) == kept })
-        #expect(await eventually(seconds: 5, every: 0.02) { (try? await node.store.loadOps().ops.count) == 2 + Limits.reportsPerHour })
+        #expect(await eventually() { await Set(node.replica.reportIDs(in: g.id)) == kept })
+        #expect(await eventually() { (try? await node.store.loadOps().ops.count) == 2 + Limits.reportsPerHour })
         await net.shutdown(keepData: true)
         let again = try Node(config: testConfig(net.dirs[0]), now: { clock.now })
         #expect(Set(await again.replica.reportIDs(in: g.id)) == kept)

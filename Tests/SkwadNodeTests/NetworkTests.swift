@@ -6,16 +6,6 @@ import SkwadReplica
 @testable import SkwadNode
 import SkwadTestKit
 
-/// Polls `condition` every 100 ms for at most `seconds`.
-func eventually(seconds: Double = 20, _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(nanoseconds: 100_000_000)
-    }
-    return try await condition()
-}
-
 @Suite(.serialized) struct NetworkTests {
     static let here = try! GeoPoint(lat: 40.4433, lon: -79.9436)
 
@@ -35,16 +25,16 @@ func eventually(seconds: Double = 20, _ condition: () async throws -> Bool) asyn
         let a = try makeNode(dirs[0]), b = try makeNode(dirs[1])
         let seed = try await a.goOnline(group: group, listen: "127.0.0.1:0", peers: [])
         try await b.goOnline(group: group, listen: "127.0.0.1:0", peers: [seed])
-        #expect(await eventually(seconds: 10) { await !a.peerSummaries().filter { $0.state == "active" }.isEmpty })
+        #expect(await eventually() { await !a.peerSummaries().filter { $0.state == "active" }.isEmpty })
         let pack = try await a.createPack(name: "Quad", radiusMeters: 2000, locked: false, tags: [], color: "")
-        #expect(await eventually(seconds: 10) { await b.packs().contains { $0.pack.id == pack.id } })
+        #expect(await eventually() { await b.packs().contains { $0.pack.id == pack.id } })
         _ = try await b.join(pack.id.hex)
 
         await a.network?.transport.close()   // what NIO does after such a send error
-        #expect(await eventually(seconds: 10) { await a.networkStats().contains { $0 == ("transport.rebinds", 1) } })
+        #expect(await eventually() { await a.networkStats().contains { $0 == ("transport.rebinds", 1) } })
         #expect(await a.listenAddress == seed)
         let post = try await b.post(pack: pack.id.hex, title: "after the rebind", body: "b", tags: [])
-        #expect(await eventually(seconds: 15) { (try? await a.show(post.hex)) != nil })
+        #expect(await eventually() { (try? await a.show(post.hex)) != nil })
         await a.goOffline(); await b.goOffline()
         try await group.shutdownGracefully()
     }

@@ -26,7 +26,7 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
 
         let pack = try await a.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
         let post = try await a.post(pack: "Quad", title: "Hello", body: "there", tags: [])
-        #expect(await eventually(seconds: 10, every: 0.02) { await holds(b, [post, pack.id]) })
+        #expect(await eventually() { await holds(b, [post, pack.id]) })
         #expect(try await b.store.opCount() == 2)
         #expect(opEvents(eventsB.all).isEmpty)   // B has not joined Quad: no announcement
         _ = try await b.join("Quad")
@@ -39,12 +39,12 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
         #expect(try await b.store.stamps()[pack.id] == bComment.body.stamp)
 
         // A hears of the comment on its post; B hears of A's vote on its comment and A's new post.
-        #expect(await eventually(seconds: 10, every: 0.02) {
+        #expect(await eventually() {
             eventsA.all.contains { if case .newComment(let c, "Quad") = $0 { c.id == comment } else { false } }
         })
         _ = try await a.vote(on: comment.short(), value: 1)
         let second = try await a.post(pack: "Quad", title: "Second", body: "post", tags: [])
-        #expect(await eventually(seconds: 10, every: 0.02) {
+        #expect(await eventually() {
             let heard = eventsB.all
             return heard.contains { if case .voteOnYours(_, 1) = $0 { true } else { false } }
                 && heard.contains { if case .newPost(let p) = $0 { p.id == second } else { false } }
@@ -59,7 +59,7 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
         func stat(_ key: String) async -> Int { await b.networkStats().first { $0.0 == key }?.1 ?? 0 }
         let duplicatesBefore = await stat("ops.duplicate")
         wire.send(WireForge.ops(replay + [[0xFF, 0x01, 0x02]]))
-        #expect(await eventually(seconds: 5, every: 0.02) { await stat("reject.malformed") == 1 })
+        #expect(await eventually() { await stat("reject.malformed") == 1 })
         #expect(await stat("ops.duplicate") >= duplicatesBefore + 3)
         #expect(await b.stats.admitted == 4)
         #expect(try await b.store.opCount() == 5)   // A's 4 and B's comment, each once
@@ -102,7 +102,7 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
         let wire = try UDPWirePeer(targetPort: try #require(UDPWirePeer.port(of: net.addresses[0])), seed: 7)
         try await wire.handshake()
         wire.send(WireForge.ops([genesisBytes]))
-        #expect(await eventually(seconds: 5, every: 0.02) { await again.networkStats().contains { $0 == ("reject.packExpired", 1) } })
+        #expect(await eventually() { await again.networkStats().contains { $0 == ("reject.packExpired", 1) } })
         #expect(await again.packs().isEmpty)
         #expect(try await again.store.opCount() == 0)
         await net.shutdown()

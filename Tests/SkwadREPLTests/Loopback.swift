@@ -26,8 +26,9 @@ final class LoopbackPair: @unchecked Sendable {
         try await b.goOnline(group: group, listen: "127.0.0.1:0", peers: [seed])
     }
 
-    /// Polls `condition` every 20 ms for at most `seconds`.
-    func eventually(seconds: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    /// Polls `condition` every 20 ms for at most `seconds` (generous: CI runs every suite at
+    /// once on 2 cores; passing runs take milliseconds).
+    func eventually(seconds: Double = 60, _ condition: () async throws -> Bool) async rethrows -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if try await condition() { return true }

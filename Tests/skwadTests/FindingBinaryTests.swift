@@ -26,7 +26,7 @@ import SkwadTestKit
         net["b"].send(#"comment \#(id) "the quesadillas are gone too""#)
         #expect(await net["b"].waitFor("commented "))
         // On a: the comment's word finds the post, the comment under it.
-        #expect(await net["a"].waitFor("    ↳ ", poll: "search quesadillas", seconds: 20))
+        #expect(await net["a"].waitFor("    ↳ ", poll: "search quesadillas", seconds: 30))
         let lines = net["a"].text.split(separator: "\n").map(String.init)
         let hit = try #require(lines.firstIndex { $0.hasPrefix("    ↳ ") })
         #expect(hit > 0 && lines[hit - 1].hasPrefix(id) && lines[hit - 1].contains("Free pizza"))
@@ -47,17 +47,17 @@ import SkwadTestKit
         net["b"].send("join Quad")
         #expect(await net["b"].waitFor("Free pizza", poll: "feed Quad"))
         net["b"].send(#"comment \#(id) "an early reply""#)
-        #expect(await net["a"].waitFor("replied to your post", poll: "inbox", seconds: 20))   // seen before the stop
+        #expect(await net["a"].waitFor("replied to your post", poll: "inbox", seconds: 30))   // seen before the stop
 
         // a stops; b replies; a starts again on the same data and hears of it in its inbox.
         net["a"].send("quit")
         net["a"].stop()
         net["b"].send(#"comment \#(id) "still there?""#)
-        #expect(await net["b"].waitFor("commented ", seconds: 10))
+        #expect(await net["b"].waitFor("commented ", seconds: 30))
         try await net.start("a", peers: [b])
         // (The reply may also be announced as a new comment as it arrives: look for the inbox's line.)
         #expect(await net["a"].waitFor("still there?", poll: "inbox", seconds: 30))
-        #expect(await net["a"].waitFor("replied to your post", poll: "inbox", seconds: 10))
+        #expect(await net["a"].waitFor("replied to your post", poll: "inbox", seconds: 30))
         let text = net["a"].text
         let line = try #require(text.split(separator: "\n").first { $0.contains("replied to your post") }, "\(text)")
         #expect(line.contains("replied to your post \(id)") && line.contains("\"Free pizza\"") && line.contains("still there?"))

@@ -92,7 +92,7 @@ final class Localnet: @unchecked Sendable {
         for p in peers { args += ["--peer", p] }
         let node = try RunningNode(binary: bin, args: args)
         nodes[name] = node
-        #expect(await node.waitFor("listening on 127.0.0.1:", poll: "whoami", seconds: 20))
+        #expect(await node.waitFor("listening on 127.0.0.1:", poll: "whoami", seconds: 30))
         return try #require(node.line(startingWith: "listening on "))
     }
 
@@ -137,9 +137,9 @@ final class Localnet: @unchecked Sendable {
             let created = try #require(net["a"].line(startingWith: "created pack Meet\(run) "))
             let prefix = String(created.prefix(6))
             for n in ["b", "c"] { net[n].send("join \(prefix)") }
-            for n in ["b", "c"] { if await net[n].waitFor("joined Meet\(run)", seconds: 10) { joined += 1 } }
+            for n in ["b", "c"] { if await net[n].waitFor("joined Meet\(run)", seconds: 30) { joined += 1 } }
             net["a"].send(#"post Meet\#(run) "Run \#(run)" "hello""#)
-            for n in ["b", "c"] { if await net[n].waitFor("Run \(run)", poll: "feed", seconds: 10) { sawPost += 1 } }
+            for n in ["b", "c"] { if await net[n].waitFor("Run \(run)", poll: "feed", seconds: 30) { sawPost += 1 } }
         }
         #expect(joined == 20)
         #expect(sawPost == 20)
@@ -157,7 +157,7 @@ final class Localnet: @unchecked Sendable {
         for i in 0..<10 { net["a"].send("create Fenced\(i) --radius 1500") }
         #expect(await net["a"].waitFor("created pack Fenced9 "))
         try await net.start("c", peers: [a])
-        #expect(await net["c"].waitFor("* peer joined", seconds: 10))
+        #expect(await net["c"].waitFor("* peer joined", seconds: 30))
         let linked = Date()
         var listed = false
         while Date().timeIntervalSince(linked) < 5 {

@@ -35,7 +35,7 @@ extension RunningNode {
         defer { net.stop() }
         net["a"].send("create Quad --radius 1000")
         #expect(await net["a"].waitFor("created pack Quad"))
-        #expect(await net["b"].waitFor("Quad", poll: "packs", seconds: 20))
+        #expect(await net["b"].waitFor("Quad", poll: "packs", seconds: 30))
         net["b"].send(#"post Quad "Rude post" "something insulting""#)
         #expect(await net["b"].waitFor("posted "))
         let post = try #require(net["b"].id(after: "posted "))
@@ -61,7 +61,7 @@ extension RunningNode {
         defer { net.stop() }
         net["a"].send("create Quad --radius 1000")
         #expect(await net["a"].waitFor("created pack Quad"))
-        #expect(await net["b"].waitFor("Quad", poll: "packs", seconds: 20))
+        #expect(await net["b"].waitFor("Quad", poll: "packs", seconds: 30))
         net["b"].send(#"post Quad "Buy followers" "cheap""#)
         #expect(await net["b"].waitFor("posted "))
         let post = try #require(net["b"].id(after: "posted "))
