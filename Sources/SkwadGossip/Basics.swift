@@ -49,8 +49,9 @@ public struct GossipStats: Sendable, Equatable {
     public var opsRejected: [String: Int] = [:]
     public var handshakes = 0, reconciliations = 0, reconBytesOut = 0, directoryRounds = 0, candidates = 0, evictions = 0, stemmed = 0, fluffed = 0, failsafes = 0
     /// Session layer (§8): COOKIE frames sent, handshakes admitted by a cookie, pending
-    /// sessions that took over, unproven sessions expired, table evictions.
-    public var cookiesSent = 0, cookieHandshakes = 0, sessionsReplaced = 0, sessionsExpired = 0
+    /// sessions that took over, unproven sessions expired, established sessions dropped as
+    /// silent (no answer for 5 s to a message that always gets one), table evictions.
+    public var cookiesSent = 0, cookieHandshakes = 0, sessionsReplaced = 0, sessionsExpired = 0, sessionsSilent = 0
     public var sessionEvictions = 0, limitEvictions = 0
     /// Messages sent, by kind (before encryption; a queued message counts when queued).
     public var messagesSent: [String: Int] = [:]
@@ -64,7 +65,7 @@ public struct GossipStats: Sendable, Equatable {
                                     ("ops.sent", opsSent), ("handshakes", handshakes), ("reconciliations", reconciliations), ("directory_rounds", directoryRounds), ("membership.candidates", candidates), ("membership.evictions", evictions), ("stem.sent", stemmed), ("stem.fluffed", fluffed), ("stem.failsafes", failsafes),
                                     ("recon.bytes_out", reconBytesOut), ("cookies.sent", cookiesSent),
                                     ("cookies.handshakes", cookieHandshakes), ("sessions.replaced", sessionsReplaced),
-                                    ("sessions.expired", sessionsExpired), ("sessions.evicted", sessionEvictions),
+                                    ("sessions.expired", sessionsExpired), ("sessions.silent", sessionsSilent), ("sessions.evicted", sessionEvictions),
                                     ("limits.evicted", limitEvictions)]
         out += messagesSent.sorted { $0.key < $1.key }.map { ("sent.\($0.key)", $0.value) }
         out += drops.sorted { $0.key < $1.key }.map { ("drop.\($0.key)", $0.value) }

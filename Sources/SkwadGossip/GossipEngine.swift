@@ -234,16 +234,16 @@ public struct GossipEngine: Sendable {
 
     /// Encodes, seals and sends one message (or queues it behind a handshake).
     mutating func send(_ m: Message, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        send(m.wire, kind: m.kind, to: to, nowMs: nowMs, into: &out)
+        send(m.wire, kind: m.kind, solicits: m.solicitsAnswer, to: to, nowMs: nowMs, into: &out)
     }
 
     /// Sends a protobuf message as it is: what a hostile peer in a test says may not even
     /// decode to a `Message`.
-    mutating func send(_ wire: WireMessage, kind: String = "raw", to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+    mutating func send(_ wire: WireMessage, kind: String = "raw", solicits: Bool = true, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         if let accept = addressFilter, !accept(to) { stats.drop(.badAddress); return }
         guard let pt = try? wire.serializedBytes() as [UInt8], pt.count <= Frame.maxPlaintext else { stats.drop(.tooLarge); return }
         stats.messagesSent[kind, default: 0] += 1
-        perform(channels.send(pt, to: to, nowMs: nowMs, rng: &rng, stats: &stats), nowMs: nowMs, into: &out)
+        perform(channels.send(pt, to: to, solicits: solicits, nowMs: nowMs, rng: &rng, stats: &stats), nowMs: nowMs, into: &out)
     }
 
     /// Carries out what the session layer asked for.

@@ -121,7 +121,10 @@ extension GossipEngine {
     mutating func fillActiveView(nowMs: UInt64, into out: inout [GossipDirective]) {
         expireCandidates(nowMs: nowMs)
         if let p = pendingNeighbor, nowMs >= p.sinceMs + config.helloRetryMs * UInt64(config.helloAttempts + 1) {
-            forget(p.address, .unreachable, nowMs: nowMs, into: &out)
+            pendingNeighbor = nil
+            // A peer that took our handshake is alive: the request may have walked on and
+            // ended unanswered (§9). It only stops being a candidate; its session stays.
+            if channels.isEstablished(p.address) { peers.dropPassive(p.address) } else { forget(p.address, .unreachable, nowMs: nowMs, into: &out) }
         }
         guard peers.hasRoom, pendingNeighbor == nil else { return }
         if peers.passive.isEmpty, !peers.active.isEmpty, nowMs >= nextEagerShuffleMs {

@@ -67,7 +67,8 @@ extension GossipEngine {
     }
 
     mutating func onNeighborReply(accepted: Bool, info theirs: NodeInfo, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        if pendingNeighbor != nil && (!accepted || pendingNeighbor?.address == from) { pendingNeighbor = nil }
+        // Any answer ends our request: a walked one is answered by whoever it reached.
+        pendingNeighbor = nil
         if accepted && peers.active[from] == nil && peers.isFull {
             // A walked request found room after we filled up: decline politely.
             send(.disconnect, to: from, nowMs: nowMs, into: &out)

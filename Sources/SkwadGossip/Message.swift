@@ -34,6 +34,20 @@ enum Message: Sendable, Equatable {
     case reconcile(ReconcileRound)
     case findPack(query: String)
 
+    /// Does the receiver always answer it (when it holds our session)? Only these start a
+    /// session's silence clock (§8): a reply, a push or a notice that gets no answer proves
+    /// nothing, and counting them dropped healthy sessions on idle vicinity links.
+    var solicitsAnswer: Bool {
+        switch self {
+        case .ping, .join, .shuffle: true
+        // A low-priority request may walk on and be answered by another node, or not at all.
+        case .neighbor(let n): n.highPriority
+        case .vicinity(let v): !v.reply
+        case .reconcile(let r): r.initiator && r.pack != nil
+        default: false
+        }
+    }
+
     /// The message's kind, for per-kind counters.
     var kind: String {
         switch self {

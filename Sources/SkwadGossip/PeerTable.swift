@@ -23,7 +23,7 @@ import SkwadModel
 ///   (it was not active) is then `dead` too;
 /// - `dead` → `passive` (`revive`: it spoke again), `dead` → unknown (`expireDead`, or the
 ///   oldest when full);
-/// - `passive` → unknown (a random one when full), `vicinity` → unknown (the farthest when a
+/// - `passive` → unknown (a random one when full; `dropPassive`), `vicinity` → unknown (the farthest when a
 ///   nearer one comes), `inbound` → unknown (the least recently heard when full).
 /// `active` and `passive` never hold the same peer; a `dead` peer holds no other role except
 /// a `vicinity` entry only heard of (named by others, not a link: how the two sides of a
@@ -100,6 +100,8 @@ struct PeerTable: Sendable {
     }
 
     func isLink(_ p: PeerAddress) -> Bool { active[p] != nil || vicinity[p] != nil || remote[p] != nil }
+    /// Is it among `links` (a vicinity entry counts once heard)?
+    func isHeardLink(_ p: PeerAddress) -> Bool { active[p] != nil || (vicinity[p]?.lastHeardMs ?? 0) > 0 || remote[p] != nil }
     var isFull: Bool { active.count >= capacity.active }
     var hasRoom: Bool { active.count < capacity.active }
 
@@ -157,6 +159,11 @@ struct PeerTable: Sendable {
         addPassive(p, cell: m.info.cell, using: &rng)
         return m
     }
+
+    /// passive → unknown: it took our handshake but never answered a neighbour request (a
+    /// walked request may end unanswered, PROTOCOL §9). It is alive, so not dead, and keeps
+    /// its other roles.
+    mutating func dropPassive(_ p: PeerAddress) { passive[p] = nil }
 
     /// A random member to make room for a newcomer.
     func evictionVictim(using rng: inout SplitMix) -> PeerAddress? {

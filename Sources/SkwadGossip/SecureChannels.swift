@@ -63,6 +63,7 @@ struct SecureChannels: Sendable {
     var count: Int { sessions.count }
     var addressLimitCount: Int { addressLimits.count }
     func hasSession(_ p: PeerAddress) -> Bool { sessions[p] != nil }
+    func isEstablished(_ p: PeerAddress) -> Bool { sessions[p]?.established == true }
 
     /// Forgets an address's sessions and handshake.
     mutating func drop(_ p: PeerAddress) {
@@ -214,8 +215,9 @@ struct SecureChannels: Sendable {
         return (try? KxKeyPair(seed: seed)) ?? (try! KxKeyPair(seed: rng.bytes(32)))
     }
 
-    /// Seals a plaintext to `to`, or queues it behind a handshake it starts.
-    mutating func send(_ pt: [UInt8], to: PeerAddress, nowMs: UInt64, rng: inout SplitMix, stats: inout GossipStats) -> [Action] {
+    /// Seals a plaintext to `to`, or queues it behind a handshake it starts. `solicits`: the
+    /// peer always answers it, so a session that hears nothing back is silent (`expire`).
+    mutating func send(_ pt: [UInt8], to: PeerAddress, solicits: Bool = true, nowMs: UInt64, rng: inout SplitMix, stats: inout GossipStats) -> [Action] {
         if var s = sessions[to], s.established {
             guard s.mayAmplify(pt.count + Frame.dataHeader + AEAD.tagCount) else {
                 if s.queued.count < limitsConfig.maxQueuedPerPeer { s.queued.append(pt) } else { stats.drop(.amplification) }
@@ -223,7 +225,7 @@ struct SecureChannels: Sendable {
                 return []
             }
             guard let frame = s.seal(pt) else { return [] }
-            if s.unansweredSinceMs == nil { s.unansweredSinceMs = nowMs }
+            if solicits, s.unansweredSinceMs == nil { s.unansweredSinceMs = nowMs }
             if !s.verified { s.bytesSentUnverified += frame.count }
             sessions[to] = s
             return [.emit(frame, to: to)]
@@ -272,7 +274,9 @@ struct SecureChannels: Sendable {
     /// Drops unproven and silent sessions past their time, and sends HELLOs again (or gives
     /// up on an address after `helloAttempts`).
     mutating func tick(nowMs: UInt64, stats: inout GossipStats) -> [Action] {
-        stats.sessionsExpired += sessions.expire(nowMs: nowMs, unprovenMs: limitsConfig.unprovenSessionMs, silentMs: limitsConfig.silentSessionMs)
+        let gone = sessions.expire(nowMs: nowMs, unprovenMs: limitsConfig.unprovenSessionMs, silentMs: limitsConfig.silentSessionMs)
+        stats.sessionsExpired += gone.unproven
+        stats.sessionsSilent += gone.silent
         var out: [Action] = []
         for addr in handshaking.sorted() {
             guard var s = sessions[addr], s.role == .initiator, !s.established else { handshaking.remove(addr); continue }

@@ -67,12 +67,13 @@ struct SessionTable: Sendable {
 
     /// Drops unproven sessions older than `unprovenMs`: a pending beside a current, or a
     /// slot whose current is an unproven responder. Initiators wait for `retryHandshakes`.
-    /// Returns how many sessions went.
-    mutating func expire(nowMs: UInt64, unprovenMs: UInt64, silentMs: UInt64) -> Int {
-        var n = 0
+    /// Drops, too, established sessions silent for `silentMs` after a message that always
+    /// gets an answer. Returns how many sessions went, of each kind.
+    mutating func expire(nowMs: UInt64, unprovenMs: UInt64, silentMs: UInt64) -> (unproven: Int, silent: Int) {
+        var n = 0, silent = 0
         for (a, slot) in slots {
             if slot.current.established, let since = slot.current.unansweredSinceMs, nowMs >= since, nowMs - since >= silentMs {
-                slots[a] = nil; n += 1; continue
+                slots[a] = nil; silent += 1; continue
             }
             if let p = slot.pending, p.age(nowMs) >= unprovenMs {
                 slots[a]!.pending = nil; n += 1
@@ -83,6 +84,6 @@ struct SessionTable: Sendable {
                 n += 1
             }
         }
-        return n
+        return (n, silent)
     }
 }

@@ -73,8 +73,14 @@ import SkwadTestKit
         let author = f.user()
         let g = f.createPack(by: author, name: "quad", fence: Geofence(center: here, radiusMeters: 2000))
         h.publish(g, at: 0)
-        h.run(ms: 60_000)   // idle: every backoff at its ceiling
+        h.run(ms: 5_000)
+        let expiredBefore = h.nodes.map(\.engine.stats.sessionsSilent).reduce(0, +)
+        h.run(ms: 55_000)   // idle: every backoff at its ceiling
         #expect(h.nodes.allSatisfy { $0.replica.contains(g.id) })
+        // A healthy idle session is not dropped as silent: only messages that always get an
+        // answer start the silence clock (PROTOCOL §8).
+        let expiredIdle = h.nodes.map(\.engine.stats.sessionsSilent).reduce(0, +) - expiredBefore
+        #expect(expiredIdle == 0, "sessions dropped as silent while idle: \(expiredIdle)")
         var latencies: [UInt64] = []
         for k in 0..<20 {
             f.clock.nowMs = max(f.clock.nowMs, h.nowMs)
