@@ -27,14 +27,11 @@ public struct GossipConfig: Sendable {
     /// to graft, handshakes or a neighbour request under way), and while it has none.
     public var tickMs: UInt64 = 50
     public var idleTickMs: UInt64 = 250
-    /// SWIM: ping every active peer this often; ask others to ping it when no ack came in
-    /// `suspectAfterMs`; drop it when still silent after `deadAfterMs`.
-    /// Of the two ends of a link, the one with the higher address may wait `pingYieldMs`
-    /// longer, so that normally only one end pings (0: both ping; longer intervals with a
-    /// yield cost eclipse resistance in `MembershipAbuseTests`, see PROTOCOL §9).
-    public var pingIntervalMs: UInt64 = 1000
-    public var pingYieldMs: UInt64 = 0
-    public var suspectAfterMs: UInt64 = 1500
+    /// SWIM: ping an active member not heard from for `pingIntervalMs`; with no answer
+    /// within `ackTimeoutMs` it is suspect (others are asked to ping it); a suspect silent for
+    /// `deadAfterMs` in all is dead (PROTOCOL §9: a silent member goes 4 s after it was last heard).
+    public var pingIntervalMs: UInt64 = 2000
+    public var ackTimeoutMs: UInt64 = 500
     public var deadAfterMs: UInt64 = 4000
     /// Rounds that back off while nothing changes (§9, "Quiet when idle"): shuffles,
     /// vicinity exchanges and directory pulls at most this far apart, pack reconciliation

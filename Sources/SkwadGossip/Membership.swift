@@ -80,19 +80,24 @@ extension GossipEngine {
         return Array(known.shuffled(using: &rng).prefix(config.shuffleSample))
     }
 
-    /// SWIM: ping each active peer every interval; silent ones are pinged indirectly
-    /// through others (suspect), then dropped (dead) and replaced from the passive view.
+    /// SWIM: ping each active member not heard from for `pingIntervalMs`; one that does not
+    /// answer within `ackTimeoutMs` is suspect and pinged indirectly through others; a suspect
+    /// silent for `deadAfterMs` in all is dropped (dead) and replaced from the passive view.
+    /// Anything heard from a member since our ping clears it.
     mutating func detectFailures(nowMs: UInt64, into out: inout [GossipDirective]) {
         for peer in peers.active.keys.sorted() {
             guard var st = peers[active: peer] else { continue }
-            if let since = st.suspectSinceMs, nowMs >= since + (config.deadAfterMs - config.suspectAfterMs) {
-                if nowMs >= st.lastHeardMs + config.deadAfterMs {
-                    forget(peer, .dead, nowMs: nowMs, into: &out)
-                    continue
-                }
+            if let sent = st.pingSentMs, st.lastHeardMs > sent {
+                st.pingSentMs = nil
                 st.suspectSinceMs = nil
+                peers[active: peer] = st
             }
-            if let sent = st.pingSentMs, st.suspectSinceMs == nil, nowMs >= sent + config.suspectAfterMs, nowMs >= st.lastHeardMs + config.suspectAfterMs {
+            if st.suspectSinceMs != nil {
+                if nowMs >= st.lastHeardMs &+ config.deadAfterMs { forget(peer, .dead, nowMs: nowMs, into: &out) }
+                continue
+            }
+            if let sent = st.pingSentMs {
+                guard nowMs >= sent &+ config.ackTimeoutMs else { continue }
                 st.suspectSinceMs = nowMs
                 peers[active: peer] = st
                 for helper in peers.active.keys.filter({ $0 != peer }).sorted().shuffled(using: &rng).prefix(config.indirectPings) {
@@ -100,18 +105,12 @@ extension GossipEngine {
                 }
                 continue
             }
-            // The higher address of a link yields: it pings only when the lower one has not.
-            let interval = config.pingIntervalMs + (selfAddress.map { $0 > peer } == true ? config.pingYieldMs : 0)
-            if st.pingSentMs == nil && nowMs >= st.lastHeardMs + interval {
+            if nowMs >= st.lastHeardMs &+ config.pingIntervalMs {
                 let (m, seq) = pingMessage(withInfo: false)
                 st.pingSeq = seq
                 st.pingSentMs = nowMs
                 peers[active: peer] = st
                 send(m, to: peer, nowMs: nowMs, into: &out)
-            } else if let sent = st.pingSentMs, st.lastHeardMs > sent {
-                st.pingSentMs = nil
-                st.suspectSinceMs = nil
-                peers[active: peer] = st
             }
         }
     }
