@@ -5,8 +5,10 @@ import SkwadReplica
 /// refreshes its clocks and brings it back from the dead (PeerTable).
 extension GossipEngine {
     mutating func handle(_ m: Message, from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
-        let gone = peers.dead[from]
+        let gone = peers.dead[from], wasLink = peers.isHeardLink(from)
         peers.heard(from, nowMs: nowMs, using: &rng)
+        // A vicinity entry heard for the first time is a new link: pull the directory (§11a).
+        if !wasLink && peers.isHeardLink(from) { directoryOnNewLink(from) }
         if let cell = gone?.cell { offerVicinity(from, info: NodeInfo(cell: cell), heard: false, nowMs: nowMs) }
         switch m {
         case .join(let theirs): onJoin(theirs, from: from, nowMs: nowMs, into: &out)

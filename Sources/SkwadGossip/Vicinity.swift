@@ -134,19 +134,27 @@ extension GossipEngine {
 }
 
 /// Remote contacts: a node that follows an unlocked pack from outside its fence needs a peer
-/// inside it. Each round it routes a `Vicinity` request with the fence's centre as `target`
+/// inside it, and so does a node inside a fence none of whose active or vicinity links is
+/// inside it (its nearest peers all lie outside a small fence). Each round it routes a `Vicinity` request with the fence's centre as `target`
 /// greedily towards the fence (to the known peer nearest to it); answers name peers nearer
 /// still, and those inside the fence become links of ours (PROTOCOL §9).
 extension GossipEngine {
-    /// The fences of live, unlocked packs we subscribed to and stand outside of.
-    func fencesFollowedFromAfar(_ replica: Replica, nowMs: UInt64) -> [Geofence] {
-        replica.liveScopes(nowMs: nowMs).compactMap { s in
-            guard let f = s.fence, !s.locked, info.subscribed(s.id), !(info.place.map { f.contains(cell: $0) } ?? false) else { return nil }
-            return f
+    /// The fences we need a remote contact inside: those of live, unlocked packs we subscribed
+    /// to and stand outside of, and those of live packs we stand inside of with no active or
+    /// vicinity link inside (remote contacts do not count, or a contact would end its own need).
+    func fencesNeedingContact(_ replica: Replica, nowMs: UInt64) -> [Geofence] {
+        let near = peers.active.values.compactMap(\.info.place)
+            + peers.vicinity.values.filter { $0.lastHeardMs > 0 }.compactMap(\.info.place)
+        return replica.liveScopes(nowMs: nowMs).compactMap { s in
+            guard let f = s.fence else { return nil }
+            guard let me = info.place, f.contains(cell: me) else {
+                return !s.locked && info.subscribed(s.id) ? f : nil
+            }
+            return near.contains { f.contains(cell: $0) } ? nil : f
         }
     }
 
-    /// A peer we heard of: keep it if it is inside a fence we follow from afar; else, if it
+    /// A peer we heard of: keep it if it is inside a fence we need a contact in; else, if it
     /// is nearer to such a fence than we are, keep it as a passive peer (the next hop).
     mutating func offerRemote(_ peer: PeerAddress, info peerInfo: NodeInfo, nowMs: UInt64) {
         guard !farFences.isEmpty, peer != selfAddress, let place = peerInfo.place else { return }
@@ -166,7 +174,7 @@ extension GossipEngine {
     }
 
     mutating func remoteRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        farFences = fencesFollowedFromAfar(replica, nowMs: nowMs)
+        farFences = fencesNeedingContact(replica, nowMs: nowMs)
         for p in peers.remote.keys.sorted() {
             guard let place = peers.remote[p]!.info.place, farFences.contains(where: { $0.contains(cell: place) }) else { peers.removeRemote(p); continue }
         }
