@@ -46,6 +46,14 @@ public final class REPL: Sendable {
             guard let line = Self.eventLine(e, mode: mode, verbose: verbose, styles: styles, idLength: idLength, nowMs: wallClockMs()) else { return }
             reader.printAbove(line)
         }
+        // The node went online before the sink was set: links that came up in between are
+        // told now (a repeat of one that also raced in is harmless).
+        if verbose {
+            let (styles, idLength) = cache.get()
+            for p in await executor.node.peerSummaries() where p.state == "active" {
+                if let line = Self.eventLine(.peerJoined(p.address), mode: mode, verbose: verbose, styles: styles, idLength: idLength, nowMs: wallClockMs()) { reader.printAbove(line) }
+            }
+        }
         if reader.interactive {
             print("skwad: type help for commands, quit to leave")
             if let n = try? await executor.node.inbox(peek: true).items.count, n > 0 {
