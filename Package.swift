@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-collections", exact: "1.6.0"),
     ],
     targets: [
         // C shims for system libraries (Debian: libsodium-dev, libedit-dev).
@@ -58,7 +59,9 @@ let package = Package(
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .target(name: "SkwadREPL", dependencies: ["SkwadNode", "CEdit"]),
-        .target(name: "SkwadTestKit", dependencies: ["SkwadReplica", "SkwadGossip"]),
+        .target(name: "SkwadTestKit", dependencies: [
+            "SkwadReplica", "SkwadGossip", .product(name: "HeapModule", package: "swift-collections"),
+        ]),
         .executableTarget(name: "skwad", dependencies: [
             "SkwadREPL", "SkwadSim", "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto", "SkwadTestKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -6,9 +6,10 @@ import SkwadReplica
 extension GossipEngine {
     mutating func handle(_ m: Message, from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
         let gone = peers.dead[from], wasLink = peers.isHeardLink(from)
+        // A peer that became a link by speaking to us (a vicinity entry heard for the first
+        // time, a new member or remote contact) gets a directory pull at the next tick (§11a).
+        defer { if !wasLink && peers.isHeardLink(from) { directoryOnNewLink(from) } }
         peers.heard(from, nowMs: nowMs, using: &rng)
-        // A vicinity entry heard for the first time is a new link: pull the directory (§11a).
-        if !wasLink && peers.isHeardLink(from) { directoryOnNewLink(from) }
         if let cell = gone?.cell { offerVicinity(from, info: NodeInfo(cell: cell), heard: false, nowMs: nowMs) }
         switch m {
         case .join(let theirs): onJoin(theirs, from: from, nowMs: nowMs, into: &out)

@@ -30,16 +30,7 @@ extension GossipEngine {
 
     /// A peer spoke to us directly (`heard`, with its own info) or was named by another
     /// (cell only): keep it if it is among the nearest.
-    /// A nearby peer that becomes a link (heard for the first time) gets a directory pull at
-    /// the next tick, as a new active member does: the directory rounds may have backed off,
-    /// and a late joiner's first links may all stand outside a locked fence it is inside.
     mutating func offerVicinity(_ peer: PeerAddress, info peerInfo: NodeInfo, heard: Bool, nowMs: UInt64) {
-        let wasLink = peers.isHeardLink(peer)
-        keepVicinity(peer, info: peerInfo, heard: heard, nowMs: nowMs)
-        if heard && !wasLink && peers.isHeardLink(peer) { directoryOnNewLink(peer) }
-    }
-
-    private mutating func keepVicinity(_ peer: PeerAddress, info peerInfo: NodeInfo, heard: Bool, nowMs: UInt64) {
         guard peer != selfAddress, peerInfo.place != nil, info.place != nil else { return }
         if var e = peers.vicinity[peer] {
             guard heard else { return }

@@ -42,13 +42,7 @@ import SkwadTestKit
             f.clock.nowMs = max(f.clock.nowMs, h.nowMs)
             let post = f.post(by: f.user(), in: g, title: "op \(k)")
             h.publish(post, at: author)
-            let start = h.nowMs
-            var done: UInt64 = .max
-            for _ in 0..<400 {
-                h.run(ms: 5)
-                if h.nodes.allSatisfy({ $0.replica.contains(post.id) }) { done = h.nowMs - start; break }
-            }
-            latencies.append(done)
+            latencies.append(h.msUntilAllHold(post.id, withinMs: 2000))
             h.run(ms: 20)
         }
         // Harness hops take 1–5 ms; 30 ops from random authors, none repaired by a graft.
@@ -87,16 +81,24 @@ import SkwadTestKit
             let post = f.post(by: author, in: g, title: "post \(k)", location: cell)
             h.publish(post, at: 0)
             let start = h.nowMs
-            var done: UInt64 = .max
-            for _ in 0..<200 {
-                h.run(ms: 5)
-                if h.nodes.allSatisfy({ $0.replica.contains(post.id) }) { done = h.nowMs - start; break }
-            }
-            latencies.append(done)
+            latencies.append(h.msUntilAllHold(post.id, withinMs: 1000))
             h.run(ms: 1000 - min(1000, h.nowMs - start))
         }
         let failsafes = h.nodes.map(\.engine.stats.failsafes).reduce(0, +)
         #expect(failsafes == 0, "stem fail-safes fired: \(failsafes); virtual ms to reach all: \(latencies)")
         #expect(latencies.allSatisfy { $0 <= 150 }, "virtual ms to reach all: \(latencies)")
+    }
+}
+
+extension Harness {
+    /// Runs in 5 ms steps until every node holds `id`: the virtual ms it took, or `.max`
+    /// when some node still lacks it after `withinMs`.
+    mutating func msUntilAllHold(_ id: OpID, withinMs: UInt64) -> UInt64 {
+        let start = nowMs
+        while nowMs - start < withinMs {
+            run(ms: 5)
+            if nodes.allSatisfy({ $0.replica.contains(id) }) { return nowMs - start }
+        }
+        return .max
     }
 }
