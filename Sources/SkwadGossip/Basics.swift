@@ -55,6 +55,8 @@ public struct GossipStats: Sendable, Equatable {
     public var sessionEvictions = 0, limitEvictions = 0
     /// Messages sent, by kind (before encryption; a queued message counts when queued).
     public var messagesSent: [String: Int] = [:]
+    /// Plaintext bytes of those messages, by kind (frame, AEAD and IP headers not included).
+    public var bytesSent: [String: Int] = [:]
 
     mutating func drop(_ reason: DropReason) { drops[reason.rawValue, default: 0] += 1 }
 
@@ -68,6 +70,7 @@ public struct GossipStats: Sendable, Equatable {
                                     ("sessions.expired", sessionsExpired), ("sessions.silent", sessionsSilent), ("sessions.evicted", sessionEvictions),
                                     ("limits.evicted", limitEvictions)]
         out += messagesSent.sorted { $0.key < $1.key }.map { ("sent.\($0.key)", $0.value) }
+        out += bytesSent.sorted { $0.key < $1.key }.map { ("sent_bytes.\($0.key)", $0.value) }
         out += drops.sorted { $0.key < $1.key }.map { ("drop.\($0.key)", $0.value) }
         out += opsRejected.sorted { $0.key < $1.key }.map { ("reject.\($0.key)", $0.value) }
         return out

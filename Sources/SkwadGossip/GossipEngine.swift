@@ -51,6 +51,10 @@ public struct GossipEngine: Sendable {
     /// The fences of packs we follow from outside, as of the last remote round (§9).
     var farFences: [Geofence] = []
     var pendingNeighbor: (address: PeerAddress, sinceMs: UInt64)?
+    /// A declined or unanswered neighbour request delays the next low-priority one (§9):
+    /// the current delay (doubling from `helloRetryMs` to `quietMaxMs`) and when it ends.
+    var neighborRetryMs: UInt64 = 0
+    var nextLowNeighborMs: UInt64 = 0
     /// Join limits, newcomers on trial, the eviction budget (MembershipGuard.swift).
     var guardState = MembershipGuard()
     /// Dandelion++ stem: this epoch's stem link and the ops under embargo (Stem.swift).
@@ -243,6 +247,7 @@ public struct GossipEngine: Sendable {
         if let accept = addressFilter, !accept(to) { stats.drop(.badAddress); return }
         guard let pt = try? wire.serializedBytes() as [UInt8], pt.count <= Frame.maxPlaintext else { stats.drop(.tooLarge); return }
         stats.messagesSent[kind, default: 0] += 1
+        stats.bytesSent[kind, default: 0] += pt.count
         perform(channels.send(pt, to: to, solicits: solicits, nowMs: nowMs, rng: &rng, stats: &stats), nowMs: nowMs, into: &out)
     }
 

@@ -124,6 +124,7 @@ extension GossipEngine {
             // A peer that took our handshake is alive: the request may have walked on and
             // ended unanswered (§9). It only stops being a candidate; its session stays.
             if channels.isEstablished(p.address) { peers.dropPassive(p.address) } else { forget(p.address, .unreachable, nowMs: nowMs, into: &out) }
+            neighborDeclined(nowMs: nowMs)
         }
         guard peers.hasRoom, pendingNeighbor == nil else { return }
         if peers.passive.isEmpty, !peers.active.isEmpty, nowMs >= nextEagerShuffleMs {
@@ -132,16 +133,28 @@ extension GossipEngine {
             shuffle(nowMs: nowMs, into: &out)
             return
         }
+        let highPriority = peers.active.count < config.activeSize - 1
+        if !highPriority && nowMs < nextLowNeighborMs { return }
         if let candidate = nearestPassive() {
             // High priority (the receiver must accept, evicting if full) while we hold fewer
             // than activeSize - 1 links: every such exchange brings one more view to that level.
-            let n = NeighborRequest(highPriority: peers.active.count < config.activeSize - 1, info: info, origin: nil, ttl: 3)
+            // A low-priority one (for the last slot) waits out the delay of the last decline.
+            let n = NeighborRequest(highPriority: highPriority, info: info, origin: nil, ttl: 3)
             pendingNeighbor = (candidate, nowMs)
             send(.neighbor(n), to: candidate, nowMs: nowMs, into: &out)
         } else if peers.active.isEmpty, !seeds.isEmpty, nowMs >= nextRejoinMs {
             nextRejoinMs = nowMs + config.rejoinIntervalMs
             for s in seeds { send(joinMessage, to: s, nowMs: nowMs, into: &out) }
         }
+    }
+
+    /// A neighbour request was declined or went unanswered: the next low-priority one waits
+    /// twice as long as the last (from `helloRetryMs` up to `quietMaxMs`). With every
+    /// reachable view full, a node one link short would otherwise walk requests around the
+    /// overlay several times a second while idle.
+    mutating func neighborDeclined(nowMs: UInt64) {
+        neighborRetryMs = min(config.quietMaxMs, max(config.helloRetryMs, neighborRetryMs &* 2))
+        nextLowNeighborMs = nowMs &+ neighborRetryMs
     }
 
     /// Best of three random passive peers by distance from our cell (locality keeps

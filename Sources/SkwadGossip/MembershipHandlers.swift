@@ -68,6 +68,12 @@ extension GossipEngine {
 
     mutating func onNeighborReply(accepted: Bool, info theirs: NodeInfo, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         // Any answer ends our request: a walked one is answered by whoever it reached.
+        // Only an answer while we wait for one sets the delay of the next (a stranger's
+        // unasked decline does not); an acceptance by a member we already hold (a walk that
+        // ended at one of our links) gains nothing and counts as a decline.
+        if pendingNeighbor != nil {
+            if accepted && peers.active[from] == nil { neighborRetryMs = 0 } else { neighborDeclined(nowMs: nowMs) }
+        }
         pendingNeighbor = nil
         if accepted && peers.active[from] == nil && peers.isFull {
             // A walked request found room after we filled up: decline politely.

@@ -123,6 +123,7 @@ struct ProcessBenchmark {
         let idleAfter = try await snapshot(nodes)
         let idleRates = zip(idleBefore, idleAfter).map { Double($1.ipBytes - $0.ipBytes) / max(idleSeconds, 0.001) }
         report.idleBytesPerSecond = idleRates
+        report.idleByKind = Self.ratesByKind(idleBefore, idleAfter, seconds: idleSeconds)
         report.rssIdle = nodes.map { $0.rssBytes ?? 0 }
 
         // 4. Posts from node 0, `gapMs` apart, timed from its commit reply.
@@ -215,7 +216,16 @@ struct ProcessBenchmark {
         return seen.count == nodes.count
     }
 
-    struct Traffic { let ipBytes: Int }
+    /// IP-level bytes sent, and the per-kind message counters (`sent.*`, `sent_bytes.*`).
+    struct Traffic { let ipBytes: Int; let byKind: [String: Int] }
+
+    /// Per kind (`sent.ping`, `sent_bytes.ping`, …): the mean per node per second between two snapshots.
+    static func ratesByKind(_ before: [Traffic], _ after: [Traffic], seconds: Double) -> [String: Double] {
+        var sum: [String: Int] = [:]
+        for (b, a) in zip(before, after) { for (k, v) in a.byKind { sum[k, default: 0] += v - (b.byKind[k] ?? 0) } }
+        let scale = 1 / (max(seconds, 0.001) * Double(max(after.count, 1)))
+        return sum.filter { $0.value > 0 }.mapValues { Double($0) * scale }
+    }
 
     /// Bytes each node sent, counted at the IP level (28 bytes of IPv4+UDP header a datagram).
     private func snapshot(_ nodes: [ChildNode]) async throws -> [Traffic] {
@@ -225,7 +235,9 @@ struct ProcessBenchmark {
                   let bytes = stats["bytes.out"] as? Int, let datagrams = stats["datagrams.out"] as? Int else {
                 throw Failure(reason: "node \(n.index) gave no traffic counters" + detail(n))
             }
-            out.append(Traffic(ipBytes: bytes + 28 * datagrams))
+            var byKind: [String: Int] = [:]
+            for (k, v) in stats where k.hasPrefix("sent.") || k.hasPrefix("sent_bytes.") { byKind[k] = v as? Int }
+            out.append(Traffic(ipBytes: bytes + 28 * datagrams, byKind: byKind))
         }
         return out
     }

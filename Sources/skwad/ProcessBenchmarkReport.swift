@@ -11,6 +11,9 @@ struct Report {
     /// Seconds from killing one node until no other node lists it as active (nil: not seen).
     var deadPeerSeconds: Double?
     var idleBytesPerSecond: [Double] = []
+    /// Idle window, mean per node per second: messages (`sent.KIND`) and their plaintext
+    /// bytes (`sent_bytes.KIND`) by kind.
+    var idleByKind: [String: Double] = [:]
     var rssIdle: [Int] = []
     var rssAfterPosts: [Int] = []
     var postCommitMs: [Double] = []
@@ -54,6 +57,7 @@ struct Report {
             "last_node_ms": Self.summary(lastNodeMs), "last_node_ms_by_post": lastNodeMsByPost.map { Self.round($0) }, "every_node_ms": Self.summary(everyNodeMs),
             "post_commit_ms": Self.summary(postCommitMs), "drops": drops,
             "idle_ip_bytes_per_s_per_node": Self.summary(idleBytesPerSecond),
+            "idle_per_s_per_node_by_kind": idleByKind.mapValues { Self.round($0, 2) },
             "extra_ip_bytes_per_post_per_node": Self.summary(extraBytesPerPost),
             "rss_idle_mib": mib(rssIdle), "rss_after_posts_mib": mib(rssAfterPosts),
         ]

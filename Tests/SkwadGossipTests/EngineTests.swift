@@ -23,6 +23,24 @@ import SkwadTestKit
         #expect(h.nodes.allSatisfy { $0.engine.activePeers.count <= 5 })
     }
 
+    /// Seven nodes with five links each cannot all be full (7 × 5 link ends is odd): one
+    /// stays a link short for good, and every node it asks is full. Its low-priority
+    /// requests back off (§9) instead of walking the overlay several times a second.
+    @Test func aNodeALinkShortStopsAskingWhileIdle() {
+        var h = Harness(count: 7)
+        h.start { i in i == 0 ? [] : [0] }
+        h.run(ms: 20_000)
+        #expect(h.nodes.contains { $0.engine.activePeers.count < 5 })
+        let before = h.nodes.map { ($0.engine.stats.messagesSent["neighbor"] ?? 0) + ($0.engine.stats.messagesSent["neighbor_reply"] ?? 0) }
+        h.run(ms: 120_000)
+        let after = h.nodes.map { ($0.engine.stats.messagesSent["neighbor"] ?? 0) + ($0.engine.stats.messagesSent["neighbor_reply"] ?? 0) }
+        let sent = zip(before, after).map { $1 - $0 }.reduce(0, +)
+        // Backing off to one try per 30 s: a handful of walks (≤ 5 messages each) in two
+        // minutes; without it, one walk per answer (hundreds).
+        #expect(sent <= 60, "neighbour messages in 120 idle seconds: \(sent)")
+        #expect(h.nodes.allSatisfy { $0.engine.activePeers.count >= 4 })
+    }
+
     @Test func aDeadPeerIsDetectedAndReplaced() {
         var h = Harness(count: 12)
         h.start { i in i == 0 ? [] : [0] }

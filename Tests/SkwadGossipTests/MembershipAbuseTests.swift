@@ -90,6 +90,19 @@ import SkwadTestKit
         #expect((h.nodes[stranger].engine.stats.drops["notAMember"] ?? 0) >= 2)
     }
 
+    /// A declined neighbour request delays the asker's next low-priority one (§9); a decline
+    /// nobody asked for must not, or a stranger could keep a node a link short.
+    @Test func unaskedNeighborDeclinesDelayNothing() throws {
+        var h = Self.overlay(6)
+        let bad = 6
+        let victim = try #require((0..<6).first { h.nodes[$0].engine.pendingNeighbor == nil && h.nodes[$0].engine.neighborRetryMs == 0 })
+        var m = WireMessage(); var r = Skwad_Gossip_V1_NeighborReply(); r.accepted = false; m.neighborReply = r
+        for _ in 0..<10 { Self.say(m, from: bad, to: victim, in: &h) }
+        h.run(ms: 100)
+        #expect(h.nodes[victim].engine.neighborRetryMs == 0)
+        #expect(h.nodes[victim].engine.nextLowNeighborMs <= h.nowMs)
+    }
+
     @Test func aStrangersVicinityRequestLearnsAtMostTwoPeersAndAPingNothingAboutUs() throws {
         let cells = (0..<9).map { i in Geohash.encode(try! GeoPoint(lat: 40.44 + Double(i) * 0.001, lon: -79.94), precision: 7) }
         var h = Harness(count: 9, cells: cells)

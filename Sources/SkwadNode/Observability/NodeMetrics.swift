@@ -60,6 +60,7 @@ public final class NodeMetrics: @unchecked Sendable {
         func tail(_ prefix: String) -> String { String(name.dropFirst(prefix.count)) }
         if name.hasPrefix("drop.") { return ("skwad_drops", [("reason", sanitize(tail("drop.")))]) }
         if name.hasPrefix("sent.") { return ("skwad_messages_sent", [("kind", sanitize(tail("sent.")))]) }
+        if name.hasPrefix("sent_bytes.") { return ("skwad_message_bytes_sent", [("kind", sanitize(tail("sent_bytes.")))]) }
         if name.hasPrefix("reject.") { return ("skwad_ops_rejected", [("layer", "gossip"), ("reason", sanitize(tail("reject.")))]) }
         if name.hasPrefix("ops.rejected.") {
             return ("skwad_ops_rejected", [("layer", "replica"), ("reason", sanitize(tail("ops.rejected.")))])
