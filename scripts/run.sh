@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds (release) and starts a Skwad node with its REPL. Arguments go to `skwad`.
+# Builds (release, Swift runtime and Foundation linked statically: an idle node holds ≈ 2 MiB
+# less, README "Memory") and starts a Skwad node with its REPL. Arguments go to `skwad`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-swift build -c release --product skwad >&2 || { echo "skwad: build failed" >&2; exit 1; }
+swift build -c release --static-swift-stdlib --product skwad >&2 || { echo "skwad: build failed" >&2; exit 1; }
 exec .build/release/skwad "$@"

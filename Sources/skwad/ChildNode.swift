@@ -83,12 +83,21 @@ final class ChildNode: @unchecked Sendable {
     }
 
     /// Resident set size in bytes, from /proc (nil when the process is gone).
-    var rssBytes: Int? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kb = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        else { return nil }
-        return kb * 1024
+    var rssBytes: Int? { memory?.rss }
+
+    /// Resident memory from /proc: all of it (VmRSS), its anonymous part (RssAnon: the
+    /// node's own heap and stacks) and its proportional share (Pss, smaps_rollup: pages
+    /// shared with the other nodes, such as the binary's, divided among them).
+    struct Memory { let rss: Int; let anon: Int; let pss: Int? }
+    var memory: Memory? {
+        func kb(_ file: String, _ key: String) -> Int? {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/\(file)", encoding: .utf8),
+                  let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key) }),
+                  let v = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
+            return v * 1024
+        }
+        guard let rss = kb("status", "VmRSS:"), let anon = kb("status", "RssAnon:") else { return nil }
+        return Memory(rss: rss, anon: anon, pss: kb("smaps_rollup", "Pss:"))
     }
 
     /// A parsed reply (JSON objects are not Sendable; this one is read once, by the requester).

@@ -124,7 +124,10 @@ struct ProcessBenchmark {
         let idleRates = zip(idleBefore, idleAfter).map { Double($1.ipBytes - $0.ipBytes) / max(idleSeconds, 0.001) }
         report.idleBytesPerSecond = idleRates
         report.idleByKind = Self.ratesByKind(idleBefore, idleAfter, seconds: idleSeconds)
-        report.rssIdle = nodes.map { $0.rssBytes ?? 0 }
+        let idleMemory = nodes.map(\.memory)
+        report.rssIdle = idleMemory.map { $0?.rss ?? 0 }
+        report.anonIdle = idleMemory.map { $0?.anon ?? 0 }
+        report.pssIdle = idleMemory.compactMap { $0?.pss }
 
         // 4. Posts from node 0, `gapMs` apart, timed from its commit reply.
         let body = String(repeating: "x", count: bodyBytes)

@@ -15,6 +15,10 @@ struct Report {
     /// bytes (`sent_bytes.KIND`) by kind.
     var idleByKind: [String: Double] = [:]
     var rssIdle: [Int] = []
+    /// The anonymous part of that (the node's own heap and stacks) and the proportional
+    /// share (pages shared among the nodes, such as the binary's, divided among them).
+    var anonIdle: [Int] = []
+    var pssIdle: [Int] = []
     var rssAfterPosts: [Int] = []
     var postCommitMs: [Double] = []
     var extraBytesPerPost: [Double] = []
@@ -59,7 +63,7 @@ struct Report {
             "idle_ip_bytes_per_s_per_node": Self.summary(idleBytesPerSecond),
             "idle_per_s_per_node_by_kind": idleByKind.mapValues { Self.round($0, 2) },
             "extra_ip_bytes_per_post_per_node": Self.summary(extraBytesPerPost),
-            "rss_idle_mib": mib(rssIdle), "rss_after_posts_mib": mib(rssAfterPosts),
+            "rss_idle_mib": mib(rssIdle), "rss_anon_idle_mib": mib(anonIdle), "pss_idle_mib": mib(pssIdle), "rss_after_posts_mib": mib(rssAfterPosts),
         ]
         if let reason { o["reason"] = reason }
         guard let data = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]) else {

@@ -32,6 +32,16 @@ struct NodeOptions: ParsableArguments {
         return c
     }
 
+    /// Ten seconds after start, once: unmaps the start-up code pages (`WorkingSet`); the
+    /// environment `SKWAD_TRIM=0` keeps them (to measure the difference).
+    func scheduleStartupTrim() {
+        guard ProcessInfo.processInfo.environment["SKWAD_TRIM"] != "0" else { return }
+        Task.detached(priority: .background) {
+            try? await Task.sleep(nanoseconds: 10_000_000_000)
+            WorkingSet.trimStartupCode()
+        }
+    }
+
     /// Opens the node and, when a listen address or peers are configured, takes it online.
     func open(group: EventLoopGroup) async -> (NodeConfig, Node) {
         do {
@@ -42,6 +52,7 @@ struct NodeOptions: ParsableArguments {
             if config.listen != nil || !config.peers.isEmpty {
                 try await node.goOnline(group: group, listen: config.listen ?? "0.0.0.0:0")
             }
+            scheduleStartupTrim()
             return (config, node)
         } catch {
             FileHandle.standardError.write(Data("skwad: \(error)\n".utf8))
