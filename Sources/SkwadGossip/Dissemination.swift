@@ -130,7 +130,7 @@ extension GossipEngine {
         guard pseudonymLimits[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); return ([], nil) }
         switch replica.admit(op, nowMs: nowMs) {
         case .admitted(let list):
-            for a in list { stats.opsAdmitted += 1; somethingNew(a, nowMs: nowMs); out.append(.admitted(a)) }
+            for a in list { stats.opsAdmitted += 1; somethingNew(a, own: false, nowMs: nowMs); out.append(.admitted(a)) }
             return (list, nil)
         case .duplicate:
             stats.opsDuplicate += 1

@@ -155,6 +155,11 @@ struct ProcessBenchmark {
         let window = monotonicSeconds() - tPosts
         report.rssAfterPosts = nodes.map { $0.rssBytes ?? 0 }
         report.postCommitMs = mintMs
+        // Per post: the window's messages by kind, less the idle rate over the window.
+        let postRates = Self.ratesByKind(postBefore, postAfter, seconds: window)
+        report.perPostByKind = postRates.mapValues { $0 * window / Double(posts) }
+            .merging(report.idleByKind.mapValues { -$0 * window / Double(posts) }) { $0 + $1 }
+            .filter { $0.value > 0.005 }
         report.extraBytesPerPost = (0..<count).map { i in
             (Double(postAfter[i].ipBytes - postBefore[i].ipBytes) - idleRates[i] * window) / Double(posts)
         }

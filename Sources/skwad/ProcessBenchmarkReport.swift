@@ -14,6 +14,8 @@ struct Report {
     /// Idle window, mean per node per second: messages (`sent.KIND`) and their plaintext
     /// bytes (`sent_bytes.KIND`) by kind.
     var idleByKind: [String: Double] = [:]
+    /// The same over the post window, per post per node, less the idle rate: what a post costs.
+    var perPostByKind: [String: Double] = [:]
     var rssIdle: [Int] = []
     /// The anonymous part of that (the node's own heap and stacks) and the proportional
     /// share (pages shared among the nodes, such as the binary's, divided among them).
@@ -62,6 +64,7 @@ struct Report {
             "post_commit_ms": Self.summary(postCommitMs), "drops": drops,
             "idle_ip_bytes_per_s_per_node": Self.summary(idleBytesPerSecond),
             "idle_per_s_per_node_by_kind": idleByKind.mapValues { Self.round($0, 2) },
+            "extra_per_post_per_node_by_kind": perPostByKind.mapValues { Self.round($0, 2) },
             "extra_ip_bytes_per_post_per_node": Self.summary(extraBytesPerPost),
             "rss_idle_mib": mib(rssIdle), "rss_anon_idle_mib": mib(anonIdle), "pss_idle_mib": mib(pssIdle), "rss_after_posts_mib": mib(rssAfterPosts),
         ]

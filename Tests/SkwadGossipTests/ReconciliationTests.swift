@@ -57,6 +57,18 @@ import SkwadTestKit
         #expect(r.rounds < 12)
     }
 
+    /// Most rounds find the sets equal: then one fingerprint and one skip travel, whatever
+    /// the set's size (a small set was opened with its whole id list before, §11).
+    @Test(arguments: [1, 10, 16, 17, 500])
+    func equalSetsCostOneFingerprint(n: Int) {
+        var rng = SplitMix64(seed: UInt64(n))
+        let a = Self.items(n, rng: &rng)
+        let r = Self.run(a, a)
+        #expect(r.rounds == 1)
+        #expect(r.bytes == 12 + 16)
+        #expect(r.aSends.isEmpty && r.bSends.isEmpty)
+    }
+
     @Test func bytesFollowTheDifferenceNotTheSet() {
         var rng = SplitMix64(seed: 99)
         func cost(_ n: Int, diff: Int) -> Int {
