@@ -95,6 +95,10 @@ func testConfig(_ dir: String) -> NodeConfig {
         #expect(message(reproducer).contains("line 2"))
         #expect(message("admin_packs = [\"a]{\", 'b}[']  # ] } [\nlocation = \"1,2\"") == "")
         #expect(message("peers = [\n").contains("never closed"))
+        // And a third: a keyless header behind a byte-order mark (the crash file, as bytes).
+        let bom = String(decoding: [0xEF, 0xBB, 0xBF, 0x5B, 0x3E, 0x5F, 0x7A, 0xF9, 0x26, 0x5D] as [UInt8], as: UTF8.self)
+        #expect(message(bom).contains("line 1"))
+        #expect(message("\u{FEFF}location = \"1,2\"") == "")
     }
 }
 

@@ -89,7 +89,9 @@ public struct NodeConfig: Sendable, Equatable {
     /// character or a quote.
     static func checkTableHeaders(_ text: String) throws {
         for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var rest = raw.drop { $0 == " " || $0 == "\t" }
+            // A byte-order mark (toml++ skips one at the start) counts as a blank: `\u{FEFF}[>`
+            // hid a keyless header from this check (found by FuzzConfig, 2026-11-23).
+            var rest = raw.drop { $0 == " " || $0 == "\t" || $0 == "\u{FEFF}" }
             guard rest.first == "[" else { continue }
             rest = rest.dropFirst()
             if rest.first == "[" { rest = rest.dropFirst() }
