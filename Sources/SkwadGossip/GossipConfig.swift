@@ -30,7 +30,7 @@ public struct GossipConfig: Sendable {
     /// SWIM: ping an active member not heard from for `pingIntervalMs`; with no answer
     /// within `ackTimeoutMs` it is suspect (others are asked to ping it); a suspect silent for
     /// `deadAfterMs` in all is dead (PROTOCOL §9: a silent member goes 4 s after it was last heard).
-    public var pingIntervalMs: UInt64 = 3000
+    public var pingIntervalMs: UInt64 = 2000
     public var ackTimeoutMs: UInt64 = 500
     public var deadAfterMs: UInt64 = 4000
     /// Rounds that back off while nothing changes (§9, "Quiet when idle"): shuffles,
