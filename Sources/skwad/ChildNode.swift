@@ -1,4 +1,5 @@
 import Foundation
+import SkwadNode
 
 /// Monotonic seconds (the clock every process benchmark time is read on).
 func monotonicSeconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
@@ -90,14 +91,10 @@ final class ChildNode: @unchecked Sendable {
     /// shared with the other nodes, such as the binary's, divided among them).
     struct Memory { let rss: Int; let anon: Int; let pss: Int? }
     var memory: Memory? {
-        func kb(_ file: String, _ key: String) -> Int? {
-            guard let text = try? String(contentsOfFile: "/proc/\(pid)/\(file)", encoding: .utf8),
-                  let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key) }),
-                  let v = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
-            return v * 1024
-        }
-        guard let rss = kb("status", "VmRSS:"), let anon = kb("status", "RssAnon:") else { return nil }
-        return Memory(rss: rss, anon: anon, pss: kb("smaps_rollup", "Pss:"))
+        let id = String(pid)
+        guard let rss = ProcessMemory.bytes("VmRSS:", in: "status", pid: id),
+              let anon = ProcessMemory.bytes("RssAnon:", in: "status", pid: id) else { return nil }
+        return Memory(rss: rss, anon: anon, pss: ProcessMemory.bytes("Pss:", in: "smaps_rollup", pid: id))
     }
 
     /// A parsed reply (JSON objects are not Sendable; this one is read once, by the requester).

@@ -33,12 +33,7 @@ struct BenchHostile: AsyncParsableCommand {
 
 /// Process figures from /proc and getrusage.
 enum ProcessFigures {
-    static func rssBytes() -> Int {
-        guard let s = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = s.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kb = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return -1 }
-        return kb * 1024
-    }
+    static func rssBytes() -> Int { ProcessMemory.residentBytes() ?? -1 }
     static func cpuSeconds() -> Double {
         var u = rusage()
         getrusage(RUSAGE_SELF.rawValue, &u)

@@ -38,10 +38,14 @@ extension Node {
 
 /// This process's memory, from /proc (Linux); nil elsewhere.
 public enum ProcessMemory {
-    public static func residentBytes() -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kb = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+    public static func residentBytes() -> Int? { bytes("VmRSS:", in: "status") }
+
+    /// A `Key:  N kB` line of `/proc/PID/FILE` (`status`, `smaps_rollup`), in bytes; nil when
+    /// the file or the key is missing.
+    public static func bytes(_ key: String, in file: String, pid: String = "self") -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/\(file)", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key) }),
+              let kb = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({ Int($0) }) else { return nil }
         return kb * 1024
     }
 }
