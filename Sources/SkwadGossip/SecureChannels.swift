@@ -180,21 +180,19 @@ struct SecureChannels: Sendable {
 
     private mutating func receiveData(_ d: [UInt8], from: PeerAddress, nowMs: UInt64, stats: inout GossipStats,
                                       into out: inout [Action]) -> Received {
-        let current = sessions[from], pending = sessions.pending(from)
-        guard current?.established == true || pending != nil else { stats.drop(.noSession); return .noSession }
         var reason = DropReason.decryptFailed
-        if var s = current, s.established {
-            switch s.open(d) {
-            case .plaintext(let pt):
-                s.unansweredSinceMs = nil
-                sessions[from] = s
-                sessions.touch(from, nowMs: nowMs)
-                return .message(pt)
-            case .replay: reason = .replay
-            case .failed: break
-            }
+        let hadCurrent: Bool
+        switch sessions.openCurrent(from, d, nowMs: nowMs) {
+        case .plaintext(let pt)?: return .message(pt)
+        case .replay?: reason = .replay; hadCurrent = true
+        case .failed?: hadCurrent = true
+        case nil: hadCurrent = false
         }
-        if var p = pending, case .plaintext(let pt) = p.open(d) {
+        guard var p = sessions.pending(from) else {
+            if hadCurrent { stats.drop(reason); return .dropped }
+            stats.drop(.noSession); return .noSession
+        }
+        if case .plaintext(let pt) = p.open(d) {
             // The newer session proved itself: it takes over (the peer restarted, or won a
             // simultaneous open).
             sessions.promotePending(from, p)
@@ -218,17 +216,11 @@ struct SecureChannels: Sendable {
     /// Seals a plaintext to `to`, or queues it behind a handshake it starts. `solicits`: the
     /// peer always answers it, so a session that hears nothing back is silent (`expire`).
     mutating func send(_ pt: [UInt8], to: PeerAddress, solicits: Bool = true, nowMs: UInt64, rng: inout SplitMix, stats: inout GossipStats) -> [Action] {
-        if var s = sessions[to], s.established {
-            guard s.mayAmplify(pt.count + Frame.dataHeader + AEAD.tagCount) else {
-                if s.queued.count < limitsConfig.maxQueuedPerPeer { s.queued.append(pt) } else { stats.drop(.amplification) }
-                sessions[to] = s
-                return []
-            }
-            guard let frame = s.seal(pt) else { return [] }
-            if solicits, s.unansweredSinceMs == nil { s.unansweredSinceMs = nowMs }
-            if !s.verified { s.bytesSentUnverified += frame.count }
-            sessions[to] = s
-            return [.emit(frame, to: to)]
+        switch sessions.sealCurrent(to, pt, solicits: solicits, nowMs: nowMs, maxQueued: limitsConfig.maxQueuedPerPeer) {
+        case .frame(let frame)?: return [.emit(frame, to: to)]
+        case .queued?, .failed?: return []
+        case .queueFull?: stats.drop(.amplification); return []
+        case nil: break
         }
         if sessions[to] == nil {
             switch sessions.makeRoom(forOurOwn: true) {

@@ -43,13 +43,20 @@ struct AddressLimits: Sendable {
 
     /// Takes one datagram of `bytes` from `address`'s buckets; false: over the limit.
     mutating func take(from address: PeerAddress, bytes: Int, nowMs: UInt64) -> Bool {
-        if buckets[address] == nil {
-            if buckets.count >= capacity { evict(nowMs: nowMs) }
-            buckets[address] = (TokenBucket(rate: datagramsPerSecond, burst: datagramsPerSecond, nowMs: nowMs),
-                                TokenBucket(rate: bytesPerSecond, burst: bytesPerSecond, nowMs: nowMs))
+        // One hash lookup for a known address (this runs for every datagram).
+        if let i = buckets.index(forKey: address) {
+            return Self.take(&buckets.values[i], bytes: bytes, nowMs: nowMs)
         }
-        guard buckets[address]!.datagrams.take(1, nowMs: nowMs), buckets[address]!.bytes.take(Double(bytes), nowMs: nowMs) else { return false }
-        return true
+        if buckets.count >= capacity { evict(nowMs: nowMs) }
+        var fresh = (datagrams: TokenBucket(rate: datagramsPerSecond, burst: datagramsPerSecond, nowMs: nowMs),
+                     bytes: TokenBucket(rate: bytesPerSecond, burst: bytesPerSecond, nowMs: nowMs))
+        let ok = Self.take(&fresh, bytes: bytes, nowMs: nowMs)
+        buckets[address] = fresh
+        return ok
+    }
+
+    private static func take(_ b: inout (datagrams: TokenBucket, bytes: TokenBucket), bytes: Int, nowMs: UInt64) -> Bool {
+        b.datagrams.take(1, nowMs: nowMs) && b.bytes.take(Double(bytes), nowMs: nowMs)
     }
 
     /// Forgets idle addresses; if more than three quarters of the table is still busy, the
