@@ -166,6 +166,7 @@ func testConfig(_ dir: String) -> NodeConfig {
         let node = try Node(config: c)
         _ = try await node.createPack(name: "Open", radiusMeters: nil, locked: false, tags: [], color: "")
         _ = try await node.post(pack: "Open", title: "t", body: "b", tags: [])
+        try await node.locate(try GeoPoint(lat: 40.5, lon: -79.9))
         let titles = try await node.feed(pack: "Open", sort: .new, limit: 10).map(\.title)
         #expect(titles == ["t"])
         let floor = await node.replica.config.genesisPowFloor
@@ -176,6 +177,9 @@ func testConfig(_ dir: String) -> NodeConfig {
         let den = await again.den()
         let feed = try await again.feed(pack: nil, sort: .new, limit: 10)
         #expect(den.joined.isEmpty && feed.isEmpty)
+        // Nothing is read back at start (a `.memory` store starts empty), the location neither.
+        let me = await again.whoami()
+        #expect(me.location == nil && me.ops == 0)
         await again.close()
         // The default, and whatever a config file says, is the durable file store.
         #expect(NodeConfig(dataDir: dir).store == .file && NodeConfig(dataDir: dir).powFloors == .protocolFloors)

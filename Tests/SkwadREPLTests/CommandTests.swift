@@ -35,6 +35,20 @@ import SkwadNode
         do { _ = try Command.parse(line); return "" } catch { return "\(error)" }
     }
 
+    /// The hint measures only names within 2 characters of the verb's length; that gives the
+    /// answer of measuring every name (the first nearest, if at most 2 edits away).
+    @Test func nearestCommandMatchesMeasuringEveryName() {
+        func everyName(_ verb: String) -> String? {
+            guard verb.count <= 32 else { return nil }
+            let guess = commandHelp.map(\.name).map { ($0, editDistance($0, verb)) }.min { $0.1 < $1.1 }
+            return guess.flatMap { $0.1 <= 2 ? $0.0 : nil }
+        }
+        let verbs = ["psot", "blokc", "pst", "poster", "feeds", "x", "", "he", "hlep", "joinn", "lev", "searc", "unblokc",
+                     "reprots", "zzzzzz", "é", "mapp", "qq", String(repeating: "a", count: 33), "whoamii", "locat", "dne"]
+        for verb in verbs + commandHelp.map(\.name) { #expect(nearestCommand(to: verb) == everyName(verb), "\(verb)") }
+        #expect(nearestCommand(to: "psot") == "post" && nearestCommand(to: "zzzzzz") == nil)
+    }
+
     @Test func typosGetOneLineReasons() {
         #expect(error("psot x") == "unknown command 'psot' (did you mean 'post'?); type help")
         #expect(error("post Quad \"only title\"").hasPrefix("missing \"BODY\"; usage: post PACK"))

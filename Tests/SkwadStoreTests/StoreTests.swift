@@ -3,6 +3,7 @@ import Testing
 import SkwadModel
 import SkwadReplica
 @testable import SkwadStore
+import GRDB
 import SkwadTestKit
 
 @Suite struct StoreTests {
@@ -51,6 +52,34 @@ import SkwadTestKit
         #expect(try store.opCount() == 2)
         #expect(try store.loadTombstones() == [Tombstone(pack: g.id, reason: .expired)])
         #expect(try store.loadOps().ops.allSatisfy { $0.packID == h.id })
+    }
+
+    /// An in-memory store goes into the connection of one already gone (the REPL fuzzer opens
+    /// one per input): whatever the old store held, the new one starts empty, the same op
+    /// appends and is found again, and the identical sequence gives identical results.
+    @Test func aReusedInMemoryConnectionStartsEmpty() throws {
+        var f = OpFactory(seed: 11)
+        let a = f.user()
+        let g = f.createPack(by: a, name: "quad")
+        let p = f.post(by: a, in: g, title: "Free pizza", body: "Gates 4th floor")
+        var reused = 0
+        var previous: DatabaseQueue?
+        for _ in 0..<8 {
+            let store = try Store()
+            if let previous, store.db as? DatabaseQueue === previous { reused += 1 }
+            #expect(try store.opCount() == 0 && store.loadTombstones().isEmpty && store.searchIndexCount() == 0)
+            #expect(try store.setting("location") == nil && store.joinedPacks().isEmpty && store.stamps().isEmpty)
+            #expect(try store.lastSeq() == 0)
+            try store.append([g, p], with: [.joined(g.id, true, atMs: 5), .stamp(g.id, 77), .setting("location", "1,2")])
+            try store.indexForSearch()
+            #expect(try store.search("pizza").map(\.id) == [p.id])
+            #expect(try store.lastSeq() == 2 && store.opCount() == 2)
+            try store.bury([Tombstone(pack: g.id, reason: .deleted)])
+            previous = store.db as? DatabaseQueue
+        }
+        // Other tests open and drop in-memory stores too; most of these 7 reopenings still
+        // take the connection just dropped.
+        #expect(reused > 0)
     }
 
     @Test func corruptFileIsAClearError() throws {
