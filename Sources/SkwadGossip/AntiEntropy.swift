@@ -22,7 +22,7 @@ extension GossipEngine {
         reconUnanswered.removeAll(keepingCapacity: true)
         let links = self.links
         guard !links.isEmpty else { return }
-        let mine = replica.liveScopes(nowMs: nowMs).filter { mayReceive(info, pack: $0, isGenesis: false) }
+        let mine = packViews.liveScopes(replica, nowMs: nowMs).filter { mayReceive(info, pack: $0, isGenesis: false) }
         guard !mine.isEmpty else { return }
         // Round robin over our packs (sorted by id), so that none waits longer than
         // ceil(packs / reconPacksPerRound) rounds.

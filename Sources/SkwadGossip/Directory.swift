@@ -24,15 +24,19 @@ extension GossipEngine {
         return here.center.distance(to: fence.center) <= fence.radiusMeters + directoryNearMeters
     }
 
-    func directoryItems(for perspective: NodeInfo, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
-        replica.directoryItems(nowMs: nowMs, capacity: config.directoryCapacity) { Self.inDirectory($0, of: perspective) }
+    /// The directory from a cell's point of view.
+    mutating func directoryItems(forCell cell: String?, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
+        let capacity = config.directoryCapacity, perspective = NodeInfo(cell: cell)
+        return packViews.directoryItems(cell: cell, replica, nowMs: nowMs) {
+            replica.directoryItems(nowMs: nowMs, capacity: capacity) { Self.inDirectory($0, of: perspective) }
+        }
     }
 
     /// Opens a directory reconciliation with `peer`, from our own point of view.
     mutating func sendDirectory(to peer: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         stats.directoryRounds += 1
         let mine = NodeInfo(cell: info.cell)
-        let items = directoryItems(for: mine, nowMs: nowMs, replica: replica)
+        let items = directoryItems(forCell: mine.cell, nowMs: nowMs, replica: replica)
         sendReconcile(pack: nil, lower: .zero, ranges: Reconciliation.initiate(items), initiator: true,
                       directory: mine, to: peer, nowMs: nowMs, into: &out)
     }
@@ -61,7 +65,7 @@ extension GossipEngine {
         // own request we use our own view, whatever the answer claims.
         let perspective = r.initiator ? NodeInfo(cell: r.asker?.cell) : NodeInfo(cell: info.cell)
         if r.initiator && !isLink(from) { peers.rememberInbound(from, info: perspective, nowMs: nowMs) }
-        let items = directoryItems(for: perspective, nowMs: nowMs, replica: replica)
+        let items = directoryItems(forCell: perspective.cell, nowMs: nowMs, replica: replica)
         let answer = Reconciliation.answer(items, lower: r.lower, ranges: r.ranges)
         // A pull by the initiator: the answerer sends what the initiator's directory lacks; the
         // initiator asks for what it lacks. Neither pushes its own directory onto the other,

@@ -50,6 +50,8 @@ public struct GossipEngine: Sendable {
     var reconUnanswered: Set<ReconAsked> = []
     /// The fences of packs we follow from outside, as of the last remote round (§9).
     var farFences: [Geofence] = []
+    /// Live packs and directory views, until the replica's packs change (PackViews.swift).
+    var packViews = PackViewCache()
     var pendingNeighbor: (address: PeerAddress, sinceMs: UInt64)?
     /// A declined or unanswered neighbour request delays the next low-priority one (§9):
     /// the current delay (doubling from `helloRetryMs` to `quietMaxMs`) and when it ends.

@@ -21,6 +21,10 @@ struct SessionTable: Sendable {
 
     let capacity: Int
     private(set) var slots: [PeerAddress: Slot] = [:]
+    /// `expire` scans the table at most every `expiryScanMs`: a session goes at most that
+    /// much after its time, and the scan no longer runs on every 50 ms tick.
+    static let expiryScanMs: UInt64 = 250
+    private var nextExpiryScanMs: UInt64 = 0
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
@@ -115,6 +119,8 @@ struct SessionTable: Sendable {
     /// Drops, too, established sessions silent for `silentMs` after a message that always
     /// gets an answer. Returns how many sessions went, of each kind.
     mutating func expire(nowMs: UInt64, unprovenMs: UInt64, silentMs: UInt64) -> (unproven: Int, silent: Int) {
+        guard nowMs >= nextExpiryScanMs || nowMs &+ Self.expiryScanMs < nextExpiryScanMs else { return (0, 0) }
+        nextExpiryScanMs = nowMs &+ Self.expiryScanMs
         // A read-only pass first, through indices, so that no slot (a Session holds a dozen
         // buffers) is copied and the table is not copied by a write during its iteration:
         // this scan runs on every tick and was a fifth of the city simulation's time (perf).

@@ -133,12 +133,13 @@ extension GossipEngine {
     /// The fences we need a remote contact inside: those of live, unlocked packs we subscribed
     /// to and stand outside of, and those of live packs we stand inside of with no active or
     /// vicinity link inside (remote contacts do not count, or a contact would end its own need).
-    func fencesNeedingContact(_ replica: Replica, nowMs: UInt64) -> [Geofence] {
+    mutating func fencesNeedingContact(_ replica: Replica, nowMs: UInt64) -> [Geofence] {
         let near = peers.active.values.compactMap(\.info.place)
             + peers.vicinity.values.filter { $0.lastHeardMs > 0 }.compactMap(\.info.place)
-        return replica.liveScopes(nowMs: nowMs).compactMap { s in
+        let me = info.place
+        return packViews.liveScopes(replica, nowMs: nowMs).compactMap { s in
             guard let f = s.fence else { return nil }
-            guard let me = info.place, f.contains(cell: me) else {
+            guard let me, f.contains(cell: me) else {
                 return !s.locked && info.subscribed(s.id) ? f : nil
             }
             return near.contains { f.contains(cell: $0) } ? nil : f

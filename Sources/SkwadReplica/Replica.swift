@@ -1,4 +1,5 @@
 import SkwadCrypto
+import Synchronization
 import SkwadModel
 
 /// Why a pack's ops are gone for good. A tombstone outlives the ops, so stale peers
@@ -26,7 +27,12 @@ public struct Replica: Sendable {
     /// Per pack: its genesis, indexes, and the votes, deletes and moderation of its ops.
     /// Everything that targets an op is keyed by (pack, target): an op of one pack never
     /// changes a view of another (PROTOCOL.md §5, same-pack rule).
-    var packs: [PackID: PackState] = [:]
+    var packs: [PackID: PackState] = [:] { didSet { packsStamp = Self.stamps.add(1, ordering: .relaxed).newValue } }
+    /// Changes with every change to any pack's state, and no two replicas share one (a
+    /// process-wide counter), except 0: no pack was ever held. A key for caches of views of
+    /// the packs (the engine's `PackViewCache`).
+    public private(set) var packsStamp: UInt64 = 0
+    private static let stamps = Atomic<UInt64>(0)
     var pending: [PackID: [SignedOp]] = [:]
     var pendingIDs: Set<OpID> = []
     /// When the first op still held for each unknown pack arrived: ops for a pack whose
@@ -66,6 +72,17 @@ public struct Replica: Sendable {
         return out.sorted { $0.id < $1.id }
     }
     public var allOps: Dictionary<OpID, SignedOp>.Values { ops.values }
+
+    /// The earliest expiry after `nowMs` of a pack live at `nowMs` (`.max`: none). Views of
+    /// the live packs computed at `nowMs` hold until then, or until `packsStamp` changes:
+    /// without a new op, a pack's expiry never moves, and an expired or deleted pack stays so.
+    public func liveUntilMs(nowMs: UInt64) -> UInt64 {
+        var until = UInt64.max
+        for i in packs.indices where !packs.values[i].deleted {
+            if let e = packs.values[i].expiresMs, e > nowMs { until = min(until, e) }
+        }
+        return until
+    }
 
     /// (hlc, id) of every op of a pack, genesis included, in ascending order.
     public func opIDs(inPack id: PackID) -> [(hlc: HLC, id: OpID)] { packs[id]?.order ?? [] }

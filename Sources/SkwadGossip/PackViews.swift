@@ -1,0 +1,48 @@
+import SkwadModel
+import SkwadReplica
+
+/// Views of the replica's packs that the engine reads on every round — the live packs, and
+/// the directory as seen from a few cells — kept until the packs change
+/// (`Replica.packsStamp`) or one of the live packs may expire (`Replica.liveUntilMs`). They
+/// are what computing them afresh gives: computing them on every round and every directory
+/// message was about a tenth of the city simulation's time (perf). Bounded: the directory
+/// of at most `directoryPerspectives` cells, the oldest forgotten first.
+struct PackViewCache: Sendable {
+    static let directoryPerspectives = 8
+
+    private var stamp: UInt64 = .max
+    /// The views hold for `fromMs..<untilMs`.
+    private var fromMs: UInt64 = .max
+    private var untilMs: UInt64 = 0
+    private var live: [PackScope]?
+    private var directory: [(cell: String?, items: [Reconciliation.Item])] = []
+
+    private mutating func check(_ replica: Replica, nowMs: UInt64) {
+        guard replica.packsStamp != stamp || nowMs < fromMs || nowMs >= untilMs else { return }
+        stamp = replica.packsStamp
+        fromMs = nowMs
+        untilMs = replica.liveUntilMs(nowMs: nowMs)
+        live = nil
+        directory.removeAll(keepingCapacity: true)
+    }
+
+    /// `replica.liveScopes(nowMs:)`.
+    mutating func liveScopes(_ replica: Replica, nowMs: UInt64) -> [PackScope] {
+        check(replica, nowMs: nowMs)
+        if let live { return live }
+        let scopes = replica.liveScopes(nowMs: nowMs)
+        live = scopes
+        return scopes
+    }
+
+    /// The directory from `cell`'s point of view, as `compute` gives it.
+    mutating func directoryItems(cell: String?, _ replica: Replica, nowMs: UInt64,
+                                 compute: () -> [Reconciliation.Item]) -> [Reconciliation.Item] {
+        check(replica, nowMs: nowMs)
+        if let hit = directory.first(where: { $0.cell == cell }) { return hit.items }
+        let items = compute()
+        if directory.count >= Self.directoryPerspectives { directory.removeFirst() }
+        directory.append((cell, items))
+        return items
+    }
+}

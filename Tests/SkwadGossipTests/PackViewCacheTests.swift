@@ -1,0 +1,89 @@
+import Testing
+import SkwadModel
+import SkwadReplica
+@testable import SkwadGossip
+import SkwadTestKit
+
+/// The engine's cache of pack views (PackViews.swift) answers exactly what computing the
+/// views afresh answers: through new packs, edits, deletes, expiry, time going backwards,
+/// a different replica, and more perspectives than it keeps.
+@Suite struct PackViewCacheTests {
+    static let here = try! GeoPoint(lat: 40.4433, lon: -79.9436)
+    static let cells = [Geohash.encode(here, precision: 7),
+                        Geohash.encode(try! GeoPoint(lat: 40.4433, lon: -79.8730), precision: 7),
+                        Geohash.encode(try! GeoPoint(lat: 40.4433, lon: -79.4700), precision: 7)]
+
+    static func fresh(_ r: Replica, cell: String?, nowMs: UInt64) -> [Reconciliation.Item] {
+        let perspective = NodeInfo(cell: cell)
+        return r.directoryItems(nowMs: nowMs, capacity: 64) { GossipEngine.inDirectory($0, of: perspective) }
+    }
+
+    static func same(_ a: [Reconciliation.Item], _ b: [Reconciliation.Item]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { $0.hlc == $1.hlc && $0.id == $1.id }
+    }
+
+    /// Reads every view through the cache and afresh; true when all agree.
+    static func agree(_ cache: inout PackViewCache, _ r: Replica, nowMs: UInt64, cells: [String?]) -> Bool {
+        let live = cache.liveScopes(r, nowMs: nowMs)
+        guard live.map(\.id) == r.liveScopes(nowMs: nowMs).map(\.id) else { return false }
+        for c in cells {
+            let cached = cache.directoryItems(cell: c, r, nowMs: nowMs) { fresh(r, cell: c, nowMs: nowMs) }
+            guard same(cached, fresh(r, cell: c, nowMs: nowMs)) else { return false }
+        }
+        return true
+    }
+
+    @Test func cachedViewsEqualFreshOnesThroughChangesAndExpiry() {
+        var f = OpFactory(seed: 5, floors: false)
+        let alpha = f.user(), beta = f.user()
+        var r = Replica(config: .noFloors)
+        var cache = PackViewCache()
+        let t0 = f.nowMs
+        let perspectives: [String?] = Self.cells + [nil]
+        #expect(Self.agree(&cache, r, nowMs: t0, cells: perspectives))
+        #expect(r.packsStamp == 0)
+
+        // Packs appear one by one; each changes the views, and the cache follows.
+        let open = f.createPack(by: alpha, name: "open")
+        let fenced = f.createPack(by: alpha, name: "quad", fence: Geofence(center: Self.here, radiusMeters: 3000))
+        let locked = f.createPack(by: alpha, name: "lab", fence: Geofence(center: Self.here, radiusMeters: 500), locked: true)
+        for g in [open, fenced, locked] {
+            let before = r.packsStamp
+            #expect(r.admit(g, nowMs: f.nowMs).isAdmitted)
+            #expect(r.packsStamp != before)
+            #expect(Self.agree(&cache, r, nowMs: f.nowMs, cells: perspectives))
+        }
+        #expect(cache.liveScopes(r, nowMs: f.nowMs).count == 3)
+
+        // An edit and a post by another pseudonym (which moves the pack's expiry later).
+        #expect(r.admit(f.op(.editPack(EditPack(name: "open-renamed")), by: alpha, in: open), nowMs: f.nowMs).isAdmitted)
+        #expect(Self.agree(&cache, r, nowMs: f.nowMs, cells: perspectives))
+        #expect(r.admit(f.post(by: beta, in: fenced), nowMs: f.nowMs).isAdmitted)
+        #expect(Self.agree(&cache, r, nowMs: f.nowMs, cells: perspectives))
+
+        // Time alone: just before and after each pack's expiry, then back in time.
+        let expiries = [open, fenced, locked].compactMap { r.pack($0.id)?.expiresMs }.sorted()
+        #expect(expiries.count == 3 && Set(expiries).count >= 2)
+        for e in expiries { for t in [e - 1, e, e + 1] { #expect(Self.agree(&cache, r, nowMs: t, cells: perspectives)) } }
+        #expect(cache.liveScopes(r, nowMs: expiries.last! + 1).isEmpty)
+        #expect(Self.agree(&cache, r, nowMs: t0 + 10, cells: perspectives))
+        #expect(cache.liveScopes(r, nowMs: t0 + 10).count == 3)
+
+        // A delete.
+        #expect(r.admit(f.op(.delete(Delete(target: locked.id)), by: alpha, in: locked), nowMs: f.nowMs).isAdmitted)
+        #expect(Self.agree(&cache, r, nowMs: f.nowMs, cells: perspectives))
+
+        // Another replica, even one with the same history, never shares a stamp.
+        var other = Replica(config: .noFloors)
+        _ = other.admit(open, nowMs: f.nowMs)
+        #expect(other.packsStamp != r.packsStamp)
+        #expect(Self.agree(&cache, other, nowMs: f.nowMs, cells: perspectives))
+        #expect(Self.agree(&cache, r, nowMs: f.nowMs, cells: perspectives))
+
+        // More perspectives than the cache keeps.
+        let many = (0..<(PackViewCache.directoryPerspectives * 2)).map { i in
+            Geohash.encode(try! GeoPoint(lat: 40.40 + Double(i) * 0.01, lon: -79.9436), precision: 7) as String?
+        }
+        #expect(Self.agree(&cache, r, nowMs: f.nowMs, cells: many + many.reversed()))
+    }
+}
