@@ -254,8 +254,7 @@ struct SecureChannels: Sendable {
     private func flush(_ s: inout Session, to: PeerAddress, into out: inout [Action]) {
         var keep: [[UInt8]] = []
         for pt in s.queued {
-            guard s.mayAmplify(pt.count + Frame.dataHeader + AEAD.tagCount), let frame = s.seal(pt) else { keep.append(pt); continue }
-            if !s.verified { s.bytesSentUnverified += frame.count }
+            guard s.maySend(pt), let frame = s.sealCounted(pt) else { keep.append(pt); continue }
             out.append(.emit(frame, to: to))
         }
         s.queued = keep

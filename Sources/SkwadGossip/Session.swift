@@ -151,4 +151,14 @@ struct Session: Sendable {
 
     /// Anti-amplification: before the address is verified, send at most 3× what it sent.
     func mayAmplify(_ n: Int) -> Bool { verified || bytesSentUnverified + n <= 3 * bytesReceivedUnverified }
+
+    /// May a DATA frame carrying `plaintext` go out within that budget?
+    func maySend(_ plaintext: [UInt8]) -> Bool { mayAmplify(plaintext.count + Frame.dataHeader + AEAD.tagCount) }
+
+    /// Seals a DATA frame and counts it against the budget while the address is unverified.
+    mutating func sealCounted(_ plaintext: [UInt8]) -> [UInt8]? {
+        guard let frame = seal(plaintext) else { return nil }
+        if !verified { bytesSentUnverified += frame.count }
+        return frame
+    }
 }

@@ -1,5 +1,3 @@
-import SkwadCrypto
-
 /// The secure sessions of one engine, one slot per address, bounded (PROTOCOL §8).
 ///
 /// A slot holds the `current` session and at most one `pending` responder session made by
@@ -77,14 +75,13 @@ struct SessionTable: Sendable {
 
     private static func seal(_ s: inout Session, _ pt: [UInt8], solicits: Bool, nowMs: UInt64, maxQueued: Int) -> SealOutcome? {
         guard s.established else { return nil }
-        guard s.mayAmplify(pt.count + Frame.dataHeader + AEAD.tagCount) else {
+        guard s.maySend(pt) else {
             guard s.queued.count < maxQueued else { return .queueFull }
             s.queued.append(pt)
             return .queued
         }
-        guard let frame = s.seal(pt) else { return .failed }
+        guard let frame = s.sealCounted(pt) else { return .failed }
         if solicits, s.unansweredSinceMs == nil { s.unansweredSinceMs = nowMs }
-        if !s.verified { s.bytesSentUnverified += frame.count }
         return .frame(frame)
     }
 
@@ -119,11 +116,12 @@ struct SessionTable: Sendable {
     /// Drops, too, established sessions silent for `silentMs` after a message that always
     /// gets an answer. Returns how many sessions went, of each kind.
     mutating func expire(nowMs: UInt64, unprovenMs: UInt64, silentMs: UInt64) -> (unproven: Int, silent: Int) {
+        // Due, or the clock went back by more than a scan interval (tests reuse engines).
         guard nowMs >= nextExpiryScanMs || nowMs &+ Self.expiryScanMs < nextExpiryScanMs else { return (0, 0) }
         nextExpiryScanMs = nowMs &+ Self.expiryScanMs
         // A read-only pass first, through indices, so that no slot (a Session holds a dozen
         // buffers) is copied and the table is not copied by a write during its iteration:
-        // this scan runs on every tick and was a fifth of the city simulation's time (perf).
+        // copying them on every tick was a fifth of the city simulation's time (perf).
         enum Change { case silent, pending, current }
         var changes: [(PeerAddress, Change)] = []
         var i = slots.startIndex

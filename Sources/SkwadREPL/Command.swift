@@ -204,7 +204,7 @@ struct Args {
 }
 
 /// The known command nearest to an unknown verb when it is at most 2 edits away (the first
-/// nearest in `commandHelp` order), else nil: the answer of measuring `editDistance` to every
+/// nearest in `commandHelp` order), else nil: the answer of measuring the edit distance to every
 /// name, for less. Only names whose length is within 2 of the verb's are measured, on integer
 /// codes, and a measure stops once every cell of a row is above what could still win (row
 /// minima never decrease). The full measure of ~30 names per unknown verb was a fifth of the
@@ -227,7 +227,7 @@ private let commandNameCodes: [(name: String, codes: [Int])] = commandHelp.map {
 
 /// The edit distance of `a` and `b` when it is at most `limit`, else nil. Plain `while` loops:
 /// the fuzz build is unoptimized, where ranges go through unspecialized generics.
-func boundedEditDistance(_ a: [Int], _ b: [Int], limit: Int) -> Int? {
+private func boundedEditDistance(_ a: [Int], _ b: [Int], limit: Int) -> Int? {
     guard limit >= 0, abs(a.count - b.count) <= limit else { return nil }
     var row = [Int](repeating: 0, count: b.count + 1)
     var j = 0
@@ -249,20 +249,4 @@ func boundedEditDistance(_ a: [Int], _ b: [Int], limit: Int) -> Int? {
         i += 1
     }
     return row[b.count] <= limit ? row[b.count] : nil
-}
-
-/// The edit distance of two strings in Characters: the reference `nearestCommand` agrees with
-/// (CommandTests).
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    var row = Array(0...b.count)
-    for i in 1...max(1, a.count) where !a.isEmpty {
-        var prev = row[0]; row[0] = i
-        for j in 1...max(1, b.count) where !b.isEmpty {
-            let cur = row[j]
-            row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1))
-            prev = cur
-        }
-    }
-    return row[b.count]
 }

@@ -108,3 +108,19 @@ import SkwadNode
         #expect(quit.quit)
     }
 }
+
+/// The edit distance of two strings in Characters, measured in full: the reference
+/// `nearestCommand` must agree with.
+private func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    var row = Array(0...b.count)
+    for i in 1...max(1, a.count) where !a.isEmpty {
+        var prev = row[0]; row[0] = i
+        for j in 1...max(1, b.count) where !b.isEmpty {
+            let cur = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1))
+            prev = cur
+        }
+    }
+    return row[b.count]
+}

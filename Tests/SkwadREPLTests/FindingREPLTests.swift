@@ -168,7 +168,7 @@ import SkwadReplica
             executor.peers = { [PeerInfo(address: "127.0.0.1:1", state: "active", cell: nil)] }
             var renderer = Renderer(mode: .json)
             renderer.styles = await node.packStyles()
-            var lines = ["help", "help create", "whoami", "locate 40.4433,-79.9436", "create Quad --radius 500 --color red --tags a",
+            let lines = ["help", "help create", "whoami", "locate 40.4433,-79.9436", "create Quad --radius 500 --color red --tags a",
                          "create quad", "packs" ]
             for line in lines { _ = try await executor.run(try #require(Command.parse(line))) }
             let styles = await node.packStyles()
