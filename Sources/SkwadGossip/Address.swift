@@ -25,6 +25,28 @@ extension PeerAddress {
         return PeerAddress(text)
     }
 
+    /// The network group an address belongs to, for eviction diversity (PROTOCOL §9): the
+    /// first three octets of an IPv4 address (a /24), the first three groups of an IPv6
+    /// address as written (a /48 when none is elided), otherwise the whole address (the
+    /// simulator's and tests' names). The port never counts: one host with many source
+    /// ports is one group.
+    var netgroup: Substring {
+        let v = value
+        guard let colon = v.lastIndex(of: ":") else { return v[...] }
+        let host = v[..<colon]
+        if host.hasPrefix("[") {
+            let inner = host.dropFirst()
+            var seen = 0
+            for i in inner.indices where inner[i] == ":" {
+                seen += 1
+                if seen == 3 { return inner[..<i] }
+            }
+            return host
+        }
+        guard let lastDot = host.lastIndex(of: ".") else { return host }
+        return host[..<lastDot]
+    }
+
     /// Whether this address is in canonical form.
     public var isCanonical: Bool { Self.canonical(value) == self }
 

@@ -38,6 +38,8 @@ struct PeerTable: Sendable {
     struct Member: Sendable {
         var info = NodeInfo()
         var lastHeardMs: UInt64
+        /// When it became a member (eviction protection keeps the longest-standing).
+        var sinceMs: UInt64 = 0
         var pingSeq: UInt64 = 0
         var pingSentMs: UInt64?
         var suspectSinceMs: UInt64?
@@ -146,7 +148,7 @@ struct PeerTable: Sendable {
         guard p != me, active[p] == nil, hasRoom else { return false }
         passive[p] = nil
         dead[p] = nil
-        active[p] = Member(info: info, lastHeardMs: nowMs)
+        active[p] = Member(info: info, lastHeardMs: nowMs, sinceMs: nowMs)
         versions.active += 1
         return true
     }
@@ -165,10 +167,34 @@ struct PeerTable: Sendable {
     /// its other roles.
     mutating func dropPassive(_ p: PeerAddress) { passive[p] = nil }
 
-    /// A random member to make room for a newcomer.
+    /// The member a newcomer displaces when the view is full (PROTOCOL §9, "Eviction
+    /// protection"; after Bitcoin Core's inbound eviction, which shields peers an attacker
+    /// cannot cheaply imitate, such as the longest-connected): never one of the
+    /// `protectedMembers`, and among the others one
+    /// of the network group (`PeerAddress.netgroup`) that holds the most members, at random.
+    /// A stranger that keeps joining thus displaces only recent members, and an attacker
+    /// that owns one host or one /24 crowds out mostly itself.
     func evictionVictim(using rng: inout SplitMix) -> PeerAddress? {
-        isFull ? active.keys.sorted().randomElement(using: &rng) : nil
+        guard isFull else { return nil }
+        let shielded = protectedMembers
+        var perGroup: [Substring: Int] = [:]
+        for p in active.keys { perGroup[p.netgroup, default: 0] += 1 }
+        let open = active.keys.filter { !shielded.contains($0) }
+        let most = open.map { perGroup[$0.netgroup] ?? 0 }.max() ?? 0
+        return open.filter { perGroup[$0.netgroup] == most }.sorted().randomElement(using: &rng)
     }
+
+    /// Members no newcomer may displace: the longest-standing, `capacity.active - 2` of them
+    /// (3 of 5), so that two slots still turn over and the overlay stays random. Ties go to
+    /// the smaller address. (Shielding also the member that last pushed us a new op, as
+    /// Bitcoin Core does for blocks, was tried and dropped: in `hostile.toml` adversaries
+    /// earned it by relaying, eclipse targets kept fewer honest links and coverage fell.)
+    var protectedMembers: Set<PeerAddress> {
+        let count = max(0, capacity.active - 2)
+        let oldest = active.sorted { a, b in a.value.sinceMs != b.value.sinceMs ? a.value.sinceMs < b.value.sinceMs : a.key < b.key }
+        return Set(oldest.prefix(count).map(\.key))
+    }
+
 
     /// unknown or dead → passive (a random passive peer goes when full; a dead peer named by
     /// someone else gets another chance); a known passive peer keeps the cell it had unless a
