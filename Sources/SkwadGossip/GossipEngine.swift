@@ -187,6 +187,8 @@ public struct GossipEngine: Sendable {
         fillActiveView(nowMs: nowMs, into: &out)
         if nowMs >= nextReviveMs { nextReviveMs = nowMs + config.reviveIntervalMs; reviveRound(nowMs: nowMs, into: &out) }
         noticeViewChanges(nowMs: nowMs)
+        // A vicinity entry named by others and not asked yet is work left: no backing off (§9).
+        if vicinityRounds.isDue(nowMs: nowMs), peers.hasUncontactedVicinity { vicinityRounds.unsettled() }
         if vicinityRounds.fire(nowMs: nowMs) { vicinityRound(nowMs: nowMs, into: &out) }
         if nowMs >= nextRemoteMs {
             nextRemoteMs = nowMs + config.vicinityIntervalMs

@@ -101,6 +101,9 @@ struct PeerTable: Sendable {
         return all.sorted()
     }
 
+    /// A vicinity entry only heard of (named by others) that we have not asked yet.
+    var hasUncontactedVicinity: Bool { vicinity.values.contains { $0.lastHeardMs == 0 && $0.askedMs == nil } }
+
     func isLink(_ p: PeerAddress) -> Bool { active[p] != nil || vicinity[p] != nil || remote[p] != nil }
     /// Is it among `links` (a vicinity entry counts once heard)?
     func isHeardLink(_ p: PeerAddress) -> Bool { active[p] != nil || (vicinity[p]?.lastHeardMs ?? 0) > 0 || remote[p] != nil }

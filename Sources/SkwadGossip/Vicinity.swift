@@ -51,7 +51,7 @@ extension GossipEngine {
         peers.remeasureVicinity { me.distance(to: $0.place) }
     }
 
-    /// Up to `limit` (default `vicinitySample`) peers we know (vicinity and active), nearest to
+    /// Up to `limit` (default `vicinitySample`) peers we know (vicinity, active, inbound), nearest to
     /// `target` first, with cells no finer than our own announced cell.
     func vicinitySample(for target: Geohash.Cell?, excluding: PeerAddress, limit: Int? = nil) -> [PeerRef] {
         guard let target else { return [] }
@@ -59,6 +59,13 @@ extension GossipEngine {
         for (p, e) in peers.vicinity where p != excluding { if let c = e.info.cell, let pl = e.info.place { known.append((pl.center.distance(to: target.center), p, c)) } }
         for (p, st) in peers.active where p != excluding && peers.vicinity[p] == nil {
             if let c = st.info.cell, let pl = st.info.place { known.append((pl.center.distance(to: target.center), p, c)) }
+        }
+        // Inbound peers count us among their nearest, so they stand near us, but we may not
+        // count them among ours (a sparse side of a density edge, such as a fence's rim next
+        // to a campus): introduce them too, or two peers that share every neighbour but
+        // stand nearer to each other than to any of them never hear of each other (§9).
+        for (p, ib) in peers.inbound where p != excluding && !peers.isLink(p) {
+            if let c = ib.info.cell, let pl = ib.info.place { known.append((pl.center.distance(to: target.center), p, c)) }
         }
         known.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
         let precision = info.cell?.count ?? 6
@@ -84,8 +91,14 @@ extension GossipEngine {
             }
             forget(p, .silent, nowMs: nowMs, into: &out)
         }
+        // Never heard from first, nearest first among those (the nearest are the ones most
+        // likely to share our fences); then the one heard from least recently.
         guard let (peer, entry) = peers.vicinity.filter({ $0.value.askedMs == nil })
-            .min(by: { a, b in a.value.lastHeardMs != b.value.lastHeardMs ? a.value.lastHeardMs < b.value.lastHeardMs : a.key < b.key })
+            .min(by: { a, b in
+                if a.value.lastHeardMs != b.value.lastHeardMs { return a.value.lastHeardMs < b.value.lastHeardMs }
+                if a.value.lastHeardMs == 0 && a.value.distance != b.value.distance { return a.value.distance < b.value.distance }
+                return a.key < b.key
+            })
         else { return }
         peers[vicinity: peer]?.askedMs = nowMs
         send(vicinityMessage(for: entry.info.place, excluding: peer, reply: false), to: peer, nowMs: nowMs, into: &out)
