@@ -26,25 +26,21 @@ extension PeerAddress {
     }
 
     /// The network group an address belongs to, for eviction diversity (PROTOCOL §9): the
-    /// first three octets of an IPv4 address (a /24), the first three groups of an IPv6
-    /// address as written (a /48 when none is elided), otherwise the whole address (the
-    /// simulator's and tests' names). The port never counts: one host with many source
-    /// ports is one group.
-    var netgroup: Substring {
+    /// first three octets of an IPv4 address (a /24), the first 48 bits of an IPv6 address
+    /// (a /48, read from its bytes: two addresses of one /48 may elide different zero
+    /// groups), otherwise the whole address (the simulator's and tests' names). The port
+    /// never counts: one host with many source ports is one group.
+    var netgroup: String {
         let v = value
-        guard let colon = v.lastIndex(of: ":") else { return v[...] }
+        guard let colon = v.lastIndex(of: ":") else { return v }
         let host = v[..<colon]
-        if host.hasPrefix("[") {
-            let inner = host.dropFirst()
-            var seen = 0
-            for i in inner.indices where inner[i] == ":" {
-                seen += 1
-                if seen == 3 { return inner[..<i] }
-            }
-            return host
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            var addr = in6_addr()
+            guard inet_pton(AF_INET6, String(host.dropFirst().dropLast()), &addr) == 1 else { return String(host) }
+            return withUnsafeBytes(of: &addr) { b in "v6:" + b.prefix(6).map { String($0, radix: 16) }.joined(separator: ".") }
         }
-        guard let lastDot = host.lastIndex(of: ".") else { return host }
-        return host[..<lastDot]
+        guard let lastDot = host.lastIndex(of: ".") else { return String(host) }
+        return String(host[..<lastDot])
     }
 
     /// Whether this address is in canonical form.

@@ -173,14 +173,14 @@ struct PeerTable: Sendable {
     /// The member a newcomer displaces when the view is full (PROTOCOL §9, "Eviction
     /// protection"; after Bitcoin Core's inbound eviction, which shields peers an attacker
     /// cannot cheaply imitate, such as the longest-connected): never one of the
-    /// `protectedMembers`, and among the others one
-    /// of the network group (`PeerAddress.netgroup`) that holds the most members, at random.
+    /// `protectedMembers`, and among the others one of the network group
+    /// (`PeerAddress.netgroup`) that holds the most members, at random.
     /// A stranger that keeps joining thus displaces only recent members, and an attacker
     /// that owns one host or one /24 crowds out mostly itself.
     func evictionVictim(using rng: inout SplitMix) -> PeerAddress? {
         guard isFull else { return nil }
         let shielded = protectedMembers
-        var perGroup: [Substring: Int] = [:]
+        var perGroup: [String: Int] = [:]
         for p in active.keys { perGroup[p.netgroup, default: 0] += 1 }
         let open = active.keys.filter { !shielded.contains($0) }
         let most = open.map { perGroup[$0.netgroup] ?? 0 }.max() ?? 0
@@ -197,7 +197,6 @@ struct PeerTable: Sendable {
         let oldest = active.sorted { a, b in a.value.sinceMs != b.value.sinceMs ? a.value.sinceMs < b.value.sinceMs : a.key < b.key }
         return Set(oldest.prefix(count).map(\.key))
     }
-
 
     /// unknown or dead → passive (a random passive peer goes when full; a dead peer named by
     /// someone else gets another chance); a known passive peer keeps the cell it had unless a

@@ -47,9 +47,11 @@ import SkwadTestKit
         #expect(PeerAddress("192.0.2.77:4001").netgroup == "192.0.2")
         #expect(PeerAddress("192.0.2.1:9").netgroup == PeerAddress("192.0.2.254:65535").netgroup)
         #expect(PeerAddress("192.0.3.1:9").netgroup != PeerAddress("192.0.2.1:9").netgroup)
-        #expect(PeerAddress("[2001:db8:1:2::5]:7000").netgroup == "2001:db8:1")
-        #expect(PeerAddress("[2001:db8:1:ffff::9]:1").netgroup == "2001:db8:1")
-        #expect(PeerAddress("[::1]:7000").netgroup == "[::1]")
+        #expect(PeerAddress("[2001:db8:1:2::5]:7000").netgroup == PeerAddress("[2001:db8:1:ffff::9]:1").netgroup)
+        #expect(PeerAddress("[2001:db8:1:2::5]:7000").netgroup != PeerAddress("[2001:db8:2::5]:7000").netgroup)
+        // One /48 written with the elision in different places is still one group.
+        #expect(PeerAddress("[2001:db8::5]:7000").netgroup == PeerAddress("[2001:db8:0:1::5]:7000").netgroup)
+        #expect(PeerAddress("[::1]:7000").netgroup == PeerAddress("[::2]:7000").netgroup)
         #expect(PeerAddress("n17").netgroup == "n17")
     }
 

@@ -135,7 +135,7 @@ import SkwadReplica
         try await withNode { node in
             _ = try await node.createPack(name: "Quad", radiusMeters: nil, locked: false, tags: [], color: "")
             let id = try await node.post(pack: "Quad", title: "Hi", body: "x", tags: [])
-            let post = try #require(try await node.show(id.hex).post)
+            let post = try await node.show(id.hex).post
             let nowMs = post.hlc.physicalMs + 2_000
             let line = try #require(REPL.eventLine(.newPost(post), mode: .terminal, verbose: false, styles: [:], nowMs: nowMs))
             #expect(line.contains("now") && !line.contains("in "))
