@@ -140,6 +140,10 @@ public struct StrategyReport: Codable, Equatable, Sendable {
     public var samples: Int
     /// Hostile runs only (`[hostile]`): what the adversaries did and got.
     public var hostile: HostileReport? = nil
+    /// Skwad's engine only: messages and plaintext bytes sent, by message kind, summed over
+    /// the nodes up at the end (`sent.<kind>`, `sent_bytes.<kind>`; a node that restarted
+    /// counts from its restart). Where the traffic goes, for tuning.
+    public var engineSent: [String: Int]? = nil
 }
 
 func rounded(_ x: Double, _ digits: Double = 1e6) -> Double { (x * digits).rounded() / digits }

@@ -80,6 +80,12 @@ public func runStrategy<S: SimStrategy>(_ strategy: S, world: World, memo: Signa
             report.divergentPacks[i].incompleteLinks = links.map(\.count)
             report.divergentPacks[i].incompleteLinksInPack = links.map { $0.filter { pack.members.contains(Int32($0)) }.count }
         }
+        var sent: [String: Int] = [:]
+        for (n, node) in gossip.enumerated() where sim.up[n] {
+            for (k, v) in node.engine.stats.messagesSent { sent["sent.\(k)", default: 0] += v }
+            for (k, v) in node.engine.stats.bytesSent { sent["sent_bytes.\(k)", default: 0] += v }
+        }
+        report.engineSent = sent
     }
     return StrategyOutcome(report: report, samples: m.samples, replicas: sim.replicas)
 }
