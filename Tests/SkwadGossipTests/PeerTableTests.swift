@@ -20,6 +20,11 @@ import SkwadModel
             #expect((t.vicinity[p]?.lastHeardMs ?? 0) == 0, "a dead peer is at most a vicinity entry only heard of")
         }
         #expect(t.roles(of: me).isEmpty)
+        // `links` is kept up as roles change: it is what rebuilding it from the roles gives.
+        var rebuilt = Array(t.active.keys)
+        for (p, e) in t.vicinity where t.active[p] == nil && e.lastHeardMs > 0 { rebuilt.append(p) }
+        for p in t.remote.keys where t.active[p] == nil && (t.vicinity[p]?.lastHeardMs ?? 0) == 0 { rebuilt.append(p) }
+        #expect(t.links == rebuilt.sorted())
     }
 
     @Test(arguments: [1, 2, 3] as [UInt64])
@@ -35,7 +40,7 @@ import SkwadModel
             now += UInt64.random(in: 0...300, using: &rng)
             let p = PeerAddress("p\(Int.random(in: 0..<40, using: &rng))")
             let cell = Self.cells.randomElement(using: &rng)!
-            switch Int.random(in: 0..<11, using: &rng) {
+            switch Int.random(in: 0..<12, using: &rng) {
             case 0: if t.hasRoom { t.promote(p, info: NodeInfo(cell: cell), nowMs: now) }
                     else if let v = t.evictionVictim(using: &rng) { t.demote(v, using: &rng); t.promote(p, info: NodeInfo(cell: cell), nowMs: now) }
             case 1: t.demote(p, using: &rng)
@@ -48,6 +53,7 @@ import SkwadModel
             case 7: t.revive(p, using: &rng)
             case 8: t.expireDead(nowMs: now, forgetMs: 20_000)
             case 9: t.heard(p, nowMs: now, using: &rng)
+            case 10: t[vicinity: p]?.lastHeardMs = Bool.random(using: &rng) ? now : 0
             default: t.removeRemote(p)
             }
             Self.check(t, me: me)
