@@ -18,7 +18,10 @@ extension GossipEngine {
     /// the random overlay reaches into the fence, it suffices.
     mutating func forward(_ ops: [SignedOp], except: PeerAddress?, repair: Bool = false, nowMs: UInt64, replica: Replica,
                           into out: inout [GossipDirective]) {
-        for op in ops { plumtree.holds(op.id) }
+        // Links that announced an op to us hold it: they get neither the op nor an IHAVE of it
+        // (they still use up one of its `lazyFanout` notices, so the others get the notices
+        // they got before).
+        let told = ops.map { plumtree.holds($0.id) }
         let packs = ops.map { replica.scope($0.packID) }
         func may(_ info: NodeInfo, _ i: Int) -> Bool {
             guard let pack = packs[i] else { return false }
@@ -31,7 +34,7 @@ extension GossipEngine {
             guard let peerInfo = peerInfo(peer) else { continue }
             let viaVicinity = peers.active[peer] == nil
             var eligible: [Int] = []
-            for i in ops.indices where (!viaVicinity || activeEligible[i] < config.activeEnough) && may(peerInfo, i) {
+            for i in ops.indices where (!viaVicinity || activeEligible[i] < config.activeEnough) && may(peerInfo, i) && !(told[i].contains(peer) && !isLazy(peer)) {
                 eligible.append(i)
             }
             guard !eligible.isEmpty else { continue }
@@ -41,7 +44,7 @@ extension GossipEngine {
         guard !lazyPeers.isEmpty else { return }
         var announced = [Int](repeating: 0, count: ops.count)
         for (peer, eligible) in lazyPeers.shuffled(using: &rng) {
-            let ids = eligible.filter { announced[$0] < config.lazyFanout }.map { ops[$0].id }
+            let ids = eligible.filter { announced[$0] < config.lazyFanout && !told[$0].contains(peer) }.map { ops[$0].id }
             for i in eligible { announced[i] += 1 }
             if !ids.isEmpty { plumtree.enqueue(ids, for: peer) }
         }
@@ -179,7 +182,7 @@ extension GossipEngine {
     mutating func onIHave(_ ids: [[UInt8]], from: PeerAddress, nowMs: UInt64, replica: Replica) {
         for d in ids.prefix(256) where d.count == 8 || d.count == 32 {
             let p = Plumtree.prefix(d)
-            if let known = plumtree.recentID(prefix: p), replica.contains(known) { continue }
+            if let known = plumtree.recentID(prefix: p), replica.contains(known) { plumtree.unqueue(known, for: from); continue }
             if d.count == 32, let id = try? OpID(bytes: d), replica.contains(id) { continue }
             // Bounded: past `missingCapacity` announced ids, new ones wait for reconciliation.
             if !plumtree.announced(p, by: from, nowMs: nowMs, graftTimeoutMs: config.graftTimeoutMs) { stats.drop(.queueFull) }

@@ -52,16 +52,19 @@ struct Plumtree: Sendable {
         queue = queue.filter { links.contains($0.key) }
     }
 
-    /// We hold this op now: remember it, stop waiting for it.
-    mutating func holds(_ id: OpID) {
+    /// We hold this op now: remember it, stop waiting for it. Returns the links that had
+    /// announced it to us (they hold it: no IHAVE of it goes back to them).
+    @discardableResult
+    mutating func holds(_ id: OpID) -> [PeerAddress] {
         let p = Self.prefix(id)
-        missing[p] = nil
+        let announcers = missing.removeValue(forKey: p)?.announcers ?? []
         if recent.updateValue(id, forKey: p) == nil { recentOrder.append(p) }
         if recentOrder.count > Self.recentCapacity {
             let cut = Self.recentCapacity / 5
             for old in recentOrder.prefix(cut) { recent[old] = nil }
             recentOrder.removeFirst(cut)
         }
+        return announcers
     }
 
     func recentID(prefix p: UInt64) -> OpID? { recent[p] }
@@ -80,6 +83,13 @@ struct Plumtree: Sendable {
     mutating func takeNotPushed(_ id: OpID) -> Bool { notPushed.remove(id) != nil }
 
     mutating func enqueue(_ ids: [OpID], for peer: PeerAddress) { queue[peer, default: []] += ids }
+
+    /// `peer` announced an op we hold and owe it an IHAVE of: it holds it, so the notice goes.
+    mutating func unqueue(_ id: OpID, for peer: PeerAddress) {
+        guard let i = queue.index(forKey: peer) else { return }
+        queue.values[i].removeAll { $0 == id }
+        if queue.values[i].isEmpty { queue.remove(at: i) }
+    }
 
     mutating func takeQueue() -> [(PeerAddress, [OpID])] {
         defer { queue = [:] }
