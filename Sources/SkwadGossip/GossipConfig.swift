@@ -24,9 +24,12 @@ public struct GossipConfig: Sendable {
     public var deadForgetMs: UInt64 = 600_000
     public var reviveIntervalMs: UInt64 = 5000
     /// The engine's clock granularity while it has prompt work (lazy notices to flush, ops
-    /// to graft, handshakes or a neighbour request under way), and while it has none.
+    /// to graft, handshakes or a neighbour request under way); without it, the engine sleeps
+    /// until its soonest deadline, at most `idleTickMs` (`GossipEngine.idleWait`). Every
+    /// round's base interval is at least `idleTickMs`, so that a round poked between ticks
+    /// still comes on time.
     public var tickMs: UInt64 = 50
-    public var idleTickMs: UInt64 = 250
+    public var idleTickMs: UInt64 = 1000
     /// SWIM: ping an active member not heard from for `pingIntervalMs`; with no answer
     /// within `ackTimeoutMs` it is suspect (others are asked to ping it); a suspect silent for
     /// `deadAfterMs` in all is dead (PROTOCOL §9: a silent member goes 4 s after it was last heard).

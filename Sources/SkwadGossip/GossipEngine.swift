@@ -201,9 +201,41 @@ public struct GossipEngine: Sendable {
         if !reconUnanswered.isEmpty, reconRounds.isDue(nowMs: nowMs) { reconRounds.unsettled() }
         if reconRounds.fire(nowMs: nowMs) { reconcileRound(nowMs: nowMs, replica: replica, into: &out) }
         noticeViewChanges(nowMs: nowMs)
-        requestTick(afterMs: busy ? config.tickMs : config.idleTickMs, nowMs: nowMs, into: &out)
+        requestTick(afterMs: busy ? config.tickMs : idleWait(nowMs: nowMs), nowMs: nowMs, into: &out)
         return out
     }
+
+    /// How long an engine without prompt work sleeps: until the soonest of its deadlines (a
+    /// round, a ping, an ack or death timeout, a trial, a session's expiry), at least
+    /// `tickMs`, at most `idleTickMs`. It used to wake every 250 ms whatever was due: in the
+    /// 10,000-node city three ticks in four found nothing to do. Every deadline set between
+    /// ticks is at least `idleTickMs` away (rounds poked to their base interval, a new
+    /// member's first ping, a session's expiry), or comes with prompt work.
+    func idleWait(nowMs: UInt64) -> UInt64 {
+        var due = nowMs &+ config.idleTickMs
+        func at(_ t: UInt64) { if t < due { due = t } }
+        at(channels.nextExpiryMs)
+        at(reconRounds.dueMs); at(shuffleRounds.dueMs); at(vicinityRounds.dueMs); at(directoryRounds.dueMs)
+        at(nextRemoteMs); at(nextReviveMs)
+        for m in peers.active.values {
+            if m.suspectSinceMs != nil { at(m.lastHeardMs &+ config.deadAfterMs) }
+            else if let sent = m.pingSentMs, m.lastHeardMs <= sent { at(sent &+ config.ackTimeoutMs) }
+            // Up to `fillingTickMs` after the ping falls due, spread by when we last heard it
+            // (as the old 250 ms tick spread it). Woken exactly when due, two members that
+            // ping each other wake together: each one's ping crosses the other's, and twice
+            // as many pings went (the 2,000-node city: +42 %).
+            else { at(m.lastHeardMs &+ config.pingIntervalMs &+ Self.spread(m.lastHeardMs)) }
+        }
+        for c in guardState.candidates.values { at(c.sinceMs &+ MembershipGuard.candidateTimeoutMs) }
+        // A view with room keeps asking passive peers (its own retry clocks): the old pace.
+        if peers.hasRoom { at(nowMs &+ Self.fillingTickMs) }
+        return due > nowMs ? max(config.tickMs, due - nowMs) : config.tickMs
+    }
+
+    static let fillingTickMs: UInt64 = 250
+
+    /// A delay in [0, `fillingTickMs`) drawn from a time stamp (a multiplicative hash).
+    static func spread(_ t: UInt64) -> UInt64 { ((t &* 0x9E37_79B9_7F4A_7C15) >> 40) % fillingTickMs }
 
     /// Work that must not wait for an idle tick: lazy notices to flush, announced ops to
     /// graft, handshakes and a neighbour request under way.

@@ -286,4 +286,6 @@ struct SecureChannels: Sendable {
     }
 
     var handshakesUnderWay: Bool { !handshaking.isEmpty }
+    /// When the next session may expire (the soonest deadline the last scan saw).
+    var nextExpiryMs: UInt64 { sessions.nextExpiryScanMs }
 }

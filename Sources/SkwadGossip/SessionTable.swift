@@ -19,10 +19,13 @@ struct SessionTable: Sendable {
 
     let capacity: Int
     private(set) var slots: [PeerAddress: Slot] = [:]
-    /// `expire` scans the table at most every `expiryScanMs`: a session goes at most that
-    /// much after its time, and the scan no longer runs on every 50 ms tick.
+    /// `expire` scans the table at most every `expiryScanMs` (a session goes at most that
+    /// much after its time, and the scan no longer runs on every 50 ms tick), and otherwise
+    /// when the soonest deadline it saw comes (`nextExpiryScanMs`: the engine sleeps until
+    /// then when nothing else is due).
     static let expiryScanMs: UInt64 = 250
-    private var nextExpiryScanMs: UInt64 = 0
+    private(set) var nextExpiryScanMs: UInt64 = 0
+    private var lastExpiryScanMs: UInt64 = 0
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
@@ -116,9 +119,13 @@ struct SessionTable: Sendable {
     /// Drops, too, established sessions silent for `silentMs` after a message that always
     /// gets an answer. Returns how many sessions went, of each kind.
     mutating func expire(nowMs: UInt64, unprovenMs: UInt64, silentMs: UInt64) -> (unproven: Int, silent: Int) {
-        // Due, or the clock went back by more than a scan interval (tests reuse engines).
-        guard nowMs >= nextExpiryScanMs || nowMs &+ Self.expiryScanMs < nextExpiryScanMs else { return (0, 0) }
-        nextExpiryScanMs = nowMs &+ Self.expiryScanMs
+        // Due, or the clock went back (tests reuse engines).
+        guard nowMs >= nextExpiryScanMs || nowMs < lastExpiryScanMs else { return (0, 0) }
+        lastExpiryScanMs = nowMs
+        // The next scan: at the soonest deadline seen now, and no later than the shortest
+        // window from now (a session made or sent on after this scan expires no sooner).
+        var soonest = nowMs &+ min(unprovenMs, silentMs)
+        func due(_ deadline: UInt64) { if deadline > nowMs && deadline < soonest { soonest = deadline } }
         // A read-only pass first, through indices, so that no slot (a Session holds a dozen
         // buffers) is copied and the table is not copied by a write during its iteration:
         // copying them on every tick was a fifth of the city simulation's time (perf).
@@ -130,14 +137,18 @@ struct SessionTable: Sendable {
                nowMs >= since, nowMs - since >= silentMs {
                 changes.append((slots.keys[i], .silent))
             } else {
-                if let age = slots.values[i].pending?.age(nowMs), age >= unprovenMs { changes.append((slots.keys[i], .pending)) }
-                if slots.values[i].current.role == .responder, slots.values[i].current.unproven,
-                   slots.values[i].current.age(nowMs) >= unprovenMs {
-                    changes.append((slots.keys[i], .current))
+                if slots.values[i].current.established, let since = slots.values[i].current.unansweredSinceMs { due(since &+ silentMs) }
+                if let pending = slots.values[i].pending {
+                    if pending.age(nowMs) >= unprovenMs { changes.append((slots.keys[i], .pending)) } else { due(pending.createdMs &+ unprovenMs) }
+                }
+                if slots.values[i].current.role == .responder, slots.values[i].current.unproven {
+                    if slots.values[i].current.age(nowMs) >= unprovenMs { changes.append((slots.keys[i], .current)) }
+                    else { due(slots.values[i].current.createdMs &+ unprovenMs) }
                 }
             }
             slots.formIndex(after: &i)
         }
+        nextExpiryScanMs = max(nowMs &+ Self.expiryScanMs, soonest)
         var n = 0, silent = 0
         for (a, change) in changes {
             switch change {
