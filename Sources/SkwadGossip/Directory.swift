@@ -24,19 +24,42 @@ extension GossipEngine {
         return here.center.distance(to: fence.center) <= fence.radiusMeters + directoryNearMeters
     }
 
-    /// The directory from a cell's point of view.
+    /// The packs we hold that are in the directory of a node that announced `cell` (§11a):
+    /// what we answer a directory pull with, so that we offer everything we hold that the
+    /// asker should know.
     mutating func directoryItems(forCell cell: String?, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
         let capacity = config.directoryCapacity, perspective = NodeInfo(cell: cell)
-        return packViews.directoryItems(cell: cell, replica, nowMs: nowMs) {
+        return packViews.directoryItems(key: cell ?? "", replica, nowMs: nowMs) {
             replica.directoryItems(nowMs: nowMs, capacity: capacity) { Self.inDirectory($0, of: perspective) }
         }
     }
 
-    /// Opens a directory reconciliation with `peer`, from our own point of view.
+    /// The packs we hold that are in both our directory (`mine`) and that of the cell the
+    /// peer we pull from announced (`theirs`) (§11a): what we list when we pull. A pack only
+    /// we may know — a locked fence we stand inside and the peer does not, an unlocked one
+    /// near us only — is no difference with that peer, which never holds it (the fence rule
+    /// on receipt) or should not know it: before, each such pair differed on every round,
+    /// went down to single items and answered in several datagrams (in the 2,000-node city,
+    /// directory answers were 44 % of all bytes sent).
+    mutating func directoryItems(forCell mine: String?, alsoIn theirs: String?, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
+        let capacity = config.directoryCapacity, a = NodeInfo(cell: mine), b = NodeInfo(cell: theirs)
+        // Cells are geohashes (no "|"): a pair's key is never a single cell's.
+        let key = (mine ?? "") < (theirs ?? "") ? "\(mine ?? "")|\(theirs ?? "")" : "\(theirs ?? "")|\(mine ?? "")"
+        return packViews.directoryItems(key: key, replica, nowMs: nowMs) {
+            replica.directoryItems(nowMs: nowMs, capacity: capacity) { Self.inDirectory($0, of: a) && Self.inDirectory($0, of: b) }
+        }
+    }
+
+    /// The cell a peer announced to us; our own when we know none (a seed, a passive peer:
+    /// then we list our whole directory, as a pull did before pairs, and the round converges).
+    func announcedCell(of peer: PeerAddress) -> String? { peerInfo(peer)?.cell ?? info.cell }
+
+    /// Opens a directory pull from `peer`: we list the packs we hold in both its directory
+    /// and ours; it answers with every pack it holds in ours.
     mutating func sendDirectory(to peer: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         stats.directoryRounds += 1
         let mine = NodeInfo(cell: info.cell)
-        let items = directoryItems(forCell: mine.cell, nowMs: nowMs, replica: replica)
+        let items = directoryItems(forCell: mine.cell, alsoIn: announcedCell(of: peer), nowMs: nowMs, replica: replica)
         sendReconcile(pack: nil, lower: .zero, ranges: Reconciliation.initiate(items), initiator: true,
                       directory: mine, to: peer, nowMs: nowMs, into: &out)
     }
@@ -65,7 +88,14 @@ extension GossipEngine {
         // own request we use our own view, whatever the answer claims.
         let perspective = r.initiator ? NodeInfo(cell: r.asker?.cell) : NodeInfo(cell: info.cell)
         if r.initiator && !isLink(from) { peers.rememberInbound(from, info: perspective, nowMs: nowMs) }
-        let items = directoryItems(forCell: perspective.cell, nowMs: nowMs, replica: replica)
+        // The answerer lists every pack it holds in the asker's directory, so that it offers
+        // all of them, even one outside its own directory; the initiator (in an answer to its
+        // own pull) lists only the packs in both directories, as when it opened the round. A
+        // pack only the initiator may know thus settles, and one the answerer holds outside
+        // its own directory stays a difference that the answer delivers.
+        let items = r.initiator
+            ? directoryItems(forCell: perspective.cell, nowMs: nowMs, replica: replica)
+            : directoryItems(forCell: info.cell, alsoIn: announcedCell(of: from), nowMs: nowMs, replica: replica)
         let answer = Reconciliation.answer(items, lower: r.lower, ranges: r.ranges)
         // A pull by the initiator: the answerer sends what the initiator's directory lacks; the
         // initiator asks for what it lacks. Neither pushes its own directory onto the other,

@@ -2,11 +2,11 @@ import SkwadModel
 import SkwadReplica
 
 /// Views of the replica's packs that the engine reads on every round — the live packs, and
-/// the directory as seen from a few cells — kept until the packs change
+/// the directory as seen from a few cells or pairs of cells — kept until the packs change
 /// (`Replica.packsStamp`) or one of the live packs may expire (`Replica.liveUntilMs`). They
 /// are what computing them afresh gives: computing them on every round and every directory
 /// message was about a tenth of the city simulation's time (perf). Bounded: the directory
-/// of at most `directoryPerspectives` cells, the oldest forgotten first.
+/// of at most `directoryPerspectives` cells or pairs, the oldest forgotten first.
 struct PackViewCache: Sendable {
     static let directoryPerspectives = 8
 
@@ -15,7 +15,7 @@ struct PackViewCache: Sendable {
     private var fromMs: UInt64 = .max
     private var untilMs: UInt64 = 0
     private var live: [PackScope]?
-    private var directory: [(cell: String?, items: [Reconciliation.Item])] = []
+    private var directory: [(key: String, items: [Reconciliation.Item])] = []
 
     private mutating func check(_ replica: Replica, nowMs: UInt64) {
         guard replica.packsStamp != stamp || nowMs < fromMs || nowMs >= untilMs else { return }
@@ -35,14 +35,15 @@ struct PackViewCache: Sendable {
         return scopes
     }
 
-    /// The directory from `cell`'s point of view, as `compute` gives it.
-    mutating func directoryItems(cell: String?, _ replica: Replica, nowMs: UInt64,
+    /// The directory seen from the perspective `key` names (a cell, when we answer a pull;
+    /// the two cells of a pair, when we pull), as `compute` gives it.
+    mutating func directoryItems(key: String, _ replica: Replica, nowMs: UInt64,
                                  compute: () -> [Reconciliation.Item]) -> [Reconciliation.Item] {
         check(replica, nowMs: nowMs)
-        if let hit = directory.first(where: { $0.cell == cell }) { return hit.items }
+        if let hit = directory.first(where: { $0.key == key }) { return hit.items }
         let items = compute()
         if directory.count >= Self.directoryPerspectives { directory.removeFirst() }
-        directory.append((cell, items))
+        directory.append((key, items))
         return items
     }
 }

@@ -27,7 +27,7 @@ import SkwadTestKit
         let live = cache.liveScopes(r, nowMs: nowMs)
         guard live.map(\.id) == r.liveScopes(nowMs: nowMs).map(\.id) else { return false }
         for c in cells {
-            let cached = cache.directoryItems(cell: c, r, nowMs: nowMs) { fresh(r, cell: c, nowMs: nowMs) }
+            let cached = cache.directoryItems(key: c ?? "", r, nowMs: nowMs) { fresh(r, cell: c, nowMs: nowMs) }
             guard same(cached, fresh(r, cell: c, nowMs: nowMs)) else { return false }
         }
         return true
