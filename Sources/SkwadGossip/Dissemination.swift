@@ -93,7 +93,7 @@ extension GossipEngine {
     /// Decodes, verifies and admits one envelope under the per-source and per-pseudonym
     /// limits. Returns the ops newly admitted (the op, and pending ops it released) and
     /// whether it was a duplicate.
-    mutating func admit(_ bytes: [UInt8], from: PeerAddress, repair: Bool = false, nowMs: UInt64, replica: inout Replica,
+    mutating func admit(_ bytes: [UInt8], from: PeerAddress, nowMs: UInt64, replica: inout Replica,
                         into out: inout [GossipDirective]) -> (fresh: [SignedOp], duplicate: OpID?) {
         guard let env = try? Envelope(serialized: bytes) else { stats.opsRejected[Rejection.malformed.rawValue, default: 0] += 1; return ([], nil) }
         let id = env.id
@@ -133,7 +133,7 @@ extension GossipEngine {
         guard pseudonymLimits[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); return ([], nil) }
         switch replica.admit(op, nowMs: nowMs) {
         case .admitted(let list):
-            for a in list { stats.opsAdmitted += 1; somethingNew(a, own: false, repair: repair, nowMs: nowMs); out.append(.admitted(a)) }
+            for a in list { stats.opsAdmitted += 1; somethingNew(a, own: false, nowMs: nowMs); out.append(.admitted(a)) }
             return (list, nil)
         case .duplicate:
             stats.opsDuplicate += 1
@@ -166,7 +166,7 @@ extension GossipEngine {
         var fresh: [SignedOp] = []
         var sawDuplicate = false
         for data in envelopes.prefix(64) {
-            let (admitted, duplicate) = admit(data, from: from, repair: repair, nowMs: nowMs, replica: &replica, into: &out)
+            let (admitted, duplicate) = admit(data, from: from, nowMs: nowMs, replica: &replica, into: &out)
             fresh += admitted
             if repair { for op in admitted { plumtree.markNotPushed(op.id) } }
             if let duplicate, plumtree.takeNotPushed(duplicate) { continue }

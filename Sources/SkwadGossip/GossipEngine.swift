@@ -260,14 +260,13 @@ public struct GossipEngine: Sendable {
     }
 
     /// An op new to us: our own brings reconciliation back to its base pace at once (and for
-    /// a pack's genesis or edit, the directory). One that came by repair (an answer to a
-    /// pull: reconciliation found a difference) keeps the rounds at their base pace; one
-    /// that came by the tree's push changes nothing: the push and its lazy notices deliver
-    /// it, and rounds kept at 1 s by every pushed op settled at once in 99.7 % of cases (the
-    /// 2,000-node city). A round at once on every node for every op cost ≈ 250 bytes per
-    /// post per node.
-    mutating func somethingNew(_ op: SignedOp, own: Bool, repair: Bool = false, nowMs: UInt64) {
-        if own { reconRounds.poke(nowMs: nowMs) } else if repair { reconRounds.unsettled() }
+    /// a pack's genesis or edit, the directory); one admitted from a peer only stops the
+    /// rounds from backing off further (the push and its lazy notices deliver it; a round
+    /// at once on every node for every op cost ≈ 250 bytes per post per node). Letting
+    /// pushed ops not count at all was tried and dropped (PROTOCOL §9): repair slowed to
+    /// minutes for nodes with many packs.
+    mutating func somethingNew(_ op: SignedOp, own: Bool, nowMs: UInt64) {
+        if own { reconRounds.poke(nowMs: nowMs) } else { reconRounds.unsettled() }
         if op.isDirectoryEntry { directoryRounds.poke(nowMs: nowMs) }
     }
 
