@@ -19,6 +19,7 @@ extension GossipEngine {
     /// (Backoff); one that lost a message on the way (no answer from a peer we asked, not even
     /// "settled") is repeated within `reconIntervalMs`: silence is no proof that nothing changed.
     mutating func reconcileRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        for asked in reconUnanswered { reconMisses[asked.peer, default: 0] = min(1000, (reconMisses[asked.peer] ?? 0) + 1) }
         reconUnanswered.removeAll(keepingCapacity: true)
         let links = self.links
         guard !links.isEmpty else { return }
@@ -32,11 +33,24 @@ extension GossipEngine {
             let state = mine[(start + k) % mine.count]
             let pack = state.id
             let eligible = links.filter { peerInfo($0).map { mayReceive($0, pack: state, isGenesis: false) } ?? false }
-            guard let peer = eligible.randomElement(using: &rng) else { continue }
+            guard let peer = preferredLink(among: eligible) else { continue }
             stats.reconciliations += 1
             reconUnanswered.insert(ReconAsked(pack: pack, peer: peer))
             sendReconcile(pack: pack, lower: .zero, ranges: Reconciliation.initiate(visibleItems(replica, pack: pack)), initiator: true, to: peer, nowMs: nowMs, into: &out)
         }
+    }
+
+    /// A link to reconcile with: at random among those that left the fewest of our
+    /// reconciliations unanswered since they last answered one, and one round in 8 among
+    /// all (so that a link that lost a message gets asked again). A link that answers pings
+    /// but drops every reconciliation (`hostile.toml`'s adversaries; an eclipse target's
+    /// nearest claimed to stand in its fences) wasted most of a node's rounds: it is now
+    /// asked about one round in 8 times its share (PROTOCOL §11).
+    mutating func preferredLink(among eligible: [PeerAddress]) -> PeerAddress? {
+        guard !eligible.isEmpty else { return nil }
+        if rng.next() % 8 == 0 { return eligible.randomElement(using: &rng) }
+        let fewest = eligible.map { reconMisses[$0] ?? 0 }.min() ?? 0
+        return eligible.filter { (reconMisses[$0] ?? 0) == fewest }.randomElement(using: &rng)
     }
 
     /// Sends ranges, split over as many datagrams as needed (each self-contained).
@@ -73,7 +87,7 @@ extension GossipEngine {
 
     mutating func onReconcile(_ r: ReconcileRound, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         guard let pack = r.pack else { onDirectory(r, from: from, nowMs: nowMs, replica: replica, into: &out); return }
-        if !r.initiator { reconUnanswered.remove(ReconAsked(pack: pack, peer: from)) }
+        if !r.initiator, reconUnanswered.remove(ReconAsked(pack: pack, peer: from)) != nil { reconMisses[from] = nil }
         if r.initiator, var asker = r.asker, !isLink(from) {
             if let known = peers.inbound[from]?.info, known.cell == asker.cell { asker.subscriptions.formUnion(known.subscriptions) }
             peers.rememberInbound(from, info: asker, nowMs: nowMs)

@@ -66,7 +66,7 @@ extension GossipEngine {
 
     /// Every `directoryIntervalMs`: the directory with one random link.
     mutating func directoryRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        guard let peer = links.randomElement(using: &rng) else { return }
+        guard let peer = preferredLink(among: links) else { return }
         sendDirectory(to: peer, nowMs: nowMs, replica: replica, into: &out)
     }
 

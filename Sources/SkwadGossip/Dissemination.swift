@@ -207,6 +207,14 @@ extension GossipEngine {
     /// genesis) is a pull, answered as such, and leaves the link's mark alone.
     mutating func onWant(ids: [[UInt8]], graft: Bool, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         if graft && isLink(from) { setLazy(from, false) }
+        // A peer that never heard of a pack we asked it to reconcile answers with a Want of
+        // its genesis (whose id is the pack id, §11): that is its answer to our round.
+        if !graft, !reconUnanswered.isEmpty {
+            for d in ids.prefix(4) where d.count == 32 {
+                guard let id = try? OpID(bytes: d) else { continue }
+                if reconUnanswered.remove(ReconAsked(pack: id, peer: from)) != nil { reconMisses[from] = nil }
+            }
+        }
         let peerInfo = peerInfo(from) ?? NodeInfo()
         var ops: [SignedOp] = []
         for d in ids.prefix(256) {

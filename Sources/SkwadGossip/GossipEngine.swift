@@ -48,6 +48,9 @@ public struct GossipEngine: Sendable {
     var reconCursor = 0
     /// This round's reconciliations not answered yet (AntiEntropy.swift).
     var reconUnanswered: Set<ReconAsked> = []
+    /// Reconciliations each link left unanswered since it last answered one (links only:
+    /// pruned with Plumtree's marks every remote round). Links with the fewest are asked.
+    var reconMisses: [PeerAddress: Int] = [:]
     /// The fences of packs we follow from outside, as of the last remote round (§9).
     var farFences: [Geofence] = []
     /// Live packs and directory views, until the replica's packs change (PackViews.swift).
@@ -192,7 +195,9 @@ public struct GossipEngine: Sendable {
         if vicinityRounds.fire(nowMs: nowMs) { vicinityRound(nowMs: nowMs, into: &out) }
         if nowMs >= nextRemoteMs {
             nextRemoteMs = nowMs + config.vicinityIntervalMs
-            plumtree.retain(links: Set(links))
+            let linkSet = Set(links)
+            plumtree.retain(links: linkSet)
+            reconMisses = reconMisses.filter { linkSet.contains($0.key) }
             remoteRound(nowMs: nowMs, replica: replica, into: &out)
         }
         if shuffleRounds.fire(nowMs: nowMs) { shuffle(nowMs: nowMs, into: &out) }

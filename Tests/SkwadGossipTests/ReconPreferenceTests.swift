@@ -1,0 +1,36 @@
+import Testing
+import SkwadModel
+@testable import SkwadGossip
+import SkwadTestKit
+
+/// Reconciliation asks the links that left the fewest of its rounds unanswered, and one
+/// round in 8 any link (PROTOCOL §11): a link that answers pings but drops every
+/// reconciliation no longer wastes a node's rounds.
+@Suite struct ReconPreferenceTests {
+    @Test func aLinkThatLeftRoundsUnansweredIsAskedRarely() {
+        var e = GossipEngine(seed: 3)
+        let a = PeerAddress("a"), b = PeerAddress("b"), c = PeerAddress("c")
+        e.reconMisses[a] = 3
+        var picks: [PeerAddress: Int] = [:]
+        for _ in 0..<800 { picks[e.preferredLink(among: [a, b, c])!, default: 0] += 1 }
+        // Expected: a ≈ 800 / 8 / 3 ≈ 33, b and c ≈ 383 each; at random each would get ≈ 267.
+        #expect((picks[a] ?? 0) < 80, "picks: \(picks)")
+        #expect((picks[a] ?? 0) > 5, "a link with misses is still asked now and then: \(picks)")
+        #expect((picks[b] ?? 0) > 300 && (picks[c] ?? 0) > 300, "picks: \(picks)")
+    }
+
+    @Test func aWantOfThePacksGenesisAnswersTheRoundAndClearsTheMisses() throws {
+        var h = Harness(count: 2)
+        h.start { i in i == 0 ? [] : [0] }
+        h.run(ms: 2000)
+        var f = OpFactory(seed: 4, nowMs: h.nowMs)
+        let pack = f.createPack(by: f.user())
+        let peer = Harness.address(1)
+        h.nodes[0].engine.reconUnanswered = [ReconAsked(pack: pack.id, peer: peer)]
+        h.nodes[0].engine.reconMisses[peer] = 2
+        var out: [GossipDirective] = []
+        h.nodes[0].engine.onWant(ids: [pack.id.bytes], graft: false, from: peer, nowMs: h.nowMs, replica: h.nodes[0].replica, into: &out)
+        #expect(h.nodes[0].engine.reconUnanswered.isEmpty)
+        #expect(h.nodes[0].engine.reconMisses[peer] == nil)
+    }
+}
