@@ -19,7 +19,7 @@ extension GossipEngine {
     /// (Backoff); one that lost a message on the way (no answer from a peer we asked, not even
     /// "settled") is repeated within `reconIntervalMs`: silence is no proof that nothing changed.
     mutating func reconcileRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        for asked in reconUnanswered { reconMisses[asked.peer, default: 0] = min(1000, (reconMisses[asked.peer] ?? 0) + 1) }
+        for asked in reconUnanswered { reconMisses[asked.peer] = min(1000, (reconMisses[asked.peer] ?? 0) + 1) }
         reconUnanswered.removeAll(keepingCapacity: true)
         let links = self.links
         guard !links.isEmpty else { return }

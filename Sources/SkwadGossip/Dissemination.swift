@@ -32,13 +32,16 @@ extension GossipEngine {
         var lazyPeers: [(PeerAddress, [Int])] = []
         for peer in links where peer != except {
             guard let peerInfo = peerInfo(peer) else { continue }
-            let viaVicinity = peers.active[peer] == nil
+            let viaVicinity = peers.active[peer] == nil, lazy = isLazy(peer)
             var eligible: [Int] = []
-            for i in ops.indices where (!viaVicinity || activeEligible[i] < config.activeEnough) && may(peerInfo, i) && !(told[i].contains(peer) && !isLazy(peer)) {
+            for i in ops.indices where (!viaVicinity || activeEligible[i] < config.activeEnough) && may(peerInfo, i) {
+                // No eager copy to a link that announced it; a lazy one stays eligible so that
+                // it uses up one of the op's notices (it gets none: see below).
+                if !lazy && told[i].contains(peer) { continue }
                 eligible.append(i)
             }
             guard !eligible.isEmpty else { continue }
-            if isLazy(peer) { lazyPeers.append((peer, eligible)) }
+            if lazy { lazyPeers.append((peer, eligible)) }
             else { sendOps(eligible.map { ops[$0] }, to: peer, repair: repair, nowMs: nowMs, into: &out) }
         }
         guard !lazyPeers.isEmpty else { return }

@@ -82,8 +82,7 @@ public func runStrategy<S: SimStrategy>(_ strategy: S, world: World, memo: Signa
         }
         var sent: [String: Int] = [:]
         for (n, node) in gossip.enumerated() where sim.up[n] {
-            for (k, v) in node.engine.stats.messagesSent { sent["sent.\(k)", default: 0] += v }
-            for (k, v) in node.engine.stats.bytesSent { sent["sent_bytes.\(k)", default: 0] += v }
+            for (k, v) in node.engine.stats.pairs where k.hasPrefix("sent.") || k.hasPrefix("sent_bytes.") { sent[k, default: 0] += v }
         }
         report.engineSent = sent
     }
