@@ -11,6 +11,7 @@ import SkwadModel
 /// | `remote`   | a contact inside a fence we follow from afar (a link)    | `remoteCapacity` (64)  |
 /// | `inbound`  | counts us among its nearest; not a link (its info only)  | `inboundMemory` (64)   |
 /// | `dead`     | given up on; retried now and then                        | `deadMemory` (64)      |
+/// | `muted`    | left our vicinity exchanges unanswered (not a role: a bar) | `mutedCapacity` (256)  |
 ///
 /// Legal transitions (every change goes through a method of this type):
 /// - unknown or `dead` → `passive` (named in a shuffle, a walk, a vicinity answer: a dead
@@ -25,6 +26,11 @@ import SkwadModel
 ///   oldest when full);
 /// - `passive` → unknown (a random one when full; `dropPassive`), `vicinity` → unknown (the farthest when a
 ///   nearer one comes), `inbound` → unknown (the least recently heard when full).
+/// A vicinity entry dropped as `.silent` is also `muted`: it re-enters the vicinity view only
+/// by sending us a `Vicinity` message itself (`offerVicinity(answered:)`), not by being named
+/// or by other traffic, until `expireDead` forgets the bar. A peer that talks to us but never
+/// answers a vicinity exchange, or is named by others with a cell it claims (a liar's fence
+/// centre), cannot hold a vicinity slot for long (PROTOCOL §9).
 /// `active` and `passive` never hold the same peer; a `dead` peer holds no other role except
 /// a `vicinity` entry only heard of (named by others, not a link: how the two sides of a
 /// healed partition find each other again). Our own address never enters the table.
@@ -68,6 +74,10 @@ struct PeerTable: Sendable {
     private(set) var remote: [PeerAddress: VicinityEntry] = [:]
     private(set) var inbound: [PeerAddress: Inbound] = [:]
     private(set) var dead: [PeerAddress: Gone] = [:]
+    /// Vicinity entries dropped as silent, with when: barred from the vicinity view until
+    /// they speak the vicinity protocol to us (the oldest goes when full).
+    private(set) var muted: [PeerAddress: UInt64] = [:]
+    static let mutedCapacity = 256
 
     init(config: GossipConfig) {
         capacity = Capacity(active: max(1, config.activeSize), passive: max(1, config.passiveSize),
@@ -153,7 +163,11 @@ struct PeerTable: Sendable {
         if active[p] != nil { active[p]!.lastHeardMs = nowMs }
         if vicinity[p] != nil {
             let first = vicinity[p]!.lastHeardMs == 0
-            vicinity[p]!.lastHeardMs = nowMs; vicinity[p]!.askedMs = nil; vicinity[p]!.misses = 0
+            vicinity[p]!.lastHeardMs = nowMs
+            // Any message settles an exchange we asked a peer for once it has exchanged with
+            // us before (alive, on a lossy path); before that, only a `Vicinity` message does
+            // (`offerVicinity`): a peer that talks but never answers an exchange goes.
+            if vicinity[p]!.exchangedMs > 0 { vicinity[p]!.askedMs = nil; vicinity[p]!.misses = 0 }
             if first { syncLink(p) }
         }
     }
@@ -232,11 +246,21 @@ struct PeerTable: Sendable {
 
     /// unknown → vicinity: kept when there is room, or when nearer than the farthest entry,
     /// which goes. An existing entry is replaced (callers decide what to keep of it).
-    mutating func offerVicinity(_ p: PeerAddress, _ e: VicinityEntry) {
+    /// A muted peer is kept only when `answered` (it sent us a `Vicinity` message), which
+    /// lifts the bar.
+    mutating func offerVicinity(_ p: PeerAddress, _ e: VicinityEntry, answered: Bool = false) {
         guard p != me else { return }
+        if answered { muted[p] = nil } else if muted[p] != nil { return }
         if vicinity[p] == nil && vicinity.count >= capacity.vicinity {
-            guard let (far, entry) = vicinity.max(by: { a, b in a.value.distance != b.value.distance ? a.value.distance < b.value.distance : a.key < b.key }),
-                  e.distance < entry.distance || (e.distance == entry.distance && p < far) else { return }
+            // A peer only named by others (its cell unproven) takes the slot of a peer that
+            // has spoken to us only while fewer than a quarter of the view are such names:
+            // otherwise it competes with the other names alone. Names claiming the nearest
+            // cells (liars claiming a fence's centre) cannot push out every verified entry.
+            let named = e.lastHeardMs == 0
+            let pool = named && vicinity.values.filter({ $0.lastHeardMs == 0 }).count >= Self.namedVicinityShare(capacity.vicinity)
+                ? vicinity.filter { $0.value.lastHeardMs == 0 } : vicinity
+            guard let (far, entry) = pool.max(by: { a, b in a.value.distance != b.value.distance ? a.value.distance < b.value.distance : a.key < b.key }),
+                  e.distance < entry.distance else { return }
             vicinity[far] = nil
             syncLink(far)
         }
@@ -245,6 +269,10 @@ struct PeerTable: Sendable {
         vicinity[p] = e
         syncLink(p)
     }
+
+    /// Of a full vicinity view, how many entries only named by others may push out entries
+    /// that spoke to us.
+    static func namedVicinityShare(_ size: Int) -> Int { max(1, size / 4) }
 
     /// Distances change when our own cell does.
     mutating func remeasureVicinity(_ distance: (NodeInfo) -> Double) {
@@ -279,7 +307,10 @@ struct PeerTable: Sendable {
     @discardableResult
     mutating func forget(_ p: PeerAddress, reason: Reason, nowMs: UInt64) -> Member? {
         let cell = self.cell(of: p)
-        if vicinity.removeValue(forKey: p) != nil { versions.vicinity += 1 }
+        if vicinity.removeValue(forKey: p) != nil {
+            versions.vicinity += 1
+            if reason != .dead { mute(p, nowMs: nowMs) }
+        }
         remote[p] = nil
         defer { syncLink(p) }
         if reason == .silent && active[p] != nil { return nil }
@@ -313,5 +344,14 @@ struct PeerTable: Sendable {
     /// dead → unknown after `forgetMs`.
     mutating func expireDead(nowMs: UInt64, forgetMs: UInt64) {
         for (p, d) in dead where nowMs >= d.sinceMs &+ forgetMs { dead[p] = nil }
+        for (p, since) in muted where nowMs >= since &+ forgetMs { muted[p] = nil }
+    }
+
+    private mutating func mute(_ p: PeerAddress, nowMs: UInt64) {
+        if muted[p] == nil && muted.count >= Self.mutedCapacity,
+           let oldest = muted.min(by: { a, b in a.value != b.value ? a.value < b.value : a.key < b.key }) {
+            muted[oldest.key] = nil
+        }
+        muted[p] = nowMs
     }
 }

@@ -18,6 +18,8 @@ struct VicinityEntry: Sendable {
     var askedMs: UInt64?
     /// Exchanges in a row it left unanswered (a lossy network loses some of both halves).
     var misses = 0
+    /// When it last sent us a `Vicinity` message (0: never; other traffic does not count).
+    var exchangedMs: UInt64 = 0
 }
 
 extension GossipEngine {
@@ -29,20 +31,24 @@ extension GossipEngine {
     func peerInfo(_ p: PeerAddress) -> NodeInfo? { peers.info(of: p) }
 
     /// A peer spoke to us directly (`heard`, with its own info) or was named by another
-    /// (cell only): keep it if it is among the nearest.
-    mutating func offerVicinity(_ peer: PeerAddress, info peerInfo: NodeInfo, heard: Bool, nowMs: UInt64) {
+    /// (cell only): keep it if it is among the nearest. Only a `Vicinity` message from it
+    /// (`answered`) settles an exchange we asked it for, or lets it back in once muted
+    /// (PeerTable): a peer that pings, joins or sends interest but never answers an exchange
+    /// is dropped after `vicinityMisses`, however chatty.
+    mutating func offerVicinity(_ peer: PeerAddress, info peerInfo: NodeInfo, heard: Bool, answered: Bool = false, nowMs: UInt64) {
         guard peer != selfAddress, peerInfo.place != nil, info.place != nil else { return }
         if var e = peers.vicinity[peer] {
             guard heard else { return }
             e.info = peerInfo
             e.distance = info.distance(to: peerInfo.place)
             e.lastHeardMs = nowMs
-            e.askedMs = nil
-            e.misses = 0
+            if answered { e.askedMs = nil; e.misses = 0; e.exchangedMs = nowMs }
             peers[vicinity: peer] = e
             return
         }
-        peers.offerVicinity(peer, VicinityEntry(info: peerInfo, distance: info.distance(to: peerInfo.place), lastHeardMs: heard ? nowMs : 0))
+        peers.offerVicinity(peer, VicinityEntry(info: peerInfo, distance: info.distance(to: peerInfo.place), lastHeardMs: heard ? nowMs : 0,
+                                                exchangedMs: answered ? nowMs : 0),
+                            answered: answered)
     }
 
     /// Our own cell changed: distances change with it.
@@ -52,12 +58,18 @@ extension GossipEngine {
     }
 
     /// Up to `limit` (default `vicinitySample`) peers we know (vicinity, active, inbound), nearest to
-    /// `target` first, with cells no finer than our own announced cell.
+    /// `target` first, with cells no finer than our own announced cell. Only peers that spoke
+    /// the vicinity protocol to us (a vicinity entry that exchanged with us, an inbound peer)
+    /// or hold a link with us (an active member not muted): a name we only heard, or one
+    /// that never answers an exchange, is not passed on (learned addresses are verified
+    /// before use; liars claiming a fence's centre do not spread through honest answers).
     func vicinitySample(for target: Geohash.Cell?, excluding: PeerAddress, limit: Int? = nil) -> [PeerRef] {
         guard let target else { return [] }
         var known: [(Double, PeerAddress, String)] = []
-        for (p, e) in peers.vicinity where p != excluding { if let c = e.info.cell, let pl = e.info.place { known.append((pl.center.distance(to: target.center), p, c)) } }
-        for (p, st) in peers.active where p != excluding && peers.vicinity[p] == nil {
+        for (p, e) in peers.vicinity where p != excluding && e.exchangedMs > 0 {
+            if let c = e.info.cell, let pl = e.info.place { known.append((pl.center.distance(to: target.center), p, c)) }
+        }
+        for (p, st) in peers.active where p != excluding && peers.vicinity[p] == nil && peers.muted[p] == nil {
             if let c = st.info.cell, let pl = st.info.place { known.append((pl.center.distance(to: target.center), p, c)) }
         }
         // Inbound peers count us among their nearest, so they stand near us, but we may not
@@ -77,7 +89,9 @@ extension GossipEngine {
     }
 
     /// Once per interval: drop the peer that did not answer our last exchange, then start an
-    /// exchange with the entry we heard from least recently.
+    /// exchange with the entry that has never exchanged with us (the nearest first), else
+    /// with the one that exchanged least recently. Other traffic does not count: a peer that
+    /// pings or sends interest but never answers an exchange is asked first, not last.
     mutating func vicinityRound(nowMs: UInt64, into out: inout [GossipDirective]) {
         for p in peers.vicinity.keys.sorted() {
             guard var e = peers.vicinity[p], let asked = e.askedMs, nowMs >= asked + config.vicinityTimeoutMs else { continue }
@@ -91,12 +105,19 @@ extension GossipEngine {
             }
             forget(p, .silent, nowMs: nowMs, into: &out)
         }
-        // Never heard from first, nearest first among those (the nearest are the ones most
-        // likely to share our fences); then the one heard from least recently.
-        guard let (peer, entry) = peers.vicinity.filter({ $0.value.askedMs == nil })
+        // Rounds take turns between the peers that have spoken to us (the one exchanged with
+        // least recently, never first) and those only named by others (the nearest first:
+        // the nearest are the ones most likely to share our fences). Names alone, claiming
+        // the cells nearest to us, would otherwise take every round, and the entries we can
+        // reach would never be refreshed (liars claiming a fence's centre did just that).
+        vicinityTurn &+= 1
+        let idle = peers.vicinity.filter { $0.value.askedMs == nil }
+        let heard = idle.filter { $0.value.lastHeardMs > 0 }, named = idle.filter { $0.value.lastHeardMs == 0 }
+        let pool = (vicinityTurn % 2 == 0 && !heard.isEmpty) || named.isEmpty ? heard : named
+        guard let (peer, entry) = pool
             .min(by: { a, b in
-                if a.value.lastHeardMs != b.value.lastHeardMs { return a.value.lastHeardMs < b.value.lastHeardMs }
-                if a.value.lastHeardMs == 0 && a.value.distance != b.value.distance { return a.value.distance < b.value.distance }
+                if a.value.exchangedMs != b.value.exchangedMs { return a.value.exchangedMs < b.value.exchangedMs }
+                if a.value.exchangedMs == 0 && a.value.distance != b.value.distance { return a.value.distance < b.value.distance }
                 return a.key < b.key
             })
         else { return }
@@ -108,7 +129,7 @@ extension GossipEngine {
         let wasLink = isLink(from)
         let theirs = v.info
         peers[active: from]?.info = theirs
-        offerVicinity(from, info: theirs, heard: true, nowMs: nowMs)
+        offerVicinity(from, info: theirs, heard: true, answered: true, nowMs: nowMs)
         if !isLink(from) { peers.rememberInbound(from, info: theirs, nowMs: nowMs) }
         offerRemote(from, info: theirs, nowMs: nowMs)
         for p in v.peers.prefix(config.vicinitySample * 2) {
@@ -147,8 +168,10 @@ extension GossipEngine {
     /// to and stand outside of, and those of live packs we stand inside of with no active or
     /// vicinity link inside (remote contacts do not count, or a contact would end its own need).
     mutating func fencesNeedingContact(_ replica: Replica, nowMs: UInt64) -> [Geofence] {
-        let near = peers.active.values.compactMap(\.info.place)
-            + peers.vicinity.values.filter { $0.lastHeardMs > 0 }.compactMap(\.info.place)
+        // A link that leaves our reconciliation rounds unanswered (a liar claiming a cell
+        // inside the fence, a silent dropper) is no contact there.
+        let near = peers.active.filter { answers($0.key) }.compactMap(\.value.info.place)
+            + peers.vicinity.filter { $0.value.lastHeardMs > 0 && answers($0.key) }.compactMap(\.value.info.place)
         let me = info.place
         return packViews.liveScopes(replica, nowMs: nowMs).compactMap { s in
             guard let f = s.fence else { return nil }
@@ -158,6 +181,11 @@ extension GossipEngine {
             return near.contains { f.contains(cell: $0) } ? nil : f
         }
     }
+
+    /// A link counts as a contact while it left fewer than `contactMisses` of our
+    /// reconciliation rounds in a row unanswered (§11).
+    func answers(_ p: PeerAddress) -> Bool { (reconMisses[p] ?? 0) < Self.contactMisses }
+    static let contactMisses = 3
 
     /// A peer we heard of: keep it if it is inside a fence we need a contact in; else, if it
     /// is nearer to such a fence than we are, keep it as a passive peer (the next hop).
@@ -188,7 +216,8 @@ extension GossipEngine {
             // The known peer nearest to the fence: the next hop towards it.
             var best: (Double, PeerAddress)?
             func consider(_ p: PeerAddress, _ cell: String?) {
-                guard let c = NodeInfo.decode(cell) else { return }
+                // Not through a peer that leaves our exchanges or rounds unanswered.
+                guard peers.muted[p] == nil, answers(p), let c = NodeInfo.decode(cell) else { return }
                 let d = c.center.distance(to: fence.center)
                 if best.map({ d < $0.0 || (d == $0.0 && p < $0.1) }) ?? true { best = (d, p) }
             }

@@ -88,6 +88,8 @@ public struct DivergentPack: Codable, Equatable, Sendable {
     public var incompleteNodes: [Int] = []
     public var incompleteLinks: [Int]? = nil
     public var incompleteLinksInPack: [Int]? = nil
+    /// Hostile runs: how many of those active links adversaries hold.
+    public var incompleteLinksHostile: [Int]? = nil
 }
 
 public struct StrategyReport: Codable, Equatable, Sendable {

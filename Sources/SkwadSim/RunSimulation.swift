@@ -72,14 +72,12 @@ public func runStrategy<S: SimStrategy>(_ strategy: S, world: World, memo: Signa
     var sim = Simulator(world: world, strategy: strategy, memo: memo)
     let m = sim.run(strategyIndex: index, strategyCount: count, progress: progress)
     var report = strategyReport(strategy: strategy, metrics: m, replicas: sim.replicas, events: sim.events)
-    if let mixed = sim.nodes as? [HostileMixedNode] { report.hostile = HostileReport.of(mixed, world: world) }
+    if let mixed = sim.nodes as? [HostileMixedNode] {
+        report.hostile = HostileReport.of(mixed, world: world)
+        describeLinks(&report, world: world) { mixed[$0].honest?.engine }
+    }
     if let gossip = sim.nodes as? [SkwadGossipNode] {
-        for i in report.divergentPacks.indices {
-            let pack = world.packs[report.divergentPacks[i].pack]
-            let links = report.divergentPacks[i].incompleteNodes.map { gossip[$0].engine.activePeers.compactMap(SkwadGossipNode.node) }
-            report.divergentPacks[i].incompleteLinks = links.map(\.count)
-            report.divergentPacks[i].incompleteLinksInPack = links.map { $0.filter { pack.members.contains(Int32($0)) }.count }
-        }
+        describeLinks(&report, world: world) { gossip[$0].engine }
         var sent: [String: Int] = [:]
         for (n, node) in gossip.enumerated() where sim.up[n] {
             for (k, v) in node.engine.stats.pairs where k.hasPrefix("sent.") || k.hasPrefix("sent_bytes.") { sent[k, default: 0] += v }
@@ -87,6 +85,20 @@ public func runStrategy<S: SimStrategy>(_ strategy: S, world: World, memo: Signa
         report.engineSent = sent
     }
     return StrategyOutcome(report: report, samples: m.samples, replicas: sim.replicas)
+}
+
+/// Skwad's engine: each divergent pack's incomplete members' active links at the end, those
+/// of them that are members of the pack, and (hostile runs) those held by adversaries.
+func describeLinks(_ report: inout StrategyReport, world: World, engine: (Int) -> GossipEngine?) {
+    for i in report.divergentPacks.indices {
+        let pack = world.packs[report.divergentPacks[i].pack]
+        let links = report.divergentPacks[i].incompleteNodes.map { engine($0)?.activePeers.compactMap(SkwadGossipNode.node) ?? [] }
+        report.divergentPacks[i].incompleteLinks = links.map(\.count)
+        report.divergentPacks[i].incompleteLinksInPack = links.map { $0.filter { pack.members.contains(Int32($0)) }.count }
+        if world.hostile.contains(true) {
+            report.divergentPacks[i].incompleteLinksHostile = links.map { $0.filter { world.hostile[$0] }.count }
+        }
+    }
 }
 
 func strategyReport<S: SimStrategy>(strategy: S, metrics m: Metrics, replicas: [Replica], events: Int) -> StrategyReport {

@@ -14,6 +14,7 @@ import SkwadModel
         #expect(t.remote.count <= t.capacity.remote)
         #expect(t.inbound.count <= t.capacity.inbound)
         #expect(t.dead.count <= t.capacity.dead)
+        #expect(t.muted.count <= PeerTable.mutedCapacity)
         #expect(Set(t.active.keys).isDisjoint(with: t.passive.keys))
         for p in t.dead.keys {
             #expect(t.active[p] == nil && t.passive[p] == nil && t.remote[p] == nil)
