@@ -53,8 +53,6 @@ public struct GossipEngine: Sendable {
     var reconMisses: [PeerAddress: Int] = [:]
     /// The fences of packs we follow from outside, as of the last remote round (§9).
     var farFences: [Geofence] = []
-    /// Vicinity rounds so far: they take turns between heard and named entries (§9).
-    var vicinityTurn: UInt64 = 0
     /// Live packs and directory views, until the replica's packs change (PackViews.swift).
     var packViews = PackViewCache()
     var pendingNeighbor: (address: PeerAddress, sinceMs: UInt64)?

@@ -70,28 +70,38 @@ import SkwadModel
         #expect(e.peers.muted[liar] == nil)
     }
 
-    @Test func namesNearerThanEveryoneDoNotTakeEveryRound() {
+    @Test func aPeerThatTalksButNeverExchangedIsAskedFirstAndGoes() {
         var e = GossipEngine(seed: 12)
         e.selfAddress = PeerAddress("me")
         _ = e.setInterest(cell: Self.cells[0], subscriptions: [], nowMs: 1)
-        let friend = PeerAddress("friend")
-        e.offerVicinity(friend, info: NodeInfo(cell: Self.cells[5]), heard: true, answered: true, nowMs: 1)
-        for i in 0..<8 { e.offerVicinity(PeerAddress("liar\(i)"), info: NodeInfo(cell: Self.cells[0]), heard: false, nowMs: 1) }
+        let friend = PeerAddress("friend"), talker = PeerAddress("talker")
+        e.offerVicinity(friend, info: NodeInfo(cell: Self.cells[0]), heard: true, answered: true, nowMs: 1)
+        e.offerVicinity(talker, info: NodeInfo(cell: Self.cells[5]), heard: true, nowMs: 1)
         var out: [GossipDirective] = []
-        e.vicinityRound(nowMs: 10, into: &out)
-        e.vicinityRound(nowMs: 20, into: &out)
-        #expect(e.peers.vicinity[friend]?.askedMs != nil, "within two rounds the farther peer that answered before is asked")
-        #expect(e.peers.vicinity.values.filter { $0.askedMs != nil }.count == 2)
+        var rng = SplitMix(seed: 1)
+        var now: UInt64 = 10
+        e.vicinityRound(nowMs: now, into: &out)
+        #expect(e.peers.vicinity[talker]?.askedMs == now, "the never-exchanged talker before the nearer friend")
+        // It keeps talking (a ping every second), never answers: gone after 3 unanswered asks.
+        while now < 20_000 && e.peers.vicinity[talker] != nil {
+            now += 1000
+            e.peers.heard(talker, nowMs: now, using: &rng)
+            e.vicinityRound(nowMs: now, into: &out)
+        }
+        #expect(e.peers.vicinity[talker] == nil && e.peers.muted[talker] != nil)
+        #expect(now <= 3 * e.config.vicinityTimeoutMs + 2000)
     }
 
-    @Test func aNameWeOnlyHeardIsNotPassedOn() {
+    @Test func aMutedMemberIsNotPassedOn() {
         var e = GossipEngine(seed: 13)
         e.selfAddress = PeerAddress("me")
         _ = e.setInterest(cell: Self.cells[0], subscriptions: [], nowMs: 1)
-        e.offerVicinity(PeerAddress("named"), info: NodeInfo(cell: Self.cells[0]), heard: false, nowMs: 1)
-        e.offerVicinity(PeerAddress("talker"), info: NodeInfo(cell: Self.cells[0]), heard: true, nowMs: 1)
-        e.offerVicinity(PeerAddress("answered"), info: NodeInfo(cell: Self.cells[2]), heard: true, answered: true, nowMs: 1)
-        let sample = e.vicinitySample(for: NodeInfo.decode(Self.cells[0]), excluding: PeerAddress("x")).map(\.address)
-        #expect(sample == [PeerAddress("answered")])
+        let member = PeerAddress("member")
+        var out: [GossipDirective] = []
+        e.addActive(member, info: NodeInfo(cell: Self.cells[1]), nowMs: 1, into: &out)
+        #expect(e.vicinitySample(for: NodeInfo.decode(Self.cells[0]), excluding: PeerAddress("x")).map(\.address) == [member])
+        e.forget(member, .silent, nowMs: 2, into: &out)
+        #expect(e.peers.active[member] != nil, "a silent vicinity entry stays an active member")
+        #expect(e.vicinitySample(for: NodeInfo.decode(Self.cells[0]), excluding: PeerAddress("x")).isEmpty)
     }
 }
