@@ -288,11 +288,10 @@ public struct GossipEngine: Sendable {
 
     /// Sends a protobuf message as it is: what a hostile peer in a test says may not even
     /// decode to a `Message`.
-    mutating func send(_ wire: WireMessage, kind: String = "raw", solicits: Bool = true, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+    mutating func send(_ wire: WireMessage, kind: MessageKind = .raw, solicits: Bool = true, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         if let accept = addressFilter, !accept(to) { stats.drop(.badAddress); return }
         guard let pt = try? wire.serializedBytes() as [UInt8], pt.count <= Frame.maxPlaintext else { stats.drop(.tooLarge); return }
-        stats.messagesSent[kind, default: 0] += 1
-        stats.bytesSent[kind, default: 0] += pt.count
+        stats.countSent(kind, bytes: pt.count)
         perform(channels.send(pt, to: to, solicits: solicits, nowMs: nowMs, rng: &rng, stats: &stats), nowMs: nowMs, into: &out)
     }
 
