@@ -92,7 +92,7 @@ extension GossipEngine {
             if let known = peers.inbound[from]?.info, known.cell == asker.cell { asker.subscriptions.formUnion(known.subscriptions) }
             peers.rememberInbound(from, info: asker, nowMs: nowMs)
         }
-        if replica.pack(pack) == nil && r.initiator && !replica.contains(pack) {
+        if !replica.hasPack(pack) && r.initiator && !replica.contains(pack) {
             // A pack we never heard of (its genesis passed us by): ask for the genesis, whose
             // id is the pack id; the next round reconciles the rest.
             send(.want(ids: [pack.bytes], graft: false), to: from, nowMs: nowMs, into: &out)

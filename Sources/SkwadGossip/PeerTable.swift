@@ -116,9 +116,15 @@ struct PeerTable: Sendable {
     /// A vicinity entry only heard of (named by others) that we have not asked yet.
     var hasUncontactedVicinity: Bool { vicinity.values.contains { $0.lastHeardMs == 0 && $0.askedMs == nil } }
 
-    func isLink(_ p: PeerAddress) -> Bool { active[p] != nil || vicinity[p] != nil || remote[p] != nil }
+    // Membership is tested on the keys and fields read through the storage in place: these
+    // run several times per datagram, and reading a record out (`active[p] != nil`) copies it.
+    func isLink(_ p: PeerAddress) -> Bool { active.keys.contains(p) || vicinity.keys.contains(p) || remote.keys.contains(p) }
     /// Is it among `links` (a vicinity entry counts once heard)?
-    func isHeardLink(_ p: PeerAddress) -> Bool { active[p] != nil || (vicinity[p]?.lastHeardMs ?? 0) > 0 || remote[p] != nil }
+    func isHeardLink(_ p: PeerAddress) -> Bool {
+        if active.keys.contains(p) { return true }
+        if let i = vicinity.index(forKey: p), vicinity.values[i].lastHeardMs > 0 { return true }
+        return remote.keys.contains(p)
+    }
     var isFull: Bool { active.count >= capacity.active }
     var hasRoom: Bool { active.count < capacity.active }
 
@@ -133,7 +139,7 @@ struct PeerTable: Sendable {
     }
 
     /// Known well enough that DATA without a session from it earns a new handshake (§8).
-    func knows(_ p: PeerAddress) -> Bool { isLink(p) || passive[p] != nil || dead[p] != nil }
+    func knows(_ p: PeerAddress) -> Bool { isLink(p) || passive.keys.contains(p) || dead.keys.contains(p) }
 
     // MARK: - in-place updates (no role changes)
 
@@ -150,10 +156,10 @@ struct PeerTable: Sendable {
     /// vicinity records are set.
     mutating func heard(_ p: PeerAddress, nowMs: UInt64, using rng: inout SplitMix) {
         revive(p, using: &rng)
-        if active[p] != nil { active[p]!.lastHeardMs = nowMs }
-        if vicinity[p] != nil {
-            let first = vicinity[p]!.lastHeardMs == 0
-            vicinity[p]!.lastHeardMs = nowMs; vicinity[p]!.askedMs = nil; vicinity[p]!.misses = 0
+        if let i = active.index(forKey: p) { active.values[i].lastHeardMs = nowMs }
+        if let i = vicinity.index(forKey: p) {
+            let first = vicinity.values[i].lastHeardMs == 0
+            vicinity.values[i].lastHeardMs = nowMs; vicinity.values[i].askedMs = nil; vicinity.values[i].misses = 0
             if first { syncLink(p) }
         }
     }

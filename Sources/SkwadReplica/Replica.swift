@@ -55,12 +55,14 @@ public struct Replica: Sendable {
     public func contains(_ id: OpID) -> Bool { ops[id] != nil }
     public func op(_ id: OpID) -> SignedOp? { ops[id] }
     public func pack(_ id: PackID) -> PackState? { packs[id] }
+    /// Whether the pack's genesis is held (without copying its state, as `pack(_:) != nil` does).
+    public func hasPack(_ id: PackID) -> Bool { packs.keys.contains(id) }
     public func packIDs() -> [PackID] { packs.keys.sorted() }
 
     /// What the geofence rule needs of a pack, read without copying its state.
     public func scope(_ id: PackID) -> PackScope? {
-        guard let p = packs[id] else { return nil }
-        return PackScope(id: id, fence: p.fence, locked: p.locked, isAdmin: p.isAdmin)
+        guard let i = packs.index(forKey: id) else { return nil }
+        return PackScope(id: id, fence: packs.values[i].fence, locked: packs.values[i].locked, isAdmin: packs.values[i].isAdmin)
     }
 
     /// Known, not deleted, not expired packs, sorted, with their scope.
@@ -85,12 +87,15 @@ public struct Replica: Sendable {
     }
 
     /// (hlc, id) of every op of a pack, genesis included, in ascending order.
-    public func opIDs(inPack id: PackID) -> [(hlc: HLC, id: OpID)] { packs[id]?.order ?? [] }
+    public func opIDs(inPack id: PackID) -> [(hlc: HLC, id: OpID)] {
+        guard let i = packs.index(forKey: id) else { return [] }
+        return packs.values[i].order
+    }
 
     /// Known, not deleted, not expired.
     public func isLive(_ id: PackID, nowMs: UInt64) -> Bool {
-        guard let p = packs[id] else { return false }
-        return !p.deleted && !p.isExpired(nowMs: nowMs)
+        guard let i = packs.index(forKey: id) else { return false }
+        return !packs.values[i].deleted && !packs.values[i].isExpired(nowMs: nowMs)
     }
 
     public func isModerator(_ key: PublicKey, of pack: PackState) -> Bool {
