@@ -2,15 +2,22 @@ import SkwadModel
 import SkwadReplica
 
 /// Views of the replica's packs that the engine reads on every round — the live packs, and
-/// the directory as seen from a few cells or pairs of cells — kept until the packs change
-/// (`Replica.packsStamp`) or one of the live packs may expire (`Replica.liveUntilMs`). They
-/// are what computing them afresh gives: computing them on every round and every directory
-/// message was about a tenth of the city simulation's time (perf). Bounded: the directory
-/// of at most `directoryPerspectives` cells or pairs, the oldest forgotten first.
+/// the directory as seen from a few cells or pairs of cells — kept until a pack is added,
+/// deleted, edited or purged (`Replica.directoryStamp`) or one of the live packs may expire
+/// (`Replica.liveUntilMs`). They are what computing them afresh gives: computing them on
+/// every round and every directory message was about a tenth of the city simulation's time
+/// (perf), and so was computing them again after every op admitted (2,000-node city).
+/// Other ops only move expiries later, which the views need not follow until `untilMs`,
+/// except for a pack that had expired when they were computed: then any change to the packs
+/// (`Replica.packsStamp`) counts. Bounded: the directory of at most `directoryPerspectives`
+/// cells or pairs, the oldest forgotten first.
 struct PackViewCache: Sendable {
     static let directoryPerspectives = 8
 
     private var stamp: UInt64 = .max
+    private var packsStamp: UInt64 = .max
+    /// A pack not deleted had expired when the views were computed.
+    private var anyExpired = false
     /// The views hold for `fromMs..<untilMs`.
     private var fromMs: UInt64 = .max
     private var untilMs: UInt64 = 0
@@ -18,10 +25,12 @@ struct PackViewCache: Sendable {
     private var directory: [(key: String, items: [Reconciliation.Item])] = []
 
     private mutating func check(_ replica: Replica, nowMs: UInt64) {
-        guard replica.packsStamp != stamp || nowMs < fromMs || nowMs >= untilMs else { return }
-        stamp = replica.packsStamp
+        guard replica.directoryStamp != stamp || (anyExpired && replica.packsStamp != packsStamp)
+                || nowMs < fromMs || nowMs >= untilMs else { return }
+        stamp = replica.directoryStamp
+        packsStamp = replica.packsStamp
         fromMs = nowMs
-        untilMs = replica.liveUntilMs(nowMs: nowMs)
+        (untilMs, anyExpired) = replica.liveWindow(nowMs: nowMs)
         live = nil
         directory.removeAll(keepingCapacity: true)
     }

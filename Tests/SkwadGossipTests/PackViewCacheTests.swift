@@ -86,4 +86,24 @@ import SkwadTestKit
         }
         #expect(Self.agree(&cache, r, nowMs: f.nowMs, cells: many + many.reversed()))
     }
+
+    /// Views computed when a pack had expired, then an op admitted at an earlier time (the
+    /// clock went back) by a new participant, which moves the expiry past the views' time:
+    /// the cache follows, though no pack was added, deleted or edited.
+    @Test func aPackRevivedByALaterExpiryAfterTheClockWentBack() {
+        var f = OpFactory(seed: 6, floors: false)
+        let alpha = f.user(), beta = f.user()
+        var r = Replica(config: .noFloors)
+        var cache = PackViewCache()
+        let g = f.createPack(by: alpha, name: "short")
+        #expect(r.admit(g, nowMs: f.nowMs).isAdmitted)
+        let expiry = r.pack(g.id)!.expiresMs!
+        #expect(Self.agree(&cache, r, nowMs: expiry + 1, cells: Self.cells))
+        #expect(cache.liveScopes(r, nowMs: expiry + 1).isEmpty)
+        let stamp = r.directoryStamp
+        #expect(r.admit(f.post(by: beta, in: g), nowMs: expiry - 10).isAdmitted)
+        #expect(r.directoryStamp == stamp && r.pack(g.id)!.expiresMs! > expiry + 1)
+        #expect(cache.liveScopes(r, nowMs: expiry + 1).map(\.id) == [g.id])
+        #expect(Self.agree(&cache, r, nowMs: expiry + 1, cells: Self.cells))
+    }
 }
