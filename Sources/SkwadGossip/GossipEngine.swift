@@ -21,8 +21,9 @@ public struct GossipEngine: Sendable {
         get { channels.keySeeds }
         set { channels.keySeeds = newValue }
     }
-    /// Decodes and verifies an envelope. The simulator swaps in a memoized one.
-    public var opener: @Sendable ([UInt8]) throws -> SignedOp = { try SignedOp.open($0) }
+    /// Verifies an envelope (decoded, with its id: the engine has both already). The
+    /// simulator swaps in a memoized one.
+    public var opener: @Sendable (Envelope, OpID) throws -> SignedOp = { envelope, _ in try SignedOp.open(envelope) }
     public internal(set) var stats = GossipStats()
     /// Our own address as others reach us, so we never add ourselves to a view.
     public var selfAddress: PeerAddress? { didSet { peers.me = selfAddress } }
