@@ -23,7 +23,10 @@ extension GossipEngine {
         reconUnanswered.removeAll(keepingCapacity: true)
         let links = self.links
         guard !links.isEmpty else { return }
-        let mine = packViews.liveScopes(replica, nowMs: nowMs).filter { mayReceive(info, pack: $0, isGenesis: false) }
+        // `mayReceive(info, pack:, isGenesis: false)` of each live pack, our cell's place in
+        // its fence cached.
+        let (live, inside) = packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
+        let mine = live.indices.filter { live[$0].locked ? inside[$0] : inside[$0] || info.subscribed(live[$0].id) }.map { live[$0] }
         guard !mine.isEmpty else { return }
         // Round robin over our packs (sorted by id), so that none waits longer than
         // ceil(packs / reconPacksPerRound) rounds.

@@ -149,10 +149,12 @@ extension GossipEngine {
     mutating func fencesNeedingContact(_ replica: Replica, nowMs: UInt64) -> [Geofence] {
         let near = peers.active.values.compactMap(\.info.place)
             + peers.vicinity.values.filter { $0.lastHeardMs > 0 }.compactMap(\.info.place)
-        let me = info.place
-        return packViews.liveScopes(replica, nowMs: nowMs).compactMap { s in
+        // `inside[i]`: our cell lies inside the fence of `live[i]` (cached; false without a cell).
+        let (live, inside) = packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
+        return live.indices.compactMap { i in
+            let s = live[i]
             guard let f = s.fence else { return nil }
-            guard let me, f.contains(cell: me) else {
+            guard inside[i] else {
                 return !s.locked && info.subscribed(s.id) ? f : nil
             }
             return near.contains { f.contains(cell: $0) } ? nil : f

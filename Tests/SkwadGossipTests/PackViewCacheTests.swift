@@ -29,6 +29,11 @@ import SkwadTestKit
         for c in cells {
             let cached = cache.directoryItems(key: c ?? "", r, nowMs: nowMs) { fresh(r, cell: c, nowMs: nowMs) }
             guard same(cached, fresh(r, cell: c, nowMs: nowMs)) else { return false }
+            // Which live fences the cell lies inside.
+            let place = NodeInfo.decode(c)
+            let (scopes, inside) = cache.liveScopes(r, nowMs: nowMs, inside: place)
+            let want = scopes.map { s in s.fence.map { f in place.map { f.contains(cell: $0) } ?? false } ?? false }
+            guard scopes.map(\.id) == live.map(\.id), inside == want else { return false }
         }
         return true
     }
