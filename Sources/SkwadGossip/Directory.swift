@@ -28,11 +28,11 @@ extension GossipEngine {
     /// what we answer a directory pull with, so that we offer everything we hold that the
     /// asker should know.
     mutating func directoryItems(forCell cell: String?, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
-        let capacity = config.directoryCapacity
-        return packViews.directoryItems(key: cell ?? "", replica, nowMs: nowMs) {
-            // Decoded on a miss only: a hit needs no cell.
-            let perspective = NodeInfo(cell: cell)
-            return replica.directoryItems(nowMs: nowMs, capacity: capacity) { Self.inDirectory($0, of: perspective) }
+        // Decoded on a miss only: a perspective already cached needs no cell.
+        var perspective: NodeInfo?
+        return packViews.directoryItems(key: cell ?? "", replica, nowMs: nowMs, capacity: config.directoryCapacity) { scope in
+            if perspective == nil { perspective = NodeInfo(cell: cell) }
+            return Self.inDirectory(scope, of: perspective!)
         }
     }
 
@@ -44,12 +44,12 @@ extension GossipEngine {
     /// went down to single items and answered in several datagrams (in the 2,000-node city,
     /// directory answers were 44 % of all bytes sent).
     mutating func directoryItems(forCell mine: String?, alsoIn theirs: String?, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
-        let capacity = config.directoryCapacity
         // Cells are geohashes (no "|"): a pair's key is never a single cell's.
         let key = (mine ?? "") < (theirs ?? "") ? "\(mine ?? "")|\(theirs ?? "")" : "\(theirs ?? "")|\(mine ?? "")"
-        return packViews.directoryItems(key: key, replica, nowMs: nowMs) {
-            let a = NodeInfo(cell: mine), b = NodeInfo(cell: theirs)
-            return replica.directoryItems(nowMs: nowMs, capacity: capacity) { Self.inDirectory($0, of: a) && Self.inDirectory($0, of: b) }
+        var pair: (a: NodeInfo, b: NodeInfo)?
+        return packViews.directoryItems(key: key, replica, nowMs: nowMs, capacity: config.directoryCapacity) { scope in
+            if pair == nil { pair = (NodeInfo(cell: mine), NodeInfo(cell: theirs)) }
+            return Self.inDirectory(scope, of: pair!.a) && Self.inDirectory(scope, of: pair!.b)
         }
     }
 

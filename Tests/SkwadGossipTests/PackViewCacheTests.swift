@@ -27,8 +27,14 @@ import SkwadTestKit
         let live = cache.liveScopes(r, nowMs: nowMs)
         guard live.map(\.id) == r.liveScopes(nowMs: nowMs).map(\.id) else { return false }
         for c in cells {
-            let cached = cache.directoryItems(key: c ?? "", r, nowMs: nowMs) { fresh(r, cell: c, nowMs: nowMs) }
+            let perspective = NodeInfo(cell: c)
+            let cached = cache.directoryItems(key: c ?? "", r, nowMs: nowMs, capacity: 64) { GossipEngine.inDirectory($0, of: perspective) }
             guard same(cached, fresh(r, cell: c, nowMs: nowMs)) else { return false }
+            // The capacity rule (the oldest geneses first), under another key.
+            for capacity in [0, 1, 2] {
+                let few = cache.directoryItems(key: "\(capacity)#" + (c ?? ""), r, nowMs: nowMs, capacity: capacity) { GossipEngine.inDirectory($0, of: perspective) }
+                guard same(few, r.directoryItems(nowMs: nowMs, capacity: capacity) { GossipEngine.inDirectory($0, of: perspective) }) else { return false }
+            }
             // Which live fences the cell lies inside.
             let place = NodeInfo.decode(c)
             let (scopes, inside) = cache.liveScopes(r, nowMs: nowMs, inside: place)
