@@ -116,15 +116,12 @@ struct PeerTable: Sendable {
     /// A vicinity entry only heard of (named by others) that we have not asked yet.
     var hasUncontactedVicinity: Bool { vicinity.values.contains { $0.lastHeardMs == 0 && $0.askedMs == nil } }
 
-    // Membership is tested on the keys and fields read through the storage in place: these
-    // run several times per datagram, and reading a record out (`active[p] != nil`) copies it.
+    // Membership is tested on the keys: these run several times per datagram. (A field is
+    // read through the optional, `vicinity[p]?.lastHeardMs`: the optimizer reads it out of
+    // it, where `vicinity.values[i].lastHeardMs` copied the whole entry, perf.)
     func isLink(_ p: PeerAddress) -> Bool { active.keys.contains(p) || vicinity.keys.contains(p) || remote.keys.contains(p) }
     /// Is it among `links` (a vicinity entry counts once heard)?
-    func isHeardLink(_ p: PeerAddress) -> Bool {
-        if active.keys.contains(p) { return true }
-        if let i = vicinity.index(forKey: p), vicinity.values[i].lastHeardMs > 0 { return true }
-        return remote.keys.contains(p)
-    }
+    func isHeardLink(_ p: PeerAddress) -> Bool { active.keys.contains(p) || (vicinity[p]?.lastHeardMs ?? 0) > 0 || remote.keys.contains(p) }
     var isFull: Bool { active.count >= capacity.active }
     var hasRoom: Bool { active.count < capacity.active }
 

@@ -67,9 +67,11 @@ public struct Replica: Sendable {
     public func packIDs() -> [PackID] { packs.keys.sorted() }
 
     /// What the geofence rule needs of a pack, read without copying its state.
+    /// (Through the optional: the optimizer reads the three fields out of it, where
+    /// `packs.values[i].fence` copied the whole PackState, perf.)
     public func scope(_ id: PackID) -> PackScope? {
-        guard let i = packs.index(forKey: id) else { return nil }
-        return PackScope(id: id, fence: packs.values[i].fence, locked: packs.values[i].locked, isAdmin: packs.values[i].isAdmin)
+        guard let p = packs[id] else { return nil }
+        return PackScope(id: id, fence: p.fence, locked: p.locked, isAdmin: p.isAdmin)
     }
 
     /// Known, not deleted, not expired packs, sorted, with their scope.
@@ -98,15 +100,12 @@ public struct Replica: Sendable {
     }
 
     /// (hlc, id) of every op of a pack, genesis included, in ascending order.
-    public func opIDs(inPack id: PackID) -> [(hlc: HLC, id: OpID)] {
-        guard let i = packs.index(forKey: id) else { return [] }
-        return packs.values[i].order
-    }
+    public func opIDs(inPack id: PackID) -> [(hlc: HLC, id: OpID)] { packs[id]?.order ?? [] }
 
     /// Known, not deleted, not expired.
     public func isLive(_ id: PackID, nowMs: UInt64) -> Bool {
-        guard let i = packs.index(forKey: id) else { return false }
-        return !packs.values[i].deleted && !packs.values[i].isExpired(nowMs: nowMs)
+        guard let p = packs[id] else { return false }
+        return !p.deleted && !p.isExpired(nowMs: nowMs)
     }
 
     public func isModerator(_ key: PublicKey, of pack: PackState) -> Bool {
