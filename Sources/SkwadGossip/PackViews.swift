@@ -44,12 +44,18 @@ struct PackViewCache: Sendable {
 
         init(_ replica: Replica, nowMs: UInt64) {
             let all = replica.directoryEntries(nowMs: nowMs)
-            scopes = all.map(\.scope)
-            byAge = all.indices.sorted { (all[$0].genesis.hlc, all[$0].genesis.id) < (all[$1].genesis.hlc, all[$1].genesis.id) }
+            scopes.reserveCapacity(all.count)
+            // Sorted as small (key, index) tuples: a comparison that reads `all[i]` copies its entry.
+            var ages: [(hlc: HLC, id: OpID, pack: Int)] = []
+            ages.reserveCapacity(all.count)
             for (i, p) in all.enumerated() {
+                scopes.append(p.scope)
+                ages.append((p.genesis.hlc, p.genesis.id, i))
                 entries.append((p.genesis, i))
                 for e in p.edits { entries.append((e, i)) }
             }
+            ages.sort { ($0.hlc, $0.id) < ($1.hlc, $1.id) }
+            byAge = ages.map(\.pack)
             entries.sort { ($0.item.hlc, $0.item.id) < ($1.item.hlc, $1.item.id) }
         }
     }
