@@ -1,4 +1,9 @@
 import CSodium
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// BLAKE2b (crypto_generichash).
 public enum Blake2b {
@@ -61,5 +66,16 @@ public enum Hex {
         case 65...70: return c - 55
         default: return nil
         }
+    }
+}
+
+/// Byte arrays compared with `memcmp`: ids and keys are compared on every lookup that finds
+/// them (`elementsEqual` compared them a byte at a time: ≈ 0.7 % of the city simulation).
+public enum Bytes {
+    @inlinable
+    public static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        guard !a.isEmpty else { return true }
+        return a.withUnsafeBytes { x in b.withUnsafeBytes { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
     }
 }

@@ -39,7 +39,7 @@ public struct PublicKey: Hashable, Comparable, Sendable, CustomStringConvertible
 
     public static func < (a: PublicKey, b: PublicKey) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
     public func hash(into h: inout Hasher) { bytes.withUnsafeBytes { h.combine(bytes: $0) } }
-    public static func == (a: PublicKey, b: PublicKey) -> Bool { a.bytes.elementsEqual(b.bytes) }
+    public static func == (a: PublicKey, b: PublicKey) -> Bool { Bytes.equal(a.bytes, b.bytes) }
     public var hex: String { Hex.encode(bytes) }
     public var description: String { hex }
 }

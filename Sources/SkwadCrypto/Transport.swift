@@ -74,6 +74,49 @@ public enum AEAD {
     }
 }
 
+/// Frames whose header is the associated data: the header, then the ciphertext and its tag,
+/// in one buffer. The same bytes as `header + seal(plaintext, additionalData: header, …)` and
+/// `open(Array(frame[h...]), additionalData: Array(frame[..<h]), …)`, without the
+/// intermediate arrays: these run for every datagram a gossip node sends and receives.
+extension AEAD {
+    /// `header` followed by the sealed `plaintext`. `nonce`: 24 bytes.
+    public static func sealFrame(header: UnsafeRawBufferPointer, _ plaintext: [UInt8], nonce: UnsafeRawBufferPointer,
+                                 key: [UInt8]) throws -> [UInt8] {
+        Sodium.ready()
+        guard key.count == keyCount else { throw CryptoError.badLength("AEAD key", expected: keyCount, got: key.count) }
+        guard nonce.count == nonceCount else { throw CryptoError.badLength("AEAD nonce", expected: nonceCount, got: nonce.count) }
+        let h = header.count
+        return [UInt8](unsafeUninitializedCapacity: h + plaintext.count + tagCount) { o, initialized in
+            let base = o.baseAddress!
+            if h > 0 { UnsafeMutableRawPointer(base).copyMemory(from: header.baseAddress!, byteCount: h) }
+            var outLen: UInt64 = 0
+            plaintext.withUnsafeBufferPointer { m in key.withUnsafeBufferPointer { k in
+                _ = crypto_aead_xchacha20poly1305_ietf_encrypt(base + h, &outLen, m.baseAddress, UInt64(m.count),
+                    base, UInt64(h), nil, nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!)
+            } }
+            initialized = h + Int(outLen)
+        }
+    }
+
+    /// Opens `frame[headerCount...]` with `frame[..<headerCount]` as the associated data.
+    public static func open(frame: [UInt8], headerCount h: Int, nonce: UnsafeRawBufferPointer, key: [UInt8]) throws -> [UInt8] {
+        Sodium.ready()
+        guard key.count == keyCount, nonce.count == nonceCount, h >= 0, frame.count - h >= tagCount else { throw CryptoError.decryptionFailed }
+        var rc: Int32 = -1
+        let out = [UInt8](unsafeUninitializedCapacity: frame.count - h - tagCount) { o, initialized in
+            var outLen: UInt64 = 0
+            frame.withUnsafeBufferPointer { f in key.withUnsafeBufferPointer { k in
+                rc = crypto_aead_xchacha20poly1305_ietf_decrypt(o.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!, &outLen, nil,
+                    f.baseAddress! + h, UInt64(f.count - h), f.baseAddress!, UInt64(h),
+                    nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!)
+            } }
+            initialized = rc == 0 ? Int(outLen) : 0
+        }
+        guard rc == 0 else { throw CryptoError.decryptionFailed }
+        return out
+    }
+}
+
 /// Proof-of-work stamps that bind a pseudonym to a pack (DESIGN §6: new pseudonyms cost work).
 /// A stamp is valid when BLAKE2b-256("skwad/pow/v1" || genesisNonce || author || stamp) starts
 /// with `bits` zero bits. Normative: docs/PROTOCOL.md §Pseudonym stamps.

@@ -23,7 +23,10 @@ extension GossipEngine {
         reconUnanswered.removeAll(keepingCapacity: true)
         let links = self.links
         guard !links.isEmpty else { return }
-        let mine = packViews.liveScopes(replica, nowMs: nowMs).filter { mayReceive(info, pack: $0, isGenesis: false) }
+        // `mayReceive(info, pack:, isGenesis: false)` of each live pack, our cell's place in
+        // its fence cached.
+        let (live, inside) = packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
+        let mine = live.indices.filter { live[$0].locked ? inside[$0] : inside[$0] || info.subscribed(live[$0].id) }.map { live[$0] }
         guard !mine.isEmpty else { return }
         // Round robin over our packs (sorted by id), so that none waits longer than
         // ceil(packs / reconPacksPerRound) rounds.
@@ -92,7 +95,7 @@ extension GossipEngine {
             if let known = peers.inbound[from]?.info, known.cell == asker.cell { asker.subscriptions.formUnion(known.subscriptions) }
             peers.rememberInbound(from, info: asker, nowMs: nowMs)
         }
-        if replica.pack(pack) == nil && r.initiator && !replica.contains(pack) {
+        if !replica.hasPack(pack) && r.initiator && !replica.contains(pack) {
             // A pack we never heard of (its genesis passed us by): ask for the genesis, whose
             // id is the pack id; the next round reconciles the rest.
             send(.want(ids: [pack.bytes], graft: false), to: from, nowMs: nowMs, into: &out)

@@ -28,9 +28,11 @@ extension GossipEngine {
     /// what we answer a directory pull with, so that we offer everything we hold that the
     /// asker should know.
     mutating func directoryItems(forCell cell: String?, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
-        let capacity = config.directoryCapacity, perspective = NodeInfo(cell: cell)
-        return packViews.directoryItems(key: cell ?? "", replica, nowMs: nowMs) {
-            replica.directoryItems(nowMs: nowMs, capacity: capacity) { Self.inDirectory($0, of: perspective) }
+        // Decoded on a miss only: a perspective already cached needs no cell.
+        var perspective: NodeInfo?
+        return packViews.directoryItems(key: cell ?? "", replica, nowMs: nowMs, capacity: config.directoryCapacity) { scope in
+            if perspective == nil { perspective = NodeInfo(cell: cell) }
+            return Self.inDirectory(scope, of: perspective!)
         }
     }
 
@@ -42,11 +44,12 @@ extension GossipEngine {
     /// went down to single items and answered in several datagrams (in the 2,000-node city,
     /// directory answers were 44 % of all bytes sent).
     mutating func directoryItems(forCell mine: String?, alsoIn theirs: String?, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
-        let capacity = config.directoryCapacity, a = NodeInfo(cell: mine), b = NodeInfo(cell: theirs)
         // Cells are geohashes (no "|"): a pair's key is never a single cell's.
         let key = (mine ?? "") < (theirs ?? "") ? "\(mine ?? "")|\(theirs ?? "")" : "\(theirs ?? "")|\(mine ?? "")"
-        return packViews.directoryItems(key: key, replica, nowMs: nowMs) {
-            replica.directoryItems(nowMs: nowMs, capacity: capacity) { Self.inDirectory($0, of: a) && Self.inDirectory($0, of: b) }
+        var pair: (a: NodeInfo, b: NodeInfo)?
+        return packViews.directoryItems(key: key, replica, nowMs: nowMs, capacity: config.directoryCapacity) { scope in
+            if pair == nil { pair = (NodeInfo(cell: mine), NodeInfo(cell: theirs)) }
+            return Self.inDirectory(scope, of: pair!.a) && Self.inDirectory(scope, of: pair!.b)
         }
     }
 
@@ -58,7 +61,7 @@ extension GossipEngine {
     /// and ours; it answers with every pack it holds in ours.
     mutating func sendDirectory(to peer: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         stats.directoryRounds += 1
-        let mine = NodeInfo(cell: info.cell)
+        let mine = info.cellOnly
         let items = directoryItems(forCell: mine.cell, alsoIn: announcedCell(of: peer), nowMs: nowMs, replica: replica)
         sendReconcile(pack: nil, lower: .zero, ranges: Reconciliation.initiate(items), initiator: true,
                       directory: mine, to: peer, nowMs: nowMs, into: &out)
@@ -86,7 +89,7 @@ extension GossipEngine {
     mutating func onDirectory(_ r: ReconcileRound, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         // Whose directory: the initiator's. An initiator names its cell; in an answer to our
         // own request we use our own view, whatever the answer claims.
-        let perspective = r.initiator ? NodeInfo(cell: r.asker?.cell) : NodeInfo(cell: info.cell)
+        let perspective = r.initiator ? (r.asker?.cellOnly ?? NodeInfo()) : info.cellOnly
         if r.initiator && !isLink(from) { peers.rememberInbound(from, info: perspective, nowMs: nowMs) }
         // The answerer lists every pack it holds in the asker's directory, so that it offers
         // all of them, even one outside its own directory; the initiator (in an answer to its

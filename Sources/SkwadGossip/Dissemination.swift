@@ -112,7 +112,7 @@ extension GossipEngine {
             return ([], id)
         }
         let op: SignedOp
-        do { op = try opener(bytes) } catch {
+        do { op = try opener(env, id) } catch {
             let reason: Rejection = "\(error)" == "bad signature" ? .badSignature : .malformed
             stats.opsRejected[reason.rawValue, default: 0] += 1
             return ([], nil)

@@ -13,8 +13,20 @@ public struct NodeInfo: Sendable, Equatable {
         self.cell = cell; self.subscriptions = subscriptions; place = Self.decode(cell)
     }
 
+    /// `place` is `decode(cell)`, which the caller did already.
+    init(cell: String?, place: Geohash.Cell?, subscriptions: Set<[UInt8]>) {
+        self.cell = cell; self.subscriptions = subscriptions; self.place = place
+    }
+
     static func decode(_ cell: String?) -> Geohash.Cell? { cell.flatMap { try? Geohash.decode($0) } }
     static func prefix(_ id: PackID) -> [UInt8] { Array(id.bytes.prefix(8)) }
+
+    /// `NodeInfo(cell: cell)`, without decoding the cell again.
+    var cellOnly: NodeInfo {
+        var x = self
+        x.subscriptions = []
+        return x
+    }
 
     func subscribed(_ id: PackID) -> Bool { !subscriptions.isEmpty && subscriptions.contains(Self.prefix(id)) }
 

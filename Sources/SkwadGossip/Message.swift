@@ -49,7 +49,38 @@ enum Message: Sendable, Equatable {
     }
 
     /// The message's kind, for per-kind counters.
-    var kind: String {
+    var kind: MessageKind {
+        switch self {
+        case .join: .join
+        case .forwardJoin: .forwardJoin
+        case .neighbor: .neighbor
+        case .neighborReply: .neighborReply
+        case .disconnect: .disconnect
+        case .shuffle: .shuffle
+        case .shuffleReply: .shuffleReply
+        case .ping: .ping
+        case .ack: .ack
+        case .pingReq: .pingReq
+        case .indirectAck: .indirectAck
+        case .interest: .interest
+        case .vicinity: .vicinity
+        case .ops: .ops
+        case .ihave: .ihave
+        case .want: .want
+        case .prune: .prune
+        case .stem: .stem
+        case .reconcile: .reconcile
+        case .findPack: .findPack
+        }
+    }
+}
+
+/// Kinds of message, for the per-kind counters of `GossipStats` (`name` is the counter's
+/// key); `raw`: a protobuf message sent as it is (tests' hostile peers).
+enum MessageKind: Int, CaseIterable, Sendable {
+    case join, forwardJoin, neighbor, neighborReply, disconnect, shuffle, shuffleReply, ping, ack, pingReq, indirectAck, interest, vicinity, ops, ihave, want, prune, stem, reconcile, findPack, raw
+
+    var name: String {
         switch self {
         case .join: "join"
         case .forwardJoin: "forward_join"
@@ -71,6 +102,7 @@ enum Message: Sendable, Equatable {
         case .stem: "stem"
         case .reconcile: "reconcile"
         case .findPack: "find_pack"
+        case .raw: "raw"
         }
     }
 }

@@ -2,48 +2,134 @@ import SkwadModel
 import SkwadReplica
 
 /// Views of the replica's packs that the engine reads on every round — the live packs, and
-/// the directory as seen from a few cells or pairs of cells — kept until the packs change
-/// (`Replica.packsStamp`) or one of the live packs may expire (`Replica.liveUntilMs`). They
-/// are what computing them afresh gives: computing them on every round and every directory
-/// message was about a tenth of the city simulation's time (perf). Bounded: the directory
-/// of at most `directoryPerspectives` cells or pairs, the oldest forgotten first.
+/// the directory as seen from a few cells or pairs of cells — kept until a pack is added,
+/// deleted, edited or purged (`Replica.directoryStamp`) or one of the live packs may expire
+/// (`Replica.liveUntilMs`). They are what computing them afresh gives: computing them on
+/// every round and every directory message was about a tenth of the city simulation's time
+/// (perf), and so was computing them again after every op admitted (2,000-node city).
+/// Other ops only move expiries later, which the views need not follow until `untilMs`,
+/// except for a pack that had expired when they were computed: then any change to the packs
+/// (`Replica.packsStamp`) counts.
+///
+/// The directory of a perspective is kept as the set of live packs it selects (a bit per
+/// pack), and its items are read from every live pack's entries, sorted once: a node pulls
+/// from and answers many cells, and keeping whole item lists for only 8 of them missed most
+/// of the time. Bounded: at most `directoryPerspectives` cells or pairs, the oldest
+/// forgotten first.
 struct PackViewCache: Sendable {
-    static let directoryPerspectives = 8
+    static let directoryPerspectives = 64
 
     private var stamp: UInt64 = .max
+    private var packsStamp: UInt64 = .max
+    /// A pack not deleted had expired when the views were computed.
+    private var anyExpired = false
     /// The views hold for `fromMs..<untilMs`.
     private var fromMs: UInt64 = .max
     private var untilMs: UInt64 = 0
-    private var live: [PackScope]?
-    private var directory: [(key: String, items: [Reconciliation.Item])] = []
+    private var index: LiveIndex?
+    /// For one cell: whether it lies inside the fence of each live pack.
+    private var inside: (place: Geohash.Cell?, flags: [Bool])?
+    /// Per perspective, the live packs in its directory (bit i: `index.scopes[i]`).
+    private var perspectives: [String: [UInt64]] = [:]
+    private var perspectiveOrder: [String] = []
+
+    /// The live packs and their directory entries.
+    struct LiveIndex: Sendable {
+        /// `replica.liveScopes(nowMs:)`: sorted by id.
+        var scopes: [PackScope] = []
+        /// Indices into `scopes`, oldest genesis first (by genesis (hlc, id)): the capacity rule.
+        var byAge: [Int] = []
+        /// Every entry (genesis and edits) of every live pack, sorted by (hlc, id), with its pack.
+        var entries: [(item: Reconciliation.Item, pack: Int)] = []
+
+        init(_ replica: Replica, nowMs: UInt64) {
+            let all = replica.directoryEntries(nowMs: nowMs)
+            scopes.reserveCapacity(all.count)
+            // Sorted as small (key, index) tuples: a comparison that reads `all[i]` copies its entry.
+            var ages: [(hlc: HLC, id: OpID, pack: Int)] = []
+            ages.reserveCapacity(all.count)
+            for (i, p) in all.enumerated() {
+                scopes.append(p.scope)
+                ages.append((p.genesis.hlc, p.genesis.id, i))
+                entries.append((p.genesis, i))
+                for e in p.edits { entries.append((e, i)) }
+            }
+            ages.sort { ($0.hlc, $0.id) < ($1.hlc, $1.id) }
+            byAge = ages.map(\.pack)
+            entries.sort { ($0.item.hlc, $0.item.id) < ($1.item.hlc, $1.item.id) }
+        }
+    }
 
     private mutating func check(_ replica: Replica, nowMs: UInt64) {
-        guard replica.packsStamp != stamp || nowMs < fromMs || nowMs >= untilMs else { return }
-        stamp = replica.packsStamp
+        guard replica.directoryStamp != stamp || (anyExpired && replica.packsStamp != packsStamp)
+                || nowMs < fromMs || nowMs >= untilMs else { return }
+        stamp = replica.directoryStamp
+        packsStamp = replica.packsStamp
         fromMs = nowMs
-        untilMs = replica.liveUntilMs(nowMs: nowMs)
-        live = nil
-        directory.removeAll(keepingCapacity: true)
+        (untilMs, anyExpired) = replica.liveWindow(nowMs: nowMs)
+        index = nil
+        inside = nil
+        perspectives.removeAll(keepingCapacity: true)
+        perspectiveOrder.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func liveIndex(_ replica: Replica, nowMs: UInt64) -> LiveIndex {
+        check(replica, nowMs: nowMs)
+        if let index { return index }
+        let built = LiveIndex(replica, nowMs: nowMs)
+        index = built
+        return built
     }
 
     /// `replica.liveScopes(nowMs:)`.
     mutating func liveScopes(_ replica: Replica, nowMs: UInt64) -> [PackScope] {
-        check(replica, nowMs: nowMs)
-        if let live { return live }
-        let scopes = replica.liveScopes(nowMs: nowMs)
-        live = scopes
-        return scopes
+        liveIndex(replica, nowMs: nowMs).scopes
+    }
+
+    /// `liveScopes`, each with whether the cell `place` lies inside its fence (false: no
+    /// fence, or no cell). Our own cell changes seldom: the reconciliation and remote rounds
+    /// asked every fence about it every round (≈ 1 % of the city simulation's time).
+    mutating func liveScopes(_ replica: Replica, nowMs: UInt64, inside place: Geohash.Cell?) -> (scopes: [PackScope], inside: [Bool]) {
+        let scopes = liveScopes(replica, nowMs: nowMs)
+        if let inside, inside.place == place { return (scopes, inside.flags) }
+        let flags = scopes.map { s in s.fence.map { f in place.map { f.contains(cell: $0) } ?? false } ?? false }
+        inside = (place, flags)
+        return (scopes, flags)
     }
 
     /// The directory seen from the perspective `key` names (a cell, when we answer a pull;
-    /// the two cells of a pair, when we pull), as `compute` gives it.
-    mutating func directoryItems(key: String, _ replica: Replica, nowMs: UInt64,
-                                 compute: () -> [Reconciliation.Item]) -> [Reconciliation.Item] {
-        check(replica, nowMs: nowMs)
-        if let hit = directory.first(where: { $0.key == key }) { return hit.items }
-        let items = compute()
-        if directory.count >= Self.directoryPerspectives { directory.removeFirst() }
-        directory.append((key, items))
+    /// the two cells of a pair, when we pull), whose packs `include` selects: what
+    /// `replica.directoryItems(nowMs:capacity:include:)` gives — the genesis and edits of
+    /// the live packs selected, at most `capacity` packs (the oldest geneses first), sorted
+    /// by (hlc, id). `include` is asked once per live pack and perspective.
+    mutating func directoryItems(key: String, _ replica: Replica, nowMs: UInt64, capacity: Int,
+                                 include: (PackScope) -> Bool) -> [Reconciliation.Item] {
+        let live = liveIndex(replica, nowMs: nowMs)
+        let words = (live.scopes.count + 63) / 64
+        let members: [UInt64]
+        if let known = perspectives[key] {
+            members = known
+        } else {
+            var m = [UInt64](repeating: 0, count: words)
+            for (i, s) in live.scopes.enumerated() where include(s) { m[i >> 6] |= 1 << UInt64(i & 63) }
+            if perspectiveOrder.count >= Self.directoryPerspectives { perspectives[perspectiveOrder.removeFirst()] = nil }
+            perspectives[key] = m
+            perspectiveOrder.append(key)
+            members = m
+        }
+        func has(_ set: [UInt64], _ i: Int) -> Bool { set[i >> 6] & (1 << UInt64(i & 63)) != 0 }
+        var chosen = members
+        if members.reduce(0, { $0 + $1.nonzeroBitCount }) > capacity {
+            chosen = [UInt64](repeating: 0, count: words)
+            var n = 0
+            for i in live.byAge where has(members, i) {
+                guard n < capacity else { break }
+                chosen[i >> 6] |= 1 << UInt64(i & 63)
+                n += 1
+            }
+        }
+        var items: [Reconciliation.Item] = []
+        for e in live.entries where has(chosen, e.pack) { items.append(e.item) }
         return items
     }
 }

@@ -126,9 +126,12 @@ struct PeerTable: Sendable {
     /// A vicinity entry only heard of (named by others) that we have not asked yet.
     var hasUncontactedVicinity: Bool { vicinity.values.contains { $0.lastHeardMs == 0 && $0.askedMs == nil } }
 
-    func isLink(_ p: PeerAddress) -> Bool { active[p] != nil || vicinity[p] != nil || remote[p] != nil }
+    // Membership is tested on the keys: these run several times per datagram. (A field is
+    // read through the optional, `vicinity[p]?.lastHeardMs`: the optimizer reads it out of
+    // it, where `vicinity.values[i].lastHeardMs` copied the whole entry, perf.)
+    func isLink(_ p: PeerAddress) -> Bool { active.keys.contains(p) || vicinity.keys.contains(p) || remote.keys.contains(p) }
     /// Is it among `links` (a vicinity entry counts once heard)?
-    func isHeardLink(_ p: PeerAddress) -> Bool { active[p] != nil || (vicinity[p]?.lastHeardMs ?? 0) > 0 || remote[p] != nil }
+    func isHeardLink(_ p: PeerAddress) -> Bool { active.keys.contains(p) || (vicinity[p]?.lastHeardMs ?? 0) > 0 || remote.keys.contains(p) }
     var isFull: Bool { active.count >= capacity.active }
     var hasRoom: Bool { active.count < capacity.active }
 
@@ -143,7 +146,7 @@ struct PeerTable: Sendable {
     }
 
     /// Known well enough that DATA without a session from it earns a new handshake (§8).
-    func knows(_ p: PeerAddress) -> Bool { isLink(p) || passive[p] != nil || dead[p] != nil }
+    func knows(_ p: PeerAddress) -> Bool { isLink(p) || passive.keys.contains(p) || dead.keys.contains(p) }
 
     // MARK: - in-place updates (no role changes)
 
@@ -160,14 +163,14 @@ struct PeerTable: Sendable {
     /// vicinity records are set.
     mutating func heard(_ p: PeerAddress, nowMs: UInt64, using rng: inout SplitMix) {
         revive(p, using: &rng)
-        if active[p] != nil { active[p]!.lastHeardMs = nowMs }
-        if vicinity[p] != nil {
-            let first = vicinity[p]!.lastHeardMs == 0
-            vicinity[p]!.lastHeardMs = nowMs
+        if let i = active.index(forKey: p) { active.values[i].lastHeardMs = nowMs }
+        if let i = vicinity.index(forKey: p) {
+            let first = vicinity.values[i].lastHeardMs == 0
+            vicinity.values[i].lastHeardMs = nowMs
             // Any message settles an exchange we asked a peer for once it has exchanged with
             // us before (alive, on a lossy path); before that, only a `Vicinity` message does
             // (`offerVicinity`): a peer that talks but never answers an exchange goes.
-            if vicinity[p]!.exchangedMs > 0 { vicinity[p]!.askedMs = nil; vicinity[p]!.misses = 0 }
+            if vicinity.values[i].exchangedMs > 0 { vicinity.values[i].askedMs = nil; vicinity.values[i].misses = 0 }
             if first { syncLink(p) }
         }
     }

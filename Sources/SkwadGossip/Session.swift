@@ -20,10 +20,23 @@ enum Frame {
 
     static func header(_ type: UInt8) -> [UInt8] { magic + [version, type] }
 
-    static func nonce(_ counter: UInt64) -> [UInt8] {
-        var n = [UInt8](repeating: 0, count: 16)
-        withUnsafeBytes(of: counter.bigEndian) { n += $0 }
-        return n
+    /// A DATA frame's 12 header bytes (magic, version, type, big-endian counter) as a value
+    /// on the stack: the same bytes as `header(data)` followed by the counter.
+    /// Four bytes then two 4-byte halves: no padding (`MemoryLayout<DataHeader>.size` is 12).
+    struct DataHeader {
+        var magic0: UInt8 = 0x53, magic1: UInt8 = 0x4B, version: UInt8 = Frame.version, type: UInt8 = Frame.data
+        var counterHigh: UInt32, counterLow: UInt32
+        init(counter: UInt64) {
+            counterHigh = UInt32(truncatingIfNeeded: counter >> 32).bigEndian
+            counterLow = UInt32(truncatingIfNeeded: counter).bigEndian
+        }
+    }
+
+    /// `nonce(counter)` as a value on the stack: 16 zero bytes, then the big-endian counter.
+    struct Nonce {
+        var zero0: UInt64 = 0, zero1: UInt64 = 0
+        var counter: UInt64
+        init(counter: UInt64) { self.counter = counter.bigEndian }
     }
 
     /// HELLO with `cookie` (16 bytes) echoed, or zeros.
@@ -126,13 +139,15 @@ struct Session: Sendable {
     }
 
     /// Encrypts one DATA frame; nil when the keys are missing or the counter is exhausted.
+    /// The header and nonce are built on the stack and the frame in one buffer (this runs
+    /// for every datagram sent: the arrays it used to build were ≈ 2 % of the city run).
     mutating func seal(_ plaintext: [UInt8]) -> [UInt8]? {
         guard established, sendCounter < UInt64.max - 1 else { return nil }
         sendCounter += 1
-        var header = Frame.header(Frame.data)
-        withUnsafeBytes(of: sendCounter.bigEndian) { header += $0 }
-        guard let ct = try? AEAD.seal(plaintext, additionalData: header, nonce: Frame.nonce(sendCounter), key: tx) else { return nil }
-        return header + ct
+        let header = Frame.DataHeader(counter: sendCounter), nonce = Frame.Nonce(counter: sendCounter)
+        return withUnsafeBytes(of: header) { h in withUnsafeBytes(of: nonce) { n in
+            try? AEAD.sealFrame(header: h, plaintext, nonce: n, key: tx)
+        } }
     }
 
     enum OpenResult { case plaintext([UInt8]), replay, failed }
@@ -142,8 +157,9 @@ struct Session: Sendable {
         guard established, datagram.count > Frame.dataHeader + AEAD.tagCount else { return .failed }
         let counter = Frame.counter(of: datagram)
         guard replay.mayAccept(counter) else { return .replay }
-        guard let pt = try? AEAD.open(Array(datagram[Frame.dataHeader...]), additionalData: Array(datagram[0..<Frame.dataHeader]),
-                                      nonce: Frame.nonce(counter), key: rx) else { return .failed }
+        let nonce = Frame.Nonce(counter: counter)
+        guard let pt = withUnsafeBytes(of: nonce, { n in try? AEAD.open(frame: datagram, headerCount: Frame.dataHeader, nonce: n, key: rx) })
+        else { return .failed }
         replay.accept(counter)
         verified = true
         return .plaintext(pt)

@@ -165,10 +165,12 @@ extension GossipEngine {
         // inside the fence, a silent dropper) is no contact there.
         let near = peers.active.filter { answers($0.key) }.compactMap(\.value.info.place)
             + peers.vicinity.filter { $0.value.lastHeardMs > 0 && answers($0.key) }.compactMap(\.value.info.place)
-        let me = info.place
-        return packViews.liveScopes(replica, nowMs: nowMs).compactMap { s in
+        // `inside[i]`: our cell lies inside the fence of `live[i]` (cached; false without a cell).
+        let (live, inside) = packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
+        return live.indices.compactMap { i in
+            let s = live[i]
             guard let f = s.fence else { return nil }
-            guard let me, f.contains(cell: me) else {
+            guard inside[i] else {
                 return !s.locked && info.subscribed(s.id) ? f : nil
             }
             return near.contains { f.contains(cell: $0) } ? nil : f

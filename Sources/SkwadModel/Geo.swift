@@ -4,14 +4,20 @@ import Foundation
 public struct GeoPoint: Hashable, Sendable, CustomStringConvertible {
     public let lat: Double
     public let lon: Double
+    /// cos(latitude), computed once: `distance(to:)` needs it for both ends, and the
+    /// simulator and the geofence rule measure a distance for every datagram, op and link.
+    private let cosLat: Double
 
     public init(lat: Double, lon: Double) throws {
         guard lat.isFinite, lon.isFinite, (-90...90).contains(lat), (-180...180).contains(lon) else {
             throw ModelError.invalid("location out of range: \(lat),\(lon) (latitude -90...90, longitude -180...180)")
         }
-        self.lat = lat; self.lon = lon
+        self.init(unchecked: lat, lon)
     }
-    init(unchecked lat: Double, _ lon: Double) { self.lat = lat; self.lon = lon }
+    init(unchecked lat: Double, _ lon: Double) { self.lat = lat; self.lon = lon; cosLat = cos(lat * .pi / 180) }
+
+    public static func == (a: GeoPoint, b: GeoPoint) -> Bool { a.lat == b.lat && a.lon == b.lon }
+    public func hash(into hasher: inout Hasher) { hasher.combine(lat); hasher.combine(lon) }
 
     /// Parses "LAT,LON".
     public init(parsing text: String) throws {
@@ -28,7 +34,8 @@ public struct GeoPoint: Hashable, Sendable, CustomStringConvertible {
     public func distance(to other: GeoPoint) -> Double {
         let p1 = lat * .pi / 180, p2 = other.lat * .pi / 180
         let dp = p2 - p1, dl = (other.lon - lon) * .pi / 180
-        let a = sin(dp / 2) * sin(dp / 2) + cos(p1) * cos(p2) * sin(dl / 2) * sin(dl / 2)
+        // cosLat is cos(p1) and other.cosLat cos(p2), computed by the same expressions.
+        let a = sin(dp / 2) * sin(dp / 2) + cosLat * other.cosLat * sin(dl / 2) * sin(dl / 2)
         return 2 * Self.earthRadiusMeters * atan2(sqrt(a), sqrt(max(0, 1 - a)))
     }
 

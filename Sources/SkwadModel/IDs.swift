@@ -28,7 +28,7 @@ public struct OpID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public static func < (a: OpID, b: OpID) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
     // Ids are hashed and compared on every admission: feed the hasher the bytes at once.
     public func hash(into h: inout Hasher) { bytes.withUnsafeBytes { h.combine(bytes: $0) } }
-    public static func == (a: OpID, b: OpID) -> Bool { a.bytes.elementsEqual(b.bytes) }
+    public static func == (a: OpID, b: OpID) -> Bool { Bytes.equal(a.bytes, b.bytes) }
 }
 
 public typealias PackID = OpID

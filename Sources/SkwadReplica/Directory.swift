@@ -32,6 +32,22 @@ extension Replica {
         return items
     }
 
+    /// Every live pack (not deleted, not expired) sorted by id, as `liveScopes` lists them,
+    /// with its directory entry: its genesis and edits. `directoryItems` selects from these;
+    /// the engine's view cache selects from them for many perspectives without reading the
+    /// packs again.
+    public func directoryEntries(nowMs: UInt64) -> [(scope: PackScope, genesis: (hlc: HLC, id: OpID), edits: [(hlc: HLC, id: OpID)])] {
+        var out: [(scope: PackScope, genesis: (hlc: HLC, id: OpID), edits: [(hlc: HLC, id: OpID)])] = []
+        var i = packs.startIndex
+        while i != packs.endIndex {
+            defer { i = packs.index(after: i) }
+            guard !packs.values[i].deleted, !packs.values[i].isExpired(nowMs: nowMs) else { continue }
+            out.append((packs.values[i].scope, (packs.values[i].genesis.hlc, packs.values[i].genesis.id), packs.values[i].edits))
+        }
+        out.sort { $0.scope.id < $1.scope.id }
+        return out
+    }
+
     /// Live packs whose name equals `query` (case-insensitively) or whose id starts with it
     /// (at least 4 hex digits), at most `limit`, oldest first.
     public func findPacks(_ query: String, nowMs: UInt64, limit: Int) -> [PackState] {

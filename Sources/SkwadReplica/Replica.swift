@@ -32,7 +32,14 @@ public struct Replica: Sendable {
     /// process-wide counter), except 0: no pack was ever held. A key for caches of views of
     /// the packs (the engine's `PackViewCache`).
     public private(set) var packsStamp: UInt64 = 0
+    /// Changes (like `packsStamp`, process-wide unique) when what views of the live packs read
+    /// other than expiry changes: a pack added, deleted, edited (its directory entry) or
+    /// purged. Other ops only move a pack's expiry, and only later (more participants): a
+    /// view of the live packs computed before them holds until `liveUntilMs` as computed
+    /// then, except for a pack already expired then (`PackViewCache` checks for those).
+    public private(set) var directoryStamp: UInt64 = 0
     private static let stamps = Atomic<UInt64>(0)
+    private mutating func directoryChanged() { directoryStamp = Self.stamps.add(1, ordering: .relaxed).newValue }
     var pending: [PackID: [SignedOp]] = [:]
     var pendingIDs: Set<OpID> = []
     /// When the first op still held for each unknown pack arrived: ops for a pack whose
@@ -55,9 +62,13 @@ public struct Replica: Sendable {
     public func contains(_ id: OpID) -> Bool { ops[id] != nil }
     public func op(_ id: OpID) -> SignedOp? { ops[id] }
     public func pack(_ id: PackID) -> PackState? { packs[id] }
+    /// Whether the pack's genesis is held (without copying its state, as `pack(_:) != nil` does).
+    public func hasPack(_ id: PackID) -> Bool { packs.keys.contains(id) }
     public func packIDs() -> [PackID] { packs.keys.sorted() }
 
     /// What the geofence rule needs of a pack, read without copying its state.
+    /// (Through the optional: the optimizer reads the three fields out of it, where
+    /// `packs.values[i].fence` copied the whole PackState, perf.)
     public func scope(_ id: PackID) -> PackScope? {
         guard let p = packs[id] else { return nil }
         return PackScope(id: id, fence: p.fence, locked: p.locked, isAdmin: p.isAdmin)
@@ -76,12 +87,16 @@ public struct Replica: Sendable {
     /// The earliest expiry after `nowMs` of a pack live at `nowMs` (`.max`: none). Views of
     /// the live packs computed at `nowMs` hold until then, or until `packsStamp` changes:
     /// without a new op, a pack's expiry never moves, and an expired or deleted pack stays so.
-    public func liveUntilMs(nowMs: UInt64) -> UInt64 {
-        var until = UInt64.max
+    public func liveUntilMs(nowMs: UInt64) -> UInt64 { liveWindow(nowMs: nowMs).untilMs }
+
+    /// `liveUntilMs`, and whether a pack not deleted has expired by `nowMs` (a later op may
+    /// yet move its expiry past `nowMs` if the clock went back: see `directoryStamp`).
+    public func liveWindow(nowMs: UInt64) -> (untilMs: UInt64, anyExpired: Bool) {
+        var until = UInt64.max, expired = false
         for i in packs.indices where !packs.values[i].deleted {
-            if let e = packs.values[i].expiresMs, e > nowMs { until = min(until, e) }
+            if let e = packs.values[i].expiresMs { if e > nowMs { until = min(until, e) } else { expired = true } }
         }
-        return until
+        return (until, expired)
     }
 
     /// (hlc, id) of every op of a pack, genesis included, in ascending order.
@@ -233,6 +248,7 @@ public struct Replica: Sendable {
         if case .createPack(let c) = op.body.kind {
             if packs[op.id] == nil {
                 packs[op.id] = PackState(genesis: op, create: c, isAdmin: config.adminKeys.contains(op.author))
+                directoryChanged()
             }
             return
         }
@@ -258,11 +274,12 @@ public struct Replica: Sendable {
                 packs[pid]!.votes[v.target]![op.author]!.merge(hlc: op.hlc, id: op.id, value: v.value)
             }
         case .delete(let d):
-            if d.target == pid { packs[pid]!.deleted = true }
+            if d.target == pid { packs[pid]!.deleted = true; directoryChanged() }
             packs[pid]!.deleteRequests[d.target, default: []].insert(op.author)
         case .editPack(let e):
             packs[pid]!.applyEdit(e, hlc: op.hlc, id: op.id)
             packs[pid]!.edits.append((op.hlc, op.id))
+            directoryChanged()
         case .moderate(let m):
             if packs[pid]!.moderation[m.target] == nil { packs[pid]!.moderation[m.target] = LWW(hlc: op.hlc, id: op.id, value: m.hidden) }
             else { packs[pid]!.moderation[m.target]!.merge(hlc: op.hlc, id: op.id, value: m.hidden) }
@@ -345,6 +362,7 @@ public struct Replica: Sendable {
             else { continue }
             for entry in p.order { ops.removeValue(forKey: entry.id) }
             packs.removeValue(forKey: id)
+            directoryChanged()
             remotePacks.remove(id)
             let t = Tombstone(pack: id, reason: reason, expiresMs: p.isAdmin ? nil : p.createdMs &+ Lifetime.maxMs &+ Lifetime.purgeGraceMs)
             tombstones[id] = t

@@ -33,7 +33,7 @@ public struct SkwadGossipStrategy: SimStrategy {
         var engine = GossipEngine(config: config, seed: rng.next())
         engine.selfAddress = SkwadGossipNode.address(id)
         let memo = self.memo
-        engine.opener = { try memo.open($0) }
+        engine.opener = { try memo.open($0, id: $1) }
         var boot: [PeerAddress] = []
         let n = world.nodeCount
         if n > 1 {

@@ -62,4 +62,25 @@ import SkwadModel
             #expect(Message(wire: try WireMessage(serializedBytes: bytes)) == m, "\(m.kind)")
         }
     }
+
+    /// The hand-written encodings (MessageEncoding.swift) are SwiftProtobuf's bytes exactly:
+    /// empty lists and elements, one-byte and longer length prefixes, both flag values.
+    @Test func handEncodedMessagesAreTheProtobufBytes() throws {
+        var r = SplitMix(seed: 9)
+        func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: r.next()) } }
+        var all: [Message] = [.prune, .ops(envelopes: [], repair: false), .ops(envelopes: [], repair: true), .ihave([]),
+                              .want(ids: [], graft: false), .ihave([[]]), .want(ids: [[], [1]], graft: true)]
+        for n in [1, 2, 8, 30, 127, 128, 300] {
+            all.append(.ihave((0..<n).map { _ in bytes(8) }))
+            all.append(.want(ids: (0..<n).map { _ in bytes(32) }, graft: n % 2 == 0))
+            all.append(.want(ids: (0..<n).map { _ in bytes(8) }, graft: n % 2 == 1))
+            all.append(.ops(envelopes: (0..<min(n, 40)).map { i in bytes(i * 37 % 400) }, repair: n % 2 == 0))
+        }
+        all.append(.ops(envelopes: [bytes(127), bytes(128), bytes(16_383), bytes(16_384)], repair: false))
+        for m in all {
+            let want: [UInt8] = try m.wire.serializedBytes()
+            #expect(m.handEncoded == want, "\(m.kind)")
+        }
+        #expect(Message.ping(seq: 1, info: nil).handEncoded == nil)
+    }
 }

@@ -27,8 +27,19 @@ import SkwadTestKit
         let live = cache.liveScopes(r, nowMs: nowMs)
         guard live.map(\.id) == r.liveScopes(nowMs: nowMs).map(\.id) else { return false }
         for c in cells {
-            let cached = cache.directoryItems(key: c ?? "", r, nowMs: nowMs) { fresh(r, cell: c, nowMs: nowMs) }
+            let perspective = NodeInfo(cell: c)
+            let cached = cache.directoryItems(key: c ?? "", r, nowMs: nowMs, capacity: 64) { GossipEngine.inDirectory($0, of: perspective) }
             guard same(cached, fresh(r, cell: c, nowMs: nowMs)) else { return false }
+            // The capacity rule (the oldest geneses first), under another key.
+            for capacity in [0, 1, 2] {
+                let few = cache.directoryItems(key: "\(capacity)#" + (c ?? ""), r, nowMs: nowMs, capacity: capacity) { GossipEngine.inDirectory($0, of: perspective) }
+                guard same(few, r.directoryItems(nowMs: nowMs, capacity: capacity) { GossipEngine.inDirectory($0, of: perspective) }) else { return false }
+            }
+            // Which live fences the cell lies inside.
+            let place = NodeInfo.decode(c)
+            let (scopes, inside) = cache.liveScopes(r, nowMs: nowMs, inside: place)
+            let want = scopes.map { s in s.fence.map { f in place.map { f.contains(cell: $0) } ?? false } ?? false }
+            guard scopes.map(\.id) == live.map(\.id), inside == want else { return false }
         }
         return true
     }
@@ -85,5 +96,25 @@ import SkwadTestKit
             Geohash.encode(try! GeoPoint(lat: 40.40 + Double(i) * 0.01, lon: -79.9436), precision: 7) as String?
         }
         #expect(Self.agree(&cache, r, nowMs: f.nowMs, cells: many + many.reversed()))
+    }
+
+    /// Views computed when a pack had expired, then an op admitted at an earlier time (the
+    /// clock went back) by a new participant, which moves the expiry past the views' time:
+    /// the cache follows, though no pack was added, deleted or edited.
+    @Test func aPackRevivedByALaterExpiryAfterTheClockWentBack() {
+        var f = OpFactory(seed: 6, floors: false)
+        let alpha = f.user(), beta = f.user()
+        var r = Replica(config: .noFloors)
+        var cache = PackViewCache()
+        let g = f.createPack(by: alpha, name: "short")
+        #expect(r.admit(g, nowMs: f.nowMs).isAdmitted)
+        let expiry = r.pack(g.id)!.expiresMs!
+        #expect(Self.agree(&cache, r, nowMs: expiry + 1, cells: Self.cells))
+        #expect(cache.liveScopes(r, nowMs: expiry + 1).isEmpty)
+        let stamp = r.directoryStamp
+        #expect(r.admit(f.post(by: beta, in: g), nowMs: expiry - 10).isAdmitted)
+        #expect(r.directoryStamp == stamp && r.pack(g.id)!.expiresMs! > expiry + 1)
+        #expect(cache.liveScopes(r, nowMs: expiry + 1).map(\.id) == [g.id])
+        #expect(Self.agree(&cache, r, nowMs: expiry + 1, cells: Self.cells))
     }
 }

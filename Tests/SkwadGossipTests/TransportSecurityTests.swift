@@ -62,6 +62,28 @@ import SkwadReplica
         #expect(ok(s.open(frames[89])))
     }
 
+    /// A DATA frame is the header (the associated data) followed by the AEAD of the
+    /// plaintext under nonce 0^16 || counter, built in one buffer: the same bytes as the
+    /// header, counter and `AEAD.seal` output concatenated, and `AEAD.open` of its tail.
+    @Test func dataFramesAreHeaderThenSealedPlaintext() throws {
+        var s = Session(role: .responder, localKx: KxKeyPair.generate())
+        var t = Session(role: .initiator, localKx: KxKeyPair.generate())
+        _ = t.completeAsInitiator(serverKey: s.localKx.publicKey)
+        _ = s.completeAsResponder(clientKey: t.localKx.publicKey)
+        #expect(MemoryLayout<Frame.DataHeader>.size == Frame.dataHeader && MemoryLayout<Frame.Nonce>.size == AEAD.nonceCount)
+        for (counter, plaintext) in [(UInt64(1), [UInt8](repeating: 7, count: 1)), (2, Array(0..<200)), (3, [UInt8](repeating: 1, count: Frame.maxPlaintext))] {
+            let frame = t.seal(plaintext)!
+            var header = Frame.header(Frame.data)
+            withUnsafeBytes(of: counter.bigEndian) { header += $0 }
+            var nonce = [UInt8](repeating: 0, count: 16)
+            withUnsafeBytes(of: counter.bigEndian) { nonce += $0 }
+            #expect(frame == header + (try AEAD.seal(plaintext, additionalData: header, nonce: nonce, key: t.tx)))
+            #expect(try AEAD.open(Array(frame[12...]), additionalData: header, nonce: nonce, key: s.rx) == plaintext)
+            guard case .plaintext(let opened) = s.open(frame) else { Issue.record("frame \(counter) did not open"); continue }
+            #expect(opened == plaintext)
+        }
+    }
+
     @Test func unverifiedAddressesGetAtMostThreeTimesTheirBytes() {
         var b = GossipEngine(seed: 2)
         var rb = Replica()

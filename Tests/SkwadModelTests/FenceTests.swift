@@ -90,4 +90,28 @@ import SkwadTestKit
             #expect(here.distance(to: f.center) <= 80)   // half the grid's diagonal, about 79 m at most
         }
     }
+
+    /// `distance(to:)` keeps each point's cos(latitude): the same bits as the haversine
+    /// computed in full (every distance the geofence rule and the simulator measure).
+    @Test func distanceIsTheFullHaversineBitForBit() throws {
+        func haversine(_ x: GeoPoint, _ y: GeoPoint) -> Double {
+            let p1 = x.lat * .pi / 180, p2 = y.lat * .pi / 180
+            let dp = p2 - p1, dl = (y.lon - x.lon) * .pi / 180
+            let a = sin(dp / 2) * sin(dp / 2) + cos(p1) * cos(p2) * sin(dl / 2) * sin(dl / 2)
+            return 2 * GeoPoint.earthRadiusMeters * atan2(sqrt(a), sqrt(max(0, 1 - a)))
+        }
+        var r = SplitMix64(seed: 11)
+        func unit() -> Double { Double(r.next() >> 11) / Double(1 << 53) }
+        for i in 0..<5_000 {
+            // Half in one city, half anywhere (poles and the antimeridian included).
+            let span = i % 2 == 0 ? (0.2, 0.3) : (180.0, 360.0)
+            func point() throws -> GeoPoint {
+                let lat = i % 2 == 0 ? 40.4 + unit() * span.0 : -90 + unit() * span.0
+                let lon = i % 2 == 0 ? -80.0 + unit() * span.1 : -180 + unit() * span.1
+                return try GeoPoint(lat: lat, lon: lon)
+            }
+            let x = try point(), y = try point()
+            #expect(x.distance(to: y).bitPattern == haversine(x, y).bitPattern)
+        }
+    }
 }

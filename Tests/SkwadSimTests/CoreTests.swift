@@ -42,6 +42,35 @@ import SkwadTestKit
         #expect(popped.map(\.1) == expected.map(\.1))
     }
 
+    /// As a simulation uses it: each popped event schedules more from its time on, some at
+    /// that same time, some beyond the ring's window. The order is (time, push order), as a
+    /// plain sort of everything pushed gives it.
+    @Test func queueKeepsOrderAcrossTheWindow() {
+        var q = EventQueue()
+        var r = SimRandom(seed: 5)
+        var reference = FarEvents()   // the binary heap alone: (time, sequence) order
+        var seq: UInt64 = 0
+        func push(_ t: UInt64, _ i: Int32) {
+            q.push(time: t, kind: .sample, a: i)
+            reference.push(SimEvent(time: t, seq: seq, kind: .sample, node: 0, a: i, b: 0, c: 0))
+            seq += 1
+        }
+        var n: Int32 = 0
+        for _ in 0..<50 { push(UInt64(r.below(20_000)), n); n += 1 }
+        var popped = 0
+        while let e = q.pop() {
+            let want = reference.pop()!
+            #expect(e.time == want.time && e.a == want.a)
+            popped += 1
+            guard n < 20_000 else { continue }
+            for _ in 0..<(1 + r.below(2)) {
+                let delay: UInt64 = r.below(4) == 0 ? 0 : (r.below(5) == 0 ? UInt64(r.below(9_000)) : UInt64(r.below(30)))
+                push(e.time + delay, n); n += 1
+            }
+        }
+        #expect(reference.pop() == nil && popped == Int(n))
+    }
+
     @Test func opBitsSetAlgebra() {
         var a = OpBits(), b = OpBits()
         for i: Int32 in [0, 5, 63, 64, 127, 128, 300] { a.insert(i) }
