@@ -288,20 +288,19 @@ public struct GossipEngine: Sendable {
     /// Encodes, seals and sends one message (or queues it behind a handshake).
     mutating func send(_ m: Message, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         guard let pt = m.handEncoded else { send(m.wire, kind: m.kind, solicits: m.solicitsAnswer, to: to, nowMs: nowMs, into: &out); return }
-        if let accept = addressFilter, !accept(to) { stats.drop(.badAddress); return }
         send(plaintext: pt, kind: m.kind, solicits: m.solicitsAnswer, to: to, nowMs: nowMs, into: &out)
     }
 
     /// Sends a protobuf message as it is: what a hostile peer in a test says may not even
     /// decode to a `Message`.
     mutating func send(_ wire: WireMessage, kind: MessageKind = .raw, solicits: Bool = true, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        if let accept = addressFilter, !accept(to) { stats.drop(.badAddress); return }
         guard let pt = try? wire.serializedBytes() as [UInt8] else { stats.drop(.tooLarge); return }
         send(plaintext: pt, kind: kind, solicits: solicits, to: to, nowMs: nowMs, into: &out)
     }
 
-    /// Counts, seals and sends an encoded message (`to` passed the address filter).
+    /// Checks the address, counts, seals and sends an encoded message.
     mutating func send(plaintext pt: [UInt8], kind: MessageKind, solicits: Bool, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        if let accept = addressFilter, !accept(to) { stats.drop(.badAddress); return }
         guard pt.count <= Frame.maxPlaintext else { stats.drop(.tooLarge); return }
         stats.countSent(kind, bytes: pt.count)
         perform(channels.send(pt, to: to, solicits: solicits, nowMs: nowMs, rng: &rng, stats: &stats), nowMs: nowMs, into: &out)

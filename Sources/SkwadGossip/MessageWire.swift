@@ -118,13 +118,14 @@ extension NodeInfo {
         return w
     }
     init(wire w: Skwad_Gossip_V1_NodeInfo) {
-        // `validCell`, decoding the cell once.
-        let place = w.cell.isEmpty || w.cell.utf8.count > 12 ? nil : try? Geohash.decode(w.cell)
+        let place = Self.validPlace(w.cell)
         self.init(cell: place == nil ? nil : w.cell, place: place,
                   subscriptions: Set(w.subscriptions.prefix(256).filter { $0.count == 8 }.map { [UInt8]($0) }))
     }
     /// A geohash cell of at most 12 characters, or nil.
-    static func validCell(_ c: String) -> String? { c.utf8.count <= 12 && (try? Geohash.decode(c)) != nil ? c : nil }
+    static func validCell(_ c: String) -> String? { validPlace(c) == nil ? nil : c }
+    /// The cell `c` names, when it is a geohash of at most 12 characters.
+    static func validPlace(_ c: String) -> Geohash.Cell? { c.isEmpty || c.utf8.count > 12 ? nil : try? Geohash.decode(c) }
 }
 
 extension ReconcileRound {

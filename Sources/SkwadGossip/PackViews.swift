@@ -4,7 +4,7 @@ import SkwadReplica
 /// Views of the replica's packs that the engine reads on every round — the live packs, and
 /// the directory as seen from a few cells or pairs of cells — kept until a pack is added,
 /// deleted, edited or purged (`Replica.directoryStamp`) or one of the live packs may expire
-/// (`Replica.liveUntilMs`). They are what computing them afresh gives: computing them on
+/// (`Replica.liveWindow`). They are what computing them afresh gives: computing them on
 /// every round and every directory message was about a tenth of the city simulation's time
 /// (perf), and so was computing them again after every op admitted (2,000-node city).
 /// Other ops only move expiries later, which the views need not follow until `untilMs`,

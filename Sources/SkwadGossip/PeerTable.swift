@@ -26,7 +26,7 @@ import SkwadModel
 ///   oldest when full);
 /// - `passive` → unknown (a random one when full; `dropPassive`), `vicinity` → unknown (the farthest when a
 ///   nearer one comes), `inbound` → unknown (the least recently heard when full).
-/// A vicinity entry dropped as `.silent` is also `muted`: it re-enters the vicinity view only
+/// A vicinity entry dropped as `.silent` or `.unreachable` is also `muted`: it re-enters the vicinity view only
 /// by sending us a `Vicinity` message itself (`offerVicinity(answered:)`), not by being named
 /// or by other traffic, until `expireDead` forgets the bar. A peer that talks to us but never
 /// answers a vicinity exchange, or is named by others with a cell it claims (a liar's fence
@@ -74,7 +74,7 @@ struct PeerTable: Sendable {
     private(set) var remote: [PeerAddress: VicinityEntry] = [:]
     private(set) var inbound: [PeerAddress: Inbound] = [:]
     private(set) var dead: [PeerAddress: Gone] = [:]
-    /// Vicinity entries dropped as silent, with when: barred from the vicinity view until
+    /// Vicinity entries dropped as silent or unreachable, with when: barred from the vicinity view until
     /// they speak the vicinity protocol to us (the oldest goes when full).
     private(set) var muted: [PeerAddress: UInt64] = [:]
     static let mutedCapacity = 256
@@ -260,7 +260,7 @@ struct PeerTable: Sendable {
             // otherwise it competes with the other names alone. Names claiming the nearest
             // cells (liars claiming a fence's centre) cannot push out every verified entry.
             let named = e.lastHeardMs == 0
-            let pool = named && vicinity.values.filter({ $0.lastHeardMs == 0 }).count >= Self.namedVicinityShare(capacity.vicinity)
+            let pool = named && vicinity.values.reduce(0, { $0 + ($1.lastHeardMs == 0 ? 1 : 0) }) >= Self.namedVicinityShare(capacity.vicinity)
                 ? vicinity.filter { $0.value.lastHeardMs == 0 } : vicinity
             guard let (far, entry) = pool.max(by: { a, b in a.value.distance != b.value.distance ? a.value.distance < b.value.distance : a.key < b.key }),
                   e.distance < entry.distance else { return }

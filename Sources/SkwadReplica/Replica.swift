@@ -35,7 +35,7 @@ public struct Replica: Sendable {
     /// Changes (like `packsStamp`, process-wide unique) when what views of the live packs read
     /// other than expiry changes: a pack added, deleted, edited (its directory entry) or
     /// purged. Other ops only move a pack's expiry, and only later (more participants): a
-    /// view of the live packs computed before them holds until `liveUntilMs` as computed
+    /// view of the live packs computed before them holds until `liveWindow`'s `untilMs` as computed
     /// then, except for a pack already expired then (`PackViewCache` checks for those).
     public private(set) var directoryStamp: UInt64 = 0
     private static let stamps = Atomic<UInt64>(0)
@@ -87,10 +87,8 @@ public struct Replica: Sendable {
     /// The earliest expiry after `nowMs` of a pack live at `nowMs` (`.max`: none). Views of
     /// the live packs computed at `nowMs` hold until then, or until `packsStamp` changes:
     /// without a new op, a pack's expiry never moves, and an expired or deleted pack stays so.
-    public func liveUntilMs(nowMs: UInt64) -> UInt64 { liveWindow(nowMs: nowMs).untilMs }
-
-    /// `liveUntilMs`, and whether a pack not deleted has expired by `nowMs` (a later op may
-    /// yet move its expiry past `nowMs` if the clock went back: see `directoryStamp`).
+    /// Also whether a pack not deleted has expired by `nowMs` (a later op may yet move its
+    /// expiry past `nowMs` if the clock went back: see `directoryStamp`).
     public func liveWindow(nowMs: UInt64) -> (untilMs: UInt64, anyExpired: Bool) {
         var until = UInt64.max, expired = false
         for i in packs.indices where !packs.values[i].deleted {
