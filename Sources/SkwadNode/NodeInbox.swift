@@ -100,7 +100,10 @@ extension Node {
     func opItems(_ ops: [SignedOp], nowMs: UInt64) -> [InboxItem] {
         let styles = packStyles()
         var items: [InboxItem] = []
-        var votes: [OpID: [PublicKey: Int32]] = [:], voteOrder: [OpID] = [], voteMs: [OpID: UInt64] = [:]
+        // Per target and voter, the voter's latest vote by (hlc, id), as the replica's LWW
+        // counts it: `ops` come in arrival order, and gossip may deliver a changed vote
+        // before the one it replaces (InboxTests saw "up 2, down 1" beside a score of -1).
+        var votes: [OpID: [PublicKey: (hlc: HLC, id: OpID, value: Int32)]] = [:], voteOrder: [OpID] = [], voteMs: [OpID: UInt64] = [:]
         var moderation: [OpID: (hidden: Bool, reason: String, ms: UInt64)] = [:]
         for op in ops where replica.isLive(op.packID, nowMs: nowMs) && replica.contains(op.id) && !isMine(op.author, in: op.packID) {
             // Replies and votes from a blocked pseudonym are not news (a moderator's hide is).
@@ -117,7 +120,9 @@ extension Node {
             case .vote(let v):
                 guard let t = replica.op(v.target), t.packID == op.packID, isMine(t.author, in: t.packID) else { continue }
                 if votes[v.target] == nil { voteOrder.append(v.target) }
-                votes[v.target, default: [:]][op.author] = v.value
+                if let seen = votes[v.target]?[op.author], (seen.hlc, seen.id) > (op.hlc, op.id) {} else {
+                    votes[v.target, default: [:]][op.author] = (op.hlc, op.id, v.value)
+                }
                 voteMs[v.target] = max(voteMs[v.target] ?? 0, op.hlc.physicalMs)
             case .moderate(let m):
                 guard let t = replica.op(m.target), t.packID == op.packID, isMine(t.author, in: t.packID),
@@ -127,7 +132,7 @@ extension Node {
             }
         }
         for target in voteOrder {
-            let vs = votes[target]!.values
+            let vs = votes[target]!.values.map(\.value)
             let up = vs.filter { $0 > 0 }.count, down = vs.filter { $0 < 0 }.count
             guard up + down > 0, let t = replica.op(target) else { continue }
             items.append(InboxItem(kind: .votes(target: target, up: up, down: down, score: replica.score(target)),

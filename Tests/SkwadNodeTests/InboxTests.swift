@@ -40,6 +40,12 @@ import SkwadTestKit
         let batch = Array(votes)
         #expect(batch.count == 4)
         #expect(await a.events(for: batch, nowMs: net.clock.now) == [.voteOnYours(target: target, score: -1)])
+        // Whatever order the votes came in, each voter's latest one counts (c's -1 before its +1).
+        let byTime = batch.sorted { ($0.hlc, $0.id) < ($1.hlc, $1.id) }
+        for order in [byTime, Array(byTime.reversed())] {
+            let summed = await a.opItems(order, nowMs: net.clock.now).map(\.kind)
+            #expect(summed == [.votes(target: post, up: 1, down: 2, score: -1)])
+        }
 
         let inbox = try await a.inbox()
         #expect(inbox.items.count == 2)
