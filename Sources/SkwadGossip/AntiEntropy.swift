@@ -89,8 +89,11 @@ extension GossipEngine {
     }
 
     mutating func onReconcile(_ r: ReconcileRound, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        // A link that takes part in reconciliation (either side, pack or directory) can be
+        // counted as a contact inside its fences (`isContact`).
+        if isLink(from) && reconMisses[from] == nil { reconMisses[from] = 0 }
         guard let pack = r.pack else { onDirectory(r, from: from, nowMs: nowMs, replica: replica, into: &out); return }
-        if !r.initiator, reconUnanswered.remove(ReconAsked(pack: pack, peer: from)) != nil { reconMisses[from] = nil }
+        if !r.initiator, reconUnanswered.remove(ReconAsked(pack: pack, peer: from)) != nil { reconMisses[from] = 0 }
         if r.initiator, var asker = r.asker, !isLink(from) {
             if let known = peers.inbound[from]?.info, known.cell == asker.cell { asker.subscriptions.formUnion(known.subscriptions) }
             peers.rememberInbound(from, info: asker, nowMs: nowMs)

@@ -215,7 +215,7 @@ extension GossipEngine {
         if !graft, !reconUnanswered.isEmpty {
             for d in ids.prefix(4) where d.count == 32 {
                 guard let id = try? OpID(bytes: d) else { continue }
-                if reconUnanswered.remove(ReconAsked(pack: id, peer: from)) != nil { reconMisses[from] = nil }
+                if reconUnanswered.remove(ReconAsked(pack: id, peer: from)) != nil { reconMisses[from] = 0 }
             }
         }
         let peerInfo = peerInfo(from) ?? NodeInfo()

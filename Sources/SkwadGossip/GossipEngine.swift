@@ -51,7 +51,17 @@ public struct GossipEngine: Sendable {
     var reconUnanswered: Set<ReconAsked> = []
     /// Reconciliations each link left unanswered since it last answered one (links only:
     /// pruned with Plumtree's marks every remote round). Links with the fewest are asked.
+    /// No entry: the link never sent us a reconciliation message (pack or directory, either
+    /// side), so it is no contact inside a fence yet (`isContact`).
     var reconMisses: [PeerAddress: Int] = [:]
+    /// Peers we routed a remote-contact request through that have not answered it (§9):
+    /// at most `remoteHopCapacity`, the oldest going when full.
+    var remoteHops: [PeerAddress: HopAsk] = [:]
+    /// Vicinity entries asked before they had ever exchanged with us and dropped unanswered,
+    /// in a row (reset when such an entry answers): from `nameFailuresForTurns` on, vicinity
+    /// rounds take turns (`vicinityCautiousTurn`) between names and peers that spoke to us.
+    var vicinityNameFailures = 0
+    var vicinityCautiousTurn = false
     /// The fences of packs we follow from outside, as of the last remote round (§9).
     var farFences: [Geofence] = []
     /// Live packs and directory views, until the replica's packs change (PackViews.swift).

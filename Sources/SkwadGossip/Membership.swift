@@ -45,12 +45,21 @@ extension GossipEngine {
     /// its session and its Plumtree mark — unless it stays an active member (`.silent`).
     mutating func forget(_ peer: PeerAddress, _ why: PeerTable.Reason, nowMs: UInt64, into out: inout [GossipDirective]) {
         let wasActive = peers.active[peer] != nil
+        if let e = peers.vicinity[peer], e.askedMs != nil, e.exchangedMs == 0 { nameFailed(e, nowMs: nowMs) }
         if peers.forget(peer, reason: why, nowMs: nowMs) != nil { out.append(.peerDown(peer)) }
         if why == .silent && wasActive { return }
         if why == .unreachable { stats.drop(.unreachable) }
         channels.drop(peer)
         if pendingNeighbor?.address == peer { pendingNeighbor = nil }
         plumtree.setLazy(peer, false)
+    }
+
+    /// A peer that left requests routed through it unanswered: given up on as `.silent`, and
+    /// muted even if it held no vicinity entry (it is then no hop, and names of it do not
+    /// bring it back into the vicinity view).
+    mutating func silence(_ peer: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        forget(peer, .silent, nowMs: nowMs, into: &out)
+        peers.mute(peer, nowMs: nowMs)
     }
 
     mutating func demote(_ peer: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {

@@ -78,6 +78,15 @@ struct PeerTable: Sendable {
     /// they speak the vicinity protocol to us (the oldest goes when full).
     private(set) var muted: [PeerAddress: UInt64] = [:]
     static let mutedCapacity = 256
+    /// Cells claimed by vicinity names that were asked and never answered: how many, and the
+    /// last when. A cell with `suspectFailures` of them is suspect: a name claiming it ranks
+    /// behind every other entry, for a slot and for a turn, until a peer named there answers
+    /// (`clearSuspect`) or `expireDead` forgets it (the oldest goes when full). One failure is
+    /// not enough: on a lossy path an honest name fails now and then.
+    struct Suspicion: Sendable { var failures: Int; var lastMs: UInt64 }
+    private(set) var suspectCells: [String: Suspicion] = [:]
+    static let suspectCellCapacity = 32
+    static let suspectFailures = 2
 
     init(config: GossipConfig) {
         capacity = Capacity(active: max(1, config.activeSize), passive: max(1, config.passiveSize),
@@ -259,11 +268,19 @@ struct PeerTable: Sendable {
             // has spoken to us only while fewer than a quarter of the view are such names:
             // otherwise it competes with the other names alone. Names claiming the nearest
             // cells (liars claiming a fence's centre) cannot push out every verified entry.
+            // A name claiming a suspect cell ranks behind every other entry: it takes a free
+            // slot only, and is the first to go.
             let named = e.lastHeardMs == 0
             let pool = named && vicinity.values.reduce(0, { $0 + ($1.lastHeardMs == 0 ? 1 : 0) }) >= Self.namedVicinityShare(capacity.vicinity)
                 ? vicinity.filter { $0.value.lastHeardMs == 0 } : vicinity
-            guard let (far, entry) = pool.max(by: { a, b in a.value.distance != b.value.distance ? a.value.distance < b.value.distance : a.key < b.key }),
-                  e.distance < entry.distance else { return }
+            func behind(_ a: VicinityEntry, _ b: VicinityEntry) -> Bool {
+                let sa = isSuspectName(a), sb = isSuspectName(b)
+                return sa != sb ? sb : a.distance < b.distance
+            }
+            guard let (far, entry) = pool.max(by: { a, b in
+                      behind(a.value, b.value) || (!behind(b.value, a.value) && a.key < b.key)
+                  }),
+                  behind(e, entry) else { return }
             vicinity[far] = nil
             syncLink(far)
         }
@@ -272,6 +289,22 @@ struct PeerTable: Sendable {
         vicinity[p] = e
         syncLink(p)
     }
+
+    /// A vicinity entry only named by others, claiming a cell where a name never answered.
+    func isSuspectName(_ e: VicinityEntry) -> Bool {
+        e.lastHeardMs == 0 && !suspectCells.isEmpty && (suspectCells[e.info.cell ?? ""]?.failures ?? 0) >= Self.suspectFailures
+    }
+
+    mutating func suspect(cell: String, nowMs: UInt64) {
+        if suspectCells[cell] == nil && suspectCells.count >= Self.suspectCellCapacity,
+           let oldest = suspectCells.min(by: { a, b in (a.value.lastMs, a.key) < (b.value.lastMs, b.key) }) {
+            suspectCells[oldest.key] = nil
+        }
+        suspectCells[cell, default: Suspicion(failures: 0, lastMs: nowMs)].failures += 1
+        suspectCells[cell]!.lastMs = nowMs
+    }
+
+    mutating func clearSuspect(cell: String) { suspectCells[cell] = nil }
 
     /// Of a full vicinity view, how many entries only named by others may push out entries
     /// that spoke to us.
@@ -348,9 +381,10 @@ struct PeerTable: Sendable {
     mutating func expireDead(nowMs: UInt64, forgetMs: UInt64) {
         for (p, d) in dead where nowMs >= d.sinceMs &+ forgetMs { dead[p] = nil }
         for (p, since) in muted where nowMs >= since &+ forgetMs { muted[p] = nil }
+        for (c, v) in suspectCells where nowMs >= v.lastMs &+ forgetMs { suspectCells[c] = nil }
     }
 
-    private mutating func mute(_ p: PeerAddress, nowMs: UInt64) {
+    mutating func mute(_ p: PeerAddress, nowMs: UInt64) {
         if muted[p] == nil && muted.count >= Self.mutedCapacity,
            let oldest = muted.min(by: { a, b in a.value != b.value ? a.value < b.value : a.key < b.key }) {
             muted[oldest.key] = nil

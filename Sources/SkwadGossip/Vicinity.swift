@@ -8,6 +8,13 @@ import SkwadReplica
 /// entry the peers nearest to *that* peer. Nearby peers are the ones that share geofenced
 /// packs, so the vicinity links keep every fence's members connected where a random overlay
 /// of five links would not (PROTOCOL.md §9).
+/// A remote-contact request routed through a peer (§9): when it left, and how many in a row
+/// it left unanswered.
+struct HopAsk: Sendable {
+    var askedMs: UInt64?
+    var misses = 0
+}
+
 struct VicinityEntry: Sendable {
     var info: NodeInfo
     /// Metres from our cell's centre to its.
@@ -78,7 +85,25 @@ extension GossipEngine {
         }
         known.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
         let precision = info.cell?.count ?? 6
-        return known.prefix(limit ?? config.vicinitySample).map { PeerRef(address: $0.1, cell: String($0.2.prefix(precision))) }
+        // At most half of the sample are peers that never proved their cell to us: liars
+        // claiming the target's cell (a fence's centre), named to us by others, filled every answer.
+        let count = limit ?? config.vicinitySample
+        var names = 0, sample: [PeerRef] = []
+        for k in known where sample.count < count {
+            if !provedPlace(k.1) {
+                guard names < (count + 1) / 2 else { continue }
+                names += 1
+            }
+            sample.append(PeerRef(address: k.1, cell: String(k.2.prefix(precision))))
+        }
+        return sample
+    }
+
+    /// A peer has shown it takes part in the protocol near its cell: it exchanged vicinity
+    /// with us, asked us for it (inbound), or reconciled with us.
+    func provedPlace(_ p: PeerAddress) -> Bool {
+        if let e = peers.vicinity[p] { return e.exchangedMs > 0 }
+        return peers.inbound[p] != nil || reconMisses[p] != nil
     }
 
     func vicinityMessage(for target: Geohash.Cell?, excluding: PeerAddress, reply: Bool, limit: Int? = nil, targetCell: String? = nil) -> Message {
@@ -105,12 +130,31 @@ extension GossipEngine {
         }
         // Never exchanged with first, the nearest first among those (the nearest are the ones
         // most likely to share our fences); then the one exchanged with least recently.
-        // (Rounds taking turns between peers that spoke and names were tried: hostile.toml
-        // seeds 6 and 8 gained, the 2,000-node city's time to full coverage p90 doubled.)
+        // After `nameFailuresForTurns` names in a row were dropped unanswered, every other
+        // round is a cautious one: it asks a peer that spoke to us (never exchanged first, then
+        // least recently) before any name. Names in a suspect cell (PeerTable) come after
+        // names elsewhere. Liars claiming an eclipse target's own cell, passed on by its
+        // honest neighbours, took every round one after another (each failed, was muted, the
+        // next took its place), and a member inside a locked fence never met another member
+        // (hostile seed 8). Where names answer (an honest network, even a lossy one: two
+        // failures in a row are rare) the order is the first one.
+        // (Rounds always taking turns between peers that spoke and names doubled the 2,000-node
+        // city's time to full coverage p90; so did holding back names while one was unanswered,
+        // on lossy.toml.)
+        var cautious = false
+        if vicinityNameFailures >= Self.nameFailuresForTurns {
+            vicinityCautiousTurn.toggle()
+            cautious = vicinityCautiousTurn
+        }
         guard let (peer, entry) = peers.vicinity.filter({ $0.value.askedMs == nil })
             .min(by: { a, b in
+                if cautious && (a.value.lastHeardMs == 0) != (b.value.lastHeardMs == 0) { return a.value.lastHeardMs > 0 }
                 if a.value.exchangedMs != b.value.exchangedMs { return a.value.exchangedMs < b.value.exchangedMs }
-                if a.value.exchangedMs == 0 && a.value.distance != b.value.distance { return a.value.distance < b.value.distance }
+                if a.value.exchangedMs == 0 {
+                    let sa = peers.isSuspectName(a.value), sb = peers.isSuspectName(b.value)
+                    if sa != sb { return sb }
+                    if a.value.distance != b.value.distance { return a.value.distance < b.value.distance }
+                }
                 return a.key < b.key
             })
         else { return }
@@ -118,9 +162,24 @@ extension GossipEngine {
         send(vicinityMessage(for: entry.info.place, excluding: peer, reply: false), to: peer, nowMs: nowMs, into: &out)
     }
 
+    /// A vicinity entry asked before it had ever exchanged with us was dropped unanswered:
+    /// one more name failure in a row (`vicinityNameFailures`, reset when such an entry
+    /// answers), and one more against the cell it claimed (`PeerTable.suspect`).
+    static let nameFailuresForTurns = 2
+
+    mutating func nameFailed(_ e: VicinityEntry, nowMs: UInt64) {
+        vicinityNameFailures = min(vicinityNameFailures + 1, 1000)
+        if let c = e.info.cell { peers.suspect(cell: c, nowMs: nowMs) }
+    }
+
     mutating func onVicinity(_ v: VicinityExchange, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         let wasLink = isLink(from)
         let theirs = v.info
+        remoteHops[from] = nil
+        if let e = peers.vicinity[from], e.askedMs != nil, e.exchangedMs == 0 {
+            vicinityNameFailures = 0
+            if let c = e.info.cell { peers.clearSuspect(cell: c) }
+        }
         peers[active: from]?.info = theirs
         offerVicinity(from, info: theirs, heard: true, answered: true, nowMs: nowMs)
         if !isLink(from) { peers.rememberInbound(from, info: theirs, nowMs: nowMs) }
@@ -161,10 +220,10 @@ extension GossipEngine {
     /// to and stand outside of, and those of live packs we stand inside of with no active or
     /// vicinity link inside (remote contacts do not count, or a contact would end its own need).
     mutating func fencesNeedingContact(_ replica: Replica, nowMs: UInt64) -> [Geofence] {
-        // A link that leaves our reconciliation rounds unanswered (a liar claiming a cell
-        // inside the fence, a silent dropper) is no contact there.
-        let near = peers.active.filter { answers($0.key) }.compactMap(\.value.info.place)
-            + peers.vicinity.filter { $0.value.lastHeardMs > 0 && answers($0.key) }.compactMap(\.value.info.place)
+        // A link that never took part in reconciliation, or leaves our rounds unanswered (a
+        // liar claiming a cell inside the fence, a silent dropper), is no contact there.
+        let near = peers.active.filter { isContact($0.key) }.compactMap(\.value.info.place)
+            + peers.vicinity.filter { $0.value.lastHeardMs > 0 && isContact($0.key) }.compactMap(\.value.info.place)
         // `inside[i]`: our cell lies inside the fence of `live[i]` (cached; false without a cell).
         let (live, inside) = packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
         return live.indices.compactMap { i in
@@ -181,6 +240,13 @@ extension GossipEngine {
     /// reconciliation rounds in a row unanswered (§11).
     func answers(_ p: PeerAddress) -> Bool { (reconMisses[p] ?? 0) < Self.contactMisses }
     static let contactMisses = 3
+
+    /// A link counts as a contact inside a fence it claims to stand in once it has sent us a
+    /// reconciliation message (an honest link does within a round or two: the directory is
+    /// reconciled with every new link at once), and while it `answers`. A peer that only
+    /// pings, joins and claims a cell (`hostile.toml`'s liars, asked too rarely to reach
+    /// `contactMisses`) kept an edge node from searching for an honest member (hostile seed 6).
+    func isContact(_ p: PeerAddress) -> Bool { reconMisses[p].map { $0 < Self.contactMisses } ?? false }
 
     /// A peer we heard of: keep it if it is inside a fence we need a contact in; else, if it
     /// is nearer to such a fence than we are, keep it as a passive peer (the next hop).
@@ -206,13 +272,24 @@ extension GossipEngine {
         for p in peers.remote.keys.sorted() {
             guard let place = peers.remote[p]!.info.place, farFences.contains(where: { $0.contains(cell: place) }) else { peers.removeRemote(p); continue }
         }
+        // A hop that left a request unanswered (a liar named at the fence's centre never
+        // answers: the greedy search asked it every round, hostile seed 6) is asked again at
+        // most `vicinityMisses` times in all, then silenced like a vicinity entry.
+        for p in remoteHops.keys.sorted() {
+            guard var h = remoteHops[p], let asked = h.askedMs, nowMs >= asked &+ config.vicinityTimeoutMs else { continue }
+            h.askedMs = nil
+            h.misses += 1
+            remoteHops[p] = h.misses < config.vicinityMisses ? h : nil
+            if h.misses >= config.vicinityMisses { silence(p, nowMs: nowMs, into: &out) }
+        }
         for fence in farFences {
             guard !peers.remote.values.contains(where: { e in e.info.place.map { fence.contains(cell: $0) } ?? false }) else { continue }
             // The known peer nearest to the fence: the next hop towards it.
             var best: (Double, PeerAddress)?
             func consider(_ p: PeerAddress, _ cell: String?) {
-                // Not through a peer that leaves our exchanges or rounds unanswered.
-                guard peers.muted[p] == nil, answers(p), let c = NodeInfo.decode(cell) else { return }
+                // Not through a peer that leaves our exchanges or rounds unanswered, nor one
+                // whose answer to our last request is still due.
+                guard peers.muted[p] == nil, answers(p), remoteHops[p]?.askedMs == nil, let c = NodeInfo.decode(cell) else { return }
                 let d = c.center.distance(to: fence.center)
                 if best.map({ d < $0.0 || (d == $0.0 && p < $0.1) }) ?? true { best = (d, p) }
             }
@@ -222,9 +299,16 @@ extension GossipEngine {
             guard let (_, hop) = best else { continue }
             let m = vicinityMessage(for: Geohash.decode(cellOf: fence.center), excluding: hop, reply: false,
                                     targetCell: Geohash.encode(fence.center, precision: 7))
+            if remoteHops[hop] == nil && remoteHops.count >= Self.remoteHopCapacity,
+               let oldest = remoteHops.min(by: { a, b in (a.value.askedMs ?? 0, a.key) < (b.value.askedMs ?? 0, b.key) }) {
+                remoteHops[oldest.key] = nil
+            }
+            remoteHops[hop, default: HopAsk()].askedMs = nowMs
             send(m, to: hop, nowMs: nowMs, into: &out)
         }
     }
+
+    static let remoteHopCapacity = 64
 }
 
 extension Geohash {

@@ -43,11 +43,24 @@ import SkwadTestKit
         e.peers.offerVicinity(PeerAddress("n2"), VicinityEntry(info: NodeInfo(cell: outside), distance: 2000, lastHeardMs: f.nowMs))
         #expect(e.fencesNeedingContact(replica, nowMs: f.nowMs).count == 1)
 
-        // A vicinity entry inside that was only heard of does not count; once heard, it does.
-        e.peers.offerVicinity(PeerAddress("n3"), VicinityEntry(info: NodeInfo(cell: inside), distance: 0, lastHeardMs: 0))
+        // A vicinity entry inside that was only heard of does not count; nor does one heard
+        // (it pings, it claims the cell) that never took part in reconciliation (hostile
+        // seed 6: a liar claiming the fence's centre kept an edge member from searching).
+        let n3 = PeerAddress("n3")
+        e.peers.offerVicinity(n3, VicinityEntry(info: NodeInfo(cell: inside), distance: 0, lastHeardMs: 0))
         #expect(e.fencesNeedingContact(replica, nowMs: f.nowMs).count == 1)
-        e.peers[vicinity: PeerAddress("n3")]?.lastHeardMs = f.nowMs
+        e.peers[vicinity: n3]?.lastHeardMs = f.nowMs
+        #expect(e.isLink(n3))
+        #expect(e.fencesNeedingContact(replica, nowMs: f.nowMs).count == 1)
+        // Once it sends us a reconciliation message (here a directory pull), it counts.
+        var out: [GossipDirective] = []
+        let pull = ReconcileRound(pack: nil, directory: true, initiator: true, lower: .zero,
+                                  ranges: Reconciliation.initiate([]), asker: NodeInfo(cell: inside))
+        e.onReconcile(pull, from: n3, nowMs: f.nowMs, replica: replica, into: &out)
         #expect(e.fencesNeedingContact(replica, nowMs: f.nowMs).isEmpty)
+        // Three of our rounds left unanswered in a row, and it no longer does.
+        e.reconMisses[n3] = GossipEngine.contactMisses
+        #expect(e.fencesNeedingContact(replica, nowMs: f.nowMs).count == 1)
     }
 }
 
