@@ -242,16 +242,35 @@ struct PeerTable: Sendable {
         return Set(oldest.prefix(count).map(\.key))
     }
 
-    /// unknown or dead → passive (a random passive peer goes when full; a dead peer named by
+    /// unknown or dead → passive (when full, `passiveVictim` goes; a dead peer named by
     /// someone else gets another chance); a known passive peer keeps the cell it had unless a
     /// new one is given. Active members are not added.
     mutating func addPassive(_ p: PeerAddress, cell: String?, using rng: inout SplitMix) {
         guard active[p] == nil, p != me else { return }
         let revived = dead.removeValue(forKey: p)
-        if passive[p] == nil && passive.count >= capacity.passive, let victim = passive.keys.sorted().randomElement(using: &rng) {
+        if passive[p] == nil && passive.count >= capacity.passive, let victim = passiveVictim(for: p, using: &rng) {
             passive[victim] = nil
         }
         passive[p] = cell ?? passive[p] ?? revived?.cell ?? ""
+    }
+
+    /// The passive peer a newcomer `p` displaces when the view is full (PROTOCOL §9): at
+    /// random among the network group (`PeerAddress.netgroup`) holding the most passive peers,
+    /// `p` counted in its own (after the buckets of Bitcoin Core's address manager; Heilman et
+    /// al., 2015). One host or one /24 naming many of its addresses in shuffles, walks and
+    /// vicinity answers displaces mostly its own, so the backups a node refills its active
+    /// view from stay spread over many networks. Where every peer is its own group (the
+    /// simulator's names) this is the uniform choice it was before.
+    func passiveVictim(for p: PeerAddress, using rng: inout SplitMix) -> PeerAddress? {
+        var group: [PeerAddress: String] = [:]
+        var perGroup: [String: Int] = [p.netgroup: 1]
+        for q in passive.keys {
+            let g = q.netgroup
+            group[q] = g
+            perGroup[g, default: 0] += 1
+        }
+        let most = perGroup.values.max() ?? 0
+        return passive.keys.filter { perGroup[group[$0]!] == most }.sorted().randomElement(using: &rng)
     }
 
     // MARK: - vicinity, remote, inbound
