@@ -8,13 +8,6 @@ import SkwadReplica
 /// entry the peers nearest to *that* peer. Nearby peers are the ones that share geofenced
 /// packs, so the vicinity links keep every fence's members connected where a random overlay
 /// of five links would not (PROTOCOL.md §9).
-/// A remote-contact request routed through a peer (§9): when it left, and how many in a row
-/// it left unanswered.
-struct HopAsk: Sendable {
-    var askedMs: UInt64?
-    var misses = 0
-}
-
 struct VicinityEntry: Sendable {
     var info: NodeInfo
     /// Metres from our cell's centre to its.
@@ -27,6 +20,13 @@ struct VicinityEntry: Sendable {
     var misses = 0
     /// When it last sent us a `Vicinity` message (0: never; other traffic does not count).
     var exchangedMs: UInt64 = 0
+}
+
+/// A remote-contact request routed through a peer (§9): when it left, and how many in a row
+/// it left unanswered.
+struct HopAsk: Sendable {
+    var askedMs: UInt64?
+    var misses = 0
 }
 
 extension GossipEngine {
