@@ -84,10 +84,7 @@ extension GossipEngine {
     /// recently used goes first). Packs cost stamp work besides (PROTOCOL §2, §13).
     mutating func takeGenesis(from: PeerAddress, nowMs: UInt64) -> Bool {
         if genesisLimits[from] == nil {
-            if genesisLimits.count >= config.genesisSources,
-               let oldest = genesisLimits.min(by: { a, b in a.value.lastMs != b.value.lastMs ? a.value.lastMs < b.value.lastMs : a.key < b.key }) {
-                genesisLimits[oldest.key] = nil
-            }
+            genesisLimits.makeRoom(for: from, capacity: config.genesisSources) { $0.lastMs }
             genesisLimits[from] = TokenBucket(rate: config.genesesPerSecond, burst: config.genesisBurst, nowMs: nowMs)
         }
         return genesisLimits[from]!.take(1, nowMs: nowMs)

@@ -41,19 +41,13 @@ struct MembershipGuard: Sendable {
     mutating func admitJoin(from source: PeerAddress, nowMs: UInt64) -> Bool {
         if let last = lastJoinMs[source], nowMs < last &+ Self.joinIntervalPerSourceMs { return false }
         guard joins.take(1, nowMs: nowMs) else { return false }
-        if lastJoinMs[source] == nil && lastJoinMs.count >= Self.joinMemory,
-           let oldest = lastJoinMs.min(by: { a, b in a.value != b.value ? a.value < b.value : a.key < b.key }) {
-            lastJoinMs[oldest.key] = nil
-        }
+        lastJoinMs.makeRoom(for: source, capacity: Self.joinMemory) { $0 }
         lastJoinMs[source] = nowMs
         return true
     }
 
     mutating func addCandidate(_ peer: PeerAddress, _ c: Candidate) {
-        if candidates[peer] == nil && candidates.count >= Self.candidateCapacity,
-           let oldest = candidates.min(by: { a, b in a.value.sinceMs != b.value.sinceMs ? a.value.sinceMs < b.value.sinceMs : a.key < b.key }) {
-            candidates[oldest.key] = nil
-        }
+        candidates.makeRoom(for: peer, capacity: Self.candidateCapacity) { $0.sinceMs }
         candidates[peer] = c
     }
 }

@@ -316,10 +316,7 @@ struct PeerTable: Sendable {
     }
 
     mutating func suspect(cell: String, nowMs: UInt64) {
-        if suspectCells[cell] == nil && suspectCells.count >= Self.suspectCellCapacity,
-           let oldest = suspectCells.min(by: { a, b in (a.value.lastMs, a.key) < (b.value.lastMs, b.key) }) {
-            suspectCells[oldest.key] = nil
-        }
+        suspectCells.makeRoom(for: cell, capacity: Self.suspectCellCapacity) { $0.lastMs }
         suspectCells[cell, default: Suspicion(failures: 0, lastMs: nowMs)].failures += 1
         suspectCells[cell]!.lastMs = nowMs
     }
@@ -347,10 +344,7 @@ struct PeerTable: Sendable {
     /// unknown → inbound (the least recently heard goes when full).
     mutating func rememberInbound(_ p: PeerAddress, info: NodeInfo, nowMs: UInt64) {
         guard p != me else { return }
-        if inbound[p] == nil && inbound.count >= capacity.inbound,
-           let oldest = inbound.min(by: { a, b in a.value.heardMs != b.value.heardMs ? a.value.heardMs < b.value.heardMs : a.key < b.key }) {
-            inbound[oldest.key] = nil
-        }
+        inbound.makeRoom(for: p, capacity: capacity.inbound) { $0.heardMs }
         inbound[p] = Inbound(info: info, heardMs: nowMs)
     }
 
@@ -382,10 +376,7 @@ struct PeerTable: Sendable {
     /// oldest goes when full.
     private mutating func markDead(_ p: PeerAddress, cell: String?, nowMs: UInt64) {
         guard dead[p] == nil, p != me else { return }
-        if dead.count >= capacity.dead,
-           let oldest = dead.min(by: { a, b in a.value.sinceMs != b.value.sinceMs ? a.value.sinceMs < b.value.sinceMs : a.key < b.key }) {
-            dead[oldest.key] = nil
-        }
+        dead.makeRoom(for: p, capacity: capacity.dead) { $0.sinceMs }
         dead[p] = Gone(cell: cell, sinceMs: nowMs)
     }
 
@@ -405,10 +396,7 @@ struct PeerTable: Sendable {
     }
 
     mutating func mute(_ p: PeerAddress, nowMs: UInt64) {
-        if muted[p] == nil && muted.count >= Self.mutedCapacity,
-           let oldest = muted.min(by: { a, b in a.value != b.value ? a.value < b.value : a.key < b.key }) {
-            muted[oldest.key] = nil
-        }
+        muted.makeRoom(for: p, capacity: Self.mutedCapacity) { $0 }
         muted[p] = nowMs
     }
 }

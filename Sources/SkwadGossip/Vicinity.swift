@@ -299,10 +299,7 @@ extension GossipEngine {
             guard let (_, hop) = best else { continue }
             let m = vicinityMessage(for: Geohash.decode(cellOf: fence.center), excluding: hop, reply: false,
                                     targetCell: Geohash.encode(fence.center, precision: 7))
-            if remoteHops[hop] == nil && remoteHops.count >= Self.remoteHopCapacity,
-               let oldest = remoteHops.min(by: { a, b in (a.value.askedMs ?? 0, a.key) < (b.value.askedMs ?? 0, b.key) }) {
-                remoteHops[oldest.key] = nil
-            }
+            remoteHops.makeRoom(for: hop, capacity: Self.remoteHopCapacity) { $0.askedMs ?? 0 }
             remoteHops[hop, default: HopAsk()].askedMs = nowMs
             send(m, to: hop, nowMs: nowMs, into: &out)
         }
