@@ -88,9 +88,13 @@ extension GossipEngine {
 
     static let reconciledCapacity = 256
 
-    /// A vicinity entry just proved itself: it has only heard our coarse cell so far, so ask
-    /// it now, in full (an honest pair exchanges in full within a tick of meeting).
-    mutating func vicinityOnProof(_ p: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+    /// A peer just proved itself by its first `Reconcile`. If that pulled our directory while
+    /// not our link (`pulled`: we are its link, it is not ours), we pull its directory back,
+    /// so that it holds us proven too (a settled pull has no answer). If it is a vicinity
+    /// entry of ours it has only heard our coarse cell so far: we ask it now, in full. An
+    /// honest pair thus exchanges in full within a tick of its first directory pull.
+    mutating func onProof(_ p: PeerAddress, pulled: Bool, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        if pulled { sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out) }
         guard let e = peers.vicinity[p], e.askedMs == nil else { return }
         peers[vicinity: p]?.askedMs = nowMs
         send(vicinityMessage(for: e.info.place, to: p, reply: false), to: p, nowMs: nowMs, into: &out)
