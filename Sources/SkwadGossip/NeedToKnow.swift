@@ -12,7 +12,7 @@ import SkwadReplica
 ///
 /// A stranger's `Vicinity` message places nobody (Vicinity.swift); an honest peer is proven
 /// within a tick, since every new link's directory is reconciled at once (§11a), and then
-/// exchanges again at once (`vicinityOnProof`). Before these rules a crawler that claimed
+/// exchanges again at once (`onProof`). Before these rules a crawler that claimed
 /// the cell of each node it asked (so entering its vicinity view) mapped every address of a
 /// network to its 150 m cell within a minute (`StrangerCrawlTests`).
 extension GossipEngine {
@@ -70,7 +70,7 @@ extension GossipEngine {
             return .reconcile(r)
         case .shuffleReply(let named):
             guard audience(of: to) == .stranger else { return m }
-            return .shuffleReply(named.map { PeerRef(address: $0.address, cell: $0.cell.map { String($0.prefix(Self.strangerPrecision)) }) })
+            return .shuffleReply(named.map { PeerRef(address: $0.address, cell: Self.coarse(NodeInfo(cell: $0.cell)).cell) })
         default:
             return m
         }

@@ -84,7 +84,10 @@ extension GossipEngine {
         // to a campus): introduce them too, or two peers that share every neighbour but
         // stand nearer to each other than to any of them never hear of each other (§9).
         for (p, ib) in peers.inbound where p != excluding && !peers.isLink(p) {
-            if let c = ib.info.cell, let pl = ib.info.place { known.append((pl.center.distance(to: target.center), p, c)) }
+            // Not one that told us only a stranger's cell (a directory pull before it held us proven).
+            if let c = ib.info.cell, !Self.isCoarse(c), let pl = ib.info.place {
+                known.append((pl.center.distance(to: target.center), p, c))
+            }
         }
         known.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
         let precision = info.cell?.count ?? 6

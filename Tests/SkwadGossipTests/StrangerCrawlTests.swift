@@ -70,7 +70,8 @@ import SkwadTestKit
                 if requests % 10 == 0 {
                     // A shuffle now and then: its answer names peers of both views with their cells.
                     let a = crawlers[i]!.address.value
-                    deliver(crawlers[i]!.seal(WireForge.shuffle(origin: a, cell: claim, ttl: 0, peers: [])), to: i, from: crawlers[i]!.address)
+                    let shuffle = crawlers[i]!.seal(WireForge.shuffle(origin: a, cell: claim, ttl: 0, peers: []))
+                    deliver(shuffle, to: i, from: crawlers[i]!.address)
                 }
             }
             h.run(ms: 500)
@@ -121,6 +122,12 @@ extension StrangerCrawlTests {
         return try! m.serializedBytes()
     }
 
+    /// Sends `peer`'s request to `e` and returns the first `Vicinity` answer it can read.
+    static func ask(_ e: inout GossipEngine, _ r: inout Replica, from peer: inout HostilePeer, target: String?,
+                    nowMs: UInt64) -> Skwad_Gossip_V1_Vicinity? {
+        answers(peer.send(vicinity(claiming: cell(8), target: target, reply: false), to: &e, nowMs: nowMs, replica: &r), for: peer).first
+    }
+
     /// The `Vicinity` answers among `ds` that `peer` can read.
     static func answers(_ ds: [GossipDirective], for peer: HostilePeer) -> [Skwad_Gossip_V1_Vicinity] {
         HostilePeer.sent(ds, to: peer.address).compactMap { f in
@@ -135,22 +142,22 @@ extension StrangerCrawlTests {
         let pack = try PackID(bytes: [UInt8](repeating: 7, count: 32))
         _ = e.setInterest(cell: Self.cell(8), subscriptions: [pack], nowMs: Self.t0)
         for i in 0..<10 {
-            e.offerVicinity(PeerAddress("10.0.\(i + 1).1:7400"), info: NodeInfo(cell: Self.cell(i)), heard: true, answered: true, nowMs: Self.t0)
+            let peer = PeerAddress("10.0.\(i + 1).1:7400")
+            e.offerVicinity(peer, info: NodeInfo(cell: Self.cell(i)), heard: true, answered: true, nowMs: Self.t0)
         }
         var r = Replica()
         var p = HostilePeer(address: Self.stranger, seed: 3)
         #expect(p.handshake(with: &e, nowMs: Self.t0, replica: &r))
         // Claiming our own cell, walking a target: a coarse cell, no subscriptions, nobody.
         for target in [nil, Self.walk[0]] {
-            let a = try #require(Self.answers(p.send(Self.vicinity(claiming: Self.cell(8), target: target, reply: false), to: &e, nowMs: Self.t0, replica: &r),
-                                              for: p).first)
+            let a = try #require(Self.ask(&e, &r, from: &p, target: target, nowMs: Self.t0))
             #expect(a.info.cell == String(Self.cell(8).prefix(GossipEngine.strangerPrecision)) && a.info.subscriptions.isEmpty)
             #expect(a.peers.isEmpty)
         }
         #expect(e.peers.vicinity[Self.stranger] == nil && e.peers.inbound[Self.stranger] == nil, "its claimed cell placed it nowhere")
         // A shuffle's answer names peers with city-scale cells only.
-        let shuffled = HostilePeer.sent(p.send(WireForge.shuffle(origin: Self.stranger.value, cell: Self.cell(8), ttl: 0, peers: []), to: &e,
-                                               nowMs: Self.t0, replica: &r), to: Self.stranger)
+        let shuffle = WireForge.shuffle(origin: Self.stranger.value, cell: Self.cell(8), ttl: 0, peers: [])
+        let shuffled = HostilePeer.sent(p.send(shuffle, to: &e, nowMs: Self.t0, replica: &r), to: Self.stranger)
         for f in shuffled {
             guard let pt = p.open(f), let m = try? WireMessage(serializedBytes: pt), case .shuffleReply(let s)? = m.body else { continue }
             #expect(s.peers.allSatisfy { $0.cell.count <= GossipEngine.strangerPrecision })
@@ -158,8 +165,7 @@ extension StrangerCrawlTests {
         // Once it has reconciled it is proven: its claimed cell places it (a link now: it
         // claims our own cell), and it is told our info and the peers nearest to it.
         _ = p.send(Self.reconcile(cell: Self.cell(8)), to: &e, nowMs: Self.t0, replica: &r)
-        let a = try #require(Self.answers(p.send(Self.vicinity(claiming: Self.cell(8), target: nil, reply: false), to: &e, nowMs: Self.t0 + 1, replica: &r),
-                                          for: p).first)
+        let a = try #require(Self.ask(&e, &r, from: &p, target: nil, nowMs: Self.t0 + 1))
         #expect(e.peers.vicinity[Self.stranger] != nil)
         #expect(a.info.cell == Self.cell(8) && a.info.subscriptions.count == 1)
         #expect(a.peers.count == GossipConfig().vicinitySample)
@@ -193,7 +199,9 @@ extension StrangerCrawlTests {
 
     @Test func provenPeersHaveAStatedCapacity() {
         var e = GossipEngine(seed: 22)
-        for i in 0..<(GossipEngine.reconciledCapacity + 20) { e.markReconciled(PeerAddress("10.0.\(i / 200).\(i % 200):1"), nowMs: UInt64(i)) }
+        for i in 0..<(GossipEngine.reconciledCapacity + 20) {
+            e.markReconciled(PeerAddress("10.0.\(i / 200).\(i % 200):1"), nowMs: UInt64(i))
+        }
         #expect(e.reconciled.count == GossipEngine.reconciledCapacity)
         #expect(e.reconciled[PeerAddress("10.0.0.0:1")] == nil, "the least recently reconciled went")
     }
