@@ -33,7 +33,7 @@ extension GossipEngine {
         case .reconcile(let r):
             let first = markReconciled(from, nowMs: nowMs)
             onReconcile(r, from: from, nowMs: nowMs, replica: replica, into: &out)
-            if first { onProof(from, pulled: r.initiator && r.directory && !wasLink, nowMs: nowMs, replica: replica, into: &out) }
+            if first { onProof(from, pulled: r.initiator && r.directory, nowMs: nowMs, replica: replica, into: &out) }
         case .findPack(let query): onFindPack(query: query, from: from, nowMs: nowMs, replica: replica, into: &out)
         }
     }

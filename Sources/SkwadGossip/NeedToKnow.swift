@@ -88,16 +88,23 @@ extension GossipEngine {
 
     static let reconciledCapacity = 256
 
-    /// A peer just proved itself by its first `Reconcile`. If that pulled our directory while
-    /// not our link (`pulled`: we are its link, it is not ours), we pull its directory back,
-    /// so that it holds us proven too (a settled pull has no answer). If it is a vicinity
-    /// entry of ours it has only heard our coarse cell so far: we ask it now, in full. An
-    /// honest pair thus exchanges in full within a tick of its first directory pull.
+    /// A peer just proved itself by its first `Reconcile`. If that pulled our directory
+    /// (`pulled`), we pull its directory back, so that it holds us proven too (a settled
+    /// pull has no answer, and our own pull of a new link may wait or be left out: at most
+    /// `findPackFanout` per tick). If it is a vicinity
+    /// entry of ours, or pulled us, it has only heard our coarse cell and we only its coarse
+    /// one: we ask it now, in full, whatever exchange is under way. An honest
+    /// pair thus exchanges in full within a tick of its first directory pull, and a peer that
+    /// counts us among its nearest is named to others with its own cell (the rim members of
+    /// a fence hear of each other through a common neighbour, `ContactInsideOwnFenceTests`).
     mutating func onProof(_ p: PeerAddress, pulled: Bool, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         if pulled { sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out) }
-        guard let e = peers.vicinity[p], e.askedMs == nil else { return }
-        peers[vicinity: p]?.askedMs = nowMs
-        send(vicinityMessage(for: e.info.place, to: p, reply: false), to: p, nowMs: nowMs, into: &out)
+        let entry = peers.vicinity[p]
+        guard pulled || entry != nil else { return }
+        if entry != nil && entry?.askedMs == nil { peers[vicinity: p]?.askedMs = nowMs }
+        let inbound = peers.inbound[p].flatMap { Self.isCoarse($0.info.cell) ? nil : $0.info.place }
+        let near = entry?.info.place ?? inbound ?? info.place
+        send(vicinityMessage(for: near, to: p, reply: false), to: p, nowMs: nowMs, into: &out)
     }
 
     /// What `theirs` says of `p`, keeping the finer cell we know of it when `theirs` only

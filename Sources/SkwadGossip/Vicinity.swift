@@ -56,6 +56,9 @@ extension GossipEngine {
             peers[vicinity: peer] = e
             return
         }
+        // A cell no finer than a stranger's (a declining `NeighborReply`, a shuffle answer to
+        // a stranger) places nobody among our nearest.
+        guard !Self.isCoarse(peerInfo.cell) else { return }
         peers.offerVicinity(peer, VicinityEntry(info: peerInfo, distance: info.distance(to: peerInfo.place), lastHeardMs: heard ? nowMs : 0,
                                                 exchangedMs: answered ? nowMs : 0),
                             answered: answered)
