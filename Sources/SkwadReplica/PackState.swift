@@ -59,8 +59,9 @@ public struct PackState: Sendable {
     /// Distinct authors of posts, comments and votes other than the Alpha.
     var participants: Set<PublicKey> = []
     var deleted = false
-    /// A valid stamp seen per author, and location cells seen inside the fence: admission
-    /// memos, so the proof-of-work hash and the fence test run once per pseudonym and cell.
+    /// A valid stamp seen per author, and cells found inside the fence: memos of pure
+    /// admission checks (a cell enters only once `fence.contains` said yes), so the
+    /// proof-of-work hash and the fence test run once per pseudonym and cell.
     var stamps: [PublicKey: UInt64] = [:]
     var cellsInside: Set<String> = []
     /// Per target (any id an op of this pack names): each voter's last vote. Targets of

@@ -206,16 +206,22 @@ public struct Replica: Sendable {
            !ProofOfWork.isValid(genesisNonce: g.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(config.pseudonymBits(g.powBits))) {
             return .rejected(.badStamp, "author is not a pseudonym stamped for this pack")
         }
-        switch op.body.kind {
-        case .post, .comment, .vote:
-            if pack.locked, let fence = pack.fence {
-                guard let loc = op.body.location else {
-                    return .rejected(.missingLocation, "pack \(packID.short()) is locked: a location claim is required")
-                }
+        // A locked pack: a location claim on any kind must lie inside the fence, and posts,
+        // comments and votes must carry one. Judged on the claim and the genesis alone
+        // (`cellsInside` only memoizes `fence.contains`), so the order ops arrive in changes
+        // nothing (PROTOCOL §4, rule 6).
+        if pack.locked, let fence = pack.fence {
+            if let loc = op.body.location {
                 guard pack.cellsInside.contains(loc) || fence.contains(geohash: loc) else {
                     return .rejected(.outsideFence, "location \(loc) is outside the pack's geofence")
                 }
+            } else if op.body.kind.needsLocationInLockedPack {
+                return .rejected(.missingLocation, "pack \(packID.short()) is locked: a location claim is required")
             }
+        }
+        switch op.body.kind {
+        case .post, .comment, .vote:
+            break
         case .editPack, .moderate:
             guard isModerator(op.author, of: pack) else { return .rejected(.notAllowed, "only the Alpha or an admin may do that") }
         case .delete(let d):
@@ -255,7 +261,10 @@ public struct Replica: Sendable {
         packs[pid]!.insertOrdered(op)
         // Memos of checks this op passed (admission re-checks are pure, so caching is safe).
         packs[pid]!.stamps[op.author] = op.body.stamp
-        if let loc = op.body.location, packs[pid]!.locked { packs[pid]!.cellsInside.insert(loc) }
+        if let loc = op.body.location, packs[pid]!.locked, !packs[pid]!.cellsInside.contains(loc),
+           packs[pid]!.fence?.contains(geohash: loc) == true {
+            packs[pid]!.cellsInside.insert(loc)
+        }
         let alpha = packs[pid]!.alpha
         switch op.body.kind {
         case .post:
