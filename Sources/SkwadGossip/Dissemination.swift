@@ -220,7 +220,8 @@ extension GossipEngine {
         for d in ids.prefix(256) {
             let id: OpID?
             if d.count == 8 { id = plumtree.recentID(prefix: Plumtree.prefix(d)) } else { id = try? OpID(bytes: d) }
-            guard let id, stem.embargo[id] == nil, let op = replica.op(id), let pack = replica.scope(op.packID) else { continue }
+            guard let id, stem.embargo[id] == nil, let op = replica.op(id),
+                  let pack = replica.scope(op.packID) ?? replica.goneScope(op.packID) else { continue }
             if mayReceive(peerInfo, pack: pack, isGenesis: op.isDirectoryEntry) { ops.append(op) }
         }
         sendOps(ops, to: from, repair: !graft, nowMs: nowMs, into: &out)

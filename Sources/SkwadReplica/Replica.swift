@@ -13,9 +13,23 @@ public struct Tombstone: Sendable, Hashable {
     public let reason: Reason
     /// When it may be forgotten; nil: never (an admin pack's genesis is never too old).
     public let expiresMs: UInt64?
-    public init(pack: PackID, reason: Reason, expiresMs: UInt64? = nil) {
-        self.pack = pack; self.reason = reason; self.expiresMs = expiresMs
+    /// A deleted pack's genesis and the deletion that counts (the smallest pack `Delete` by a
+    /// moderator, by (hlc, id)): its directory entry until the tombstone expires, so every
+    /// node that knows the genesis learns the deletion (PROTOCOL §11a). Nil for an expired
+    /// pack, and for tombstones recorded before deletions travelled in the directory.
+    public let proof: DeletionProof?
+    public init(pack: PackID, reason: Reason, expiresMs: UInt64? = nil, proof: DeletionProof? = nil) {
+        self.pack = pack; self.reason = reason; self.expiresMs = expiresMs; self.proof = proof
     }
+}
+
+/// What shows that a pack was deleted: its genesis and a moderator's `Delete` of it.
+public struct DeletionProof: Sendable, Hashable {
+    public let genesis: SignedOp
+    public let deletion: SignedOp
+    public init(genesis: SignedOp, deletion: SignedOp) { self.genesis = genesis; self.deletion = deletion }
+    public static func == (a: DeletionProof, b: DeletionProof) -> Bool { a.genesis.id == b.genesis.id && a.deletion.id == b.deletion.id }
+    public func hash(into h: inout Hasher) { h.combine(genesis.id); h.combine(deletion.id) }
 }
 
 /// The CRDT: a grow-only set of admitted ops (merge = union), with indexes from which the
@@ -40,6 +54,8 @@ public struct Replica: Sendable {
     public private(set) var directoryStamp: UInt64 = 0
     private static let stamps = Atomic<UInt64>(0)
     private mutating func directoryChanged() { directoryStamp = Self.stamps.add(1, ordering: .relaxed).newValue }
+    /// The ops of tombstones' deletion proofs, by id (`op(_:)` serves them).
+    var proofOps: [OpID: SignedOp] = [:]
     var pending: [PackID: [SignedOp]] = [:]
     var pendingIDs: Set<OpID> = []
     /// When the first op still held for each unknown pack arrived: ops for a pack whose
@@ -47,7 +63,10 @@ public struct Replica: Sendable {
     var pendingSince: [PackID: UInt64] = [:]
     var nextPendingSweepMs: UInt64 = 0
     public static let pendingMaxAgeMs: UInt64 = 60_000
-    public private(set) var tombstones: [PackID: Tombstone] = [:]
+    public internal(set) var tombstones: [PackID: Tombstone] = [:] { didSet { directoryChanged() } }
+    /// Tombstones whose deletion proof a smaller deletion replaced since the last
+    /// `takeUpdatedTombstones` (the node writes them to its store).
+    var updatedTombstones: [PackID] = []
     /// Non-admin packs admitted from elsewhere and still held (the cap of PROTOCOL §4).
     var remotePacks: Set<PackID> = []
     public var remotePackCount: Int { remotePacks.count }
@@ -60,7 +79,8 @@ public struct Replica: Sendable {
     public var count: Int { ops.count }
     public var pendingCount: Int { pendingIDs.count }
     public func contains(_ id: OpID) -> Bool { ops[id] != nil }
-    public func op(_ id: OpID) -> SignedOp? { ops[id] }
+    /// An op of the set, or of a tombstone's deletion proof (what directory answers may send).
+    public func op(_ id: OpID) -> SignedOp? { ops[id] ?? proofOp(id) }
     public func pack(_ id: PackID) -> PackState? { packs[id] }
     /// Whether the pack's genesis is held (without copying its state, as `pack(_:) != nil` does).
     public func hasPack(_ id: PackID) -> Bool { packs.keys.contains(id) }
@@ -136,6 +156,10 @@ public struct Replica: Sendable {
     /// packs learned from others).
     public mutating func admit(_ op: SignedOp, nowMs: UInt64, local: Bool = false) -> AdmitOutcome {
         if ops[op.id] != nil || pendingIDs.contains(op.id) { return .duplicate }
+        if offersSmallerDeletion(op) {
+            replaceProof(of: op.packID, with: op)
+            return .rejected(.packDeleted, "pack \(op.packID.short()) is gone; its tombstone now keeps this smaller deletion")
+        }
         agePending(nowMs: nowMs)
         if let outcome = precheck(op, nowMs: nowMs, local: local) {
             guard outcome == .pending else { return outcome }
@@ -182,6 +206,7 @@ public struct Replica: Sendable {
         }
         let packID = op.packID
         if let t = tombstones[packID] {
+            if t.proof?.deletion.id == op.id || t.proof?.genesis.id == op.id { return .duplicate }
             return .rejected(t.reason == .deleted ? .packDeleted : .packExpired, "pack \(packID.short()) is gone (\(t.reason.rawValue))")
         }
         if case .createPack(let c) = op.body.kind {
@@ -199,7 +224,11 @@ public struct Replica: Sendable {
             return nil
         }
         guard let pack = packs[packID] else { return .pending }
-        if pack.deleted { return .rejected(.packDeleted, "pack \(packID.short()) was deleted") }
+        // A deleted pack takes one more op only: a moderator's deletion smaller than the one
+        // that counts (it replaces it, so every replica keeps the smallest of the union).
+        if let counted = pack.deletion, !(op.isDeletion(of: packID) && (op.hlc, op.id) < (counted.hlc, counted.id)) {
+            return .rejected(.packDeleted, "pack \(packID.short()) was deleted")
+        }
         if pack.isExpired(nowMs: nowMs) { return .rejected(.packExpired, "pack \(packID.short()) has expired") }
         let g = pack.genesisCreate
         if pack.stamps[op.author] != op.body.stamp,
@@ -281,7 +310,15 @@ public struct Replica: Sendable {
                 packs[pid]!.votes[v.target]![op.author]!.merge(hlc: op.hlc, id: op.id, value: v.value)
             }
         case .delete(let d):
-            if d.target == pid { packs[pid]!.deleted = true; directoryChanged() }
+            if d.target == pid {
+                // Only moderators' pack deletions are admitted (restore trusts the store).
+                if let old = packs[pid]!.deletion {
+                    guard (op.hlc, op.id) < (old.hlc, old.id) else { remove(op.id, in: pid); break }
+                    remove(old.id, in: pid)
+                }
+                packs[pid]!.deletion = (op.hlc, op.id)
+                directoryChanged()
+            }
             packs[pid]!.deleteRequests[d.target, default: []].insert(op.author)
         case .editPack(let e):
             packs[pid]!.applyEdit(e, hlc: op.hlc, id: op.id)
@@ -324,14 +361,15 @@ public struct Replica: Sendable {
     /// The clock hour a report counts in (PROTOCOL.md §4, rule 8a).
     static func reportHour(_ hlc: HLC) -> UInt64 { hlc.physicalMs / Lifetime.hour }
 
-    /// Takes a report out of the set (only reports are ever removed, by rule 8a).
+    /// Takes an op out of the set: a report beyond rule 8a, or a pack deletion a smaller one
+    /// replaced (rule 8b).
     mutating func remove(_ id: OpID, in pid: PackID) {
         guard ops.removeValue(forKey: id) != nil else { return }
         if let i = packs[pid]?.order.firstIndex(where: { $0.id == id }) { packs[pid]!.order.remove(at: i) }
         evicted.append((pid, id))
     }
 
-    /// The reports evicted since the last call, with their packs (the store deletes them).
+    /// The ops evicted since the last call, with their packs (the store deletes them).
     public mutating func takeEvicted() -> [(pack: PackID, id: OpID)] {
         defer { evicted = [] }
         return evicted
@@ -345,6 +383,7 @@ public struct Replica: Sendable {
     /// packs learned from others).
     public mutating func restore(_ trusted: [SignedOp], tombstones stones: [Tombstone] = [], own: Set<PackID> = []) {
         for t in stones { tombstones[t.pack] = t }
+        rebuildProofIndex()
         for op in trusted where ops[op.id] == nil {
             if case .createPack = op.body.kind {
                 apply(op)
@@ -367,15 +406,18 @@ public struct Replica: Sendable {
             if p.deleted { reason = .deleted }
             else if let after = p.purgeAfterMs, nowMs >= after { reason = .expired }
             else { continue }
+            let proof = p.deletion.flatMap { d in ops[d.id].map { DeletionProof(genesis: p.genesis, deletion: $0) } }
             for entry in p.order { ops.removeValue(forKey: entry.id) }
             packs.removeValue(forKey: id)
             directoryChanged()
             remotePacks.remove(id)
-            let t = Tombstone(pack: id, reason: reason, expiresMs: p.isAdmin ? nil : p.createdMs &+ Lifetime.maxMs &+ Lifetime.purgeGraceMs)
+            let t = Tombstone(pack: id, reason: reason, expiresMs: p.isAdmin ? nil : p.createdMs &+ Lifetime.maxMs &+ Lifetime.purgeGraceMs,
+                              proof: proof)
             tombstones[id] = t
             made.append(t)
         }
         for t in made { if let held = pending.removeValue(forKey: t.pack) { held.forEach { pendingIDs.remove($0.id) } } }
+        if !made.isEmpty { rebuildProofIndex() }
         return made.sorted { $0.pack < $1.pack }
     }
 
@@ -384,6 +426,7 @@ public struct Replica: Sendable {
     public mutating func expireTombstones(nowMs: UInt64) -> [PackID] {
         let gone = tombstones.values.filter { t in t.expiresMs.map { nowMs >= $0 } ?? false }.map(\.pack).sorted()
         for p in gone { tombstones[p] = nil }
+        if !gone.isEmpty { rebuildProofIndex() }
         return gone
     }
 }
