@@ -131,7 +131,7 @@ extension GossipEngine {
             pseudonymLimits[op.author] = TokenBucket(rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute, nowMs: nowMs)
         }
         guard pseudonymLimits[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); return ([], nil) }
-        switch replica.admit(op, nowMs: nowMs) {
+        switch replica.admit(op, nowMs: nowMs, arrival: Arrival(source: from.netgroup, here: info.place)) {
         case .admitted(let list):
             for a in list { stats.opsAdmitted += 1; somethingNew(a, own: false, nowMs: nowMs); out.append(.admitted(a)) }
             return (list, nil)

@@ -218,7 +218,7 @@ public actor Node {
     func applyInMemory(_ changes: [LocalChange]) {
         for c in changes {
             switch c {
-            case .joined(let p, true, let ms): joined[p] = joined[p] ?? ms
+            case .joined(let p, true, let ms): joined[p] = joined[p] ?? ms; replica.markOwn(p)
             case .joined(let p, false, _): joined[p] = nil
             case .stamp(let p, let s): stamps[p] = s
             case .setting: break

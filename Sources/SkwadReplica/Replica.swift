@@ -53,7 +53,7 @@ public struct Replica: Sendable {
     /// then, except for a pack already expired then (`PackViewCache` checks for those).
     public private(set) var directoryStamp: UInt64 = 0
     private static let stamps = Atomic<UInt64>(0)
-    private mutating func directoryChanged() { directoryStamp = Self.stamps.add(1, ordering: .relaxed).newValue }
+    mutating func directoryChanged() { directoryStamp = Self.stamps.add(1, ordering: .relaxed).newValue }
     /// The ops of tombstones' deletion proofs, by id (`op(_:)` serves them).
     var proofOps: [OpID: SignedOp] = [:]
     var pending: [PackID: [SignedOp]] = [:]
@@ -67,9 +67,16 @@ public struct Replica: Sendable {
     /// Tombstones whose deletion proof a smaller deletion replaced since the last
     /// `takeUpdatedTombstones` (the node writes them to its store).
     var updatedTombstones: [PackID] = []
-    /// Non-admin packs admitted from elsewhere and still held (the cap of PROTOCOL §4).
-    var remotePacks: Set<PackID> = []
-    public var remotePackCount: Int { remotePacks.count }
+    /// Non-admin packs admitted from elsewhere and still held, with the network group each
+    /// came from (the quota of PROTOCOL §4 rule 5, PackQuota.swift).
+    var remoteSource: [PackID: String] = [:]
+    public var remotePackCount: Int { remoteSource.count }
+    /// Packs displaced by the quota while the table was full, refused until they leave this
+    /// bounded memory (`recentlyDisplacedCapacity`).
+    var recentlyDisplaced: Set<PackID> = []
+    var recentlyDisplacedOrder: [PackID] = []
+    /// How many packs the quota displaced.
+    public internal(set) var displacedCount = 0
     /// Reports dropped from the set because smaller ones of the same reporter and hour
     /// arrived (PROTOCOL.md §4, rule 8a); the node deletes them from its store.
     var evicted: [(pack: PackID, id: OpID)] = []
@@ -154,14 +161,16 @@ public struct Replica: Sendable {
     /// Admits an op whose signature has been verified (`SignedOp.open` or `SignedOp.sign`).
     /// `local`: the node's own op (a pack it creates does not count against the cap on
     /// packs learned from others).
-    public mutating func admit(_ op: SignedOp, nowMs: UInt64, local: Bool = false) -> AdmitOutcome {
+    /// `arrival`: where a genesis from elsewhere came from (the quota of rule 5); nil for the
+    /// node's own ops, restores and callers with no network.
+    public mutating func admit(_ op: SignedOp, nowMs: UInt64, local: Bool = false, arrival: Arrival? = nil) -> AdmitOutcome {
         if ops[op.id] != nil || pendingIDs.contains(op.id) { return .duplicate }
         if offersSmallerDeletion(op) {
             replaceProof(of: op.packID, with: op)
             return .rejected(.packDeleted, "pack \(op.packID.short()) is gone; its tombstone now keeps this smaller deletion")
         }
         agePending(nowMs: nowMs)
-        if let outcome = precheck(op, nowMs: nowMs, local: local) {
+        if let outcome = precheck(op, nowMs: nowMs, local: local, arrival: arrival) {
             guard outcome == .pending else { return outcome }
             if pendingIDs.count >= config.pendingLimit {
                 return .rejected(.unknownPack, "pack \(op.packID.short()) unknown and the pending buffer is full")
@@ -171,8 +180,11 @@ public struct Replica: Sendable {
             if pendingSince[op.packID] == nil { pendingSince[op.packID] = nowMs }
             return .pending
         }
+        if case .createPack = op.body.kind, !local, !config.adminKeys.contains(op.author) {
+            if remotePackCount >= config.maxRemotePacks, let victim = displacementVictim(for: op, arrival: arrival) { displace(victim) }
+            rememberRemote(op.id, source: arrival?.source ?? "")
+        }
         apply(op)
-        if case .createPack = op.body.kind, !local, !config.adminKeys.contains(op.author) { remotePacks.insert(op.id) }
         var admitted = [op]
         if case .createPack = op.body.kind, let held = pending.removeValue(forKey: op.id) {
             pendingSince[op.id] = nil
@@ -199,7 +211,7 @@ public struct Replica: Sendable {
     /// What admitting `op` now would do, without doing it: nil when it would be admitted,
     /// else `.pending`, `.duplicate` or `.rejected`. The node checks its own ops with this
     /// before committing them to the store.
-    public func precheck(_ op: SignedOp, nowMs: UInt64, local: Bool = false) -> AdmitOutcome? {
+    public func precheck(_ op: SignedOp, nowMs: UInt64, local: Bool = false, arrival: Arrival? = nil) -> AdmitOutcome? {
         if ops[op.id] != nil || pendingIDs.contains(op.id) { return .duplicate }
         if op.hlc.physicalMs > nowMs &+ config.maxFutureSkewMs {
             return .rejected(.clockAhead, "op is \(op.hlc.physicalMs - nowMs) ms ahead of local time")
@@ -218,7 +230,7 @@ public struct Replica: Sendable {
             if !ProofOfWork.isValid(genesisNonce: c.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(bits)) {
                 return .rejected(.badStamp, "genesis stamp does not show \(bits) bits of work")
             }
-            if !local && !admin && remotePackCount >= config.maxRemotePacks {
+            if !local && !admin && remotePackCount >= config.maxRemotePacks && displacementVictim(for: op, arrival: arrival) == nil {
                 return .rejected(.tooManyPacks, "this node holds \(remotePackCount) packs from others, its limit")
             }
             return nil
@@ -387,7 +399,7 @@ public struct Replica: Sendable {
         for op in trusted where ops[op.id] == nil {
             if case .createPack = op.body.kind {
                 apply(op)
-                if !own.contains(op.id), !config.adminKeys.contains(op.author) { remotePacks.insert(op.id) }
+                if !own.contains(op.id), !config.adminKeys.contains(op.author) { rememberRemote(op.id, source: Self.restoredSource) }
             }
         }
         for op in trusted where ops[op.id] == nil {
@@ -410,7 +422,7 @@ public struct Replica: Sendable {
             for entry in p.order { ops.removeValue(forKey: entry.id) }
             packs.removeValue(forKey: id)
             directoryChanged()
-            remotePacks.remove(id)
+            forgetRemote(id)
             let t = Tombstone(pack: id, reason: reason, expiresMs: p.isAdmin ? nil : p.createdMs &+ Lifetime.maxMs &+ Lifetime.purgeGraceMs,
                               proof: proof)
             tombstones[id] = t
