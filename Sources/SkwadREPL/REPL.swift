@@ -32,7 +32,10 @@ public final class REPL: Sendable {
             styleCache.set(r.styles, idLength: r.idLength)
             r.joinedCount = await executor.node.joinedPackIDs.count
             var out = mode == .json ? r.json(reply).render() : r.text(reply)
-            if mode == .terminal { out = TerminalOutput.wrap(out, width: r.screen.cols) }
+            // `map --json` prints one JSON object: never broken into lines.
+            var json = false
+            if case .map(_, true) = reply { json = true }
+            if mode == .terminal && !json { out = TerminalOutput.wrap(out, width: r.screen.cols) }
             if case .bye = reply { return (out, true) }
             return (out, false)
         } catch {
