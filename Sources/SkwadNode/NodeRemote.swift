@@ -15,7 +15,7 @@ extension Node {
             stats.storeErrors += 1
             failure = "\(error)"
         }
-        dropEvictedReports()
+        dropEvictedOps()
         if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) { sink(e) } }
         return failure
     }
