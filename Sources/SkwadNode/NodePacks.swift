@@ -66,7 +66,8 @@ extension Node {
             let byID = live.filter { $0.id.hex.hasPrefix(lower) }
             if byID.count == 1 { return byID[0] }
             if byID.count > 1 {
-                throw NodeError("'\(NodeError.quote(ref))' starts the ids of \(byID.count) packs: say which (\(choices(byID, typed: lower.count)))")
+                throw NodeError("'\(NodeError.quote(ref))' starts the ids of \(byID.count) packs: "
+                                + "say which (\(choices(byID, typed: lower.count)))")
             }
         }
         let named = live.filter { $0.name.lowercased() == lower }
@@ -81,8 +82,8 @@ extension Node {
         }
         if let p = resolveLabel(ref, among: live) { return p }
         if let renamed = PackNames.renamed(from: lower, among: live, replica: replica) {
-            throw NodeError("no pack is named '\(NodeError.quote(ref))' now: pack '\(renamed.name)' (\(renamed.id.short(6))) was, before a rename; "
-                            + "use its new name or its id")
+            throw NodeError("no pack is named '\(NodeError.quote(ref))' now: "
+                            + "pack '\(renamed.name)' (\(renamed.id.short(6))) was, before a rename; use its new name or its id")
         }
         if PackNames.isHex(lower) { throw NodeError("no pack named or with id '\(NodeError.quote(ref))' (see: packs)", unknownPack: true) }
         throw NodeError("no pack named '\(NodeError.quote(ref))' (see: packs)", unknownPack: true)
@@ -120,7 +121,8 @@ extension Node {
             }
             // A locked pack's genesis goes only to nodes inside its fence (PROTOCOL §12): from
             // outside it, nobody can tell us it exists.
-            throw NodeError("no pack named or with id '\(NodeError.quote(ref))': asked \(asked) neighbour\(asked == 1 ? "" : "s") for \(waitMs / 1000) s, "
+            let who = "\(asked) neighbour\(asked == 1 ? "" : "s")"
+            throw NodeError("no pack named or with id '\(NodeError.quote(ref))': asked \(who) for \(waitMs / 1000) s, "
                             + "none knew it (a locked pack is found only from inside its fence: locate LAT,LON there first)")
         }
     }

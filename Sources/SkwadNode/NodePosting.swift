@@ -77,6 +77,7 @@ extension Node {
         var cut = 0, over = bytes - maxBytes
         for ch in text.reversed() where over > 0 { over -= ch.utf8.count; cut += 1 }
         let size = bytes == text.count ? "\(text.count) characters" : "\(text.count) characters, \(bytes) bytes"
-        throw NodeError("\(what) too long: \(size), at most \(maxBytes) bytes (\(maxBytes) plain characters): cut \(cut) character\(cut == 1 ? "" : "s") from it")
+        throw NodeError("\(what) too long: \(size), at most \(maxBytes) bytes (\(maxBytes) plain characters): "
+                        + "cut \(cut) character\(cut == 1 ? "" : "s") from it")
     }
 }

@@ -65,7 +65,8 @@ extension Node {
     /// Has `text` an emoji or a symbol the full-text index does not keep as part of a word?
     static func hasSymbols(_ text: String) -> Bool {
         text.unicodeScalars.contains { u in
-            u.value > 0x7F && (u.properties.isEmoji || u.properties.generalCategory == .otherSymbol || u.properties.generalCategory == .mathSymbol)
+            let category = u.properties.generalCategory
+            return u.value > 0x7F && (u.properties.isEmoji || category == .otherSymbol || category == .mathSymbol)
         }
     }
 

@@ -46,7 +46,8 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("join", "join PACK", "join a pack (by name or id prefix): its posts enter your feed"),
     ("leave", "leave PACK", "leave a pack"),
     ("post", "post PACK \"TITLE\" \"BODY\" [--tags a,b]",
-     "post anonymously in a pack; title up to \(Limits.maxTitle) characters, body up to \(Limits.maxBody) (letters beyond plain ASCII count 2, emoji 4)"),
+     "post anonymously in a pack; title up to \(Limits.maxTitle) characters, body up to \(Limits.maxBody) "
+        + "(letters beyond plain ASCII count 2, emoji 4)"),
     ("comment", "comment ID \"TEXT\"", "comment on a post, or reply to a comment; up to \(Limits.maxBody) characters"),
     ("up", "up ID", "upvote a post or comment"),
     ("down", "down ID", "downvote a post or comment"),

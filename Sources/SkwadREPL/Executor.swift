@@ -77,7 +77,8 @@ public struct Executor: Sendable {
             let seeds = s.seeds.joined(separator: ", ")
             let next = "trying again in \(max(1, (s.nextInMs + 999) / 1000)) s"
             return s.unanswered == 0 ? "no peers yet: joining through \(seeds) (\(next) if it does not answer)"
-                : "no peers: seed \(seeds) is not answering (\(Wording.count(s.unanswered, "try", "tries")) so far); \(next), waiting longer each time"
+                : "no peers: seed \(seeds) is not answering (\(Wording.count(s.unanswered, "try", "tries")) so far); "
+                    + "\(next), waiting longer each time"
         }
         return "no peers yet: listening on \(listen); others join through you with --peer \(listen)"
     }

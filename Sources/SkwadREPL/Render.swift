@@ -182,7 +182,8 @@ public struct Renderer: Sendable {
                    ("joinedPacks", .int(w.joinedPacks)), ("ops", .int(w.ops)), ("listen", w.listen.map { .string($0) } ?? .null)]
         case .help(let h): kv.append(("help", .string(h)))
         case .trusted(let t):
-            kv += [("keys", .array(t.keys.map { .string($0.hex) })), ("own", t.own.map { .string($0.hex) } ?? .null), ("file", .string(t.file))]
+            kv += [("keys", .array(t.keys.map { .string($0.hex) })), ("own", t.own.map { .string($0.hex) } ?? .null),
+                   ("file", .string(t.file))]
         case .peers(let ps, let note):
             if let note { kv.append(("note", .string(note))) }
             kv.append(("peers", .array(ps.map { .object([("address", .string($0.address)), ("state", .string($0.state)),
@@ -228,7 +229,8 @@ public struct Renderer: Sendable {
         switch (mode, e) {
         case (.json, .newPost(let p)): return JSON.object([("event", "post"), ("post", post(p))]).render()
         case (.json, .newComment(let c, let name)): return JSON.object([("event", "comment"), ("packName", .string(name)), ("comment", comment(c))]).render()
-        case (.json, .voteOnYours(let t, let s)): return JSON.object([("event", "vote"), ("target", .string(t.hex)), ("score", .int(s))]).render()
+        case (.json, .voteOnYours(let t, let s)):
+            return JSON.object([("event", "vote"), ("target", .string(t.hex)), ("score", .int(s))]).render()
         case (.json, .peerJoined(let a)): return JSON.object([("event", "peer_joined"), ("address", .string(a))]).render()
         case (.json, .peerLeft(let a)): return JSON.object([("event", "peer_left"), ("address", .string(a))]).render()
         case (_, .newPost(let p)): return "* new post " + postLine(p)

@@ -45,7 +45,9 @@ extension NodeConfig {
         var out = lines.joined(separator: "\n")
         if !out.hasSuffix("\n") { out += "\n" }
         let back = try parse(out, baseDir: baseDir)
-        guard back.adminKeys == keys else { throw ConfigError("config: editing admin_keys did not give the keys asked for; edit the file by hand") }
+        guard back.adminKeys == keys else {
+            throw ConfigError("config: editing admin_keys did not give the keys asked for; edit the file by hand")
+        }
         return out
     }
 
