@@ -61,7 +61,8 @@ extension GossipEngine {
     /// and ours; it answers with every pack it holds in ours.
     mutating func sendDirectory(to peer: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         stats.directoryRounds += 1
-        let mine = info.cellOnly
+        // A stranger is pulled as from no cell (NeedToKnow.swift, `directoryCell`).
+        let mine = NodeInfo(cell: directoryCell(for: peer))
         let items = directoryItems(forCell: mine.cell, alsoIn: announcedCell(of: peer), nowMs: nowMs, replica: replica)
         sendReconcile(pack: nil, lower: .zero, ranges: Reconciliation.initiate(items), initiator: true,
                       directory: mine, to: peer, nowMs: nowMs, into: &out)
@@ -98,7 +99,7 @@ extension GossipEngine {
         // its own directory stays a difference that the answer delivers.
         let items = r.initiator
             ? directoryItems(forCell: perspective.cell, nowMs: nowMs, replica: replica)
-            : directoryItems(forCell: info.cell, alsoIn: announcedCell(of: from), nowMs: nowMs, replica: replica)
+            : directoryItems(forCell: directoryCell(for: from), alsoIn: announcedCell(of: from), nowMs: nowMs, replica: replica)
         let answer = Reconciliation.answer(items, lower: r.lower, ranges: r.ranges)
         // A pull by the initiator: the answerer sends what the initiator's directory lacks; the
         // initiator asks for what it lacks. Neither pushes its own directory onto the other,
