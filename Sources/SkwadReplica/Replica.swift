@@ -207,7 +207,7 @@ public struct Replica: Sendable {
             return .rejected(.badStamp, "author is not a pseudonym stamped for this pack")
         }
         switch op.body.kind {
-        case .post, .comment, .vote:
+        case .post, .comment, .vote, .place, .review, .reviewReply:
             if pack.locked, let fence = pack.fence {
                 guard let loc = op.body.location else {
                     return .rejected(.missingLocation, "pack \(packID.short()) is locked: a location claim is required")
@@ -232,9 +232,7 @@ public struct Replica: Sendable {
             if kept.count >= Limits.reportsPerHour, let last = kept.last, (op.hlc, op.id) > (last.hlc, last.id) {
                 return .rejected(.reportLimited, "at most \(Limits.reportsPerHour) reports an hour per pseudonym in a pack")
             }
-        case .edit:
-            break
-        case .createPack:
+        case .edit, .createPack:
             break
         }
         return nil
@@ -285,6 +283,9 @@ public struct Replica: Sendable {
             packs[pid]!.applyPostEdit(e, author: op.author, hlc: op.hlc, id: op.id)
         case .report:
             applyReport(op, in: pid)
+        case .place, .review, .reviewReply:
+            if op.author != alpha { packs[pid]!.participants.insert(op.author) }
+            packs[pid]!.places.apply(op)
         case .createPack:
             break
         }
