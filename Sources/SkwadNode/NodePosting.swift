@@ -22,6 +22,7 @@ extension Node {
         switch target.body.kind {
         case .post: c = Comment(post: target.id, parent: nil, body: text)
         case .comment(let parent): c = Comment(post: parent.post, parent: target.id, body: text)
+        case .review(let r): return try replyToReview(target, r, text: text)
         default: throw NodeError("'\(NodeError.quote(ref))' is not a post or a comment")
         }
         let (op, changes) = try sign(.comment(c), in: target.packID)

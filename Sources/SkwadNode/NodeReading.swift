@@ -58,12 +58,15 @@ extension Node {
         }
         var found: SignedOp?
         for op in replica.allOps where op.id.hex.hasPrefix(hex) {
+            let named: Bool
             switch op.body.kind {
-            case .post, .comment:
-                if found != nil { throw NodeError("'\(NodeError.quote(ref))' matches several posts or comments: type more of the id") }
-                found = op
-            default: continue
+            case .post, .comment, .review, .reviewReply: named = true
+            case .place(let p): named = p.target == nil   // places too (delete, hide, report), not their records
+            default: named = false
             }
+            guard named else { continue }
+            if found != nil { throw NodeError("'\(NodeError.quote(ref))' matches several posts or comments: type more of the id") }
+            found = op
         }
         guard let found else { throw NodeError("no post or comment with id '\(NodeError.quote(ref))'") }
         return found

@@ -123,6 +123,7 @@ public struct Renderer: Sendable {
         case .map(let m, let json): return json ? JSON.object([("ok", true)] + mapJSON(m)).render() : mapText(m)
         case .bye: return "bye"
         case .moderation(let m): return moderationText(m)
+        case .places(let m): return placesText(m)
         }
     }
 
@@ -168,6 +169,7 @@ public struct Renderer: Sendable {
         case .map(let m, _): kv += mapJSON(m)
         case .bye: kv.append(("bye", true))
         case .moderation(let m): kv += moderationJSON(m)
+        case .places(let m): kv += placesJSON(m)
         }
         return .object(kv)
     }

@@ -76,6 +76,7 @@ public struct PlaceDetail: Sendable, Equatable {
     public let place: PlaceView
     /// Newest first (by the shown op's (hlc, id)); hidden reviews last.
     public let reviews: [ReviewView]
+    public init(place: PlaceView, reviews: [ReviewView]) { self.place = place; self.reviews = reviews }
 }
 
 /// What a pack's places add up to.
@@ -229,4 +230,34 @@ extension Replica {
 
     /// Review ops held in a pack, counting or not.
     public func reviewOpCount(_ packID: PackID) -> Int { packs[packID]?.places.reviewCount ?? 0 }
+}
+
+/// The classes of place ops that have their own caps (PROTOCOL.md §5, places).
+public enum PlaceOpClass: Sendable {
+    case place, review, reply
+    public var limits: (perDay: Int, total: Int) {
+        switch self {
+        case .place: (Limits.placesPerDay, Limits.placesPerPseudonym)
+        case .review: (Limits.reviewsPerDay, Limits.reviewsPerPseudonym)
+        case .reply: (Limits.repliesPerDay, Limits.repliesPerPseudonym)
+        }
+    }
+}
+
+extension Replica {
+    /// Whether one more op of `cls` by `author` in the pack, written at `nowMs`, would count
+    /// (an honest node refuses to write one that would not). Moderators have no place cap.
+    public func placeCapAllows(_ cls: PlaceOpClass, by author: PublicKey, in packID: PackID, nowMs: UInt64) -> Bool {
+        guard let pack = packs[packID] else { return false }
+        if cls == .place && isModerator(author, of: pack) { return true }
+        let keys: [PlaceKey]
+        switch cls {
+        case .place: keys = pack.places.placeOpsBy[author] ?? []
+        case .review: keys = pack.places.reviewOpsBy[author] ?? []
+        case .reply: keys = pack.places.replyOpsBy[author] ?? []
+        }
+        let day = nowMs / DailyCap.dayMs
+        let today = keys.filter { $0.hlc.physicalMs / DailyCap.dayMs == day }.count
+        return today < cls.limits.perDay && keys.count < cls.limits.total
+    }
 }

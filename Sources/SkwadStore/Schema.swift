@@ -82,6 +82,7 @@ enum Schema {
                 DELETE FROM setting WHERE key = 'search.indexedSeq';
                 """)
         }
+        registerPlaceMigrations(&m)
         return m
     }
 }
