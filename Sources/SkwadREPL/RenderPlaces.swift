@@ -62,7 +62,7 @@ extension Renderer {
                      + (p.edited ? " (edited)" : "") + (p.hidden ? "  (hidden by a moderator)" : "")]
         var facts = [Self.rent(r) + (r.rentMin > 0 ? " a month" : "")]
         if r.beds > 0 { facts.append(Wording.count(Int(r.beds), "bed")) }
-        if r.bathsHalf > 0 { facts.append("\(Self.baths(r.bathsHalf)) baths") }
+        if r.bathsHalf > 0 { facts.append("\(Self.baths(r.bathsHalf)) bath\(r.bathsHalf == 2 ? "" : "s")") }
         if r.termMonths > 0 { facts.append("\(r.termMonths)-month lease") }
         if !r.landlord.isEmpty { facts.append("landlord " + SafeText.line(r.landlord)) }
         if let k = p.landlordKey { facts.append("replies by \(pseudonymTag(k))") }
@@ -136,7 +136,7 @@ extension Renderer {
         lines.append(row("amenities", list.map(\.summary.amenities), better: higher, format: one))
         lines.append(row("again (%)", list.map { $0.summary.againShare.map { $0 * 100 } }, better: higher, format: whole))
         lines.append(row("reviews", list.map { Double($0.summary.count) }, better: higher, format: whole))
-        return lines.joined(separator: "\n")
+        return lines.map { l in String(l.reversed().drop { $0 == " " }.reversed()) }.joined(separator: "\n")
     }
 
     /// Monthly rent per bed (the middle of a range), nil without a rent; a place of 0 beds counts as 1.
