@@ -15,6 +15,8 @@ public struct InboxItem: Sendable, Equatable {
         case moderated(target: OpID, hidden: Bool, reason: String)
         /// A pack you are in expires soon, expired, or was deleted.
         case pack(InboxNotice)
+        /// A review of a place you added, or the landlord's reply to your review (NodePlaces.swift).
+        case place(PlaceNews)
     }
     public let kind: Kind
     /// The pack's label, for posts, comments and votes.
@@ -128,6 +130,8 @@ extension Node {
                 guard let t = replica.op(m.target), t.packID == op.packID, isMine(t.author, in: t.packID),
                       let pack = replica.pack(op.packID), replica.isModerator(op.author, of: pack) else { continue }
                 moderation[m.target] = (m.hidden, m.reason, op.hlc.physicalMs)
+            case .review, .reviewReply:
+                if let item = placeNews(op, label: label, nowMs: nowMs) { items.append(item) }
             default: continue
             }
         }

@@ -271,3 +271,39 @@ extension Node {
         return words(text).allSatisfy { w in have.contains { $0.hasPrefix(w) } }
     }
 }
+
+/// Inbox news about places (issue 27): a review of a place you added, or the landlord's
+/// reply to your review, each only while it is shown.
+public struct PlaceNews: Sendable, Equatable {
+    public enum What: Sendable, Equatable {
+        case review(overallHalf: UInt32)
+        case reply
+    }
+    public let what: What
+    public let place: OpID
+    /// The review or reply op.
+    public let op: OpID
+    public let author: PublicKey
+    public let text: String
+}
+
+extension Node {
+    func placeNews(_ op: SignedOp, label: String, nowMs: UInt64) -> InboxItem? {
+        switch op.body.kind {
+        case .review(let r):
+            guard let place = replica.op(r.place), place.packID == op.packID, isMine(place.author, in: place.packID),
+                  let d = replica.place(r.place, nowMs: nowMs), d.reviews.contains(where: { $0.id == op.id && !$0.hidden }) else { return nil }
+            return InboxItem(kind: .place(PlaceNews(what: .review(overallHalf: r.overallHalf), place: r.place, op: op.id, author: op.author,
+                                                    text: r.text)),
+                             packName: label, about: d.place.record.address, atMs: op.hlc.physicalMs)
+        case .reviewReply(let rr):
+            guard let rv = replica.op(rr.review), rv.packID == op.packID, isMine(rv.author, in: rv.packID),
+                  case .review(let r) = rv.body.kind, let d = replica.place(r.place, nowMs: nowMs),
+                  d.reviews.contains(where: { $0.author == rv.author && $0.reply?.id == op.id }) else { return nil }
+            return InboxItem(kind: .place(PlaceNews(what: .reply, place: r.place, op: op.id, author: op.author, text: rr.text)),
+                             packName: label, about: d.place.record.address, atMs: op.hlc.physicalMs)
+        default:
+            return nil
+        }
+    }
+}

@@ -205,3 +205,39 @@ extension Renderer {
         ])
     }
 }
+
+extension Renderer {
+    /// The Den's places part: nothing when you added no place and wrote no review.
+    func denPlaceLines(_ d: Node.Den) -> [String] {
+        guard !d.places.isEmpty || !d.reviews.isEmpty else { return [] }
+        var lines = ["places added: \(d.places.count)  reviews: \(d.reviews.count)"]
+        lines += d.places.map { "  " + placeLine($0) }
+        lines += d.reviews.map { r in
+            "  \(id(r.id))  \(String(format: "%.1f", Double(r.review.overallHalf) / 2))/5 on \(id(r.place))"
+                + (r.reply != nil ? "  (the landlord replied)" : "") + (r.hidden ? "  (hidden)" : "")
+                + (r.review.text.isEmpty ? "" : "  " + SafeText.line(r.review.text))
+        }
+        return lines
+    }
+}
+
+extension Renderer {
+    func placeNewsLine(_ n: PlaceNews, _ item: InboxItem) -> String {
+        let place = "\(id(n.place)) \"\(SafeText.line(item.about))\" in \(SafeText.line(item.packName))"
+        let text = n.text.isEmpty ? "" : ": " + SafeText.block(n.text, indent: "    ")
+        switch n.what {
+        case .review(let half):
+            return "\(pseudonymTag(n.author)) reviewed your place \(place): \(String(format: "%.1f", Double(half) / 2))/5 \(id(n.op))\(text)"
+        case .reply:
+            return "the landlord \(pseudonymTag(n.author)) replied to your review of \(place): \(id(n.op))\(text)"
+        }
+    }
+
+    func placeNewsJSON(_ n: PlaceNews) -> [(String, JSON)] {
+        var kv: [(String, JSON)] = [("kind", .string({ if case .review = n.what { "review" } else { "review_reply" } }())),
+                                    ("place", .string(n.place.hex)), ("id", .string(n.op.hex)), ("author", .string(pseudonymTag(n.author))),
+                                    ("text", .string(n.text))]
+        if case .review(let half) = n.what { kv.append(("overall", .double(Double(half) / 2))) }
+        return kv
+    }
+}

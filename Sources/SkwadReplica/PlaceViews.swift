@@ -261,3 +261,24 @@ extension Replica {
         return today < cls.limits.perDay && keys.count < cls.limits.total
     }
 }
+
+extension Replica {
+    /// The Den's places part (a local view over the user's own pseudonyms): the places they
+    /// added and their reviews as shown (each reviewer's latest), over live packs, newest first.
+    public func placeDen(authors: Set<PublicKey>, nowMs: UInt64) -> (places: [PlaceView], reviews: [ReviewView]) {
+        var places: [PlaceView] = [], reviews: [ReviewView] = []
+        for (pid, pack) in packs where !pack.places.places.isEmpty && isLive(pid, nowMs: nowMs) {
+            let book = placeBook(pack)
+            places += placeViews(book, pack: pack).filter { authors.contains($0.creator) }
+            for (placeID, e) in book.entries {
+                for (author, r) in e.reviews where authors.contains(author) {
+                    reviews.append(ReviewView(id: r.shown.id, place: placeID, author: author, role: role(of: author, in: pack),
+                                              hlc: r.shown.hlc, review: r.review, edited: r.counting > 1, hidden: r.hidden, reply: r.reply))
+                }
+            }
+        }
+        places.sort { $0.hlc != $1.hlc ? $0.hlc > $1.hlc : $0.id < $1.id }
+        reviews.sort { $0.hlc != $1.hlc ? $0.hlc > $1.hlc : $0.id < $1.id }
+        return (places, reviews)
+    }
+}

@@ -4,7 +4,7 @@ import Testing
 /// Issue 27 with real processes on loopback (three localnet nodes, OS-picked ports): a place
 /// and reviews made on different nodes give the same figures everywhere; a second review
 /// edits the first everywhere; the landlord's reply converges and anyone else's is refused;
-/// swipe, undo, favs and compare on piped input.
+/// the inbox and the Den tell of them; swipe, undo, favs and compare on piped input.
 @Suite(.serialized) struct PlaceLocalnetTests {
     func threeNodes() async throws -> Localnet {
         let net = try Localnet()
@@ -74,6 +74,20 @@ import Testing
             #expect(await net[n].waitFor("We fixed the boiler", after: mark))
         }
         #expect(!net["a"].text.contains("I am the landlord") && !net["b"].text.contains("I am the landlord"))
+
+        // The inbox: a hears of the reviews of its place, b of the landlord's reply; the Den.
+        var mark = net["a"].text.count
+        net["a"].send("inbox")
+        #expect(await net["a"].waitFor("reviewed your place \(place) \"12 Elm St\" in Hill: 1.0/5", after: mark))
+        #expect(String(net["a"].text.dropFirst(mark)).contains("reviewed your place \(place) \"12 Elm St\" in Hill: 3.0/5"))
+        mark = net["b"].text.count
+        net["b"].send("inbox")
+        #expect(await net["b"].waitFor("the landlord anon·", after: mark))
+        #expect(String(net["b"].text.dropFirst(mark)).contains("replied to your review of \(place) \"12 Elm St\" in Hill"))
+        mark = net["b"].text.count
+        net["b"].send("den")
+        #expect(await net["b"].waitFor("places added: 0  reviews: 1", after: mark))
+        #expect(await net["b"].waitFor("1.0/5 on \(place)  (the landlord replied)  changed my mind", after: mark))
     }
 
     @Test func swipeUndoFavsAndCompareOnPipedInput() async throws {
