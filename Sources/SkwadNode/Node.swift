@@ -16,7 +16,7 @@ public func wallClockMs() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970
 /// NodePosting.swift; views in NodeReading.swift; ops from other nodes in NodeRemote.swift;
 /// moderation, edits, reports, blocks and mutes in NodeModeration.swift.
 public actor Node {
-    public let config: NodeConfig
+    public internal(set) var config: NodeConfig
     /// Held for the node's lifetime: one process per data directory.
     let lock: DataDirLock
     let store: Store
@@ -156,10 +156,7 @@ public actor Node {
         let nowMs = now()
         guard let pack = replica.pack(packID), replica.isLive(packID, nowMs: nowMs) else { throw NodeError("that pack is gone (expired or deleted)") }
         guard let key = key(for: packID) else { throw NodeError("unknown pack") }
-        if let waitMs = localRate.take(packID, nowMs: nowMs) {
-            let limit = Int(config.pseudonymOpsPerMinute)
-            throw NodeError("slow down: peers accept \(limit) ops a minute from one pseudonym; try again in \(max(1, (waitMs + 999) / 1000)) s")
-        }
+        try takeLocalBudget(key.publicKey, nowMs: nowMs)
         var changes: [LocalChange] = []
         let stamp: UInt64
         if let s = stamps[packID] { stamp = s } else {
@@ -218,7 +215,7 @@ public actor Node {
     func applyInMemory(_ changes: [LocalChange]) {
         for c in changes {
             switch c {
-            case .joined(let p, true, let ms): joined[p] = joined[p] ?? ms
+            case .joined(let p, true, let ms): joined[p] = joined[p] ?? ms; replica.markOwn(p)
             case .joined(let p, false, _): joined[p] = nil
             case .stamp(let p, let s): stamps[p] = s
             case .setting: break
@@ -245,6 +242,8 @@ public actor Node {
         recordGone(stones, names: names, nowMs: nowMs)
         let forgotten = replica.expireTombstones(nowMs: nowMs)
         if !forgotten.isEmpty { do { try store.dropTombstones(forgotten) } catch { stats.storeErrors += 1 } }
+        let updated = replica.takeUpdatedTombstones()
+        if !updated.isEmpty { do { try store.bury(updated) } catch { stats.storeErrors += 1 } }
         guard !stones.isEmpty else { return }
         for t in stones { joined[t.pack] = nil; stamps[t.pack] = nil; keys[t.pack] = nil; clocks.remove(t.pack) }
         stats.packsPurged += stones.count

@@ -15,7 +15,7 @@ extension Node {
             stats.storeErrors += 1
             failure = "\(error)"
         }
-        dropEvictedReports()
+        dropEvictedOps()
         if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) { sink(e) } }
         return failure
     }
@@ -38,7 +38,7 @@ extension Node {
                 if !votedOn.contains(v.target), let target = replica.op(v.target), target.packID == op.packID,
                    isMine(target.author, in: target.packID) {
                     votedOn.insert(v.target)
-                    out.append(.voteOnYours(target: v.target.short(displayIDLength()), score: replica.score(v.target)))
+                    out.append(.voteOnYours(target: v.target, score: replica.score(v.target)))
                 }
             default: break
             }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
+import SkwadCrypto
 import SkwadModel
 import SkwadReplica
-import SkwadTestKit
 
 struct BenchPlaces: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,26 +27,42 @@ struct PlaceBenchmark {
     let places: Int, reviews: Int, runs: Int
     static let goalMs = 50.0
 
+    /// Ops signed as a node signs them, stamped with 0 bits (the replica runs without floors:
+    /// what is measured is the views, not the stamps).
+    struct Author {
+        let key: SigningKeyPair
+        let stamp: UInt64
+        init(_ nonce: [UInt8]) {
+            key = MasterSecret.generate().pseudonym(genesisNonce: nonce)
+            stamp = ProofOfWork.mint(genesisNonce: nonce, author: key.publicKey.bytes, bits: 0)
+        }
+    }
+
     func run() -> String {
-        let startMs = UInt64(Date().timeIntervalSince1970 * 1000) - 3_600_000
-        var f = OpFactory(seed: 27, nowMs: startMs, floors: false)
-        let alpha = f.user()
-        let g = f.createPack(by: alpha, name: "bench")
+        var clock = HybridClock(), ms = UInt64(Date().timeIntervalSince1970 * 1000) - 3_600_000
+        let nonce = SecureRandom.bytes(16)
+        let alpha = Author(nonce)
+        func sign(_ kind: OpKind, by a: Author, pack: PackID?) -> SignedOp {
+            ms += 1
+            return try! SignedOp.sign(OpBody(packID: pack, author: a.key.publicKey, hlc: clock.tick(physicalMs: ms), stamp: a.stamp, kind: kind),
+                                      with: a.key)
+        }
+        let g = sign(.createPack(CreatePack(name: "bench", nonce: nonce)), by: alpha, pack: nil)
         var ops = [g]
         let placeIDs: [OpID] = (0..<places).map { i in
-            let p = f.place(by: alpha, in: g, address: "\(i) Bench St", rent: UInt32(400 + i % 900), beds: UInt32(1 + i % 4))
+            let p = sign(.place(Place(address: "\(i) Bench St", rentMin: UInt32(400 + i % 900), beds: UInt32(1 + i % 4))), by: alpha, pack: g.id)
             ops.append(p)
             return p.id
         }
-        var reviewer = f.user()
+        var reviewer = Author(nonce)
         for i in 0..<reviews {
-            if i % 5 == 0 { reviewer = f.user() }
-            ops.append(f.review(by: reviewer, in: g, of: placeIDs[(i * 7919) % places], overallHalf: UInt32(i % 11),
-                                location: UInt32(1 + i % 5), management: UInt32(1 + (i / 3) % 5), amenities: UInt32(1 + (i / 7) % 5),
-                                again: i % 3 != 0, text: "review \(i)"))
+            if i % 5 == 0 { reviewer = Author(nonce) }
+            let r = Review(place: placeIDs[(i * 7919) % places], overallHalf: UInt32(i % 11), location: UInt32(1 + i % 5),
+                           management: UInt32(1 + (i / 3) % 5), amenities: UInt32(1 + (i / 7) % 5), again: i % 3 != 0, text: "review \(i)")
+            ops.append(sign(.review(r), by: reviewer, pack: g.id))
         }
-        let nowMs = f.nowMs + 1
-        var replica = Replica(config: .noFloors)
+        let nowMs = ms + 1
+        var replica = Replica(config: ReplicaConfig(pseudonymPowFloor: 0, genesisPowFloor: 0))
         let t0 = DispatchTime.now().uptimeNanoseconds
         var admitted = 0
         for op in ops where replica.admit(op, nowMs: nowMs).isAdmitted { admitted += 1 }
