@@ -53,7 +53,8 @@ public struct ReviewInput: Sendable, Equatable {
     public var again: Bool
     public var text: String
     public var name: String
-    public init(overallHalf: UInt32, location: UInt32, management: UInt32, amenities: UInt32, again: Bool, text: String, name: String = "") {
+    public init(overallHalf: UInt32, location: UInt32, management: UInt32, amenities: UInt32, again: Bool, text: String,
+                name: String = "") {
         self.overallHalf = overallHalf; self.location = location; self.management = management; self.amenities = amenities
         self.again = again; self.text = text; self.name = name
     }
@@ -154,7 +155,8 @@ extension Node {
         let r = Review(place: place.id, overallHalf: input.overallHalf, location: input.location, management: input.management,
                        amenities: input.amenities, again: input.again, text: input.text, name: input.name)
         try validate(.review(r), in: place.pack)
-        try checkCap(.review, in: place.pack, "at most \(Limits.reviewsPerDay) reviews a day (\(Limits.reviewsPerPseudonym) in all) per pack")
+        try checkCap(.review, in: place.pack,
+                     "at most \(Limits.reviewsPerDay) reviews a day (\(Limits.reviewsPerPseudonym) in all) per pack")
         var (op, changes) = try sign(.review(r), in: place.pack)
         if joined[place.pack] == nil { changes.append(.joined(place.pack, true, atMs: now())) }
         try commit(op, with: changes)
@@ -201,7 +203,9 @@ extension Node {
             if found != nil { throw NodeError("'\(NodeError.quote(ref))' matches several places: type more of the id") }
             found = op
         }
-        guard let found, let d = replica.place(found.id, nowMs: now()) else { throw NodeError("no place with id '\(NodeError.quote(ref))'") }
+        guard let found, let d = replica.place(found.id, nowMs: now()) else {
+            throw NodeError("no place with id '\(NodeError.quote(ref))'")
+        }
         if isSilenced(found) { throw NodeError("that place is in a pack you muted, or by a pseudonym you blocked") }
         return d
     }
@@ -247,7 +251,8 @@ extension Node {
             case .reviews: r = cmp(a.summary.count, b.summary.count, false)
             case .rent: r = cmp(a.record.rentMin == 0 ? nil : a.record.rentMin, b.record.rentMin == 0 ? nil : b.record.rentMin, true)
             case .distance: r = cmp(here.flatMap { placeDistance(a, from: $0) }, here.flatMap { placeDistance(b, from: $0) }, true)
-            case .term: r = cmp(a.record.termMonths == 0 ? nil : a.record.termMonths, b.record.termMonths == 0 ? nil : b.record.termMonths, true)
+            case .term:
+                r = cmp(a.record.termMonths == 0 ? nil : a.record.termMonths, b.record.termMonths == 0 ? nil : b.record.termMonths, true)
             case .new: r = nil
             }
             return r ?? tie(a, b)
@@ -292,7 +297,9 @@ extension Node {
         switch op.body.kind {
         case .review(let r):
             guard let place = replica.op(r.place), place.packID == op.packID, isMine(place.author, in: place.packID),
-                  let d = replica.place(r.place, nowMs: nowMs), d.reviews.contains(where: { $0.id == op.id && !$0.hidden }) else { return nil }
+                  let d = replica.place(r.place, nowMs: nowMs), d.reviews.contains(where: { $0.id == op.id && !$0.hidden }) else {
+                return nil
+            }
             return InboxItem(kind: .place(PlaceNews(what: .review(overallHalf: r.overallHalf), place: r.place, op: op.id, author: op.author,
                                                     text: r.text)),
                              packName: label, about: d.place.record.address, atMs: op.hlc.physicalMs)

@@ -31,7 +31,9 @@ public enum PlaceCommand: Equatable, Sendable {
                 let ref = try args.positional("PLACE")
                 var input = try placeInput(&args)
                 input.address = try args.value("--address")
-                guard input != PlaceInput() else { throw CommandError("nothing to change; usage: place edit PLACE [--address A] [--city C] …") }
+                guard input != PlaceInput() else {
+                    throw CommandError("nothing to change; usage: place edit PLACE [--address A] [--city C] …")
+                }
                 return .edit(place: ref, input)
             default: return .show(first)
             }
@@ -43,7 +45,9 @@ public enum PlaceCommand: Equatable, Sendable {
             return .list(q)
         case "review":
             let place = try args.positional("PLACE")
-            guard let overall = try args.double("--overall") else { throw CommandError("missing --overall X (0–5 in halves); usage: \(args.usage)") }
+            guard let overall = try args.double("--overall") else {
+                throw CommandError("missing --overall X (0–5 in halves); usage: \(args.usage)")
+            }
             guard overall >= 0, overall <= 5, (overall * 2).rounded() == overall * 2 else {
                 throw CommandError("--overall must be 0–5 in steps of 0.5, got \(overall)")
             }
@@ -87,12 +91,12 @@ public enum PlaceCommand: Equatable, Sendable {
             }
             p.rentMin = lo; p.rentMax = parts.count == 2 ? UInt32(parts[1]) : nil
         }
-        if let b = try args.int("--beds") { guard b >= 0 else { throw CommandError("--beds must be 0 or more") }; p.beds = UInt32(clamping: b) }
+        p.beds = try args.count("--beds")
         if let b = try args.double("--baths") {
             guard b >= 0, b <= 20, (b * 2).rounded() == b * 2 else { throw CommandError("--baths must be 0–20 in steps of 0.5") }
             p.bathsHalf = UInt32(b * 2)
         }
-        if let t = try args.int("--term") { guard t >= 0 else { throw CommandError("--term must be 0 or more months") }; p.termMonths = UInt32(clamping: t) }
+        p.termMonths = try args.count("--term")
         if let at = try args.value("--at") {
             do { p.at = try GeoPoint(parsing: at) } catch { throw CommandError("\(error)") }
         }
@@ -103,21 +107,38 @@ public enum PlaceCommand: Equatable, Sendable {
     static func query(_ args: inout Args) throws -> PlaceQuery {
         var q = PlaceQuery()
         q.pack = try args.value("--pack"); q.city = try args.value("--city"); q.zip = try args.value("--zip")
-        if let m = try args.int("--max-rent") { guard m >= 0 else { throw CommandError("--max-rent must be 0 or more") }; q.maxRent = UInt32(clamping: m) }
-        if let m = try args.double("--min-rating") { guard m >= 0, m <= 5 else { throw CommandError("--min-rating must be 0–5") }; q.minRating = m }
-        if let m = try args.int("--min-reviews") { guard m >= 0 else { throw CommandError("--min-reviews must be 0 or more") }; q.minReviews = m }
-        if let b = try args.int("--beds") { guard b >= 0 else { throw CommandError("--beds must be 0 or more") }; q.beds = UInt32(clamping: b) }
+        q.maxRent = try args.count("--max-rent")
+        if let m = try args.double("--min-rating") {
+            guard m >= 0, m <= 5 else { throw CommandError("--min-rating must be 0–5") }
+            q.minRating = m
+        }
+        q.minReviews = try args.count("--min-reviews").map(Int.init)
+        q.beds = try args.count("--beds")
         if let s = try args.choice("--sort", PlaceQuery.Sort.self) { q.sort = s }
-        if let l = try args.int("--limit") { guard (1...1000).contains(l) else { throw CommandError("--limit must be 1...1000") }; q.limit = l }
+        if let l = try args.int("--limit") {
+            guard (1...1000).contains(l) else { throw CommandError("--limit must be 1...1000") }
+            q.limit = l
+        }
         return q
+    }
+}
+
+extension Args {
+    /// A whole number of 0 or more given with `name` (nil when absent).
+    mutating func count(_ name: String) throws -> UInt32? {
+        guard let n = try int(name) else { return nil }
+        guard n >= 0 else { throw CommandError("\(name) must be 0 or more") }
+        return UInt32(clamping: n)
     }
 }
 
 /// Help lines of the place verbs (listed by `help` with the others).
 let placeHelp: [(name: String, usage: String, summary: String)] = [
-    ("place", "place add \"ADDRESS\" [--pack P] [--city C] [--zip Z] [--landlord NAME] [--rent N[-M]] [--beds N] [--baths N] [--term MONTHS] [--at LAT,LON] [--landlord-key me] | place edit PLACE … | place PLACE",
+    ("place", "place add \"ADDRESS\" [--pack P] [--city C] [--zip Z] [--landlord NAME] [--rent N[-M]] [--beds N] [--baths N]"
+        + " [--term MONTHS] [--at LAT,LON] [--landlord-key me] | place edit PLACE … | place PLACE",
      "add a place to rent to a pack, edit one (its creator, moderators), or show one with its ratings and reviews"),
-    ("places", "places [TEXT] [--pack P] [--city C] [--zip Z] [--max-rent N] [--min-rating X] [--min-reviews N] [--beds N] [--sort rating|reviews|rent|distance|new] [--limit N]",
+    ("places", "places [TEXT] [--pack P] [--city C] [--zip Z] [--max-rent N] [--min-rating X] [--min-reviews N] [--beds N]"
+        + " [--sort rating|reviews|rent|distance|term|new] [--limit N]",
      "find places by address, city, zip or landlord; rating is the Bayesian average"),
     ("review", "review PLACE --overall X --location N --management N --amenities N --again yes|no \"TEXT\" [--named NAME]",
      "review a place (overall 0–5 in halves, the others 1–5); a second review edits yours"),

@@ -47,7 +47,9 @@ extension Renderer {
             guard let p else { return "nothing to swipe: no place matches, or you swiped them all (favs lists your favourites)" }
             return "swipe: y favourite, n pass, u undo, q quit\n" + card(p, left: left)
         case let .swiped(said, next, left):
-            guard let next else { return said + (said.hasPrefix("swipe ended") ? "" : "\nno more places: swipe ended (favs lists your favourites)") }
+            guard let next else {
+                return said + (said.hasPrefix("swipe ended") ? "" : "\nno more places: swipe ended (favs lists your favourites)")
+            }
             return said + "\n" + card(next, left: left)
         }
     }
@@ -70,12 +72,14 @@ extension Renderer {
         lines.append("  added by \(who(p.creator, p.role))  \(dim(time(p.hlc)))")
         if !p.duplicates.isEmpty { lines.append("  possible duplicate of \(p.duplicates.map(id).joined(separator: ", "))") }
         if s.count == 0 {
-            lines.append("  no reviews yet: review \(id(p.id)) --overall X --location N --management N --amenities N --again yes|no \"TEXT\"")
+            lines.append("  no reviews yet: review \(id(p.id)) --overall X --location N --management N --amenities N"
+                         + " --again yes|no \"TEXT\"")
         } else {
             lines.append("  rating \(Self.stars(s.bayesian)) (Bayesian: pack mean \(Self.stars(page.stats.mean)) over "
                          + "\(Wording.count(page.stats.reviews, "review")), weight \(PlaceRating.priorWeight))"
                          + "  average \(Self.stars(s.overall)) of 5 from \(Wording.count(s.count, "review"))")
-            lines.append("  location \(Self.stars(s.location))  management \(Self.stars(s.management))  amenities \(Self.stars(s.amenities))"
+            lines.append("  location \(Self.stars(s.location))  management \(Self.stars(s.management))"
+                         + "  amenities \(Self.stars(s.amenities))"
                          + "  would live here again: \(Int(((s.againShare ?? 0) * 100).rounded()))% (\(s.again) of \(s.count))")
             let top = max(1, s.distribution.max() ?? 1)
             for star in stride(from: 5, through: 0, by: -1) {
@@ -86,7 +90,8 @@ extension Renderer {
         }
         for rv in page.detail.reviews {
             let x = rv.review
-            var head = "  \(id(rv.id))  \(String(format: "%.1f", Double(x.overallHalf) / 2))/5  location \(x.location)  management \(x.management)"
+            var head = "  \(id(rv.id))  \(String(format: "%.1f", Double(x.overallHalf) / 2))/5"
+                + "  location \(x.location)  management \(x.management)"
                 + "  amenities \(x.amenities)  again: \(x.again ? "yes" : "no")  \(who(rv.author, rv.role))"
             if !x.name.isEmpty { head += " \"\(SafeText.line(x.name))\"" }
             head += "  \(dim(time(rv.hlc)))" + (rv.edited ? " (edited)" : "")
@@ -94,7 +99,8 @@ extension Renderer {
             lines.append(head)
             if !x.text.isEmpty { lines.append("      " + SafeText.block(x.text, indent: "      ")) }
             if let reply = rv.reply {
-                lines.append("      ↳ landlord \(pseudonymTag(reply.author))  \(dim(time(reply.hlc)))  \(SafeText.block(reply.text, indent: "        "))")
+                let text = SafeText.block(reply.text, indent: "        ")
+                lines.append("      ↳ landlord \(pseudonymTag(reply.author))  \(dim(time(reply.hlc)))  \(text)")
             }
         }
         return lines.joined(separator: "\n")
@@ -127,9 +133,11 @@ extension Renderer {
         func whole(_ v: Double) -> String { String(Int(v.rounded())) }
         func one(_ v: Double) -> String { String(format: "%.1f", v) }
         lines.append(row("rent/person", list.map(Self.rentPerPerson), better: lower) { "$" + whole($0) })
-        lines.append(row("term (months)", list.map { $0.record.termMonths == 0 ? nil : Double($0.record.termMonths) }, better: higher, format: whole))
+        let terms = list.map { $0.record.termMonths == 0 ? nil : Double($0.record.termMonths) }
+        lines.append(row("term (months)", terms, better: higher, format: whole))
         lines.append(row("beds", list.map { $0.record.beds == 0 ? nil : Double($0.record.beds) }, better: higher, format: whole))
-        lines.append(row("distance (km)", list.map { p in here.flatMap { h in Self.distance(p, from: h) }.map { $0 / 1000 } }, better: lower, format: one))
+        let km = list.map { p in here.flatMap { h in Self.distance(p, from: h) }.map { $0 / 1000 } }
+        lines.append(row("distance (km)", km, better: lower, format: one))
         lines.append(row("rating", list.map(\.summary.bayesian), better: higher, format: one))
         lines.append(row("location", list.map(\.summary.location), better: higher, format: one))
         lines.append(row("management", list.map(\.summary.management), better: higher, format: one))
@@ -227,7 +235,8 @@ extension Renderer {
         let text = n.text.isEmpty ? "" : ": " + SafeText.block(n.text, indent: "    ")
         switch n.what {
         case .review(let half):
-            return "\(pseudonymTag(n.author)) reviewed your place \(place): \(String(format: "%.1f", Double(half) / 2))/5 \(id(n.op))\(text)"
+            let stars = String(format: "%.1f", Double(half) / 2)
+            return "\(pseudonymTag(n.author)) reviewed your place \(place): \(stars)/5 \(id(n.op))\(text)"
         case .reply:
             return "the landlord \(pseudonymTag(n.author)) replied to your review of \(place): \(id(n.op))\(text)"
         }

@@ -149,7 +149,8 @@ extension Replica {
                     replyView = ReplyView(id: reply.id, author: reply.author, hlc: reply.hlc, text: rr.text)
                 }
                 let isHidden = ops.contains { hidden($0.id) }
-                entry.reviews[author] = PlaceBook.Register(shown: best, review: review, counting: counting, hidden: isHidden, reply: replyView)
+                entry.reviews[author] = PlaceBook.Register(shown: best, review: review, counting: counting, hidden: isHidden,
+                                                           reply: replyView)
                 if !isHidden && !entry.hidden { sumHalves += Int(review.overallHalf); book.reviewCount += 1 }
             }
             book.entries[pid] = entry

@@ -108,7 +108,8 @@ extension Store {
     public func undoSwipe() throws -> SwipeMark? {
         do {
             return try db.write { db in
-                guard let row = try Row.fetchOne(db, sql: "SELECT place, fav, atMs FROM swipe ORDER BY seq DESC LIMIT 1") else { return nil }
+                let last = "SELECT place, fav, atMs FROM swipe ORDER BY seq DESC LIMIT 1"
+                guard let row = try Row.fetchOne(db, sql: last) else { return nil }
                 let d: Data = row[0], fav: Int = row[1], at: Int64 = row[2]
                 try db.execute(sql: "DELETE FROM swipe WHERE place = ?", arguments: [d])
                 guard let id = try? OpID(bytes: [UInt8](d)) else { return nil }

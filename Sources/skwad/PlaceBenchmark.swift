@@ -44,13 +44,14 @@ struct PlaceBenchmark {
         let alpha = Author(nonce)
         func sign(_ kind: OpKind, by a: Author, pack: PackID?) -> SignedOp {
             ms += 1
-            return try! SignedOp.sign(OpBody(packID: pack, author: a.key.publicKey, hlc: clock.tick(physicalMs: ms), stamp: a.stamp, kind: kind),
-                                      with: a.key)
+            let body = OpBody(packID: pack, author: a.key.publicKey, hlc: clock.tick(physicalMs: ms), stamp: a.stamp, kind: kind)
+            return try! SignedOp.sign(body, with: a.key)
         }
         let g = sign(.createPack(CreatePack(name: "bench", nonce: nonce)), by: alpha, pack: nil)
         var ops = [g]
         let placeIDs: [OpID] = (0..<places).map { i in
-            let p = sign(.place(Place(address: "\(i) Bench St", rentMin: UInt32(400 + i % 900), beds: UInt32(1 + i % 4))), by: alpha, pack: g.id)
+            let record = Place(address: "\(i) Bench St", rentMin: UInt32(400 + i % 900), beds: UInt32(1 + i % 4))
+            let p = sign(.place(record), by: alpha, pack: g.id)
             ops.append(p)
             return p.id
         }

@@ -217,7 +217,9 @@ import SkwadTestKit
         // Reviews: the 11th review op of a day does not count.
         let targets = places.prefix(Limits.placesPerDay).map(\.id)
         var reviews: [SignedOp] = []
-        for i in 0...Limits.reviewsPerDay { reviews.append(f.review(by: bot, in: g, of: targets[i % targets.count], overallHalf: UInt32(i % 11))) }
+        for i in 0...Limits.reviewsPerDay {
+            reviews.append(f.review(by: bot, in: g, of: targets[i % targets.count], overallHalf: UInt32(i % 11)))
+        }
         admitAll(&r, reviews.shuffled())
         let counted = r.places(nowMs: f.nowMs).reduce(0) { $0 + $1.summary.count }
         #expect(counted == targets.count)
@@ -262,7 +264,8 @@ import SkwadTestKit
                 let prev = Bool.random(using: &rng) ? reviews.last?.hlc : nil   // ties at the same hlc, broken by id
                 let rv = f.review(by: u, in: g, of: place, overallHalf: UInt32.random(in: 0...10, using: &rng),
                                   location: UInt32.random(in: 1...5, using: &rng), management: UInt32.random(in: 1...5, using: &rng),
-                                  amenities: UInt32.random(in: 1...5, using: &rng), again: Bool.random(using: &rng), text: "r\(i)", hlc: prev)
+                                  amenities: UInt32.random(in: 1...5, using: &rng), again: Bool.random(using: &rng), text: "r\(i)",
+                                  hlc: prev)
                 ops.append(rv); reviews.append(rv)
             } else if roll < 75 {
                 let target = reviews.randomElement(using: &rng)!

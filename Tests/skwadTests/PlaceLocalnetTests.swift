@@ -59,7 +59,8 @@ import Testing
         #expect(await net["b"].waitFor("reviewed \(place) (", after: before))
         for n in ["a", "b", "c"] {
             let mark = net[n].text.count
-            #expect(await net[n].waitFor("average 2.0 of 5 from 2 reviews", after: mark, poll: "place \(place)"), "\(n) kept the first review")
+            #expect(await net[n].waitFor("average 2.0 of 5 from 2 reviews", after: mark, poll: "place \(place)"),
+                    "\(n) kept the first review")
             #expect(await net[n].waitFor("changed my mind", after: mark))
         }
 
