@@ -76,7 +76,9 @@ public final class REPL: Sendable {
             }
         }
         while true {
-            let line = await Self.readOffThread(reader, prompt: mode == .terminal ? "skwad> " : "")
+            let line = swipeMode.get() != nil && mode == .terminal
+                ? await Self.readKeyOffThread(reader, prompt: "swipe> ")   // one key, no Enter (REPLSwipe.swift)
+                : await Self.readOffThread(reader, prompt: mode == .terminal ? "skwad> " : "")
             guard let line else { break }
             let (out, quit) = await handle(line, nowMs: wallClockMs())
             if let out { await show(out) }

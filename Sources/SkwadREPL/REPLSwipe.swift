@@ -4,7 +4,8 @@ import SkwadNode
 
 /// Swipe mode: after `swipe` shows a place, every line is one key until the mode ends:
 /// y (favourite), n (pass), u (undo), q (quit); a blank line is ignored, anything else is an
-/// error that keeps the mode. On a terminal as in a pipe the key ends with Enter.
+/// error that keeps the mode. On a terminal each key is read alone, without Enter
+/// (`LineReader.nextKey`); piped, one key per line.
 final class SwipeMode: @unchecked Sendable {
     private let lock = NSLock()
     private var state: (current: OpID?, query: PlaceQuery)?
@@ -25,6 +26,13 @@ extension REPL {
     /// `swipe` with a place to show turns swipe mode on.
     func startSwipeMode(after reply: Reply) {
         if case let .places(.card(p?, _, q)) = reply { swipeMode.set((p.id, q)) }
+    }
+
+    /// `LineReader.nextKey` on a plain thread (it blocks), as `readOffThread`.
+    static func readKeyOffThread(_ reader: LineReader, prompt: String) async -> String? {
+        await withCheckedContinuation { cont in
+            Thread.detachNewThread { cont.resume(returning: reader.nextKey(prompt: prompt)) }
+        }
     }
 
     func render(_ reply: Reply, _ r: inout Renderer) -> String {
