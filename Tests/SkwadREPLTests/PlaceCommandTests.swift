@@ -136,4 +136,28 @@ import SkwadNode
             #expect(try #require(lines.first { $0.hasPrefix("term (months)") }).contains("18 *"))
         }
     }
+
+    /// Places, reviews, the search index and swipe marks come back after a restart.
+    @Test func placesReviewsAndFavouritesSurviveARestart() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-places-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var config = NodeConfig(dataDir: dir)
+        config.powBits = 2
+        func session(_ lines: [String]) async throws -> [String] {
+            let node = try Node(config: config)
+            let repl = REPL(executor: Executor(node: node), reader: LineReader(interactive: false, historyPath: nil), mode: .plain)
+            var out: [String] = []
+            for l in lines { out.append(await repl.handle(l, nowMs: wallClockMs()).output ?? "") }
+            await node.close()
+            return out
+        }
+        let first = try await session(["create Hill", #"place add "7 Birch Rd" --rent 640 --landlord Maple"#])
+        let place = String(first[1].dropFirst("added place ".count))
+        _ = try await session([#"review \#(place) --overall 4.5 --location 4 --management 5 --amenities 4 --again yes "quiet""#,
+                               "swipe", "y"])
+        let after = try await session(["places maple", "favs", "place \(place)"])
+        #expect(after[0].hasPrefix("\(place)  ★4.5 (1 review)  7 Birch Rd  $640"))
+        #expect(after[1].hasPrefix("\(place)  ★4.5"))
+        #expect(after[2].contains("average 4.5 of 5 from 1 review") && after[2].contains("quiet"))
+    }
 }
