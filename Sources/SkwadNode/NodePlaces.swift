@@ -179,6 +179,11 @@ extension Node {
         return op.id
     }
 
+    /// Whether `id` is a landlord's reply to a review (what `reply REVIEW` wrote).
+    public func isReviewReply(_ id: OpID) -> Bool {
+        if case .reviewReply = replica.op(id)?.body.kind { true } else { false }
+    }
+
     // MARK: reading
 
     /// The place an id prefix names (a place's own id, not one of its records).
@@ -188,7 +193,15 @@ extension Node {
     public func placePage(_ ref: String) throws -> PlacePage {
         purgeIfDue()
         let d = try placeDetail(ref)
-        let reviews = d.reviews.filter { r in replica.op(r.id).map { !isSilenced($0) } ?? true }
+        // Reviews and replies of pseudonyms you blocked are left out of the page (the figures
+        // stay those every node computes).
+        let blocked = localModeration().blocked
+        let reviews = d.reviews.filter { r in replica.op(r.id).map { !isSilenced($0) } ?? true }.map { r in
+            guard let reply = r.reply, blocked[reply.author] != nil else { return r }
+            var r = r
+            r.reply = nil
+            return r
+        }
         return PlacePage(detail: PlaceDetail(place: d.place, reviews: reviews), stats: replica.placeStats(d.place.pack))
     }
 

@@ -62,7 +62,8 @@ public struct ReviewView: Sendable, Equatable {
     public let edited: Bool
     /// Hidden by a moderator: shown only to say so, counted nowhere.
     public let hidden: Bool
-    public let reply: ReplyView?
+    /// The landlord's reply (a node may leave out one by a pseudonym its user blocked).
+    public var reply: ReplyView?
 }
 
 public struct ReplyView: Sendable, Equatable {

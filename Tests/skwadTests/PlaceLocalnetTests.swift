@@ -68,7 +68,7 @@ import Testing
         net["c"].send(#"reply \#(review) "I am the landlord""#)
         #expect(await net["c"].waitFor("error: only the place's landlord can reply to its reviews"))
         net["a"].send(#"reply \#(review) "We fixed the boiler""#)
-        #expect(await net["a"].waitFor("commented "))
+        #expect(await net["a"].waitFor("replied "))
         for n in ["a", "b", "c"] {
             let mark = net[n].text.count
             #expect(await net[n].waitFor("↳ landlord anon·", after: mark, poll: "place \(place)"), "\(n) did not get the reply")
