@@ -33,6 +33,9 @@ public enum OpKind: Hashable, Sendable {
     case moderate(Moderate)
     case edit(Edit)
     case report(Report)
+    case place(Place)
+    case review(Review)
+    case reviewReply(ReviewReply)
 
     /// Stable name used in the store, stats and JSON.
     public var name: String {
@@ -46,6 +49,9 @@ public enum OpKind: Hashable, Sendable {
         case .moderate: "moderate"
         case .edit: "edit"
         case .report: "report"
+        case .place: "place"
+        case .review: "review"
+        case .reviewReply: "review_reply"
         }
     }
 }

@@ -18,6 +18,8 @@ public struct InboxItem: Sendable, Equatable {
         case autoHidden(target: OpID, score: Int, threshold: Int)
         /// A pack you are in expires soon, expired, or was deleted.
         case pack(InboxNotice)
+        /// A review of a place you added, or the landlord's reply to your review (NodePlaces.swift).
+        case place(PlaceNews)
     }
     public let kind: Kind
     /// The pack's label, for posts, comments and votes.
@@ -131,6 +133,8 @@ extension Node {
                 guard let t = replica.op(m.target), t.packID == op.packID, isMine(t.author, in: t.packID),
                       let pack = replica.pack(op.packID), replica.isModerator(op.author, of: pack) else { continue }
                 moderation[m.target] = (m.hidden, m.reason, op.hlc.physicalMs)
+            case .review, .reviewReply:
+                if let item = placeNews(op, label: label, nowMs: nowMs) { items.append(item) }
             default: continue
             }
         }

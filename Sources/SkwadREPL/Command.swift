@@ -28,6 +28,8 @@ public enum Command: Equatable, Sendable {
     case quit
     /// hide, unhide, edit, log, report, reports, dismiss, block, unblock, mute, unmute, blocks (CommandModeration.swift).
     case moderation(ModerationCommand)
+    /// place, places, review, swipe, favs, compare (CommandPlaces.swift).
+    case places(PlaceCommand)
 }
 
 public struct CommandError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -65,7 +67,7 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("trust", "trust ADMINKEY", "trust an admin key (your campus's): its packs are permanent here and it may moderate any pack"),
     ("untrust", "untrust ADMINKEY", "stop trusting an admin key"),
     ("trusted", "trusted", "the admin keys this node trusts, and the config file they are kept in"),
-] + moderationHelp + [
+] + moderationHelp + placeHelp + [
     ("quit", "quit", "stop the node (also: exit, Ctrl-D)"),
 ]
 
@@ -136,6 +138,9 @@ extension Command {
         case _ where ModerationCommand.verbs.contains(verb):
             guard let m = try ModerationCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
             cmd = .moderation(m)
+        case _ where PlaceCommand.verbs.contains(verb):
+            guard let m = try PlaceCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
+            cmd = .places(m)
         default:
             let hint = nearestCommand(to: verb).map { " (did you mean '\($0)'?)" } ?? ""
             throw CommandError("unknown command '\(clip(verb))'\(hint); type help")

@@ -112,6 +112,7 @@ public struct Renderer: Sendable {
                          "posts: \(d.view.posts.count)  comments: \(d.view.comments.count)  upvotes received: \(d.view.totalUpvotes)"]
             lines += d.view.posts.map { "  " + postLine($0) }
             lines += d.view.comments.map { "  \(id($0.id))  \(score($0.score))  on \(id($0.post))  \(SafeText.block($0.body, indent: "    "))" }
+            lines += denPlaceLines(d)
             return lines.joined(separator: "\n")
         case .whoami(let w):
             var lines = ["node \(w.nodeID)", "location " + (w.location.map { "\($0) (cell \(w.cell ?? "-"))" } ?? "unset (locate LAT,LON)"),
@@ -130,6 +131,7 @@ public struct Renderer: Sendable {
         case .map(let m, let json): return json ? JSON.object([("ok", true)] + mapJSON(m)).render() : mapText(m)
         case .bye: return "bye"
         case .moderation(let m): return moderationText(m)
+        case .places(let m): return placesText(m)
         }
     }
 
@@ -175,7 +177,8 @@ public struct Renderer: Sendable {
         case .den(let d):
             kv += [("packs", .array(d.view.packs.map { pack($0, joined: true) })), ("joined", .array(d.joined.map { .string($0.id.hex) })),
                    ("posts", .array(d.view.posts.map(post))), ("comments", .array(d.view.comments.map(comment))),
-                   ("totalUpvotes", .int(d.view.totalUpvotes))]
+                   ("totalUpvotes", .int(d.view.totalUpvotes)), ("places", .array(d.places.map(placeJSON))),
+                   ("reviews", .array(d.reviews.map(reviewJSON)))]
         case .whoami(let w):
             kv += [("node", .string(w.nodeID)), ("location", w.location.map { .string("\($0.lat),\($0.lon)") } ?? .null),
                    ("cell", w.cell.map { .string($0) } ?? .null), ("dataDir", .string(w.dataDir)),
@@ -194,6 +197,7 @@ public struct Renderer: Sendable {
         case .map(let m, _): kv += mapJSON(m)
         case .bye: kv.append(("bye", true))
         case .moderation(let m): kv += moderationJSON(m)
+        case .places(let m): kv += placesJSON(m)
         }
         return .object(kv)
     }

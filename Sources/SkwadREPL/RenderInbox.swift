@@ -41,6 +41,7 @@ extension Renderer {
             case .expired: return "\(when)  pack \(name) expired"
             case .deleted: return "\(when)  pack \(name) was deleted by its Alpha"
             }
+        case .place(let n): return "\(when)  " + placeNewsLine(n, item)
         }
     }
 
@@ -62,6 +63,7 @@ extension Renderer {
                 kv = [("kind", "autoHidden"), ("target", .string(target.hex)), ("score", .int(s)), ("threshold", .int(threshold))]
             case .pack(let n):
                 kv = [("kind", .string(n.kind.rawValue)), ("pack", .string(n.pack.hex))]
+            case .place(let n): kv = placeNewsJSON(n)
             }
             kv += [("packName", .string(item.packName)), ("about", .string(item.about)), ("time", .int(Int(item.atMs)))]
             return .object(kv)

@@ -23,6 +23,8 @@ public enum Reply: Sendable {
     case bye
     /// Replies of the moderation verbs (RenderModeration.swift).
     case moderation(ModerationReply)
+    /// Replies of the place verbs (RenderPlaces.swift).
+    case places(PlaceReply)
 }
 
 /// A neighbour as `peers` shows it.

@@ -261,7 +261,7 @@ public struct Replica: Sendable {
             }
         }
         switch op.body.kind {
-        case .post, .comment, .vote:
+        case .post, .comment, .vote, .place, .review, .reviewReply:
             break
         case .editPack, .moderate:
             guard isModerator(op.author, of: pack) else { return .rejected(.notAllowed, "only the Alpha or an admin may do that") }
@@ -279,9 +279,7 @@ public struct Replica: Sendable {
             if kept.count >= Limits.reportsPerHour, let last = kept.last, (op.hlc, op.id) > (last.hlc, last.id) {
                 return .rejected(.reportLimited, "at most \(Limits.reportsPerHour) reports an hour per pseudonym in a pack")
             }
-        case .edit:
-            break
-        case .createPack:
+        case .edit, .createPack:
             break
         }
         return nil
@@ -343,6 +341,9 @@ public struct Replica: Sendable {
             packs[pid]!.applyPostEdit(e, author: op.author, hlc: op.hlc, id: op.id)
         case .report:
             applyReport(op, in: pid)
+        case .place, .review, .reviewReply:
+            if op.author != alpha { packs[pid]!.participants.insert(op.author) }
+            packs[pid]!.places.apply(op)
         case .createPack:
             break
         }

@@ -88,6 +88,7 @@ enum Schema {
             try db.execute(sql: "ALTER TABLE tombstone ADD COLUMN genesis BLOB")
             try db.execute(sql: "ALTER TABLE tombstone ADD COLUMN deletion BLOB")
         }
+        registerPlaceMigrations(&m)
         return m
     }
 }
