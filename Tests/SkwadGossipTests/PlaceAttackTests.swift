@@ -12,7 +12,7 @@ import SkwadTestKit
 
     /// An engine and replica holding `setup`, and a hostile peer with a session to it.
     struct Target {
-        var e = GossipEngine(seed: 27)
+        var e = GossipEngine(seed: 27, secrets: .seeded)
         var r = Replica(config: .noFloors)
         var peer = HostilePeer(address: PeerAddress("10.0.0.27:7000"), seed: 27)
         var nowMs = PlaceAttackTests.t0
