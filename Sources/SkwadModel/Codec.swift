@@ -55,6 +55,9 @@ extension OpBody {
         case .report(let r):
             var x = Skwad_V1_Report(); x.sealed = r.sealed.map { Data($0) }
             m.report = x
+        case .directMessage(let d):
+            var x = Skwad_V1_DirectMessage(); x.sealed = Data(d.sealed)
+            m.directMessage = x
         }
         var opts = BinaryEncodingOptions(); opts.useDeterministicOrdering = true
         return [UInt8]((try? m.serializedData(options: opts)) ?? Data())
@@ -121,6 +124,9 @@ extension OpBody {
         case .report(let x)?:
             packID = try Self.id(m.packID, "pack id")
             kind = .report(Report(sealed: x.sealed.map { [UInt8]($0) }))
+        case .directMessage(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .directMessage(DirectMessage(sealed: [UInt8](x.sealed)))
         case nil:
             throw ModelError.malformed("op has no kind (unknown to wire version 1)")
         }

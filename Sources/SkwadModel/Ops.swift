@@ -33,6 +33,8 @@ public enum OpKind: Hashable, Sendable {
     case moderate(Moderate)
     case edit(Edit)
     case report(Report)
+    /// A direct message or receipt, sealed to one pseudonym (DirectMessages.swift).
+    case directMessage(DirectMessage)
 
     /// Stable name used in the store, stats and JSON.
     public var name: String {
@@ -46,6 +48,7 @@ public enum OpKind: Hashable, Sendable {
         case .moderate: "moderate"
         case .edit: "edit"
         case .report: "report"
+        case .directMessage: "direct_message"
         }
     }
 }

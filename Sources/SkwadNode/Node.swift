@@ -268,4 +268,6 @@ public struct NodeStats: Sendable, Equatable {
     public var pending = 0
     public var rejected: [String: Int] = [:]
     public var packsPurged = 0
+    /// Delivery receipts that could not be sent (NodeConversations.swift).
+    public var receiptsNotSent = 0
 }

@@ -30,4 +30,6 @@ public enum NodeEvent: Sendable, Equatable {
     case voteOnYours(target: String, score: Int)
     case peerJoined(String)
     case peerLeft(String)
+    /// A direct message to you, or a receipt of yours (NodeConversations.swift).
+    case conversation(ConversationEvent)
 }

@@ -15,6 +15,8 @@ public struct InboxItem: Sendable, Equatable {
         case moderated(target: OpID, hidden: Bool, reason: String)
         /// A pack you are in expires soon, expired, or was deleted.
         case pack(InboxNotice)
+        /// A direct message to you (NodeConversations.swift).
+        case letter(ConversationEntry)
     }
     public let kind: Kind
     /// The pack's label, for posts, comments and votes.
@@ -51,7 +53,7 @@ extension Node {
             let mark = try store.inboxMark()
             let last = try store.lastSeq()
             let (ops, skipped) = try store.ops(after: mark, limit: Self.inboxScanLimit)
-            var items = opItems(ops, nowMs: nowMs)
+            var items = opItems(ops, nowMs: nowMs) + letterItems(ops, nowMs: nowMs)
             items += try store.unshownNotices().map { InboxItem(kind: .pack($0), packName: $0.name, about: "", atMs: $0.atMs) }
             items.sort { $0.atMs < $1.atMs }
             if !peek { try store.markInboxSeen(seq: last, forgetBeforeMs: nowMs &- 7 * 86_400_000) }

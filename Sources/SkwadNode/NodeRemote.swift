@@ -16,7 +16,8 @@ extension Node {
             failure = "\(error)"
         }
         dropEvictedReports()
-        if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) { sink(e) } }
+        let letters = conversationArrivals(ops)
+        if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) + letters { sink(e) } }
         return failure
     }
 

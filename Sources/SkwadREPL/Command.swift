@@ -25,6 +25,8 @@ public enum Command: Equatable, Sendable {
     case quit
     /// hide, unhide, edit, log, report, reports, dismiss, block, unblock, mute, unmute, blocks (CommandModeration.swift).
     case moderation(ModerationCommand)
+    /// dm, chat, verify (CommandConversations.swift).
+    case conversation(ConversationCommand)
 }
 
 public struct CommandError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -56,7 +58,7 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("search", "search TEXT [--pack PACK] [--limit N]", "find posts by words of their title, body, tags or comments, best first"),
     ("inbox", "inbox", "replies, votes and moderation on your posts and comments, and your packs expiring or gone, since you last looked"),
     ("map", "map [--radius METRES] [--json]", "the packs around you on a grid: you at the centre, north up"),
-] + moderationHelp + [
+] + moderationHelp + conversationHelp + [
     ("quit", "quit", "stop the node (also: exit, Ctrl-D)"),
 ]
 
@@ -124,6 +126,9 @@ extension Command {
         case _ where ModerationCommand.verbs.contains(verb):
             guard let m = try ModerationCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
             cmd = .moderation(m)
+        case _ where ConversationCommand.verbs.contains(verb):
+            guard let c = try ConversationCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
+            cmd = .conversation(c)
         default:
             let hint = nearestCommand(to: verb).map { " (did you mean '\($0)'?)" } ?? ""
             throw CommandError("unknown command '\(clip(verb))'\(hint); type help")

@@ -50,6 +50,7 @@ public struct Executor: Sendable {
         case .stats: return .stats(await node.counters())
         case .quit: return .bye
         case .moderation(let m): return .moderation(try await runModeration(m))
+        case .conversation(let c): return .conversation(try await runConversation(c))
         }
     }
 

@@ -123,6 +123,7 @@ public struct Renderer: Sendable {
         case .map(let m, let json): return json ? JSON.object([("ok", true)] + mapJSON(m)).render() : mapText(m)
         case .bye: return "bye"
         case .moderation(let m): return moderationText(m)
+        case .conversation(let c): return conversationText(c)
         }
     }
 
@@ -168,6 +169,7 @@ public struct Renderer: Sendable {
         case .map(let m, _): kv += mapJSON(m)
         case .bye: kv.append(("bye", true))
         case .moderation(let m): kv += moderationJSON(m)
+        case .conversation(let c): kv += conversationJSON(c)
         }
         return .object(kv)
     }
@@ -212,6 +214,7 @@ public struct Renderer: Sendable {
         case (_, .voteOnYours(let t, let s)): return "* vote on your \(t): score \(score(s))"
         case (_, .peerJoined(let a)): return "* peer joined \(a)"
         case (_, .peerLeft(let a)): return "* peer left \(a)"
+        case (_, .conversation(let c)): return conversationEvent(c)
         }
     }
 }

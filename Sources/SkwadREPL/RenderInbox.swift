@@ -38,6 +38,8 @@ extension Renderer {
             case .expired: return "\(when)  pack \(name) expired"
             case .deleted: return "\(when)  pack \(name) was deleted by its Alpha"
             }
+        case .letter(let e):
+            return "\(when)  message from \(pseudonymTag(e.peer)) in \(SafeText.line(item.packName)): \(id(e.id))  \(SafeText.block(e.text, indent: "    "))"
         }
     }
 
@@ -57,6 +59,8 @@ extension Renderer {
                 kv = [("kind", hidden ? "hidden" : "restored"), ("target", .string(target.hex)), ("reason", .string(reason))]
             case .pack(let n):
                 kv = [("kind", .string(n.kind.rawValue)), ("pack", .string(n.pack.hex))]
+            case .letter(let e):
+                kv = [("kind", "message"), ("message", entryJSON(e))]
             }
             kv += [("packName", .string(item.packName)), ("about", .string(item.about)), ("time", .int(Int(item.atMs)))]
             return .object(kv)

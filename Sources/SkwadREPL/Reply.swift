@@ -21,6 +21,8 @@ public enum Reply: Sendable {
     case bye
     /// Replies of the moderation verbs (RenderModeration.swift).
     case moderation(ModerationReply)
+    /// Replies of dm, chat, verify (RenderConversations.swift).
+    case conversation(ConversationReply)
 }
 
 /// A neighbour as `peers` shows it.

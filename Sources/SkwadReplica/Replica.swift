@@ -232,7 +232,7 @@ public struct Replica: Sendable {
             if kept.count >= Limits.reportsPerHour, let last = kept.last, (op.hlc, op.id) > (last.hlc, last.id) {
                 return .rejected(.reportLimited, "at most \(Limits.reportsPerHour) reports an hour per pseudonym in a pack")
             }
-        case .edit:
+        case .edit, .directMessage:
             break
         case .createPack:
             break
@@ -285,7 +285,7 @@ public struct Replica: Sendable {
             packs[pid]!.applyPostEdit(e, author: op.author, hlc: op.hlc, id: op.id)
         case .report:
             applyReport(op, in: pid)
-        case .createPack:
+        case .createPack, .directMessage:
             break
         }
     }

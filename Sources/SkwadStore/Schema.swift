@@ -82,6 +82,7 @@ enum Schema {
                 DELETE FROM setting WHERE key = 'search.indexedSeq';
                 """)
         }
+        Store.registerConversationTables(&m)
         return m
     }
 }

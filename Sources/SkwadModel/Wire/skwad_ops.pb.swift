@@ -141,6 +141,14 @@ nonisolated struct Skwad_V1_OpBody: Sendable {
     set {kind = .report(newValue)}
   }
 
+  var directMessage: Skwad_V1_DirectMessage {
+    get {
+      if case .directMessage(let v)? = kind {return v}
+      return Skwad_V1_DirectMessage()
+    }
+    set {kind = .directMessage(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Kind: Equatable, Sendable {
@@ -153,6 +161,7 @@ nonisolated struct Skwad_V1_OpBody: Sendable {
     case moderate(Skwad_V1_Moderate)
     case edit(Skwad_V1_Edit)
     case report(Skwad_V1_Report)
+    case directMessage(Skwad_V1_DirectMessage)
 
   }
 
@@ -402,6 +411,64 @@ nonisolated struct Skwad_V1_ReportContent: Sendable {
   init() {}
 }
 
+/// A direct message, or a delivery receipt, between two pseudonyms of the pack (PROTOCOL.md
+/// §3a). The op's `author` is a one-off key (the sender stays inside); `sealed` is
+/// crypto_box_seal of a padded DirectSeal to the X25519 form of the recipient's pseudonym, of
+/// one of the fixed sizes 304, 560 or 816 bytes. Relays see the pack, the time and a size class.
+nonisolated struct Skwad_V1_DirectMessage: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var sealed: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// Inside the box: a 2-byte big-endian length, this message, zero bytes up to the size class.
+nonisolated struct Skwad_V1_DirectSeal: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// serialized DirectLetter, exactly as signed
+  var letter: Data = Data()
+
+  /// Ed25519 by letter.sender over "skwad/dm/v1" || pack id || op author || letter
+  var signature: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+nonisolated struct Skwad_V1_DirectLetter: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// the sender's pseudonym in this pack
+  var sender: Data = Data()
+
+  /// the sender's pseudonym stamp for this pack (PROTOCOL.md §2)
+  var stamp: UInt64 = 0
+
+  /// the recipient's pseudonym in this pack
+  var recipient: Data = Data()
+
+  /// a message: 1..600 bytes; empty in a receipt
+  var text: String = String()
+
+  /// a receipt: ids of 1..8 direct messages from the recipient that arrived
+  var acks: [Data] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "skwad.v1"
@@ -443,7 +510,7 @@ nonisolated extension Skwad_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".OpBody"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0\u{1}edit\0\u{1}report\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0\u{1}edit\0\u{1}report\0\u{4}\u{c}direct_message\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -574,6 +641,19 @@ nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._Mes
           self.kind = .report(v)
         }
       }()
+      case 30: try {
+        var v: Skwad_V1_DirectMessage?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .directMessage(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .directMessage(v)
+        }
+      }()
       default: break
       }
     }
@@ -638,6 +718,10 @@ nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._Mes
     case .report?: try {
       guard case .report(let v)? = self.kind else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 18)
+    }()
+    case .directMessage?: try {
+      guard case .directMessage(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 30)
     }()
     case nil: break
     }
@@ -1104,6 +1188,121 @@ nonisolated extension Skwad_V1_ReportContent: SwiftProtobuf.Message, SwiftProtob
   static func ==(lhs: Skwad_V1_ReportContent, rhs: Skwad_V1_ReportContent) -> Bool {
     if lhs.target != rhs.target {return false}
     if lhs.reason != rhs.reason {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_DirectMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".DirectMessage"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sealed\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.sealed) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.sealed.isEmpty {
+      try visitor.visitSingularBytesField(value: self.sealed, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_DirectMessage, rhs: Skwad_V1_DirectMessage) -> Bool {
+    if lhs.sealed != rhs.sealed {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_DirectSeal: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".DirectSeal"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}letter\0\u{1}signature\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.letter) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.signature) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.letter.isEmpty {
+      try visitor.visitSingularBytesField(value: self.letter, fieldNumber: 1)
+    }
+    if !self.signature.isEmpty {
+      try visitor.visitSingularBytesField(value: self.signature, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_DirectSeal, rhs: Skwad_V1_DirectSeal) -> Bool {
+    if lhs.letter != rhs.letter {return false}
+    if lhs.signature != rhs.signature {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_DirectLetter: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".DirectLetter"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sender\0\u{1}stamp\0\u{1}recipient\0\u{1}text\0\u{1}acks\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.sender) }()
+      case 2: try { try decoder.decodeSingularFixed64Field(value: &self.stamp) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.recipient) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.text) }()
+      case 5: try { try decoder.decodeRepeatedBytesField(value: &self.acks) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.sender.isEmpty {
+      try visitor.visitSingularBytesField(value: self.sender, fieldNumber: 1)
+    }
+    if self.stamp != 0 {
+      try visitor.visitSingularFixed64Field(value: self.stamp, fieldNumber: 2)
+    }
+    if !self.recipient.isEmpty {
+      try visitor.visitSingularBytesField(value: self.recipient, fieldNumber: 3)
+    }
+    if !self.text.isEmpty {
+      try visitor.visitSingularStringField(value: self.text, fieldNumber: 4)
+    }
+    if !self.acks.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.acks, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_DirectLetter, rhs: Skwad_V1_DirectLetter) -> Bool {
+    if lhs.sender != rhs.sender {return false}
+    if lhs.stamp != rhs.stamp {return false}
+    if lhs.recipient != rhs.recipient {return false}
+    if lhs.text != rhs.text {return false}
+    if lhs.acks != rhs.acks {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,54 @@
+import SkwadCrypto
+import SkwadModel
+import SkwadNode
+
+/// Direct messages and key verification (issue 26): their grammar, kept apart from
+/// Command.swift. `Command.parse` hands these verbs here.
+public enum ConversationCommand: Equatable, Sendable {
+    case dm(to: String, text: String)
+    case chat(String?)
+    /// `confirm`: true marks the pseudonym verified, false removes the mark, nil only shows the number.
+    case verify(String, confirm: Bool?)
+
+    static let verbs: Set<String> = ["dm", "msg", "chat", "verify"]
+
+    /// Parses the arguments of a conversation verb; nil for any other verb.
+    static func parse(verb: String, args: inout Args) throws -> ConversationCommand? {
+        switch verb {
+        case "dm", "msg": return .dm(to: try args.positional("AUTHOR|ID"), text: try args.positional("\"TEXT\""))
+        case "chat": return .chat(args.optionalPositional())
+        case "verify":
+            let who = try args.positional("AUTHOR")
+            let yes = args.flag("--confirm"), no = args.flag("--undo")
+            guard !(yes && no) else { throw CommandError("--confirm and --undo together; usage: \(args.usage)") }
+            return .verify(who, confirm: yes ? true : no ? false : nil)
+        default: return nil
+        }
+    }
+}
+
+/// Help lines of the conversation verbs (listed by `help` with the others).
+let conversationHelp: [(name: String, usage: String, summary: String)] = [
+    ("dm", "dm AUTHOR|ID \"TEXT\"", "a private message to a pseudonym (anon·3f2a9c01), or to the author of a post, comment or message"),
+    ("chat", "chat [AUTHOR|ID]", "your conversations, or one of them, with delivery marks"),
+    ("verify", "verify AUTHOR [--confirm|--undo]", "the safety number of you and a pseudonym, the same on both sides; --confirm marks it verified"),
+]
+
+/// What a conversation verb produced, before rendering.
+public enum ConversationReply: Sendable {
+    case sent(OpID, peer: PublicKey, packName: String)
+    case chat(ChatView)
+    case safety(SafetyView)
+}
+
+extension Executor {
+    func runConversation(_ cmd: ConversationCommand) async throws -> ConversationReply {
+        switch cmd {
+        case let .dm(to, text):
+            let r = try await node.dm(to: to, text: text)
+            return .sent(r.id, peer: r.peer, packName: r.packName)
+        case .chat(let who): return .chat(try await node.chat(with: who))
+        case let .verify(who, confirm): return .safety(try await node.verify(who, confirm: confirm))
+        }
+    }
+}
