@@ -48,6 +48,8 @@ public struct SafetyView: Sendable, Equatable {
 public enum ConversationEvent: Sendable, Equatable {
     case message(ConversationEntry, packName: String, verified: Bool)
     case delivered(id: OpID, peer: PublicKey)
+    /// A post by a pseudonym you follow, in a pack you did not join (NodeFollows.swift).
+    case followedPost(PostView)
 }
 
 /// Direct messages between pseudonyms of a pack (issue 26; PROTOCOL.md §3a): sealed to the

@@ -16,7 +16,7 @@ extension Node {
             failure = "\(error)"
         }
         dropEvictedReports()
-        let letters = conversationArrivals(ops)
+        let letters = conversationArrivals(ops) + followedArrivals(ops, nowMs: nowMs)
         if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) + letters { sink(e) } }
         return failure
     }

@@ -48,8 +48,8 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("up", "up ID", "upvote a post or comment"),
     ("down", "down ID", "downvote a post or comment"),
     ("unvote", "unvote ID", "withdraw your vote"),
-    ("feed", "feed [PACK] [--sort new|top] [--limit N] [--tag T] [--within METRES]",
-     "posts of your packs (or of one pack); --tag keeps posts with that tag; --within keeps posts of any pack that near you"),
+    ("feed", "feed [PACK] [--sort new|top] [--limit N] [--tag T] [--within METRES] | feed --following",
+     "posts of your packs (or of one pack); --tag keeps posts with that tag; --within keeps posts of any pack that near you; --following: posts of the pseudonyms you follow"),
     ("show", "show POST", "a post with its comments"),
     ("delete", "delete ID", "delete your post or comment, or a pack you are the Alpha of"),
     ("den", "den", "your packs, posts, comments and upvotes received"),
@@ -95,6 +95,11 @@ extension Command {
         case "up": cmd = .vote(target: try args.positional("ID"), value: 1)
         case "down": cmd = .vote(target: try args.positional("ID"), value: -1)
         case "unvote": cmd = .vote(target: try args.positional("ID"), value: 0)
+        case "feed" where args.index(of: "--following") != nil:
+            _ = args.flag("--following")
+            let limit = try args.int("--limit") ?? 20
+            guard limit >= 1 && limit <= 1000 else { throw CommandError("--limit must be 1...1000") }
+            cmd = .conversation(.followingFeed(limit: limit))
         case "feed":
             let sort = try args.choice("--sort", FeedSort.self) ?? .new
             let limit = try args.int("--limit") ?? 20

@@ -1,6 +1,7 @@
 import SkwadCrypto
 import SkwadModel
 import SkwadNode
+import SkwadReplica
 
 /// Direct messages and key verification (issue 26): their grammar, kept apart from
 /// Command.swift. `Command.parse` hands these verbs here.
@@ -9,8 +10,13 @@ public enum ConversationCommand: Equatable, Sendable {
     case chat(String?)
     /// `confirm`: true marks the pseudonym verified, false removes the mark, nil only shows the number.
     case verify(String, confirm: Bool?)
+    case follow(String)
+    case unfollow(String)
+    case following
+    /// `feed --following`: posts of the pseudonyms you follow.
+    case followingFeed(limit: Int)
 
-    static let verbs: Set<String> = ["dm", "msg", "chat", "verify"]
+    static let verbs: Set<String> = ["dm", "msg", "chat", "verify", "follow", "unfollow", "following"]
 
     /// Parses the arguments of a conversation verb; nil for any other verb.
     static func parse(verb: String, args: inout Args) throws -> ConversationCommand? {
@@ -22,6 +28,9 @@ public enum ConversationCommand: Equatable, Sendable {
             let yes = args.flag("--confirm"), no = args.flag("--undo")
             guard !(yes && no) else { throw CommandError("--confirm and --undo together; usage: \(args.usage)") }
             return .verify(who, confirm: yes ? true : no ? false : nil)
+        case "follow": return .follow(try args.positional("AUTHOR|ID"))
+        case "unfollow": return .unfollow(try args.positional("AUTHOR|ID"))
+        case "following": return .following
         default: return nil
         }
     }
@@ -32,6 +41,9 @@ let conversationHelp: [(name: String, usage: String, summary: String)] = [
     ("dm", "dm AUTHOR|ID \"TEXT\"", "a private message to a pseudonym (anon·3f2a9c01), or to the author of a post, comment or message"),
     ("chat", "chat [AUTHOR|ID]", "your conversations, or one of them, with delivery marks"),
     ("verify", "verify AUTHOR [--confirm|--undo]", "the safety number of you and a pseudonym, the same on both sides; --confirm marks it verified"),
+    ("follow", "follow AUTHOR|ID", "follow a pseudonym of a pack: its posts in feed --following, a line when one arrives"),
+    ("unfollow", "unfollow AUTHOR|ID", "stop following a pseudonym"),
+    ("following", "following", "the pseudonyms you follow"),
 ]
 
 /// What a conversation verb produced, before rendering.
@@ -39,6 +51,9 @@ public enum ConversationReply: Sendable {
     case sent(OpID, peer: PublicKey, packName: String)
     case chat(ChatView)
     case safety(SafetyView)
+    case followed(PublicKey, packName: String, on: Bool)
+    case following([FollowedAuthor])
+    case feed([PostView])
 }
 
 extension Executor {
@@ -49,6 +64,13 @@ extension Executor {
             return .sent(r.id, peer: r.peer, packName: r.packName)
         case .chat(let who): return .chat(try await node.chat(with: who))
         case let .verify(who, confirm): return .safety(try await node.verify(who, confirm: confirm))
+        case .follow(let who), .unfollow(let who):
+            let on: Bool
+            if case .follow = cmd { on = true } else { on = false }
+            let r = try await node.follow(who, on: on)
+            return .followed(r.author, packName: r.packName, on: on)
+        case .following: return .following(await node.following())
+        case .followingFeed(let limit): return .feed(await node.followingFeed(limit: limit))
         }
     }
 }

@@ -29,6 +29,15 @@ extension Renderer {
             lines.append(s.verified ? "  verified ✓ (verify \(pseudonymTag(s.peer)) --undo removes the mark)"
                                     : "  compare it with theirs (in person, or another channel); if it matches: verify \(pseudonymTag(s.peer)) --confirm")
             return lines.joined(separator: "\n")
+        case let .followed(key, packName, on):
+            return on ? "following \(pseudonymTag(key)) in \(SafeText.line(packName)): feed --following shows their posts"
+                      : "stopped following \(pseudonymTag(key)) in \(SafeText.line(packName))"
+        case .following(let list):
+            if list.isEmpty { return "you follow nobody yet: follow AUTHOR" }
+            return list.map { "\(pseudonymTag($0.author))  in \(SafeText.line($0.packName))  \(Wording.count($0.posts, "post"))" }.joined(separator: "\n")
+        case .feed(let posts):
+            if posts.isEmpty { return "no posts by the pseudonyms you follow" }
+            return posts.map(postLine).joined(separator: "\n")
         }
     }
 
@@ -55,6 +64,14 @@ extension Renderer {
         case let .chat(.thread(pack, packName, peer, verified, entries)):
             return [("peer", .string(pseudonymTag(peer))), ("pack", .string(pack.hex)), ("packName", .string(packName)),
                     ("verified", .bool(verified)), ("messages", .array(entries.map(entryJSON)))]
+        case let .followed(key, packName, on):
+            return [("author", .string(pseudonymTag(key))), ("packName", .string(packName)), ("following", .bool(on))]
+        case .following(let list):
+            return [("following", .array(list.map { f in
+                .object([("author", .string(pseudonymTag(f.author))), ("pack", .string(f.pack.hex)), ("packName", .string(f.packName)),
+                         ("posts", .int(f.posts))])
+            }))]
+        case .feed(let posts): return [("posts", .array(posts.map(post)))]
         case .safety(let s):
             return [("me", .string(pseudonymTag(s.me))), ("peer", .string(pseudonymTag(s.peer))), ("pack", .string(s.pack.hex)),
                     ("safetyNumber", .string(s.number)), ("verified", .bool(s.verified))]
@@ -73,6 +90,10 @@ extension Renderer {
                 + SafeText.block(entry.text, indent: "    ") + dim("  (reply: dm \(id(entry.id)) \"TEXT\")")
         case (_, let .delivered(opID, peer)):
             return "* delivered \(id(opID)) to \(pseudonymTag(peer))"
+        case (.json, .followedPost(let p)):
+            return JSON.object([("event", "followed_post"), ("post", post(p))]).render()
+        case (_, .followedPost(let p)):
+            return "* new post by \(pseudonymTag(p.author)), whom you follow: " + postLine(p)
         }
     }
 }

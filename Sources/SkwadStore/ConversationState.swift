@@ -21,9 +21,12 @@ public struct ConversationState: Sendable, Equatable {
     public var sent: [SentLetter] = []
     /// (pack, pseudonym) pairs whose safety number the user confirmed.
     public var verified: Set<[UInt8]> = []
+    /// (pack, pseudonym) pairs the user follows, with when.
+    public var followed: [[UInt8]: UInt64] = [:]
     /// Sent letters kept at most (the oldest go first); verified pseudonyms at most.
     public static let sentCapacity = 10_000
     public static let verifiedCapacity = 10_000
+    public static let followedCapacity = 10_000
     public init() {}
 
     public static func verifiedKey(pack: PackID, peer: PublicKey) -> [UInt8] { pack.bytes + peer.bytes }
@@ -40,6 +43,32 @@ extension Store {
                   PRIMARY KEY (pack, peer)) WITHOUT ROWID;
                 """)
         }
+        m.registerMigration("i26: follows") { db in
+            // Local only: pseudonyms (of one pack each) the user follows.
+            try db.execute(sql: """
+                CREATE TABLE followedAuthor (pack BLOB NOT NULL, author BLOB NOT NULL, atMs INTEGER NOT NULL,
+                  PRIMARY KEY (pack, author)) WITHOUT ROWID;
+                """)
+        }
+    }
+
+    /// Follows (or unfollows) a pseudonym of a pack. Returns false when nothing changed.
+    /// Refuses beyond `followedCapacity`.
+    @discardableResult
+    public func setFollowed(pack: PackID, author: PublicKey, on: Bool, atMs: UInt64) throws -> Bool {
+        do {
+            return try db.write { db in
+                if on {
+                    let n = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM followedAuthor") ?? 0
+                    guard n < ConversationState.followedCapacity else { throw StoreError("followedAuthor holds \(n) entries, its limit") }
+                    try db.execute(sql: "INSERT OR IGNORE INTO followedAuthor (pack, author, atMs) VALUES (?, ?, ?)",
+                                   arguments: [Data(pack.bytes), Data(author.bytes), Int64(clamping: atMs)])
+                } else {
+                    try db.execute(sql: "DELETE FROM followedAuthor WHERE pack = ? AND author = ?", arguments: [Data(pack.bytes), Data(author.bytes)])
+                }
+                return db.changesCount > 0
+            }
+        } catch let e as StoreError { throw e } catch { throw StoreError("cannot save a follow", error) }
     }
 
     /// Keeps the text of a sent letter; beyond `sentCapacity` the oldest rows go.
@@ -83,6 +112,11 @@ extension Store {
                     guard let i = try? OpID(bytes: [UInt8](id)), let p = try? OpID(bytes: [UInt8](pack)),
                           let k = try? PublicKey(bytes: [UInt8](peer)) else { continue }
                     out.sent.append(SentLetter(id: i, pack: p, peer: k, text: text, atMs: UInt64(max(0, ms))))
+                }
+                for r in try Row.fetchAll(db, sql: "SELECT pack, author, atMs FROM followedAuthor") {
+                    let pack: Data = r[0], author: Data = r[1], ms: Int64 = r[2]
+                    guard pack.count == 32, author.count == 32 else { continue }
+                    out.followed[[UInt8](pack) + [UInt8](author)] = UInt64(max(0, ms))
                 }
                 for r in try Row.fetchAll(db, sql: "SELECT pack, peer FROM verifiedPeer") {
                     let pack: Data = r[0], peer: Data = r[1]

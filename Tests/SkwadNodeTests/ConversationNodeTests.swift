@@ -93,6 +93,33 @@ import SkwadTestKit
         await net.shutdown()
     }
 
+    @Test func aFollowedPseudonymsPostsMakeAFeedALineAndInboxEntries() async throws {
+        let net = Loopback()
+        for _ in 0..<2 { try await net.add() }
+        #expect(await net.linked())
+        let (bob, carol) = (net.nodes[0], net.nodes[1])
+        let events = Collector<NodeEvent>()
+        await bob.setEventSink { events.append($0) }
+        _ = try await carol.createPack(name: "Kitchen", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        let first = try await carol.post(pack: "Kitchen", title: "Best ramen", body: "", tags: [])
+        #expect(await net.synced())
+        _ = try await bob.inbox()   // the mark moves past what was there before the follow
+        let f = try await bob.follow(first.short(), on: true)
+        #expect(await bob.following().map(\.author) == [f.author] && f.packName == "Kitchen")
+        let second = try await carol.post(pack: "Kitchen", title: "Dumplings tonight", body: "", tags: [])
+        #expect(await eventually {
+            events.all.contains { if case .conversation(.followedPost(let p)) = $0 { p.id == second } else { false } }
+        })
+        #expect(await bob.followingFeed(limit: 10).map(\.id) == [second, first])
+        #expect(try await bob.inbox().items.contains { if case .followedPost(let p) = $0.kind { p.id == second } else { false } })
+        let me = await message { _ = try await carol.follow(first.short(), on: true) }
+        #expect(me == "that is you")
+        _ = try await bob.follow(f.author.hex, on: false)
+        #expect(await bob.followingFeed(limit: 10).isEmpty)
+        #expect(await bob.following().isEmpty)
+        await net.shutdown()
+    }
+
     /// A hostile peer on the wire: a forged letter (Mallory signs as Alice), a flood of 70
     /// letters from one sender in one hour, an oversized box and a box of an odd size. The node
     /// keeps serving; only Alice's real letters count, at most 60 of the flood, the rest dropped.

@@ -18,6 +18,12 @@ import SkwadNode
         #expect(try Command.parse("verify anon·3f2a --confirm") == .conversation(.verify("anon·3f2a", confirm: true)))
         #expect(try Command.parse("verify anon·3f2a --undo") == .conversation(.verify("anon·3f2a", confirm: false)))
         #expect(try Command.parse("verify anon·3f2a") == .conversation(.verify("anon·3f2a", confirm: nil)))
+        #expect(try Command.parse("follow anon·3f2a") == .conversation(.follow("anon·3f2a")))
+        #expect(try Command.parse("unfollow ab12") == .conversation(.unfollow("ab12")))
+        #expect(try Command.parse("following") == .conversation(.following))
+        #expect(try Command.parse("feed --following --limit 5") == .conversation(.followingFeed(limit: 5)))
+        #expect(try Command.parse("feed --following") == .conversation(.followingFeed(limit: 20)))
+        #expect(throws: CommandError.self) { try Command.parse("feed --following Quad") }
         #expect(throws: CommandError.self) { try Command.parse("dm anon·3f2a") }
         #expect(throws: CommandError.self) { try Command.parse("verify x --confirm --undo") }
         #expect(throws: CommandError.self) { try Command.parse("chat a b") }

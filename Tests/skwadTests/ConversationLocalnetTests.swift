@@ -73,4 +73,27 @@ import SkwadStore
             #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file) holds the text")
         }
     }
+
+    @Test func aFollowedAuthorsPostRaisesALine() async throws {
+        let net = try Localnet()
+        defer { net.stop() }
+        let a = try await net.start("a", peers: [])
+        try await net.start("b", peers: [a])
+        for n in ["a", "b"] { #expect(await net[n].waitFor("* peer joined")) }
+        net["a"].send("create Kitchen --radius 1000")
+        #expect(await net["a"].waitFor("created pack Kitchen"))
+        net["a"].send(#"post Kitchen "Best ramen" "on Forbes""#)
+        #expect(await net["a"].waitFor("posted "))
+        let post = try #require(net["a"].id(after: "posted "))
+        #expect(await net["b"].waitFor("Best ramen", poll: "feed Kitchen"))
+        net["b"].send("follow \(post)")
+        #expect(await net["b"].waitFor("following anon·"))
+        net["a"].send(#"post Kitchen "Dumplings tonight" "7 pm""#)
+        #expect(await net["b"].waitFor("whom you follow: "))
+        let line = try #require(net["b"].text.split(separator: "\n").first { $0.contains("whom you follow: ") })
+        #expect(line.contains("Dumplings tonight"))
+        let mark = net["b"].text.count
+        net["b"].send("feed --following")
+        #expect(await net["b"].waitFor("Best ramen", after: mark))
+    }
 }
