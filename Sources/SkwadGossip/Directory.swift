@@ -106,7 +106,7 @@ extension GossipEngine {
         if r.initiator && !answer.have.isEmpty {
             // At most `opsPerAnswer` per message: the rest comes in the next rounds.
             let ops = answer.have.prefix(config.opsPerAnswer).compactMap { replica.op($0) }.filter { op in
-                replica.scope(op.packID).map { mayReceive(perspective, pack: $0, isGenesis: true) } ?? false
+                (replica.scope(op.packID) ?? replica.goneScope(op.packID)).map { mayReceive(perspective, pack: $0, isGenesis: true) } ?? false
             }
             sendOps(ops, to: from, repair: true, nowMs: nowMs, into: &out)
         }
@@ -150,11 +150,12 @@ extension GossipEngine {
 }
 
 extension SignedOp {
-    /// A genesis or a pack edit: what a directory entry holds, and what travels under the
-    /// genesis part of the geofence rule (PROTOCOL §12).
+    /// A genesis, a pack edit or a deletion of the pack: what a directory entry holds, and what
+    /// travels under the genesis part of the geofence rule (PROTOCOL §12).
     var isDirectoryEntry: Bool {
         switch body.kind {
         case .createPack, .editPack: true
+        case .delete(let d): d.target == body.packID
         default: false
         }
     }

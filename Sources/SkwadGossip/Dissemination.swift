@@ -131,7 +131,7 @@ extension GossipEngine {
             pseudonymLimits[op.author] = TokenBucket(rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute, nowMs: nowMs)
         }
         guard pseudonymLimits[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); return ([], nil) }
-        switch replica.admit(op, nowMs: nowMs) {
+        switch replica.admit(op, nowMs: nowMs, arrival: Arrival(source: from.netgroup, here: info.place)) {
         case .admitted(let list):
             for a in list { stats.opsAdmitted += 1; somethingNew(a, own: false, nowMs: nowMs); out.append(.admitted(a)) }
             return (list, nil)
@@ -220,7 +220,8 @@ extension GossipEngine {
         for d in ids.prefix(256) {
             let id: OpID?
             if d.count == 8 { id = plumtree.recentID(prefix: Plumtree.prefix(d)) } else { id = try? OpID(bytes: d) }
-            guard let id, stem.embargo[id] == nil, let op = replica.op(id), let pack = replica.scope(op.packID) else { continue }
+            guard let id, stem.embargo[id] == nil, let op = replica.op(id),
+                  let pack = replica.scope(op.packID) ?? replica.goneScope(op.packID) else { continue }
             if mayReceive(peerInfo, pack: pack, isGenesis: op.isDirectoryEntry) { ops.append(op) }
         }
         sendOps(ops, to: from, repair: !graft, nowMs: nowMs, into: &out)

@@ -37,19 +37,24 @@ struct PackViewCache: Sendable {
     struct LiveIndex: Sendable {
         /// `replica.liveScopes(nowMs:)`: sorted by id.
         var scopes: [PackScope] = []
-        /// Indices into `scopes`, oldest genesis first (by genesis (hlc, id)): the capacity rule.
+        /// The packs of directory entries: `scopes`, then the deleted packs (`deletedEntries`).
+        var directory: [PackScope] = []
+        /// Indices into `directory`, oldest genesis first (by genesis (hlc, id)): the capacity rule.
         var byAge: [Int] = []
-        /// Every entry (genesis and edits) of every live pack, sorted by (hlc, id), with its pack.
+        /// Every entry (genesis and edits, or genesis and deletion) of every directory pack,
+        /// sorted by (hlc, id), with its pack.
         var entries: [(item: Reconciliation.Item, pack: Int)] = []
 
         init(_ replica: Replica, nowMs: UInt64) {
-            let all = replica.directoryEntries(nowMs: nowMs)
-            scopes.reserveCapacity(all.count)
+            let live = replica.directoryEntries(nowMs: nowMs)
+            scopes = live.map(\.scope)
+            let all = live + replica.deletedEntries()
+            directory.reserveCapacity(all.count)
             // Sorted as small (key, index) tuples: a comparison that reads `all[i]` copies its entry.
             var ages: [(hlc: HLC, id: OpID, pack: Int)] = []
             ages.reserveCapacity(all.count)
             for (i, p) in all.enumerated() {
-                scopes.append(p.scope)
+                directory.append(p.scope)
                 ages.append((p.genesis.hlc, p.genesis.id, i))
                 entries.append((p.genesis, i))
                 for e in p.edits { entries.append((e, i)) }
@@ -105,13 +110,13 @@ struct PackViewCache: Sendable {
     mutating func directoryItems(key: String, _ replica: Replica, nowMs: UInt64, capacity: Int,
                                  include: (PackScope) -> Bool) -> [Reconciliation.Item] {
         let live = liveIndex(replica, nowMs: nowMs)
-        let words = (live.scopes.count + 63) / 64
+        let words = (live.directory.count + 63) / 64
         let members: [UInt64]
         if let known = perspectives[key] {
             members = known
         } else {
             var m = [UInt64](repeating: 0, count: words)
-            for (i, s) in live.scopes.enumerated() where include(s) { m[i >> 6] |= 1 << UInt64(i & 63) }
+            for (i, s) in live.directory.enumerated() where include(s) { m[i >> 6] |= 1 << UInt64(i & 63) }
             if perspectiveOrder.count >= Self.directoryPerspectives { perspectives[perspectiveOrder.removeFirst()] = nil }
             perspectives[key] = m
             perspectiveOrder.append(key)

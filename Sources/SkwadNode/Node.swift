@@ -218,7 +218,7 @@ public actor Node {
     func applyInMemory(_ changes: [LocalChange]) {
         for c in changes {
             switch c {
-            case .joined(let p, true, let ms): joined[p] = joined[p] ?? ms
+            case .joined(let p, true, let ms): joined[p] = joined[p] ?? ms; replica.markOwn(p)
             case .joined(let p, false, _): joined[p] = nil
             case .stamp(let p, let s): stamps[p] = s
             case .setting: break
@@ -245,6 +245,8 @@ public actor Node {
         recordGone(stones, names: names, nowMs: nowMs)
         let forgotten = replica.expireTombstones(nowMs: nowMs)
         if !forgotten.isEmpty { do { try store.dropTombstones(forgotten) } catch { stats.storeErrors += 1 } }
+        let updated = replica.takeUpdatedTombstones()
+        if !updated.isEmpty { do { try store.bury(updated) } catch { stats.storeErrors += 1 } }
         guard !stones.isEmpty else { return }
         for t in stones { joined[t.pack] = nil; stamps[t.pack] = nil; keys[t.pack] = nil; clocks.remove(t.pack) }
         stats.packsPurged += stones.count

@@ -316,8 +316,9 @@ extension Node {
         return m.blocked[op.author] != nil || m.muted[op.packID] != nil
     }
 
-    /// Deletes from the store the reports the replica evicted (PROTOCOL.md §4, rule 8a).
-    func dropEvictedReports() {
+    /// Deletes from the store the ops the replica evicted: reports beyond rule 8a, a pack
+    /// deletion a smaller one replaced (8b), the ops of a pack the quota displaced (5).
+    func dropEvictedOps() {
         let gone = replica.takeEvicted()
         guard !gone.isEmpty else { return }
         do { try store.deleteOps(gone) } catch { stats.storeErrors += 1 }

@@ -15,7 +15,7 @@ extension Node {
             stats.storeErrors += 1
             failure = "\(error)"
         }
-        dropEvictedReports()
+        dropEvictedOps()
         let letters = conversationArrivals(ops) + followedArrivals(ops, nowMs: nowMs)
         if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) + letters { sink(e) } }
         return failure

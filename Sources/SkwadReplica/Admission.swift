@@ -74,3 +74,14 @@ public enum Lifetime {
         min(maxMs, baseMs + UInt64(max(0, distinctParticipants)) * extensionPerPseudonymMs)
     }
 }
+
+extension OpKind {
+    /// Ops that speak in a locked pack's place (posts, comments, votes) must claim a cell
+    /// inside its fence; other kinds may claim one, and then it must lie inside too.
+    var needsLocationInLockedPack: Bool {
+        switch self {
+        case .post, .comment, .vote: true
+        case .createPack, .delete, .editPack, .moderate, .edit, .report, .directMessage: false
+        }
+    }
+}

@@ -9,6 +9,7 @@ extension Replica {
     /// ascending, at most `capacity` packs (the oldest geneses first, so two nodes that both
     /// hold more than the capacity agree on the same prefix).
     public func directoryItems(nowMs: UInt64, capacity: Int, include: (PackScope) -> Bool) -> [(hlc: HLC, id: OpID)] {
+        let gone = goneEntries()
         // Fields are read through the dictionary's storage in place: a `for (id, p) in packs`
         // loop copies each PackState (a dozen collections retained and released per pack).
         var chosen: [(created: HLC, id: PackID, at: Dictionary<PackID, PackState>.Index)] = []
@@ -18,24 +19,34 @@ extension Replica {
             guard !packs.values[i].deleted, !packs.values[i].isExpired(nowMs: nowMs) else { continue }
             if include(packs.values[i].scope) { chosen.append((packs.values[i].genesis.hlc, packs.keys[i], i)) }
         }
-        if chosen.count > capacity {
-            chosen.sort { ($0.created, $0.id) < ($1.created, $1.id) }
-            chosen.removeLast(chosen.count - capacity)
+        // Deleted packs (`at` nil: read from `gone`) compete for the same capacity.
+        var chosenGone: [(created: HLC, id: PackID, at: Int)] = []
+        for (k, g) in gone.enumerated() where include(g.scope) { chosenGone.append((g.genesis.hlc, g.scope.id, k)) }
+        var all: [(created: HLC, id: PackID, at: Dictionary<PackID, PackState>.Index?, gone: Int)] =
+            chosen.map { ($0.created, $0.id, $0.at, -1) } + chosenGone.map { ($0.created, $0.id, nil, $0.at) }
+        if all.count > capacity {
+            all.sort { ($0.created, $0.id) < ($1.created, $1.id) }
+            all.removeLast(all.count - capacity)
         }
         var items: [(hlc: HLC, id: OpID)] = []
-        items.reserveCapacity(chosen.count)
-        for c in chosen {
-            items.append((packs.values[c.at].genesis.hlc, packs.values[c.at].genesis.id))
-            if !packs.values[c.at].edits.isEmpty { items += packs.values[c.at].edits }
+        items.reserveCapacity(all.count)
+        for c in all {
+            if let at = c.at {
+                items.append((packs.values[at].genesis.hlc, packs.values[at].genesis.id))
+                if !packs.values[at].edits.isEmpty { items += packs.values[at].edits }
+            } else {
+                items.append(gone[c.gone].genesis)
+                items += gone[c.gone].edits
+            }
         }
         items.sort { ($0.hlc, $0.id) < ($1.hlc, $1.id) }
         return items
     }
 
     /// Every live pack (not deleted, not expired) sorted by id, as `liveScopes` lists them,
-    /// with its directory entry: its genesis and edits. `directoryItems` selects from these;
-    /// the engine's view cache selects from them for many perspectives without reading the
-    /// packs again.
+    /// with its directory entry: its genesis and edits. `directoryItems` selects from these
+    /// and from `deletedEntries`; the engine's view cache selects from them for many
+    /// perspectives without reading the packs again.
     public func directoryEntries(nowMs: UInt64) -> [(scope: PackScope, genesis: (hlc: HLC, id: OpID), edits: [(hlc: HLC, id: OpID)])] {
         var out: [(scope: PackScope, genesis: (hlc: HLC, id: OpID), edits: [(hlc: HLC, id: OpID)])] = []
         var i = packs.startIndex
@@ -46,6 +57,12 @@ extension Replica {
         }
         out.sort { $0.scope.id < $1.scope.id }
         return out
+    }
+
+    /// The directory entries of deleted packs (genesis and the deletion that counts), whether
+    /// their ops are still held or only their tombstones, sorted by id (PROTOCOL §11a).
+    public func deletedEntries() -> [(scope: PackScope, genesis: (hlc: HLC, id: OpID), edits: [(hlc: HLC, id: OpID)])] {
+        goneEntries()
     }
 
     /// Live packs whose name equals `query` (case-insensitively) or whose id starts with it

@@ -58,9 +58,13 @@ public struct PackState: Sendable {
     var commentsByPost: [OpID: [OpID]] = [:]
     /// Distinct authors of posts, comments and votes other than the Alpha.
     var participants: Set<PublicKey> = []
-    var deleted = false
-    /// A valid stamp seen per author, and location cells seen inside the fence: admission
-    /// memos, so the proof-of-work hash and the fence test run once per pseudonym and cell.
+    /// (hlc, id) of the pack deletion that counts: the smallest moderator `Delete` of the pack
+    /// (PROTOCOL §4, rule 8b). Nil: not deleted.
+    var deletion: (hlc: HLC, id: OpID)?
+    var deleted: Bool { deletion != nil }
+    /// A valid stamp seen per author, and cells found inside the fence: memos of pure
+    /// admission checks (a cell enters only once `fence.contains` said yes), so the
+    /// proof-of-work hash and the fence test run once per pseudonym and cell.
     var stamps: [PublicKey: UInt64] = [:]
     var cellsInside: Set<String> = []
     /// Per target (any id an op of this pack names): each voter's last vote. Targets of

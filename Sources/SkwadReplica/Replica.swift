@@ -13,9 +13,23 @@ public struct Tombstone: Sendable, Hashable {
     public let reason: Reason
     /// When it may be forgotten; nil: never (an admin pack's genesis is never too old).
     public let expiresMs: UInt64?
-    public init(pack: PackID, reason: Reason, expiresMs: UInt64? = nil) {
-        self.pack = pack; self.reason = reason; self.expiresMs = expiresMs
+    /// A deleted pack's genesis and the deletion that counts (the smallest pack `Delete` by a
+    /// moderator, by (hlc, id)): its directory entry until the tombstone expires, so every
+    /// node that knows the genesis learns the deletion (PROTOCOL §11a). Nil for an expired
+    /// pack, and for tombstones recorded before deletions travelled in the directory.
+    public let proof: DeletionProof?
+    public init(pack: PackID, reason: Reason, expiresMs: UInt64? = nil, proof: DeletionProof? = nil) {
+        self.pack = pack; self.reason = reason; self.expiresMs = expiresMs; self.proof = proof
     }
+}
+
+/// What shows that a pack was deleted: its genesis and a moderator's `Delete` of it.
+public struct DeletionProof: Sendable, Hashable {
+    public let genesis: SignedOp
+    public let deletion: SignedOp
+    public init(genesis: SignedOp, deletion: SignedOp) { self.genesis = genesis; self.deletion = deletion }
+    public static func == (a: DeletionProof, b: DeletionProof) -> Bool { a.genesis.id == b.genesis.id && a.deletion.id == b.deletion.id }
+    public func hash(into h: inout Hasher) { h.combine(genesis.id); h.combine(deletion.id) }
 }
 
 /// The CRDT: a grow-only set of admitted ops (merge = union), with indexes from which the
@@ -39,7 +53,9 @@ public struct Replica: Sendable {
     /// then, except for a pack already expired then (`PackViewCache` checks for those).
     public private(set) var directoryStamp: UInt64 = 0
     private static let stamps = Atomic<UInt64>(0)
-    private mutating func directoryChanged() { directoryStamp = Self.stamps.add(1, ordering: .relaxed).newValue }
+    mutating func directoryChanged() { directoryStamp = Self.stamps.add(1, ordering: .relaxed).newValue }
+    /// The ops of tombstones' deletion proofs, by id (`op(_:)` serves them).
+    var proofOps: [OpID: SignedOp] = [:]
     var pending: [PackID: [SignedOp]] = [:]
     var pendingIDs: Set<OpID> = []
     /// When the first op still held for each unknown pack arrived: ops for a pack whose
@@ -47,10 +63,20 @@ public struct Replica: Sendable {
     var pendingSince: [PackID: UInt64] = [:]
     var nextPendingSweepMs: UInt64 = 0
     public static let pendingMaxAgeMs: UInt64 = 60_000
-    public private(set) var tombstones: [PackID: Tombstone] = [:]
-    /// Non-admin packs admitted from elsewhere and still held (the cap of PROTOCOL §4).
-    var remotePacks: Set<PackID> = []
-    public var remotePackCount: Int { remotePacks.count }
+    public internal(set) var tombstones: [PackID: Tombstone] = [:] { didSet { directoryChanged() } }
+    /// Tombstones whose deletion proof a smaller deletion replaced since the last
+    /// `takeUpdatedTombstones` (the node writes them to its store).
+    var updatedTombstones: [PackID] = []
+    /// Non-admin packs admitted from elsewhere and still held, with the network group each
+    /// came from (the quota of PROTOCOL §4 rule 5, PackQuota.swift).
+    var remoteSource: [PackID: String] = [:]
+    public var remotePackCount: Int { remoteSource.count }
+    /// Packs displaced by the quota while the table was full, refused until they leave this
+    /// bounded memory (`recentlyDisplacedCapacity`).
+    var recentlyDisplaced: Set<PackID> = []
+    var recentlyDisplacedOrder: [PackID] = []
+    /// How many packs the quota displaced.
+    public internal(set) var displacedCount = 0
     /// Reports dropped from the set because smaller ones of the same reporter and hour
     /// arrived (PROTOCOL.md §4, rule 8a); the node deletes them from its store.
     var evicted: [(pack: PackID, id: OpID)] = []
@@ -60,7 +86,8 @@ public struct Replica: Sendable {
     public var count: Int { ops.count }
     public var pendingCount: Int { pendingIDs.count }
     public func contains(_ id: OpID) -> Bool { ops[id] != nil }
-    public func op(_ id: OpID) -> SignedOp? { ops[id] }
+    /// An op of the set, or of a tombstone's deletion proof (what directory answers may send).
+    public func op(_ id: OpID) -> SignedOp? { ops[id] ?? proofOp(id) }
     public func pack(_ id: PackID) -> PackState? { packs[id] }
     /// Whether the pack's genesis is held (without copying its state, as `pack(_:) != nil` does).
     public func hasPack(_ id: PackID) -> Bool { packs.keys.contains(id) }
@@ -134,10 +161,16 @@ public struct Replica: Sendable {
     /// Admits an op whose signature has been verified (`SignedOp.open` or `SignedOp.sign`).
     /// `local`: the node's own op (a pack it creates does not count against the cap on
     /// packs learned from others).
-    public mutating func admit(_ op: SignedOp, nowMs: UInt64, local: Bool = false) -> AdmitOutcome {
+    /// `arrival`: where a genesis from elsewhere came from (the quota of rule 5); nil for the
+    /// node's own ops, restores and callers with no network.
+    public mutating func admit(_ op: SignedOp, nowMs: UInt64, local: Bool = false, arrival: Arrival? = nil) -> AdmitOutcome {
         if ops[op.id] != nil || pendingIDs.contains(op.id) { return .duplicate }
+        if offersSmallerDeletion(op) {
+            replaceProof(of: op.packID, with: op)
+            return .rejected(.packDeleted, "pack \(op.packID.short()) is gone; its tombstone now keeps this smaller deletion")
+        }
         agePending(nowMs: nowMs)
-        if let outcome = precheck(op, nowMs: nowMs, local: local) {
+        if let outcome = precheck(op, nowMs: nowMs, local: local, arrival: arrival) {
             guard outcome == .pending else { return outcome }
             if pendingIDs.count >= config.pendingLimit {
                 return .rejected(.unknownPack, "pack \(op.packID.short()) unknown and the pending buffer is full")
@@ -147,8 +180,11 @@ public struct Replica: Sendable {
             if pendingSince[op.packID] == nil { pendingSince[op.packID] = nowMs }
             return .pending
         }
+        if case .createPack = op.body.kind, !local, !config.adminKeys.contains(op.author) {
+            if remotePackCount >= config.maxRemotePacks, let victim = displacementVictim(for: op, arrival: arrival) { displace(victim) }
+            rememberRemote(op.id, source: arrival?.source ?? "")
+        }
         apply(op)
-        if case .createPack = op.body.kind, !local, !config.adminKeys.contains(op.author) { remotePacks.insert(op.id) }
         var admitted = [op]
         if case .createPack = op.body.kind, let held = pending.removeValue(forKey: op.id) {
             pendingSince[op.id] = nil
@@ -175,13 +211,14 @@ public struct Replica: Sendable {
     /// What admitting `op` now would do, without doing it: nil when it would be admitted,
     /// else `.pending`, `.duplicate` or `.rejected`. The node checks its own ops with this
     /// before committing them to the store.
-    public func precheck(_ op: SignedOp, nowMs: UInt64, local: Bool = false) -> AdmitOutcome? {
+    public func precheck(_ op: SignedOp, nowMs: UInt64, local: Bool = false, arrival: Arrival? = nil) -> AdmitOutcome? {
         if ops[op.id] != nil || pendingIDs.contains(op.id) { return .duplicate }
         if op.hlc.physicalMs > nowMs &+ config.maxFutureSkewMs {
             return .rejected(.clockAhead, "op is \(op.hlc.physicalMs - nowMs) ms ahead of local time")
         }
         let packID = op.packID
         if let t = tombstones[packID] {
+            if t.proof?.deletion.id == op.id || t.proof?.genesis.id == op.id { return .duplicate }
             return .rejected(t.reason == .deleted ? .packDeleted : .packExpired, "pack \(packID.short()) is gone (\(t.reason.rawValue))")
         }
         if case .createPack(let c) = op.body.kind {
@@ -193,29 +230,39 @@ public struct Replica: Sendable {
             if !ProofOfWork.isValid(genesisNonce: c.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(bits)) {
                 return .rejected(.badStamp, "genesis stamp does not show \(bits) bits of work")
             }
-            if !local && !admin && remotePackCount >= config.maxRemotePacks {
+            if !local && !admin && remotePackCount >= config.maxRemotePacks && displacementVictim(for: op, arrival: arrival) == nil {
                 return .rejected(.tooManyPacks, "this node holds \(remotePackCount) packs from others, its limit")
             }
             return nil
         }
         guard let pack = packs[packID] else { return .pending }
-        if pack.deleted { return .rejected(.packDeleted, "pack \(packID.short()) was deleted") }
+        // A deleted pack takes one more op only: a moderator's deletion smaller than the one
+        // that counts (it replaces it, so every replica keeps the smallest of the union).
+        if let counted = pack.deletion, !(op.isDeletion(of: packID) && (op.hlc, op.id) < (counted.hlc, counted.id)) {
+            return .rejected(.packDeleted, "pack \(packID.short()) was deleted")
+        }
         if pack.isExpired(nowMs: nowMs) { return .rejected(.packExpired, "pack \(packID.short()) has expired") }
         let g = pack.genesisCreate
         if pack.stamps[op.author] != op.body.stamp,
            !ProofOfWork.isValid(genesisNonce: g.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(config.pseudonymBits(g.powBits))) {
             return .rejected(.badStamp, "author is not a pseudonym stamped for this pack")
         }
-        switch op.body.kind {
-        case .post, .comment, .vote:
-            if pack.locked, let fence = pack.fence {
-                guard let loc = op.body.location else {
-                    return .rejected(.missingLocation, "pack \(packID.short()) is locked: a location claim is required")
-                }
+        // A locked pack: a location claim on any kind must lie inside the fence, and posts,
+        // comments and votes must carry one. Judged on the claim and the genesis alone
+        // (`cellsInside` only memoizes `fence.contains`), so the order ops arrive in changes
+        // nothing (PROTOCOL §4, rule 6).
+        if pack.locked, let fence = pack.fence {
+            if let loc = op.body.location {
                 guard pack.cellsInside.contains(loc) || fence.contains(geohash: loc) else {
                     return .rejected(.outsideFence, "location \(loc) is outside the pack's geofence")
                 }
+            } else if op.body.kind.needsLocationInLockedPack {
+                return .rejected(.missingLocation, "pack \(packID.short()) is locked: a location claim is required")
             }
+        }
+        switch op.body.kind {
+        case .post, .comment, .vote:
+            break
         case .editPack, .moderate:
             guard isModerator(op.author, of: pack) else { return .rejected(.notAllowed, "only the Alpha or an admin may do that") }
         case .delete(let d):
@@ -255,7 +302,10 @@ public struct Replica: Sendable {
         packs[pid]!.insertOrdered(op)
         // Memos of checks this op passed (admission re-checks are pure, so caching is safe).
         packs[pid]!.stamps[op.author] = op.body.stamp
-        if let loc = op.body.location, packs[pid]!.locked { packs[pid]!.cellsInside.insert(loc) }
+        if let loc = op.body.location, packs[pid]!.locked, !packs[pid]!.cellsInside.contains(loc),
+           packs[pid]!.fence?.contains(geohash: loc) == true {
+            packs[pid]!.cellsInside.insert(loc)
+        }
         let alpha = packs[pid]!.alpha
         switch op.body.kind {
         case .post:
@@ -272,7 +322,15 @@ public struct Replica: Sendable {
                 packs[pid]!.votes[v.target]![op.author]!.merge(hlc: op.hlc, id: op.id, value: v.value)
             }
         case .delete(let d):
-            if d.target == pid { packs[pid]!.deleted = true; directoryChanged() }
+            if d.target == pid {
+                // Only moderators' pack deletions are admitted (restore trusts the store).
+                if let old = packs[pid]!.deletion {
+                    guard (op.hlc, op.id) < (old.hlc, old.id) else { remove(op.id, in: pid); break }
+                    remove(old.id, in: pid)
+                }
+                packs[pid]!.deletion = (op.hlc, op.id)
+                directoryChanged()
+            }
             packs[pid]!.deleteRequests[d.target, default: []].insert(op.author)
         case .editPack(let e):
             packs[pid]!.applyEdit(e, hlc: op.hlc, id: op.id)
@@ -315,14 +373,15 @@ public struct Replica: Sendable {
     /// The clock hour a report counts in (PROTOCOL.md §4, rule 8a).
     static func reportHour(_ hlc: HLC) -> UInt64 { hlc.physicalMs / Lifetime.hour }
 
-    /// Takes a report out of the set (only reports are ever removed, by rule 8a).
+    /// Takes an op out of the set: a report beyond rule 8a, or a pack deletion a smaller one
+    /// replaced (rule 8b).
     mutating func remove(_ id: OpID, in pid: PackID) {
         guard ops.removeValue(forKey: id) != nil else { return }
         if let i = packs[pid]?.order.firstIndex(where: { $0.id == id }) { packs[pid]!.order.remove(at: i) }
         evicted.append((pid, id))
     }
 
-    /// The reports evicted since the last call, with their packs (the store deletes them).
+    /// The ops evicted since the last call, with their packs (the store deletes them).
     public mutating func takeEvicted() -> [(pack: PackID, id: OpID)] {
         defer { evicted = [] }
         return evicted
@@ -336,10 +395,11 @@ public struct Replica: Sendable {
     /// packs learned from others).
     public mutating func restore(_ trusted: [SignedOp], tombstones stones: [Tombstone] = [], own: Set<PackID> = []) {
         for t in stones { tombstones[t.pack] = t }
+        rebuildProofIndex()
         for op in trusted where ops[op.id] == nil {
             if case .createPack = op.body.kind {
                 apply(op)
-                if !own.contains(op.id), !config.adminKeys.contains(op.author) { remotePacks.insert(op.id) }
+                if !own.contains(op.id), !config.adminKeys.contains(op.author) { rememberRemote(op.id, source: Self.restoredSource) }
             }
         }
         for op in trusted where ops[op.id] == nil {
@@ -358,15 +418,18 @@ public struct Replica: Sendable {
             if p.deleted { reason = .deleted }
             else if let after = p.purgeAfterMs, nowMs >= after { reason = .expired }
             else { continue }
+            let proof = p.deletion.flatMap { d in ops[d.id].map { DeletionProof(genesis: p.genesis, deletion: $0) } }
             for entry in p.order { ops.removeValue(forKey: entry.id) }
             packs.removeValue(forKey: id)
             directoryChanged()
-            remotePacks.remove(id)
-            let t = Tombstone(pack: id, reason: reason, expiresMs: p.isAdmin ? nil : p.createdMs &+ Lifetime.maxMs &+ Lifetime.purgeGraceMs)
+            forgetRemote(id)
+            let t = Tombstone(pack: id, reason: reason, expiresMs: p.isAdmin ? nil : p.createdMs &+ Lifetime.maxMs &+ Lifetime.purgeGraceMs,
+                              proof: proof)
             tombstones[id] = t
             made.append(t)
         }
         for t in made { if let held = pending.removeValue(forKey: t.pack) { held.forEach { pendingIDs.remove($0.id) } } }
+        if !made.isEmpty { rebuildProofIndex() }
         return made.sorted { $0.pack < $1.pack }
     }
 
@@ -375,6 +438,7 @@ public struct Replica: Sendable {
     public mutating func expireTombstones(nowMs: UInt64) -> [PackID] {
         let gone = tombstones.values.filter { t in t.expiresMs.map { nowMs >= $0 } ?? false }.map(\.pack).sorted()
         for p in gone { tombstones[p] = nil }
+        if !gone.isEmpty { rebuildProofIndex() }
         return gone
     }
 }

@@ -64,8 +64,10 @@ extension Store {
         do {
             try db.write { db in
                 for t in tombstones {
-                    try db.execute(sql: "INSERT OR REPLACE INTO tombstone (pack, reason, expiresMs) VALUES (?, ?, ?)",
-                                   arguments: [Data(t.pack.bytes), t.reason.rawValue, t.expiresMs.map { Int64(clamping: $0) }])
+                    try db.execute(sql: "INSERT OR REPLACE INTO tombstone (pack, reason, expiresMs, genesis, deletion) VALUES (?, ?, ?, ?, ?)",
+                                   arguments: [Data(t.pack.bytes), t.reason.rawValue, t.expiresMs.map { Int64(clamping: $0) },
+                                               t.proof.map { Data($0.genesis.envelope.serialized()) },
+                                               t.proof.map { Data($0.deletion.envelope.serialized()) }])
                     try db.execute(sql: "DELETE FROM op WHERE pack = ?", arguments: [Data(t.pack.bytes)])
                     try db.execute(sql: "DELETE FROM joinedPack WHERE pack = ?", arguments: [Data(t.pack.bytes)])
                     try db.execute(sql: "DELETE FROM stamp WHERE pack = ?", arguments: [Data(t.pack.bytes)])
@@ -78,10 +80,18 @@ extension Store {
     public func loadTombstones() throws -> [Tombstone] {
         do {
             return try db.read { db in
-                try Row.fetchAll(db, sql: "SELECT pack, reason, expiresMs FROM tombstone").compactMap { row in
+                try Row.fetchAll(db, sql: "SELECT pack, reason, expiresMs, genesis, deletion FROM tombstone").compactMap { row in
                     let pack: Data = row[0], reason: String = row[1], expires: Int64? = row[2]
                     guard let id = try? OpID(bytes: [UInt8](pack)), let r = Tombstone.Reason(rawValue: reason) else { return nil }
-                    return Tombstone(pack: id, reason: r, expiresMs: expires.map { UInt64(max(0, $0)) })
+                    // A proof that no longer opens is dropped: the tombstone still blocks the pack.
+                    var proof: DeletionProof?
+                    if let g: Data = row[3], let d: Data = row[4],
+                       let genesis = try? SignedOp.open(Envelope(serialized: [UInt8](g))),
+                       let deletion = try? SignedOp.open(Envelope(serialized: [UInt8](d))),
+                       genesis.id == id, deletion.body.packID == id {
+                        proof = DeletionProof(genesis: genesis, deletion: deletion)
+                    }
+                    return Tombstone(pack: id, reason: r, expiresMs: expires.map { UInt64(max(0, $0)) }, proof: proof)
                 }
             }
         } catch { throw StoreError("cannot read tombstones", error) }

@@ -82,6 +82,12 @@ enum Schema {
                 DELETE FROM setting WHERE key = 'search.indexedSeq';
                 """)
         }
+        m.registerMigration("i24: deletion proofs") { db in
+            // A deleted pack's tombstone keeps its genesis and the deletion that counts (envelope
+            // bytes as received): its directory entry until the tombstone expires (PROTOCOL §11a).
+            try db.execute(sql: "ALTER TABLE tombstone ADD COLUMN genesis BLOB")
+            try db.execute(sql: "ALTER TABLE tombstone ADD COLUMN deletion BLOB")
+        }
         Store.registerConversationTables(&m)
         return m
     }

@@ -54,6 +54,23 @@ import SkwadTestKit
         #expect(try store.loadOps().ops.allSatisfy { $0.packID == h.id })
     }
 
+    @Test func aDeletedPacksTombstoneKeepsItsProofAcrossARestart() throws {
+        var f = OpFactory(seed: 12, floors: false)
+        let a = f.user()
+        let g = f.createPack(by: a)
+        let d = f.op(.delete(Delete(target: g.id)), by: a, in: g)
+        var r = Replica(config: .noFloors)
+        _ = r.admit(g, nowMs: f.nowMs)
+        _ = r.admit(d, nowMs: f.nowMs)
+        let stones = r.purge(nowMs: f.nowMs)
+        let store = try Store()
+        try store.append([g, d])
+        try store.bury(stones)
+        #expect(try store.opCount() == 0)
+        let back = try store.loadTombstones()
+        #expect(back.count == 1 && back.first?.proof?.genesis.id == g.id && back.first?.proof?.deletion.id == d.id)
+    }
+
     /// An in-memory store goes into the connection of one already gone (the REPL fuzzer opens
     /// one per input): whatever the old store held, the new one starts empty, the same op
     /// appends and is found again, and the identical sequence gives identical results.
