@@ -58,6 +58,9 @@ extension OpBody {
         case .directMessage(let d):
             var x = Skwad_V1_DirectMessage(); x.sealed = Data(d.sealed)
             m.directMessage = x
+        case .profile(let p):
+            var x = Skwad_V1_Profile(); x.name = p.name; x.about = p.about
+            m.profile = x
         }
         var opts = BinaryEncodingOptions(); opts.useDeterministicOrdering = true
         return [UInt8]((try? m.serializedData(options: opts)) ?? Data())
@@ -127,6 +130,9 @@ extension OpBody {
         case .directMessage(let x)?:
             packID = try Self.id(m.packID, "pack id")
             kind = .directMessage(DirectMessage(sealed: [UInt8](x.sealed)))
+        case .profile(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .profile(Profile(name: x.name, about: x.about))
         case nil:
             throw ModelError.malformed("op has no kind (unknown to wire version 1)")
         }

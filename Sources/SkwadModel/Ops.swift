@@ -35,6 +35,8 @@ public enum OpKind: Hashable, Sendable {
     case report(Report)
     /// A direct message or receipt, sealed to one pseudonym (DirectMessages.swift).
     case directMessage(DirectMessage)
+    /// A display name in this pack, by the author's persona (Profiles.swift).
+    case profile(Profile)
 
     /// Stable name used in the store, stats and JSON.
     public var name: String {
@@ -49,6 +51,7 @@ public enum OpKind: Hashable, Sendable {
         case .edit: "edit"
         case .report: "report"
         case .directMessage: "direct_message"
+        case .profile: "profile"
         }
     }
 }

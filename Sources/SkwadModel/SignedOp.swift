@@ -104,6 +104,9 @@ public enum Validation {
             for box in r.sealed where box.count < Limits.sealOverhead + 34 || box.count > Limits.maxSealedReport {
                 throw ModelError.invalid("sealed report of \(box.count) bytes (\(Limits.sealOverhead + 34)...\(Limits.maxSealedReport))")
             }
+        case .profile(let p):
+            guard !p.name.trimmingWhitespace().isEmpty else { throw ModelError.invalid("a display name is empty") }
+            try text(p.name, Limits.maxDisplayName, "display name"); try text(p.about, Limits.maxReason, "about")
         case .directMessage(let d):
             guard Limits.directSealedSizes.contains(d.sealed.count) else {
                 throw ModelError.invalid("a direct message is \(d.sealed.count) bytes, not one of the size classes \(Limits.directSealedSizes)")

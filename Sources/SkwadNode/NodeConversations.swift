@@ -97,7 +97,7 @@ extension Node {
     /// verified (after comparing it out of band), `unconfirm` removes the mark.
     public func verify(_ ref: String, confirm: Bool? = nil) throws -> SafetyView {
         let (packID, peer) = try resolvePeer(ref)
-        guard let me = key(for: packID) else { throw NodeError("unknown pack") }
+        guard let me = replyKey(to: peer, in: packID) else { throw NodeError("unknown pack") }
         if let confirm {
             do { try store.setVerified(pack: packID, peer: peer, on: confirm, atMs: now()) } catch {
                 stats.storeErrors += 1
@@ -122,27 +122,28 @@ extension Node {
         let sent = Set(state.sent.map(\.id))
         var out: [NodeEvent] = []
         for (packID, ids) in byPack.sorted(by: { $0.key < $1.key }) {
-            guard let me = myConversationKey(packID) else { continue }
             let name = replica.pack(packID)?.create.name ?? ""
-            var toAck: [PublicKey: [OpID]] = [:]
-            for l in replica.letters(in: packID, openedWith: me) where ids.contains(l.id) && !isBlocked(l.sender) {
-                if l.letter.isReceipt {
-                    for a in l.letter.acks where sent.contains(a) { out.append(.conversation(.delivered(id: a, peer: l.sender))) }
-                } else {
-                    let entry = ConversationEntry(id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
-                                                  atMs: l.hlc.physicalMs, delivered: false)
-                    let verified = state.verified.contains(ConversationState.verifiedKey(pack: packID, peer: l.sender))
-                    out.append(.conversation(.message(entry, packName: name, verified: verified)))
-                    toAck[l.sender, default: []].append(l.id)
+            for me in myConversationKeys(packID) {
+                var toAck: [PublicKey: [OpID]] = [:]
+                for l in replica.letters(in: packID, openedWith: me) where ids.contains(l.id) && !isBlocked(l.sender) {
+                    if l.letter.isReceipt {
+                        for a in l.letter.acks where sent.contains(a) { out.append(.conversation(.delivered(id: a, peer: l.sender))) }
+                    } else {
+                        let entry = ConversationEntry(id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
+                                                      atMs: l.hlc.physicalMs, delivered: false)
+                        let verified = state.verified.contains(ConversationState.verifiedKey(pack: packID, peer: l.sender))
+                        out.append(.conversation(.message(entry, packName: name, verified: verified)))
+                        toAck[l.sender, default: []].append(l.id)
+                    }
                 }
-            }
-            for (peer, acks) in toAck.sorted(by: { $0.key < $1.key }) {
-                var rest = acks[...]
-                while !rest.isEmpty {
-                    let chunk = Array(rest.prefix(Limits.maxReceiptAcks))
-                    rest = rest.dropFirst(chunk.count)
-                    // A receipt that cannot go now (rate, a pack gone) is not retried: the sender sees "sent".
-                    do { _ = try sendLetter(to: peer, in: packID, text: "", acks: chunk) } catch { stats.receiptsNotSent += 1 }
+                for (peer, acks) in toAck.sorted(by: { $0.key < $1.key }) {
+                    var rest = acks[...]
+                    while !rest.isEmpty {
+                        let chunk = Array(rest.prefix(Limits.maxReceiptAcks))
+                        rest = rest.dropFirst(chunk.count)
+                        // A receipt that cannot go now (rate, a pack gone) is not retried: the sender sees "sent".
+                        do { _ = try sendLetter(to: peer, in: packID, text: "", acks: chunk, as: me) } catch { stats.receiptsNotSent += 1 }
+                    }
                 }
             }
         }
@@ -158,11 +159,12 @@ extension Node {
         var items: [InboxItem] = []
         let styles = packStyles()
         for (packID, ids) in byPack {
-            guard let me = myConversationKey(packID) else { continue }
-            for l in replica.letters(in: packID, openedWith: me) where ids.contains(l.id) && !l.letter.isReceipt && !isBlocked(l.sender) {
-                let entry = ConversationEntry(id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
-                                              atMs: l.hlc.physicalMs, delivered: false)
-                items.append(InboxItem(kind: .letter(entry), packName: styles[packID]?.label ?? "", about: "", atMs: entry.atMs))
+            for me in myConversationKeys(packID) {
+                for l in replica.letters(in: packID, openedWith: me) where ids.contains(l.id) && !l.letter.isReceipt && !isBlocked(l.sender) {
+                    let entry = ConversationEntry(id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
+                                                  atMs: l.hlc.physicalMs, delivered: false)
+                    items.append(InboxItem(kind: .letter(entry), packName: styles[packID]?.label ?? "", about: "", atMs: entry.atMs))
+                }
             }
         }
         return items
@@ -170,10 +172,21 @@ extension Node {
 
     // MARK: internals
 
-    /// This node's pseudonym in a pack where it can be written to: one it acted in (it holds
-    /// a stamp there) or joined. Nil otherwise: nobody can name a pseudonym that never wrote.
-    func myConversationKey(_ packID: PackID) -> SigningKeyPair? {
-        guard stamps[packID] != nil || joined[packID] != nil else { return nil }
+    /// This node's keys in a pack that can be written to: its pseudonym when it acted there
+    /// (it holds a stamp) or joined, and its persona when that acted there (NodeProfiles.swift).
+    /// Nobody can name a key that never wrote.
+    func myConversationKeys(_ packID: PackID) -> [SigningKeyPair] {
+        var out: [SigningKeyPair] = []
+        if stamps[packID] != nil || joined[packID] != nil, let k = key(for: packID) { out.append(k) }
+        if personaStamp(packID) != nil, let k = personaKey(packID) { out.append(k) }
+        return out
+    }
+
+    /// The key this node talks to `peer` with in a pack: its persona when `peer` wrote to it
+    /// there, else its pseudonym.
+    func replyKey(to peer: PublicKey, in packID: PackID) -> SigningKeyPair? {
+        if personaStamp(packID) != nil, let persona = personaKey(packID),
+           replica.letters(in: packID, openedWith: persona).contains(where: { $0.sender == peer }) { return persona }
         return key(for: packID)
     }
 
@@ -184,12 +197,13 @@ extension Node {
         var entries: [[UInt8]: [ConversationEntry]] = [:]
         var acked: [[UInt8]: Set<OpID>] = [:]
         for packID in replica.packIDs() where replica.isLive(packID, nowMs: nowMs) {
-            guard let me = myConversationKey(packID) else { continue }
-            for l in replica.letters(in: packID, openedWith: me) where !isBlocked(l.sender) {
-                let k = ConversationState.verifiedKey(pack: packID, peer: l.sender)
-                if l.letter.isReceipt { acked[k, default: []].formUnion(l.letter.acks); continue }
-                entries[k, default: []].append(ConversationEntry(id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
-                                                                 atMs: l.hlc.physicalMs, delivered: false))
+            for me in myConversationKeys(packID) {
+                for l in replica.letters(in: packID, openedWith: me) where !isBlocked(l.sender) {
+                    let k = ConversationState.verifiedKey(pack: packID, peer: l.sender)
+                    if l.letter.isReceipt { acked[k, default: []].formUnion(l.letter.acks); continue }
+                    entries[k, default: []].append(ConversationEntry(id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
+                                                                     atMs: l.hlc.physicalMs, delivered: false))
+                }
             }
         }
         for s in state.sent where replica.isLive(s.pack, nowMs: nowMs) {
@@ -213,19 +227,21 @@ extension Node {
 
     /// Seals a letter from this node's pseudonym in `packID` to `peer`, carries it in an op
     /// signed by a fresh one-off key (with its own stamp), and commits it.
-    func sendLetter(to peer: PublicKey, in packID: PackID, text: String, acks: [OpID]) throws -> OpID {
+    /// `me`: the sending key (default: `replyKey`).
+    func sendLetter(to peer: PublicKey, in packID: PackID, text: String, acks: [OpID], as sender: SigningKeyPair? = nil) throws -> OpID {
         let nowMs = now()
         guard let pack = replica.pack(packID), replica.isLive(packID, nowMs: nowMs) else { throw NodeError("that pack is gone (expired or deleted)") }
-        guard let me = key(for: packID) else { throw NodeError("unknown pack") }
+        guard let me = sender ?? replyKey(to: peer, in: packID) else { throw NodeError("unknown pack") }
+        let isPersona = me.publicKey != key(for: packID)?.publicKey
         if let waitMs = localRate.take(packID, nowMs: nowMs) {
             throw NodeError("slow down: try again in \(max(1, (waitMs + 999) / 1000)) s")
         }
         let bits = Int(replica.config.pseudonymBits(pack.create.powBits))
         var changes: [LocalChange] = []
         let myStamp: UInt64
-        if let s = stamps[packID] { myStamp = s } else {
+        if let s = isPersona ? personaStamp(packID) : stamps[packID] { myStamp = s } else {
             myStamp = ProofOfWork.mint(genesisNonce: pack.genesis.createNonce, author: me.publicKey.bytes, bits: bits, progress: mintProgress)
-            changes.append(.stamp(packID, myStamp))
+            changes.append(isPersona ? .setting(Self.personaStampSetting(packID), String(myStamp)) : .stamp(packID, myStamp))
         }
         let carrier = SigningKeyPair.generate()
         var progress: ((UInt64) -> Void)?
@@ -259,9 +275,10 @@ extension Node {
         if !isTag {
             if let op = try? resolveOp(hex) { return try peer(op.packID, op.author) }
             for packID in replica.packIDs() where replica.isLive(packID, nowMs: nowMs) {
-                guard let me = myConversationKey(packID) else { continue }
-                for l in replica.letters(in: packID, openedWith: me) where l.id.hex.hasPrefix(hex) && !l.letter.isReceipt {
-                    return try peer(packID, l.sender)
+                for me in myConversationKeys(packID) {
+                    for l in replica.letters(in: packID, openedWith: me) where l.id.hex.hasPrefix(hex) && !l.letter.isReceipt {
+                        return try peer(packID, l.sender)
+                    }
                 }
             }
         }
@@ -274,9 +291,10 @@ extension Node {
         }
         if found.isEmpty {
             for packID in replica.packIDs() where replica.isLive(packID, nowMs: nowMs) {
-                guard let me = myConversationKey(packID) else { continue }
-                for l in replica.letters(in: packID, openedWith: me) where l.sender.hex.hasPrefix(hex) {
-                    if seen.insert(packID.bytes + l.sender.bytes).inserted { found.append((packID, l.sender)) }
+                for me in myConversationKeys(packID) {
+                    for l in replica.letters(in: packID, openedWith: me) where l.sender.hex.hasPrefix(hex) {
+                        if seen.insert(packID.bytes + l.sender.bytes).inserted { found.append((packID, l.sender)) }
+                    }
                 }
             }
         }

@@ -43,7 +43,7 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("packs", "packs [--sort distance|popular|new] [--tag T]", "packs around you, with distance and bearing"),
     ("join", "join PACK", "join a pack (by name or id prefix): its posts enter your feed"),
     ("leave", "leave PACK", "leave a pack"),
-    ("post", "post PACK \"TITLE\" \"BODY\" [--tags a,b]", "post anonymously in a pack"),
+    ("post", "post PACK \"TITLE\" \"BODY\" [--tags a,b] [--named]", "post anonymously in a pack (--named: under your display name there)"),
     ("comment", "comment ID \"TEXT\"", "comment on a post, or reply to a comment"),
     ("up", "up ID", "upvote a post or comment"),
     ("down", "down ID", "downvote a post or comment"),
@@ -89,7 +89,10 @@ extension Command {
         case "leave": cmd = .leave(try args.positional("PACK"))
         case "post":
             let pack = try args.positional("PACK"), title = try args.positional("\"TITLE\""), body = try args.positional("\"BODY\"")
-            cmd = .post(pack: pack, title: title, body: body, tags: try args.list("--tags"))
+            let named = args.flag("--named")
+            let tags = try args.list("--tags")
+            cmd = named ? .conversation(.namedPost(pack: pack, title: title, body: body, tags: tags))
+                        : .post(pack: pack, title: title, body: body, tags: tags)
         case "comment", "reply":
             cmd = .comment(target: try args.positional("ID"), text: try args.positional("\"TEXT\""))
         case "up": cmd = .vote(target: try args.positional("ID"), value: 1)

@@ -15,8 +15,11 @@ public enum ConversationCommand: Equatable, Sendable {
     case following
     /// `feed --following`: posts of the pseudonyms you follow.
     case followingFeed(limit: Int)
+    case profile(pack: String, name: String, about: String)
+    /// `post … --named`: a post under your persona, shown with your display name.
+    case namedPost(pack: String, title: String, body: String, tags: [String])
 
-    static let verbs: Set<String> = ["dm", "msg", "chat", "verify", "follow", "unfollow", "following"]
+    static let verbs: Set<String> = ["dm", "msg", "chat", "verify", "follow", "unfollow", "following", "profile"]
 
     /// Parses the arguments of a conversation verb; nil for any other verb.
     static func parse(verb: String, args: inout Args) throws -> ConversationCommand? {
@@ -31,6 +34,10 @@ public enum ConversationCommand: Equatable, Sendable {
         case "follow": return .follow(try args.positional("AUTHOR|ID"))
         case "unfollow": return .unfollow(try args.positional("AUTHOR|ID"))
         case "following": return .following
+        case "profile":
+            let pack = try args.positional("PACK")
+            guard let name = try args.value("--name") else { throw CommandError("missing --name; usage: \(args.usage)") }
+            return .profile(pack: pack, name: name, about: try args.value("--about") ?? "")
         default: return nil
         }
     }
@@ -44,6 +51,8 @@ let conversationHelp: [(name: String, usage: String, summary: String)] = [
     ("follow", "follow AUTHOR|ID", "follow a pseudonym of a pack: its posts in feed --following, a line when one arrives"),
     ("unfollow", "unfollow AUTHOR|ID", "stop following a pseudonym"),
     ("following", "following", "the pseudonyms you follow"),
+    ("profile", "profile PACK --name \"NAME\" [--about \"TEXT\"]",
+     "a display name in that pack only, under a second key of yours there; post ... --named posts under it"),
 ]
 
 /// What a conversation verb produced, before rendering.
@@ -54,6 +63,8 @@ public enum ConversationReply: Sendable {
     case followed(PublicKey, packName: String, on: Bool)
     case following([FollowedAuthor])
     case feed([PostView])
+    case profiled(PublicKey, packName: String, name: String)
+    case posted(OpID)
 }
 
 extension Executor {
@@ -71,6 +82,11 @@ extension Executor {
             return .followed(r.author, packName: r.packName, on: on)
         case .following: return .following(await node.following())
         case .followingFeed(let limit): return .feed(await node.followingFeed(limit: limit))
+        case let .profile(pack, name, about):
+            let r = try await node.profile(pack: pack, name: name, about: about)
+            return .profiled(r.persona, packName: r.packName, name: name)
+        case let .namedPost(pack, title, body, tags):
+            return .posted(try await node.postNamed(pack: pack, title: title, body: body, tags: tags))
         }
     }
 }

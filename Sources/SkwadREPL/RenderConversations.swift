@@ -38,6 +38,10 @@ extension Renderer {
         case .feed(let posts):
             if posts.isEmpty { return "no posts by the pseudonyms you follow" }
             return posts.map(postLine).joined(separator: "\n")
+        case let .profiled(key, packName, name):
+            return "you are \"\(SafeText.line(name))\" (\(pseudonymTag(key))) in \(SafeText.line(packName)) only; "
+                + "post \(SafeText.line(packName)) \"TITLE\" \"BODY\" --named posts under it, other posts stay anonymous"
+        case .posted(let opID): return "posted \(id(opID))"
         }
     }
 
@@ -72,6 +76,9 @@ extension Renderer {
                          ("posts", .int(f.posts))])
             }))]
         case .feed(let posts): return [("posts", .array(posts.map(post)))]
+        case let .profiled(key, packName, name):
+            return [("persona", .string(pseudonymTag(key))), ("packName", .string(packName)), ("name", .string(name))]
+        case .posted(let opID): return [("id", .string(opID.hex)), ("message", .string("posted \(opID.short(idLength))"))]
         case .safety(let s):
             return [("me", .string(pseudonymTag(s.me))), ("peer", .string(pseudonymTag(s.peer))), ("pack", .string(s.pack.hex)),
                     ("safetyNumber", .string(s.number)), ("verified", .bool(s.verified))]

@@ -81,7 +81,7 @@ extension OpKind {
     var needsLocationInLockedPack: Bool {
         switch self {
         case .post, .comment, .vote: true
-        case .createPack, .delete, .editPack, .moderate, .edit, .report, .directMessage: false
+        case .createPack, .delete, .editPack, .moderate, .edit, .report, .directMessage, .profile: false
         }
     }
 }

@@ -61,3 +61,9 @@ extension Replica {
         }
     }
 }
+
+extension Replica {
+    /// The display name and about line `author` published in the pack (its last `Profile` by
+    /// (hlc, id)); nil when none. A profile counts only in its own pack (same-pack rule).
+    public func profile(of author: PublicKey, in packID: PackID) -> Profile? { packs[packID]?.profiles[author]?.value }
+}

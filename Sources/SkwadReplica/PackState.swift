@@ -81,6 +81,8 @@ public struct PackState: Sendable {
     /// `Limits.reportsPerHour` (the smallest win), hours within `Limits.reportWindowHours`
     /// of the reporter's newest (PROTOCOL.md §4, rule 8a).
     var reportSlots: [PublicKey: [UInt64: [(hlc: HLC, id: OpID)]]] = [:]
+    /// Per author: its last `Profile` in this pack by (hlc, id) (ConversationViews.swift).
+    var profiles: [PublicKey: LWW<Profile>] = [:]
 
     init(genesis: SignedOp, create: CreatePack, isAdmin: Bool) {
         id = genesis.id; self.genesis = genesis; alpha = genesis.author; self.isAdmin = isAdmin

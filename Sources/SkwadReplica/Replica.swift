@@ -279,7 +279,7 @@ public struct Replica: Sendable {
             if kept.count >= Limits.reportsPerHour, let last = kept.last, (op.hlc, op.id) > (last.hlc, last.id) {
                 return .rejected(.reportLimited, "at most \(Limits.reportsPerHour) reports an hour per pseudonym in a pack")
             }
-        case .edit, .directMessage:
+        case .edit, .directMessage, .profile:
             break
         case .createPack:
             break
@@ -343,6 +343,9 @@ public struct Replica: Sendable {
             packs[pid]!.applyPostEdit(e, author: op.author, hlc: op.hlc, id: op.id)
         case .report:
             applyReport(op, in: pid)
+        case .profile(let p):
+            if packs[pid]!.profiles[op.author] == nil { packs[pid]!.profiles[op.author] = LWW(hlc: op.hlc, id: op.id, value: p) }
+            else { packs[pid]!.profiles[op.author]!.merge(hlc: op.hlc, id: op.id, value: p) }
         case .createPack, .directMessage:
             break
         }

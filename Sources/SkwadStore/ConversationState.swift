@@ -71,6 +71,19 @@ extension Store {
         } catch let e as StoreError { throw e } catch { throw StoreError("cannot save a follow", error) }
     }
 
+    /// Settings whose key starts with `prefix`.
+    public func settings(prefix: String) throws -> [String: String] {
+        do {
+            return try db.read { db in
+                var out: [String: String] = [:]
+                for r in try Row.fetchAll(db, sql: "SELECT key, value FROM setting WHERE substr(key, 1, ?) = ?", arguments: [prefix.count, prefix]) {
+                    out[r[0]] = r[1]
+                }
+                return out
+            }
+        } catch { throw StoreError("cannot read settings", error) }
+    }
+
     /// Keeps the text of a sent letter; beyond `sentCapacity` the oldest rows go.
     public func addSentLetter(_ s: SentLetter) throws {
         do {

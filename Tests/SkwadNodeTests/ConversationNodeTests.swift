@@ -120,6 +120,66 @@ import SkwadTestKit
         await net.shutdown()
     }
 
+    @Test func aDisplayNameShowsInItsPackOnlyAndNamedPostsAreNotLinkedToAnonymousOnes() async throws {
+        let net = Loopback()
+        for _ in 0..<2 { try await net.add() }
+        #expect(await net.linked())
+        let (bob, carol) = (net.nodes[0], net.nodes[1])
+        _ = try await carol.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        _ = try await carol.createPack(name: "Kitchen", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        #expect(await net.synced())
+        let refused = await message { _ = try await bob.postNamed(pack: "Quad", title: "x", body: "", tags: []) }
+        #expect(refused.hasPrefix("you have no display name in Quad"))
+        let p = try await bob.profile(pack: "Quad", name: "Sam", about: "looking for a room")
+        let named = try await bob.postNamed(pack: "Quad", title: "Room wanted", body: "", tags: [])
+        let anon = try await bob.post(pack: "Quad", title: "Anonymous rant", body: "", tags: [])
+        let other = try await bob.post(pack: "Kitchen", title: "Ramen?", body: "", tags: [])
+        #expect(await net.synced())
+        let quad = try await carol.feed(pack: "Quad", sort: .new, limit: 10)
+        let namedView = try #require(quad.first { $0.id == named }), anonView = try #require(quad.first { $0.id == anon })
+        #expect(namedView.displayName == "Sam" && namedView.author == p.persona)
+        #expect(anonView.displayName == nil && anonView.author != p.persona)
+        #expect(try await carol.feed(pack: "Kitchen", sort: .new, limit: 10).first { $0.id == other }?.displayName == nil)
+        // Bob's node counts both as his (den, inbox), and a DM to the named author reaches him, answered as Sam.
+        let quadID = try await bob.resolvePack("Quad").id
+        #expect(await bob.isMine(p.persona, in: quadID))
+        let events = Collector<NodeEvent>()
+        await bob.setEventSink { events.append($0) }
+        let sent = try await carol.dm(to: named.short(), text: "is it still free?")
+        #expect(sent.peer == p.persona)
+        #expect(await eventually { events.all.contains { if case .conversation(.message(let e, _, _)) = $0 { e.text == "is it still free?" } else { false } } })
+        let answer = try await bob.dm(to: sent.id.short(), text: "yes")
+        #expect(await net.synced())
+        guard case .thread(_, _, _, _, let entries) = try await carol.chat(with: sent.peer.hex) else { Issue.record("no thread"); return }
+        #expect(entries.map(\.text) == ["is it still free?", "yes"] && entries.last?.id == answer.id)
+        await net.shutdown()
+    }
+
+    /// A hostile peer on the wire sends profiles: oversized ones are refused and counted; one
+    /// key's name in another pack names nothing here; the node keeps serving.
+    @Test func hostileProfilesFromTheWire() async throws {
+        let net = Loopback()
+        let node = try await net.add()
+        var f = OpFactory(seed: 2614, nowMs: net.clock.now)
+        let mallory = f.user()
+        _ = try await node.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        let g = try #require(await node.replica.op(try await node.resolvePack("Quad").id))
+        let elsewhere = f.createPack(by: mallory, name: "Elsewhere")
+        let key = f.pseudonym(mallory, in: g)
+        let post = f.op(.post(Post(title: "hello", body: "")), by: mallory, in: g)
+        let foreign = f.op(.profile(Profile(name: "Alpha of Quad")), by: mallory, in: elsewhere, signer: key)
+        let long = f.unchecked(.profile(Profile(name: String(repeating: "N", count: 200))), by: mallory, in: g)
+        let wire = try UDPWirePeer(targetPort: try #require(UDPWirePeer.port(of: net.addresses[0])), seed: 7)
+        try await wire.handshake()
+        wire.send(WireForge.ops([elsewhere.bytes, post.bytes]))
+        wire.send(WireForge.ops([foreign.bytes, long]))
+        #expect(await eventually { await holds(node, [elsewhere.id, post.id, foreign.id]) })
+        #expect(await eventually { await node.counters().contains { $0.0.hasSuffix("malformed") && $0.1 >= 1 } })
+        #expect(try await node.feed(pack: "Quad", sort: .new, limit: 10).first { $0.id == post.id }?.displayName == nil)
+        _ = try await node.post(pack: "Quad", title: "still here", body: "", tags: [])
+        await net.shutdown()
+    }
+
     /// A hostile peer on the wire: a forged letter (Mallory signs as Alice), a flood of 70
     /// letters from one sender in one hour, an oversized box and a box of an odd size. The node
     /// keeps serving; only Alice's real letters count, at most 60 of the flood, the rest dropped.

@@ -74,6 +74,27 @@ import SkwadStore
         }
     }
 
+    @Test func aDisplayNameAppearsInOnePackAndNotInAnotherOfTheSameUser() async throws {
+        let net = try Localnet()
+        defer { net.stop() }
+        let a = try await net.start("a", peers: [])
+        try await net.start("b", peers: [a])
+        for n in ["a", "b"] { #expect(await net[n].waitFor("* peer joined")) }
+        net["a"].send("create Quad --radius 1000")
+        net["a"].send("create Kitchen --radius 1000")
+        #expect(await net["a"].waitFor("created pack Kitchen"))
+        #expect(await net["b"].waitFor("Kitchen", poll: "packs", seconds: 30))
+        net["b"].send(#"profile Quad --name "Sam Q" --about "3rd year""#)
+        #expect(await net["b"].waitFor("you are \"Sam Q\""))
+        net["b"].send(#"post Quad "Room wanted" "two months" --named"#)
+        net["b"].send(#"post Kitchen "Ramen tonight?" "7 pm""#)
+        #expect(await net["a"].waitFor("Room wanted", poll: "feed Quad"))
+        #expect(await net["a"].waitFor("Ramen tonight?", poll: "feed Kitchen"))
+        let lines = net["a"].text.split(separator: "\n")
+        #expect(lines.contains { $0.contains("Room wanted") && $0.contains("\"Sam Q\"") })
+        #expect(lines.contains { $0.contains("Ramen tonight?") } && !lines.contains { $0.contains("Ramen tonight?") && $0.contains("Sam Q") })
+    }
+
     @Test func aFollowedAuthorsPostRaisesALine() async throws {
         let net = try Localnet()
         defer { net.stop() }

@@ -149,6 +149,14 @@ nonisolated struct Skwad_V1_OpBody: Sendable {
     set {kind = .directMessage(newValue)}
   }
 
+  var profile: Skwad_V1_Profile {
+    get {
+      if case .profile(let v)? = kind {return v}
+      return Skwad_V1_Profile()
+    }
+    set {kind = .profile(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Kind: Equatable, Sendable {
@@ -162,6 +170,7 @@ nonisolated struct Skwad_V1_OpBody: Sendable {
     case edit(Skwad_V1_Edit)
     case report(Skwad_V1_Report)
     case directMessage(Skwad_V1_DirectMessage)
+    case profile(Skwad_V1_Profile)
 
   }
 
@@ -469,6 +478,24 @@ nonisolated struct Skwad_V1_DirectLetter: Sendable {
   init() {}
 }
 
+/// A display name in one pack, by consent (PROTOCOL.md §3a): published by the author's persona
+/// in the pack (a second key, unlinkable to its anonymous pseudonym). The last by (hlc, id) counts.
+nonisolated struct Skwad_V1_Profile: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 1..32 bytes
+  var name: String = String()
+
+  /// 0..140 bytes
+  var about: String = String()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "skwad.v1"
@@ -510,7 +537,7 @@ nonisolated extension Skwad_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".OpBody"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0\u{1}edit\0\u{1}report\0\u{4}\u{c}direct_message\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0\u{1}edit\0\u{1}report\0\u{4}\u{c}direct_message\0\u{1}profile\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -654,6 +681,19 @@ nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._Mes
           self.kind = .directMessage(v)
         }
       }()
+      case 31: try {
+        var v: Skwad_V1_Profile?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .profile(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .profile(v)
+        }
+      }()
       default: break
       }
     }
@@ -722,6 +762,10 @@ nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._Mes
     case .directMessage?: try {
       guard case .directMessage(let v)? = self.kind else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 30)
+    }()
+    case .profile?: try {
+      guard case .profile(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 31)
     }()
     case nil: break
     }
@@ -1303,6 +1347,41 @@ nonisolated extension Skwad_V1_DirectLetter: SwiftProtobuf.Message, SwiftProtobu
     if lhs.recipient != rhs.recipient {return false}
     if lhs.text != rhs.text {return false}
     if lhs.acks != rhs.acks {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Profile"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}about\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.about) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 1)
+    }
+    if !self.about.isEmpty {
+      try visitor.visitSingularStringField(value: self.about, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_Profile, rhs: Skwad_V1_Profile) -> Bool {
+    if lhs.name != rhs.name {return false}
+    if lhs.about != rhs.about {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
