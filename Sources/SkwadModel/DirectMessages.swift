@@ -72,9 +72,13 @@ extension DirectLetter {
     func check() throws {
         if acks.isEmpty {
             guard !text.trimmingWhitespace().isEmpty else { throw ModelError.invalid("a direct message is empty") }
-            guard text.utf8.count <= Limits.maxBody else { throw ModelError.tooLarge("message is \(text.utf8.count) bytes, limit \(Limits.maxBody)") }
+            guard text.utf8.count <= Limits.maxBody else {
+                throw ModelError.tooLarge("message is \(text.utf8.count) bytes, limit \(Limits.maxBody)")
+            }
         } else {
-            guard text.isEmpty, acks.count <= Limits.maxReceiptAcks else { throw ModelError.invalid("a receipt carries 1...\(Limits.maxReceiptAcks) ids and no text") }
+            guard text.isEmpty, acks.count <= Limits.maxReceiptAcks else {
+                throw ModelError.invalid("a receipt carries 1...\(Limits.maxReceiptAcks) ids and no text")
+            }
         }
     }
 }
@@ -83,7 +87,8 @@ extension DirectMessage {
     /// Signs `letter` with `sender` (its key must be `letter.sender`), pads it to the smallest
     /// size class that holds it, and seals it to the recipient's pseudonym. `carrier` is the
     /// one-off key that will sign the op.
-    public static func seal(_ letter: DirectLetter, signer sender: SigningKeyPair, pack: PackID, carrier: PublicKey) throws -> DirectMessage {
+    public static func seal(_ letter: DirectLetter, signer sender: SigningKeyPair, pack: PackID,
+        carrier: PublicKey) throws -> DirectMessage {
         guard sender.publicKey == letter.sender else { throw ModelError.invalid("the letter's sender is not the signing key") }
         try letter.check()
         return try sealUnchecked(letter, signer: sender, pack: pack, carrier: carrier)
@@ -91,7 +96,8 @@ extension DirectMessage {
 
     /// `seal` without its checks: what a hostile peer can write (a letter claiming a sender
     /// whose key did not sign it, an empty text). For attack tests.
-    public static func sealUnchecked(_ letter: DirectLetter, signer sender: SigningKeyPair, pack: PackID, carrier: PublicKey) throws -> DirectMessage {
+    public static func sealUnchecked(_ letter: DirectLetter, signer sender: SigningKeyPair, pack: PackID,
+        carrier: PublicKey) throws -> DirectMessage {
         let bytes = letter.serialized()
         var seal = Skwad_V1_DirectSeal()
         seal.letter = Data(bytes)
@@ -119,7 +125,8 @@ extension DirectMessage {
               let letter = try? DirectLetter(serialized: [UInt8](seal.letter)),
               letter.recipient == key.publicKey, letter.sender != key.publicKey,
               letter.sender.verify(signature: [UInt8](seal.signature),
-                                   message: DirectLetter.signedBytes([UInt8](seal.letter), pack: pack, carrier: carrier)) else { return nil }
+                                   message: DirectLetter.signedBytes([UInt8](seal.letter), pack: pack,
+                                       carrier: carrier)) else { return nil }
         return letter
     }
 }

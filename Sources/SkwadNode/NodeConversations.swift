@@ -82,7 +82,8 @@ extension Node {
             for (key, entries) in all {
                 guard let last = entries.last else { continue }
                 out.append(ConversationSummary(pack: key.pack, packName: replica.pack(key.pack)?.create.name ?? "", peer: key.peer,
-                                               verified: state.verified.contains(ConversationState.verifiedKey(pack: key.pack, peer: key.peer)),
+                                               verified: state.verified.contains(ConversationState.verifiedKey(pack: key.pack,
+                                                   peer: key.peer)),
                                                count: entries.count, last: last))
             }
             return .list(out.sorted { ($0.last.atMs, $0.last.id) > ($1.last.atMs, $1.last.id) })
@@ -160,7 +161,8 @@ extension Node {
         let styles = packStyles()
         for (packID, ids) in byPack {
             for me in myConversationKeys(packID) {
-                for l in replica.letters(in: packID, openedWith: me) where ids.contains(l.id) && !l.letter.isReceipt && !isBlocked(l.sender) {
+                for l in replica.letters(in: packID, openedWith: me) where ids.contains(l.id) && !l.letter.isReceipt
+                    && !isBlocked(l.sender) {
                     let entry = ConversationEntry(id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
                                                   atMs: l.hlc.physicalMs, delivered: false)
                     items.append(InboxItem(kind: .letter(entry), packName: styles[packID]?.label ?? "", about: "", atMs: entry.atMs))
@@ -201,7 +203,8 @@ extension Node {
                 for l in replica.letters(in: packID, openedWith: me) where !isBlocked(l.sender) {
                     let k = ConversationState.verifiedKey(pack: packID, peer: l.sender)
                     if l.letter.isReceipt { acked[k, default: []].formUnion(l.letter.acks); continue }
-                    entries[k, default: []].append(ConversationEntry(id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
+                    entries[k, default: []].append(ConversationEntry(id: l.id, pack: packID, peer: l.sender, mine: false,
+                        text: l.letter.text,
                                                                      atMs: l.hlc.physicalMs, delivered: false))
                 }
             }
@@ -230,7 +233,8 @@ extension Node {
     /// `me`: the sending key (default: `replyKey`).
     func sendLetter(to peer: PublicKey, in packID: PackID, text: String, acks: [OpID], as sender: SigningKeyPair? = nil) throws -> OpID {
         let nowMs = now()
-        guard let pack = replica.pack(packID), replica.isLive(packID, nowMs: nowMs) else { throw NodeError("that pack is gone (expired or deleted)") }
+        guard let pack = replica.pack(packID), replica.isLive(packID,
+            nowMs: nowMs) else { throw NodeError("that pack is gone (expired or deleted)") }
         guard let me = sender ?? replyKey(to: peer, in: packID) else { throw NodeError("unknown pack") }
         let isPersona = me.publicKey != key(for: packID)?.publicKey
         if let waitMs = localRate.take(packID, nowMs: nowMs) {
@@ -240,7 +244,8 @@ extension Node {
         var changes: [LocalChange] = []
         let myStamp: UInt64
         if let s = isPersona ? personaStamp(packID) : stamps[packID] { myStamp = s } else {
-            myStamp = ProofOfWork.mint(genesisNonce: pack.genesis.createNonce, author: me.publicKey.bytes, bits: bits, progress: mintProgress)
+            myStamp = ProofOfWork.mint(genesisNonce: pack.genesis.createNonce, author: me.publicKey.bytes, bits: bits,
+                progress: mintProgress)
             changes.append(isPersona ? .setting(Self.personaStampSetting(packID), String(myStamp)) : .stamp(packID, myStamp))
         }
         let carrier = SigningKeyPair.generate()

@@ -17,7 +17,9 @@ extension Node {
         let p = try resolvePack(ref)
         let n = name.trimmingWhitespaceForReport(), a = about.trimmingWhitespaceForReport()
         guard !n.isEmpty else { throw NodeError("a display name cannot be empty: profile PACK --name \"NAME\"") }
-        guard n.utf8.count <= Limits.maxDisplayName else { throw NodeError("display name is \(n.utf8.count) bytes, limit \(Limits.maxDisplayName)") }
+        guard n.utf8.count <= Limits.maxDisplayName else {
+            throw NodeError("display name is \(n.utf8.count) bytes, limit \(Limits.maxDisplayName)")
+        }
         guard a.utf8.count <= Limits.maxReason else { throw NodeError("about is \(a.utf8.count) bytes, limit \(Limits.maxReason)") }
         let (op, changes) = try sign(.profile(Profile(name: n, about: a)), in: p.id, persona: true)
         try commit(op, with: changes)

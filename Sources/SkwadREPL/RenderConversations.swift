@@ -27,14 +27,17 @@ extension Renderer {
             var lines = ["safety number of you (\(pseudonymTag(s.me))) and \(pseudonymTag(s.peer)) in \(SafeText.line(s.packName)):",
                          "  \(s.number)"]
             lines.append(s.verified ? "  verified ✓ (verify \(pseudonymTag(s.peer)) --undo removes the mark)"
-                                    : "  compare it with theirs (in person, or another channel); if it matches: verify \(pseudonymTag(s.peer)) --confirm")
+                                    : "  compare it with theirs (in person, or another channel); if it matches: "
+                                        + "verify \(pseudonymTag(s.peer)) --confirm")
             return lines.joined(separator: "\n")
         case let .followed(key, packName, on):
             return on ? "following \(pseudonymTag(key)) in \(SafeText.line(packName)): feed --following shows their posts"
                       : "stopped following \(pseudonymTag(key)) in \(SafeText.line(packName))"
         case .following(let list):
             if list.isEmpty { return "you follow nobody yet: follow AUTHOR" }
-            return list.map { "\(pseudonymTag($0.author))  in \(SafeText.line($0.packName))  \(Wording.count($0.posts, "post"))" }.joined(separator: "\n")
+            return list.map {
+                "\(pseudonymTag($0.author))  in \(SafeText.line($0.packName))  \(Wording.count($0.posts, "post"))"
+            }.joined(separator: "\n")
         case .feed(let posts):
             if posts.isEmpty { return "no posts by the pseudonyms you follow" }
             return posts.map(postLine).joined(separator: "\n")
@@ -89,7 +92,8 @@ extension Renderer {
     func conversationEvent(_ e: ConversationEvent) -> String {
         switch (mode, e) {
         case (.json, let .message(entry, name, verified)):
-            return JSON.object([("event", "dm"), ("packName", .string(name)), ("verified", .bool(verified)), ("message", entryJSON(entry))]).render()
+            return JSON.object([("event", "dm"), ("packName", .string(name)), ("verified", .bool(verified)), ("message",
+                entryJSON(entry))]).render()
         case (.json, let .delivered(opID, peer)):
             return JSON.object([("event", "delivered"), ("id", .string(opID.hex)), ("peer", .string(pseudonymTag(peer)))]).render()
         case (_, let .message(entry, name, verified)):

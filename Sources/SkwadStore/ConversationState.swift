@@ -64,7 +64,8 @@ extension Store {
                     try db.execute(sql: "INSERT OR IGNORE INTO followedAuthor (pack, author, atMs) VALUES (?, ?, ?)",
                                    arguments: [Data(pack.bytes), Data(author.bytes), Int64(clamping: atMs)])
                 } else {
-                    try db.execute(sql: "DELETE FROM followedAuthor WHERE pack = ? AND author = ?", arguments: [Data(pack.bytes), Data(author.bytes)])
+                    try db.execute(sql: "DELETE FROM followedAuthor WHERE pack = ? AND author = ?", arguments: [Data(pack.bytes),
+                        Data(author.bytes)])
                 }
                 return db.changesCount > 0
             }
@@ -76,7 +77,8 @@ extension Store {
         do {
             return try db.read { db in
                 var out: [String: String] = [:]
-                for r in try Row.fetchAll(db, sql: "SELECT key, value FROM setting WHERE substr(key, 1, ?) = ?", arguments: [prefix.count, prefix]) {
+                for r in try Row.fetchAll(db, sql: "SELECT key, value FROM setting WHERE substr(key, 1, ?) = ?",
+                    arguments: [prefix.count, prefix]) {
                     out[r[0]] = r[1]
                 }
                 return out
@@ -109,7 +111,8 @@ extension Store {
                     try db.execute(sql: "INSERT OR IGNORE INTO verifiedPeer (pack, peer, atMs) VALUES (?, ?, ?)",
                                    arguments: [Data(pack.bytes), Data(peer.bytes), Int64(clamping: atMs)])
                 } else {
-                    try db.execute(sql: "DELETE FROM verifiedPeer WHERE pack = ? AND peer = ?", arguments: [Data(pack.bytes), Data(peer.bytes)])
+                    try db.execute(sql: "DELETE FROM verifiedPeer WHERE pack = ? AND peer = ?", arguments: [Data(pack.bytes),
+                        Data(peer.bytes)])
                 }
             }
         } catch let e as StoreError { throw e } catch { throw StoreError("cannot save a verification", error) }

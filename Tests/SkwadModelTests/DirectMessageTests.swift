@@ -35,7 +35,8 @@ import SkwadModel
         let receipt = try DirectMessage.seal(letter("", acks: (0..<8).map { try! OpID(bytes: [UInt8](repeating: UInt8($0), count: 32)) }),
                                              signer: alice, pack: pack, carrier: carrier.publicKey)
         #expect(Limits.directSealedSizes.contains(receipt.sealed.count))
-        #expect(throws: ModelError.self) { try DirectMessage.seal(letter(String(repeating: "x", count: 601)), signer: alice, pack: pack, carrier: carrier.publicKey) }
+        #expect(throws: ModelError.self) { try DirectMessage.seal(letter(String(repeating: "x", count: 601)), signer: alice,
+            pack: pack, carrier: carrier.publicKey) }
         #expect(throws: ModelError.self) { try DirectMessage.seal(letter("  "), signer: alice, pack: pack, carrier: carrier.publicKey) }
     }
 

@@ -39,7 +39,9 @@ import SkwadTestKit
         #expect(await eventually {
             await carolEvents.all.contains(.conversation(.delivered(id: sent.id, peer: sent.peer)))
         })
-        guard case .thread(_, _, let peer, _, let entries) = try await carol.chat(with: post.short()) else { Issue.record("no thread"); return }
+        guard case .thread(_, _, let peer, _, let entries) = try await carol.chat(with: post.short()) else {
+            Issue.record("no thread"); return
+        }
         #expect(peer == sent.peer && entries.map(\.delivered) == [true] && entries.map(\.mine) == [true])
         // Bob answers by the message's id; the Alpha relayed both and reads neither.
         _ = try await bob.dm(to: sent.id.short(), text: "yes, come by")
@@ -62,7 +64,8 @@ import SkwadTestKit
         guard case .list(let convs) = try await carol.chat(with: nil) else { Issue.record("not a list"); return }
         #expect(convs.count == 1 && convs[0].verified && convs[0].count == 2)
         // Inbox: the message is news once.
-        #expect(try await bob.inbox().items.contains { if case .letter(let e) = $0.kind { e.text.hasPrefix("still looking") } else { false } })
+        let inbox = try await bob.inbox().items
+        #expect(inbox.contains { if case .letter(let e) = $0.kind { e.text.hasPrefix("still looking") } else { false } })
         await net.shutdown()
     }
 
@@ -147,7 +150,8 @@ import SkwadTestKit
         await bob.setEventSink { events.append($0) }
         let sent = try await carol.dm(to: named.short(), text: "is it still free?")
         #expect(sent.peer == p.persona)
-        #expect(await eventually { events.all.contains { if case .conversation(.message(let e, _, _)) = $0 { e.text == "is it still free?" } else { false } } })
+        #expect(await eventually { events.all.contains { if case .conversation(.message(let e, _,
+            _)) = $0 { e.text == "is it still free?" } else { false } } })
         let answer = try await bob.dm(to: sent.id.short(), text: "yes")
         #expect(await net.synced())
         guard case .thread(_, _, _, _, let entries) = try await carol.chat(with: sent.peer.hex) else { Issue.record("no thread"); return }

@@ -66,7 +66,8 @@ import SkwadTestKit
         let flood = (0..<70).map { i in
             f.directMessage(from: carol, to: bobKey.publicKey, in: g, text: "spam \(i)", hlc: HLC(physicalMs: base + UInt64(i), counter: 0))
         }
-        let friend = f.directMessage(from: alpha, to: bobKey.publicKey, in: g, text: "still here", hlc: HLC(physicalMs: base + 100, counter: 0))
+        let friend = f.directMessage(from: alpha, to: bobKey.publicKey, in: g, text: "still here", hlc: HLC(physicalMs: base + 100,
+            counter: 0))
         var views: [[String]] = []
         for order in [flood + [friend], [friend] + flood.reversed(), flood.shuffled(using: &f.rng) + [friend]] {
             var r = Replica(config: .noFloors)

@@ -22,7 +22,8 @@ import SkwadTestKit
         for order in [[a, b, first, second, elsewhere, post, postB], [b, a, postB, post, elsewhere, second, first]] {
             var r = Replica(config: .noFloors)
             for op in order { #expect(r.admit(op, nowMs: f.nowMs).isAdmitted) }
-            views.append([r.feed(packs: [a.id], nowMs: f.nowMs).first?.displayName, r.feed(packs: [b.id], nowMs: f.nowMs).first?.displayName])
+            views.append([r.feed(packs: [a.id], nowMs: f.nowMs).first?.displayName, r.feed(packs: [b.id],
+                nowMs: f.nowMs).first?.displayName])
             #expect(r.profile(of: key.publicKey, in: a.id)?.about == "3rd year")
         }
         #expect(views[0] == ["Samantha", "Impostor"] && views[1] == views[0])

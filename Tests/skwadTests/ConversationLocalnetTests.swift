@@ -92,7 +92,8 @@ import SkwadStore
         #expect(await net["a"].waitFor("Ramen tonight?", poll: "feed Kitchen"))
         let lines = net["a"].text.split(separator: "\n")
         #expect(lines.contains { $0.contains("Room wanted") && $0.contains("\"Sam Q\"") })
-        #expect(lines.contains { $0.contains("Ramen tonight?") } && !lines.contains { $0.contains("Ramen tonight?") && $0.contains("Sam Q") })
+        #expect(lines.contains { $0.contains("Ramen tonight?") } && !lines.contains { $0.contains("Ramen tonight?")
+            && $0.contains("Sam Q") })
     }
 
     @Test func aFollowedAuthorsPostRaisesALine() async throws {
