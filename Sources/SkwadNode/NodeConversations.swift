@@ -112,13 +112,23 @@ extension Node {
 
     // MARK: arrivals
 
+    /// A receipt to send: ids of messages from `peer` that arrived at `me` in `pack`.
+    struct PendingReceipt: Sendable {
+        let pack: PackID
+        let peer: PublicKey
+        let me: SigningKeyPair
+        let acks: [OpID]
+    }
+
     /// Letters among newly admitted ops from elsewhere: events for messages to this user and
-    /// for receipts of its messages; a receipt sent back for each message (one per sender and
-    /// pack, up to 8 ids each). Letters from blocked pseudonyms say nothing and get no receipt.
-    func conversationArrivals(_ ops: [SignedOp]) -> [NodeEvent] {
+    /// for receipts of its messages, and the receipts to send back (one per sender and pack,
+    /// up to 8 ids each; `sendReceipts`, after the events are out: minting a receipt's stamp
+    /// must not delay the line). Letters from blocked pseudonyms say nothing and get no receipt.
+    func conversationArrivals(_ ops: [SignedOp]) -> (events: [NodeEvent], receipts: [PendingReceipt]) {
         var byPack: [PackID: Set<OpID>] = [:]
         for op in ops { if case .directMessage = op.body.kind { byPack[op.packID, default: []].insert(op.id) } }
-        guard !byPack.isEmpty else { return [] }
+        guard !byPack.isEmpty else { return ([], []) }
+        var receipts: [PendingReceipt] = []
         let state = conversationState()
         let sent = Set(state.sent.map(\.id))
         var out: [NodeEvent] = []
@@ -142,13 +152,20 @@ extension Node {
                     while !rest.isEmpty {
                         let chunk = Array(rest.prefix(Limits.maxReceiptAcks))
                         rest = rest.dropFirst(chunk.count)
-                        // A receipt that cannot go now (rate, a pack gone) is not retried: the sender sees "sent".
-                        do { _ = try sendLetter(to: peer, in: packID, text: "", acks: chunk, as: me) } catch { stats.receiptsNotSent += 1 }
+                        receipts.append(PendingReceipt(pack: packID, peer: peer, me: me, acks: chunk))
                     }
                 }
             }
         }
-        return out
+        return (out, receipts)
+    }
+
+    /// Sends receipts. One that cannot go now (rate, a pack gone) is not retried: its sender
+    /// sees "sent", not "delivered".
+    func sendReceipts(_ receipts: [PendingReceipt]) {
+        for r in receipts {
+            do { _ = try sendLetter(to: r.peer, in: r.pack, text: "", acks: r.acks, as: r.me) } catch { stats.receiptsNotSent += 1 }
+        }
     }
 
     /// New messages to this user among `ops` (for `inbox`), from pseudonyms not blocked.

@@ -16,8 +16,9 @@ extension Node {
             failure = "\(error)"
         }
         dropEvictedOps()
-        let letters = conversationArrivals(ops) + followedArrivals(ops, nowMs: nowMs)
-        if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) + letters { sink(e) } }
+        let letters = conversationArrivals(ops)
+        if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) + letters.events + followedArrivals(ops, nowMs: nowMs) { sink(e) } }
+        sendReceipts(letters.receipts)
         return failure
     }
 
