@@ -36,6 +36,8 @@ public actor Node {
     var personas: [PackID: SigningKeyPair] = [:]
     /// Per pack, the persona's stamp once it acted there; loaded from settings on first use.
     var personaStampCache: [PackID: UInt64]?
+    /// Boxes of direct messages already opened, by op id and key (NodeConversations.swift).
+    var letterMemo: [[UInt8]: DirectLetter?] = [:]
     public internal(set) var location: GeoPoint?
     let now: @Sendable () -> UInt64
     /// One line saying which data-directory permissions were tightened at start, if any.

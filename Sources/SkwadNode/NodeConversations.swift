@@ -136,7 +136,7 @@ extension Node {
             let name = replica.pack(packID)?.create.name ?? ""
             for me in myConversationKeys(packID) {
                 var toAck: [PublicKey: [OpID]] = [:]
-                for l in replica.letters(in: packID, openedWith: me) where ids.contains(l.id) && !isBlocked(l.sender) {
+                for l in myLetters(in: packID, openedWith: me) where ids.contains(l.id) && !isBlocked(l.sender) {
                     if l.letter.isReceipt {
                         for a in l.letter.acks where sent.contains(a) { out.append(.conversation(.delivered(id: a, peer: l.sender))) }
                     } else {
@@ -178,7 +178,7 @@ extension Node {
         let styles = packStyles()
         for (packID, ids) in byPack {
             for me in myConversationKeys(packID) {
-                for l in replica.letters(in: packID, openedWith: me) where ids.contains(l.id) && !l.letter.isReceipt
+                for l in myLetters(in: packID, openedWith: me) where ids.contains(l.id) && !l.letter.isReceipt
                     && !isBlocked(l.sender) {
                     let entry = ConversationEntry(id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
                                                   atMs: l.hlc.physicalMs, delivered: false)
@@ -205,7 +205,7 @@ extension Node {
     /// there, else its pseudonym.
     func replyKey(to peer: PublicKey, in packID: PackID) -> SigningKeyPair? {
         if personaStamp(packID) != nil, let persona = personaKey(packID),
-           replica.letters(in: packID, openedWith: persona).contains(where: { $0.sender == peer }) { return persona }
+           myLetters(in: packID, openedWith: persona).contains(where: { $0.sender == peer }) { return persona }
         return key(for: packID)
     }
 
@@ -217,7 +217,7 @@ extension Node {
         var acked: [[UInt8]: Set<OpID>] = [:]
         for packID in replica.packIDs() where replica.isLive(packID, nowMs: nowMs) {
             for me in myConversationKeys(packID) {
-                for l in replica.letters(in: packID, openedWith: me) where !isBlocked(l.sender) {
+                for l in myLetters(in: packID, openedWith: me) where !isBlocked(l.sender) {
                     let k = ConversationState.verifiedKey(pack: packID, peer: l.sender)
                     if l.letter.isReceipt { acked[k, default: []].formUnion(l.letter.acks); continue }
                     entries[k, default: []].append(ConversationEntry(id: l.id, pack: packID, peer: l.sender, mine: false,
@@ -236,6 +236,27 @@ extension Node {
             let key = (pack: OpID(unchecked32: Array(k.prefix(32))), peer: try! PublicKey(bytes: Array(k.suffix(32))))
             return (key, v.sorted { ($0.atMs, $0.id) < ($1.atMs, $1.id) })
         }
+    }
+
+    /// At most this many opened boxes are remembered; beyond it the memo starts again.
+    static let letterMemoCapacity = 100_000
+
+    /// `Replica.letters` with each box opened once per key (the memo is keyed by op id and
+    /// key; a box's content never changes).
+    func myLetters(in packID: PackID, openedWith key: SigningKeyPair) -> [LetterView] {
+        if letterMemo.count > Self.letterMemoCapacity { letterMemo = [:] }
+        var opened: [OpID: DirectLetter] = [:]
+        for id in replica.directMessageIDs(in: packID) {
+            let k = id.bytes + key.publicKey.bytes
+            let letter: DirectLetter?
+            if let known = letterMemo[k] { letter = known } else {
+                guard let op = replica.op(id), case .directMessage(let dm) = op.body.kind else { continue }
+                letter = dm.open(with: key, pack: packID, carrier: op.author)
+                letterMemo[k] = .some(letter)
+            }
+            if let letter { opened[id] = letter }
+        }
+        return replica.letters(in: packID, opened: opened)
     }
 
     func conversationState() -> ConversationState {
@@ -298,7 +319,7 @@ extension Node {
             if let op = try? resolveOp(hex) { return try peer(op.packID, op.author) }
             for packID in replica.packIDs() where replica.isLive(packID, nowMs: nowMs) {
                 for me in myConversationKeys(packID) {
-                    for l in replica.letters(in: packID, openedWith: me) where l.id.hex.hasPrefix(hex) && !l.letter.isReceipt {
+                    for l in myLetters(in: packID, openedWith: me) where l.id.hex.hasPrefix(hex) && !l.letter.isReceipt {
                         return try peer(packID, l.sender)
                     }
                 }
@@ -314,7 +335,7 @@ extension Node {
         if found.isEmpty {
             for packID in replica.packIDs() where replica.isLive(packID, nowMs: nowMs) {
                 for me in myConversationKeys(packID) {
-                    for l in replica.letters(in: packID, openedWith: me) where l.sender.hex.hasPrefix(hex) {
+                    for l in myLetters(in: packID, openedWith: me) where l.sender.hex.hasPrefix(hex) {
                         if seen.insert(packID.bytes + l.sender.bytes).inserted { found.append((packID, l.sender)) }
                     }
                 }

@@ -27,15 +27,26 @@ extension Replica {
     /// among the `Limits.lettersPerSenderHour` smallest by (hlc, id) of that sender in its clock
     /// hour. Everything else says nothing, and nobody without `key` learns anything here.
     public func letters(in packID: PackID, openedWith key: SigningKeyPair) -> [LetterView] {
-        guard let pack = packs[packID] else { return [] }
+        var opened: [OpID: DirectLetter] = [:]
+        for id in directMessageIDs(in: packID) {
+            guard let op = ops[id], case .directMessage(let dm) = op.body.kind,
+                  let l = dm.open(with: key, pack: packID, carrier: op.author) else { continue }
+            opened[id] = l
+        }
+        return letters(in: packID, opened: opened)
+    }
+
+    /// The same rules over letters already opened (by op id): a node opens each box once and
+    /// remembers it.
+    public func letters(in packID: PackID, opened: [OpID: DirectLetter]) -> [LetterView] {
+        guard let pack = packs[packID], !opened.isEmpty else { return [] }
         let g = pack.genesisCreate
         let bits = Int(config.pseudonymBits(g.powBits))
         var out: [LetterView] = []
         var perHour: [PublicKey: [UInt64: Int]] = [:]
         var stampOK: [PublicKey: Bool] = [:]
         for e in pack.order {
-            guard let op = ops[e.id], case .directMessage(let dm) = op.body.kind,
-                  let letter = dm.open(with: key, pack: packID, carrier: op.author) else { continue }
+            guard let letter = opened[e.id], let op = ops[e.id] else { continue }
             let ok = stampOK[letter.sender] ?? ProofOfWork.isValid(genesisNonce: g.nonce, author: letter.sender.bytes,
                                                                    stamp: letter.stamp, bits: bits)
             stampOK[letter.sender] = ok

@@ -46,6 +46,7 @@ import SkwadTestKit
         // Bob answers by the message's id; the Alpha relayed both and reads neither.
         _ = try await bob.dm(to: sent.id.short(), text: "yes, come by")
         #expect(await eventually { letters(carolEvents).map(\.text) == ["yes, come by"] })
+        #expect(await net.synced())
         guard case .list(let none) = try await alpha.chat(with: nil) else { Issue.record("not a list"); return }
         #expect(none.isEmpty)
         let relay = await alpha.replica
