@@ -54,16 +54,22 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // What the simulator, the benchmarks and the tests share: a second implementation of
+        // the wire that sends anything (HostilePeer, WireForge), the in-memory network and its
+        // link models, the directive carrier, a loopback sprayer. No NIO, no store.
+        .target(name: "SkwadLab", dependencies: [
+            "SkwadReplica", "SkwadGossip", .product(name: "HeapModule", package: "swift-collections"),
+        ]),
         .target(name: "SkwadSim", dependencies: [
-            "SkwadGossip", "SkwadReplica", "SkwadTestKit",
+            "SkwadGossip", "SkwadReplica", "SkwadLab",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .target(name: "SkwadREPL", dependencies: ["SkwadNode", "CEdit"]),
-        .target(name: "SkwadTestKit", dependencies: [
-            "SkwadReplica", "SkwadGossip", .product(name: "HeapModule", package: "swift-collections"),
-        ]),
+        // Test fixtures only (op factory, manual clock, timeouts, a wire peer on a loopback
+        // socket); re-exports SkwadLab. Never linked by the `skwad` product.
+        .target(name: "SkwadTestKit", dependencies: ["SkwadReplica", "SkwadGossip", "SkwadLab"]),
         .executableTarget(name: "skwad", dependencies: [
-            "SkwadREPL", "SkwadSim", "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto", "SkwadTestKit",
+            "SkwadREPL", "SkwadSim", "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto", "SkwadLab",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

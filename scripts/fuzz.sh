@@ -2,7 +2,7 @@
 # Fuzzes one libFuzzer target for SECONDS: scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]
 # Targets: FuzzDatagram (sealed and raw datagrams into an engine with a session),
 # FuzzAdmission (an envelope into admission), FuzzREPL (REPL lines into a node),
-# FuzzConfig (a config text into the parser). Recipe: ../shared/TOOLCHAIN.md, "Fuzzing".
+# FuzzConfig (a config text into the parser). Recipe: libFuzzer through `swift build --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address`, run with SWIFT_BACKTRACE=enable=no.
 # The targets exist only when SKWAD_FUZZ=1 (Package.swift) and build in their own scratch
 # directory, so the normal build is untouched. Seeds: fuzz/corpus/TARGET (committed); what
 # the fuzzer finds grows in .build/fuzz-corpus/TARGET; crashes land in fuzz/crashes/.

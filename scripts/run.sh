@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds (release, Swift runtime and Foundation linked statically: an idle node holds ≈ 2 MiB
-# less, README "Memory") and starts a Skwad node with its REPL. Arguments go to `skwad`.
+# less, docs/BENCHMARKS.md "Memory") and starts a Skwad node with its REPL. Arguments go to `skwad`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

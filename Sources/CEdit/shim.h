@@ -10,4 +10,7 @@ static inline void skwad_set_completion(skwad_completion_fn fn) {
 }
 static inline int skwad_history_length(void) { return history_length; }
 static inline void skwad_set_readline_name(const char *name) { rl_readline_name = (char *)name; }
+/* The whole line being edited and the cursor (Tab completion looks at the words before it). */
+static inline const char *skwad_line_buffer(void) { return rl_line_buffer; }
+static inline int skwad_point(void) { return rl_point; }
 #endif

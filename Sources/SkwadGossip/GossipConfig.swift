@@ -84,6 +84,8 @@ public struct GossipConfig: Sendable {
     public var helloRetryMs: UInt64 = 500
     public var helloAttempts = 4
     public var rejoinIntervalMs: UInt64 = 3000
+    /// Unanswered re-joins back off, doubling, up to this interval.
+    public var rejoinMaxMs: UInt64 = 60_000
     /// Limits per peer address and per pseudonym.
     public var peerDatagramsPerSecond: Double = 400
     public var peerBytesPerSecond: Double = 400_000

@@ -90,6 +90,9 @@ public struct GossipEngine: Sendable {
     /// Remote contacts and Plumtree's link set are kept up at the base vicinity interval.
     var nextRemoteMs: UInt64 = 0
     var nextRejoinMs: UInt64 = 0
+    /// Re-joins through the seeds since the last time a link was up: each waits twice as
+    /// long as the one before (from `rejoinIntervalMs` up to `rejoinMaxMs`).
+    var rejoinAttempts = 0
     var nextEagerShuffleMs: UInt64 = 0
     /// Links that came up since the last tick: their directory is reconciled at once (§11a).
     var newLinks: Set<PeerAddress> = []

@@ -128,6 +128,7 @@ extension GossipEngine {
     /// a neighbour; with nobody known, joins through the seeds again.
     mutating func fillActiveView(nowMs: UInt64, into out: inout [GossipDirective]) {
         expireCandidates(nowMs: nowMs)
+        if !peers.active.isEmpty { rejoinAttempts = 0 }
         if let p = pendingNeighbor, nowMs >= p.sinceMs + config.helloRetryMs * UInt64(config.helloAttempts + 1) {
             pendingNeighbor = nil
             // A peer that took our handshake is alive: the request may have walked on and
@@ -152,9 +153,22 @@ extension GossipEngine {
             pendingNeighbor = (candidate, nowMs)
             send(.neighbor(n), to: candidate, nowMs: nowMs, into: &out)
         } else if peers.active.isEmpty, !seeds.isEmpty, nowMs >= nextRejoinMs {
-            nextRejoinMs = nowMs + config.rejoinIntervalMs
+            rejoinAttempts = min(rejoinAttempts + 1, 32)
+            nextRejoinMs = nowMs &+ rejoinDelayMs
             for s in seeds { send(joinMessage, to: s, nowMs: nowMs, into: &out) }
         }
+    }
+
+    /// The wait before the next re-join through the seeds: doubling with each unanswered one.
+    var rejoinDelayMs: UInt64 {
+        min(config.rejoinMaxMs, config.rejoinIntervalMs &<< UInt64(min(rejoinAttempts, 16)))
+    }
+
+    /// With no link up and seeds configured: the seeds, how many re-joins went unanswered
+    /// since the last link, and when the next one goes out (for the REPL's `peers`).
+    public func seedStatus(nowMs: UInt64) -> (seeds: [String], unanswered: Int, nextInMs: UInt64)? {
+        guard peers.active.isEmpty, !seeds.isEmpty else { return nil }
+        return (seeds.map(\.value), rejoinAttempts, nextRejoinMs > nowMs ? nextRejoinMs - nowMs : 0)
     }
 
     /// A neighbour request was declined or went unanswered: the next low-priority one waits

@@ -16,7 +16,7 @@ public func wallClockMs() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970
 /// NodePosting.swift; views in NodeReading.swift; ops from other nodes in NodeRemote.swift;
 /// moderation, edits, reports, blocks and mutes in NodeModeration.swift.
 public actor Node {
-    public let config: NodeConfig
+    public internal(set) var config: NodeConfig
     /// Held for the node's lifetime: one process per data directory.
     let lock: DataDirLock
     let store: Store
@@ -163,10 +163,7 @@ public actor Node {
         let nowMs = now()
         guard let pack = replica.pack(packID), replica.isLive(packID, nowMs: nowMs) else { throw NodeError("that pack is gone (expired or deleted)") }
         guard let key = persona ? personaKey(packID) : key(for: packID) else { throw NodeError("unknown pack") }
-        if let waitMs = localRate.take(packID, nowMs: nowMs) {
-            let limit = Int(config.pseudonymOpsPerMinute)
-            throw NodeError("slow down: peers accept \(limit) ops a minute from one pseudonym; try again in \(max(1, (waitMs + 999) / 1000)) s")
-        }
+        try takeLocalBudget(key.publicKey, nowMs: nowMs)
         var changes: [LocalChange] = []
         let stamp: UInt64
         if let s = persona ? personaStamp(packID) : stamps[packID] { stamp = s } else {

@@ -271,13 +271,12 @@ extension Node {
     /// `me`: the sending key (default: `replyKey`).
     func sendLetter(to peer: PublicKey, in packID: PackID, text: String, acks: [OpID], as sender: SigningKeyPair? = nil) throws -> OpID {
         let nowMs = now()
-        guard let pack = replica.pack(packID), replica.isLive(packID,
-            nowMs: nowMs) else { throw NodeError("that pack is gone (expired or deleted)") }
+        guard let pack = replica.pack(packID), replica.isLive(packID, nowMs: nowMs) else {
+            throw NodeError("that pack is gone (expired or deleted)")
+        }
         guard let me = sender ?? replyKey(to: peer, in: packID) else { throw NodeError("unknown pack") }
         let isPersona = me.publicKey != key(for: packID)?.publicKey
-        if let waitMs = localRate.take(packID, nowMs: nowMs) {
-            throw NodeError("slow down: try again in \(max(1, (waitMs + 999) / 1000)) s")
-        }
+        try takeLocalBudget(me.publicKey, nowMs: nowMs)   // the sender pseudonym's budget, receipts included
         let bits = Int(replica.config.pseudonymBits(pack.create.powBits))
         var changes: [LocalChange] = []
         let myStamp: UInt64

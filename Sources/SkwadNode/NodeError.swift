@@ -1,3 +1,4 @@
+import SkwadModel
 import SkwadReplica
 
 /// A user-facing failure of a node command: one line, no stack, the node keeps running.
@@ -27,7 +28,7 @@ public struct NodeError: Error, CustomStringConvertible, Sendable, Equatable {
 public enum NodeEvent: Sendable, Equatable {
     case newPost(PostView)
     case newComment(CommentView, packName: String)
-    case voteOnYours(target: String, score: Int)
+    case voteOnYours(target: OpID, score: Int)
     case peerJoined(String)
     case peerLeft(String)
     /// A direct message to you, or a receipt of yours (NodeConversations.swift).

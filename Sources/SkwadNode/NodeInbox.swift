@@ -13,6 +13,9 @@ public struct InboxItem: Sendable, Equatable {
         case votes(target: OpID, up: Int, down: Int, score: Int)
         /// A moderator hid (`hidden`) or restored your post or comment.
         case moderated(target: OpID, hidden: Bool, reason: String)
+        /// Votes since you last looked took your post or comment to the pack's hiding score
+        /// (−5 unless its genesis says otherwise): it is hidden from every feed.
+        case autoHidden(target: OpID, score: Int, threshold: Int)
         /// A pack you are in expires soon, expired, or was deleted.
         case pack(InboxNotice)
         /// A direct message to you (NodeConversations.swift).
@@ -135,13 +138,29 @@ extension Node {
             default: continue
             }
         }
+        let before = previousVotes(votes, batch: Set(ops.map(\.id)))
         for target in voteOrder {
-            let vs = votes[target]!.values.map(\.value)
-            let up = vs.filter { $0 > 0 }.count, down = vs.filter { $0 < 0 }.count
-            guard up + down > 0, let t = replica.op(target) else { continue }
-            items.append(InboxItem(kind: .votes(target: target, up: up, down: down, score: replica.score(target)),
-                                   packName: styles[t.packID]?.label ?? "", about: about(target), atMs: voteMs[target] ?? nowMs,
-                                   targetIsPost: isPost(t)))
+            guard let t = replica.op(target) else { continue }
+            // A voter counts when their vote now differs from what it was before these ops:
+            // the same vote cast again, or a change undone, is no news.
+            var up = 0, down = 0, delta = 0
+            for (voter, v) in votes[target]! {
+                let prev = before[target]?[voter]
+                if let prev, (prev.hlc, prev.id) > (v.hlc, v.id) || prev.value == v.value { continue }
+                if v.value > 0 { up += 1 } else if v.value < 0 { down += 1 }
+                delta += Int(v.value) - Int(prev?.value ?? 0)
+            }
+            let score = replica.score(target)
+            if up + down > 0 {
+                items.append(InboxItem(kind: .votes(target: target, up: up, down: down, score: score),
+                                       packName: styles[t.packID]?.label ?? "", about: about(target), atMs: voteMs[target] ?? nowMs,
+                                       targetIsPost: isPost(t)))
+            }
+            if let threshold = hideThreshold(t.packID), score <= -threshold, score - delta > -threshold {
+                items.append(InboxItem(kind: .autoHidden(target: target, score: score, threshold: threshold),
+                                       packName: styles[t.packID]?.label ?? "", about: about(target), atMs: voteMs[target] ?? nowMs,
+                                       targetIsPost: isPost(t)))
+            }
         }
         for (target, m) in moderation.sorted(by: { $0.value.ms < $1.value.ms }) {
             guard let t = replica.op(target) else { continue }
@@ -149,6 +168,28 @@ extension Node {
                                    packName: styles[t.packID]?.label ?? "", about: about(target), atMs: m.ms, targetIsPost: isPost(t)))
         }
         return items
+    }
+
+    /// Per target and voter among `votes`: the voter's last vote on it outside `batch` (the
+    /// ops since the last look), by (hlc, id).
+    func previousVotes(_ votes: [OpID: [PublicKey: (hlc: HLC, id: OpID, value: Int32)]], batch: Set<OpID>)
+        -> [OpID: [PublicKey: (hlc: HLC, id: OpID, value: Int32)]] {
+        var out: [OpID: [PublicKey: (hlc: HLC, id: OpID, value: Int32)]] = [:]
+        let packs = Set(votes.keys.compactMap { replica.op($0)?.packID })
+        for pack in packs {
+            for entry in replica.opIDs(inPack: pack) where !batch.contains(entry.id) {
+                guard let op = replica.op(entry.id), case .vote(let v) = op.body.kind, votes[v.target]?[op.author] != nil else { continue }
+                if let seen = out[v.target]?[op.author], (seen.hlc, seen.id) > (op.hlc, op.id) { continue }
+                out[v.target, default: [:]][op.author] = (op.hlc, op.id, v.value)
+            }
+        }
+        return out
+    }
+
+    /// The score at or below minus which a pack hides a post or comment (PROTOCOL §5).
+    func hideThreshold(_ pack: PackID) -> Int? {
+        guard let p = replica.pack(pack), case .createPack(let c) = p.genesis.body.kind else { return nil }
+        return Int(c.hideScore == 0 ? 5 : c.hideScore)
     }
 
     func isPost(_ op: SignedOp) -> Bool { if case .post = op.body.kind { true } else { false } }

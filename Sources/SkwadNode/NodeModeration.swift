@@ -57,9 +57,7 @@ extension Node {
         }
         let nowMs = now()
         guard let pack = replica.pack(packID), replica.isLive(packID, nowMs: nowMs) else { throw NodeError("that pack is gone (expired or deleted)") }
-        if let waitMs = localRate.take(packID, nowMs: nowMs) {
-            throw NodeError("slow down: try again in \(max(1, (waitMs + 999) / 1000)) s")
-        }
+        try takeLocalBudget(key.publicKey, nowMs: nowMs)
         let stamp = ProofOfWork.mint(genesisNonce: pack.genesis.createNonce, author: key.publicKey.bytes,
                                      bits: Int(replica.config.pseudonymBits(pack.create.powBits)))
         let body = OpBody(packID: packID, author: key.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), stamp: stamp, kind: kind)
@@ -129,6 +127,7 @@ extension Node {
     func editPack(_ p: PackSummary, _ change: EditRequest) throws -> EditOutcome {
         guard let state = replica.pack(p.id) else { throw NodeError("that pack is gone") }
         guard let key = moderatorKeys(state).first else { throw NodeError("only the pack's Alpha (or an admin) can edit pack '\(p.name)'") }
+        if let name = change.name { try PackNames.check(name) }
         // A colour from the named palette, as `create` takes it.
         var color = change.color
         if let c = color { do { color = try Palette.validate(c) } catch { throw NodeError("\(error)") } }
@@ -158,6 +157,8 @@ extension Node {
             e = Edit(target: target.id, body: text)
         default: throw NodeError("only posts and comments can be edited")
         }
+        if let t = e.title { try Self.fits(t, Limits.maxTitle, "title") }
+        if let b = e.body { try Self.fits(b, Limits.maxBody, "body") }
         let (op, changes) = try sign(.edit(e), in: target.packID)
         try commit(op, with: changes)
         return .post(target.id, op.id)

@@ -174,6 +174,12 @@ extension Node {
             + n.engine.passivePeers.map { PeerSummary(address: $0.value, state: "passive", cell: n.engine.cell(of: $0)) }
     }
 
+    /// Online with no link up and seeds configured: the seeds, re-joins unanswered since the
+    /// last link, and the wait before the next (nil otherwise).
+    public func seedStatus() -> (seeds: [String], unanswered: Int, nextInMs: UInt64)? {
+        network?.engine.seedStatus(nowMs: now())
+    }
+
     public func networkStats() -> [(String, Int)] {
         guard let n = network else { return [] }
         return n.engine.stats.pairs + [("drop.inboundFull", n.transport.inboundFull), ("transport.rebinds", n.rebinds), ("sessions", n.engine.sessionCount),

@@ -9,6 +9,7 @@ extension Node {
     /// commit in one transaction.
     public func createPack(name: String, radiusMeters: Double?, locked: Bool, tags: [String], color: String,
                            asAdmin: Bool = false) throws -> PackSummary {
+        try PackNames.check(name)
         let paletteColor: String
         do { paletteColor = try Palette.validate(color) } catch { throw NodeError("\(error)") }
         var fence: Geofence?
@@ -26,6 +27,8 @@ extension Node {
         } else {
             key = master.pseudonym(genesisNonce: nonce)
         }
+        // A genesis counts against its author's budget, as peers count it (PROTOCOL §13).
+        try takeLocalBudget(key.publicKey, nowMs: now())
         let bits = config.powBits
         let stamp = ProofOfWork.mint(genesisNonce: nonce, author: key.publicKey.bytes, bits: Int(replica.config.genesisBits(bits)),
                                      progress: mintProgress)
@@ -51,10 +54,23 @@ extension Node {
         return replica.packs(nowMs: now(), from: location, sort: sort, tag: tag).map { PackListing(pack: $0, joined: joined[$0.id] != nil) }
     }
 
-    /// Resolves a pack by exact name (case-insensitive) or id prefix, among live packs.
+    /// Resolves a pack among live packs. Ids win over names: a token of hex digits that starts
+    /// the id of a live pack names that pack, whatever another pack is called (a remote pack
+    /// named like the id prefix of another must not capture what is typed for it); several
+    /// such packs are an error listing them. Otherwise the exact name (case-insensitive), then
+    /// a label `NAME·abcd`. A name a live pack had before a rename is answered with its new name.
     public func resolvePack(_ ref: String) throws -> PackSummary {
         let live = replica.packs(nowMs: now(), from: location)
-        let named = live.filter { $0.name.lowercased() == ref.lowercased() }
+        let lower = ref.lowercased()
+        if PackNames.isHex(lower) {
+            let byID = live.filter { $0.id.hex.hasPrefix(lower) }
+            if byID.count == 1 { return byID[0] }
+            if byID.count > 1 {
+                throw NodeError("'\(NodeError.quote(ref))' starts the ids of \(byID.count) packs: "
+                                + "say which (\(choices(byID, typed: lower.count)))")
+            }
+        }
+        let named = live.filter { $0.name.lowercased() == lower }
         if named.count == 1 { return named[0] }
         if named.count > 1 {
             // A shared name: the one pack of that name you are in, else say how to tell them apart.
@@ -65,12 +81,21 @@ extension Node {
             throw NodeError("\(named.count) packs are named '\(NodeError.quote(ref))': say which (\(labels.joined(separator: ", ")))")
         }
         if let p = resolveLabel(ref, among: live) { return p }
-        let hex = ref.lowercased()
-        guard !hex.isEmpty, hex.allSatisfy(\.isHexDigit) else { throw NodeError("no pack named '\(NodeError.quote(ref))' (see: packs)", unknownPack: true) }
-        let byID = live.filter { $0.id.hex.hasPrefix(hex) }
-        if byID.count == 1 { return byID[0] }
-        if byID.isEmpty { throw NodeError("no pack named or with id '\(NodeError.quote(ref))' (see: packs)", unknownPack: true) }
-        throw NodeError("'\(NodeError.quote(ref))' matches \(byID.count) packs: type more of the id")
+        if let renamed = PackNames.renamed(from: lower, among: live, replica: replica) {
+            throw NodeError("no pack is named '\(NodeError.quote(ref))' now: "
+                            + "pack '\(renamed.name)' (\(renamed.id.short(6))) was, before a rename; use its new name or its id")
+        }
+        if PackNames.isHex(lower) { throw NodeError("no pack named or with id '\(NodeError.quote(ref))' (see: packs)", unknownPack: true) }
+        throw NodeError("no pack named '\(NodeError.quote(ref))' (see: packs)", unknownPack: true)
+    }
+
+    /// Up to 6 packs as `NAME (id prefix)`, each prefix long enough to tell them apart.
+    func choices(_ packs: [PackSummary], typed: Int) -> String {
+        let sorted = packs.sorted { $0.id < $1.id }
+        var n = max(6, typed + 1)
+        while n < 64, Set(sorted.map { $0.id.hex.prefix(n) }).count < sorted.count { n += 1 }
+        let shown = sorted.prefix(6).map { "\($0.name) \($0.id.hex.prefix(n))" }
+        return shown.joined(separator: ", ") + (sorted.count > 6 ? ", and \(sorted.count - 6) more" : "")
     }
 
     /// Joins a pack: its posts enter the feed (and, with gossip, the node replicates it).
@@ -92,9 +117,13 @@ extension Node {
             let polls = max(1, waitMs / 50)
             for _ in 0..<polls {
                 try? await Task.sleep(nanoseconds: 50_000_000)
-                if let p = try? resolvePack(ref) { return p }
+                do { return try resolvePack(ref) } catch let e as NodeError where e.isUnknownPack { continue }
             }
-            throw NodeError("no pack named or with id '\(NodeError.quote(ref))': asked \(asked) neighbour\(asked == 1 ? "" : "s") for \(waitMs / 1000) s, none knew it")
+            // A locked pack's genesis goes only to nodes inside its fence (PROTOCOL §12): from
+            // outside it, nobody can tell us it exists.
+            let who = "\(asked) neighbour\(asked == 1 ? "" : "s")"
+            throw NodeError("no pack named or with id '\(NodeError.quote(ref))': asked \(who) for \(waitMs / 1000) s, "
+                            + "none knew it (a locked pack is found only from inside its fence: locate LAT,LON there first)")
         }
     }
 

@@ -8,6 +8,8 @@ extension Node {
     public func post(pack ref: String, title: String, body: String, tags: [String]) throws -> OpID {
         purgeIfDue()
         let p = try resolvePack(ref)
+        try Self.fits(title, Limits.maxTitle, "title")
+        try Self.fits(body, Limits.maxBody, "body")
         var (op, changes) = try sign(.post(Post(title: title, body: body, tags: tags)), in: p.id)
         if joined[p.id] == nil { changes.append(.joined(p.id, true, atMs: now())) }
         try commit(op, with: changes)
@@ -24,6 +26,7 @@ extension Node {
         case .comment(let parent): c = Comment(post: parent.post, parent: target.id, body: text)
         default: throw NodeError("'\(NodeError.quote(ref))' is not a post or a comment")
         }
+        try Self.fits(text, Limits.maxBody, "comment")
         let (op, changes) = try sign(.comment(c), in: target.packID)
         try commit(op, with: changes)
         return op.id
@@ -60,5 +63,21 @@ extension Node {
         let (op, changes) = try sign(.delete(Delete(target: p.id)), in: p.id)
         try commit(op, with: changes)
         return op.id
+    }
+}
+
+extension Node {
+    /// Limits are in UTF-8 bytes on the wire (PROTOCOL §Limits); the user counts characters.
+    /// Too long: how long it is in characters and how many to cut from its end to fit
+    /// (a letter beyond ASCII takes 2–3 bytes, an emoji 4). Checked before signing, so a
+    /// refused text costs no op of the rate budget.
+    static func fits(_ text: String, _ maxBytes: Int, _ what: String) throws {
+        let bytes = text.utf8.count
+        guard bytes > maxBytes else { return }
+        var cut = 0, over = bytes - maxBytes
+        for ch in text.reversed() where over > 0 { over -= ch.utf8.count; cut += 1 }
+        let size = bytes == text.count ? "\(text.count) characters" : "\(text.count) characters, \(bytes) bytes"
+        throw NodeError("\(what) too long: \(size), at most \(maxBytes) bytes (\(maxBytes) plain characters): "
+                        + "cut \(cut) character\(cut == 1 ? "" : "s") from it")
     }
 }

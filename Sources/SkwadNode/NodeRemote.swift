@@ -40,7 +40,7 @@ extension Node {
                 if !votedOn.contains(v.target), let target = replica.op(v.target), target.packID == op.packID,
                    isMine(target.author, in: target.packID) {
                     votedOn.insert(v.target)
-                    out.append(.voteOnYours(target: v.target.short(displayIDLength()), score: replica.score(v.target)))
+                    out.append(.voteOnYours(target: v.target, score: replica.score(v.target)))
                 }
             default: break
             }

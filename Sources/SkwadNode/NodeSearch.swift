@@ -26,17 +26,26 @@ extension Node {
     /// hidden by a moderator or by score, expired) is never returned.
     public func search(_ text: String, pack ref: String? = nil, limit: Int = 20) throws -> [SearchHit] {
         purgeIfDue()
-        guard text.contains(where: { $0.isLetter || $0.isNumber }) else { throw NodeError("search needs a word to look for") }
+        let symbolic = Self.hasSymbols(text)
+        guard symbolic || text.contains(where: { $0.isLetter || $0.isNumber }) else { throw NodeError("search needs a word to look for") }
         let filter = try ref.map { Set([try resolvePack($0).id]) }
-        let matches: [SearchMatch]
-        do { matches = try store.search(text, packs: filter, limit: 500) } catch {
-            stats.storeErrors += 1
-            throw NodeError("\(error)")
+        var matches: [(id: OpID, post: OpID, rank: Double)]
+        if symbolic {
+            // The full-text index splits words at emoji and symbols: such a query is matched as
+            // a substring of the texts this node holds, newest first.
+            matches = substringMatches(text, packs: filter, limit: 500)
+        } else {
+            do { matches = try store.search(text, packs: filter, limit: 500).map { ($0.id, $0.post, $0.rank) } } catch {
+                stats.storeErrors += 1
+                throw NodeError("\(error)")
+            }
         }
         let nowMs = now()
         var out: [SearchHit] = []
         var threads: [OpID: ThreadView?] = [:]
-        for m in matches where out.count < limit {
+        // One hit per post: its best match (the post itself, or its best-ranked comment).
+        var listed: Set<OpID> = []
+        for m in matches where out.count < limit && !listed.contains(m.post) {
             // Blocked authors and muted packs stay out of search as out of the feed.
             if let op = replica.op(m.id), isSilenced(op) { continue }
             if m.id != m.post, let post = replica.op(m.post), isSilenced(post) { continue }
@@ -44,11 +53,42 @@ extension Node {
             guard let t = threads[m.post] ?? nil, t.post.hidden == nil else { continue }
             if m.id == m.post {
                 out.append(SearchHit(post: t.post, comment: nil, rank: m.rank))
+                listed.insert(m.post)
             } else if let c = t.comments.first(where: { $0.id == m.id }), !c.removed {
                 out.append(SearchHit(post: t.post, comment: c, rank: m.rank))
+                listed.insert(m.post)
             }
         }
         return out
+    }
+
+    /// Has `text` an emoji or a symbol the full-text index does not keep as part of a word?
+    static func hasSymbols(_ text: String) -> Bool {
+        text.unicodeScalars.contains { u in
+            let category = u.properties.generalCategory
+            return u.value > 0x7F && (u.properties.isEmoji || category == .otherSymbol || category == .mathSymbol)
+        }
+    }
+
+    /// Posts and comments of live packs whose text contains `text` (case-insensitive), newest
+    /// first: at most `limit`, rank 0.
+    func substringMatches(_ text: String, packs filter: Set<PackID>?, limit: Int) -> [(id: OpID, post: OpID, rank: Double)] {
+        let needle = text.lowercased()
+        let nowMs = now()
+        var out: [(id: OpID, post: OpID, rank: Double, hlc: HLC)] = []
+        for op in replica.allOps where filter?.contains(op.packID) ?? true {
+            guard replica.isLive(op.packID, nowMs: nowMs) else { continue }
+            switch op.body.kind {
+            case .post(let p):
+                let hay = ([p.title, p.body] + p.tags).joined(separator: "\n").lowercased()
+                if hay.contains(needle) { out.append((op.id, op.id, 0, op.hlc)) }
+            case .comment(let c):
+                if c.body.lowercased().contains(needle) { out.append((op.id, c.post, 0, op.hlc)) }
+            default: continue
+            }
+        }
+        out.sort { ($0.hlc, $0.id) > ($1.hlc, $1.id) }
+        return out.prefix(limit).map { ($0.id, $0.post, $0.rank) }
     }
 
     /// The feed with filters: `tag` keeps posts carrying the tag (or in a pack carrying it);

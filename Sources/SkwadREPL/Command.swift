@@ -22,6 +22,9 @@ public enum Command: Equatable, Sendable {
     case search(text: String, pack: String?, limit: Int)
     case inbox
     case map(radius: Double?, json: Bool)
+    /// `trust KEY` (true), `untrust KEY` (false): this node's admin keys.
+    case trust(String, Bool)
+    case trusted
     case quit
     /// hide, unhide, edit, log, report, reports, dismiss, block, unblock, mute, unmute, blocks (CommandModeration.swift).
     case moderation(ModerationCommand)
@@ -39,12 +42,15 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("help", "help [COMMAND]", "list commands, or explain one"),
     ("whoami", "whoami", "your node id, location and data directory"),
     ("locate", "locate LAT,LON", "set your (self-reported) location, e.g. locate 40.4433,-79.9436"),
-    ("create", "create NAME [--radius METERS] [--locked] [--tags a,b] [--color C]", "create a pack and become its Alpha"),
+    ("create", "create NAME [--radius METERS] [--locked] [--tags a,b] [--color C]",
+     "create a pack and become its Alpha; it lives 24 h, up to 48 h as more people take part (admin packs are permanent)"),
     ("packs", "packs [--sort distance|popular|new] [--tag T]", "packs around you, with distance and bearing"),
     ("join", "join PACK", "join a pack (by name or id prefix): its posts enter your feed"),
     ("leave", "leave PACK", "leave a pack"),
-    ("post", "post PACK \"TITLE\" \"BODY\" [--tags a,b] [--named]", "post anonymously in a pack (--named: under your display name there)"),
-    ("comment", "comment ID \"TEXT\"", "comment on a post, or reply to a comment"),
+    ("post", "post PACK \"TITLE\" \"BODY\" [--tags a,b] [--named]",
+     "post anonymously in a pack; title up to \(Limits.maxTitle) characters, body up to \(Limits.maxBody) "
+        + "(letters beyond plain ASCII count 2, emoji 4); --named: under your display name there"),
+    ("comment", "comment ID \"TEXT\"", "comment on a post, or reply to a comment; up to \(Limits.maxBody) characters"),
     ("up", "up ID", "upvote a post or comment"),
     ("down", "down ID", "downvote a post or comment"),
     ("unvote", "unvote ID", "withdraw your vote"),
@@ -58,6 +64,9 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("search", "search TEXT [--pack PACK] [--limit N]", "find posts by words of their title, body, tags or comments, best first"),
     ("inbox", "inbox", "replies, votes and moderation on your posts and comments, and your packs expiring or gone, since you last looked"),
     ("map", "map [--radius METRES] [--json]", "the packs around you on a grid: you at the centre, north up"),
+    ("trust", "trust ADMINKEY", "trust an admin key (your campus's): its packs are permanent here and it may moderate any pack"),
+    ("untrust", "untrust ADMINKEY", "stop trusting an admin key"),
+    ("trusted", "trusted", "the admin keys this node trusts, and the config file they are kept in"),
 ] + moderationHelp + conversationHelp + [
     ("quit", "quit", "stop the node (also: exit, Ctrl-D)"),
 ]
@@ -130,6 +139,9 @@ extension Command {
                 throw CommandError("--radius must be 10...\(Limits.maxRadiusMeters * 20) metres")
             }
             cmd = .map(radius: radius, json: args.flag("--json"))
+        case "trust": cmd = .trust(try args.positional("ADMINKEY"), true)
+        case "untrust": cmd = .trust(try args.positional("ADMINKEY"), false)
+        case "trusted": cmd = .trusted
         case "quit", "exit", "q": cmd = .quit
         case _ where ModerationCommand.verbs.contains(verb):
             guard let m = try ModerationCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }

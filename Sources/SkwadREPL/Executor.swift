@@ -22,7 +22,7 @@ public struct Executor: Sendable {
         case let .packs(sort, tag): return .packs(await node.packs(sort: sort, tag: tag))
         case .join(let ref):
             let p = try await node.join(ref)
-            return .done("joined \(p.name)", id: p.id)
+            return .done("joined \(p.name)" + Self.outsideNote(p), id: p.id)
         case .leave(let ref):
             let p = try await node.leave(ref)
             return .done("left \(p.name)", id: p.id)
@@ -46,12 +46,42 @@ public struct Executor: Sendable {
             let id = try await node.delete(ref)
             return .done("deleted \(ref)", id: id)
         case .den: return .den(await node.den())
-        case .peers: return .peers(await peers())
+        case .peers:
+            let list = await peers()
+            return .peers(list, note: list.isEmpty ? await noPeersNote() : nil)
+        case let .trust(key, on):
+            let (k, changed) = try await node.trust(key, on: on)
+            let file = await node.trusted().file
+            let short = String(k.hex.prefix(16)) + "…"
+            if !changed { return .done(on ? "already trusted: \(short)" : "not trusted: \(short) (see: trusted)", id: nil) }
+            return .done(on ? "trusted admin key \(short): its packs are permanent here and it may moderate any pack; written to \(file)"
+                            : "no longer trusted: \(short); written to \(file)", id: nil)
+        case .trusted: return .trusted(await node.trusted())
         case .stats: return .stats(await node.counters())
         case .quit: return .bye
         case .moderation(let m): return .moderation(try await runModeration(m))
         case .conversation(let c): return .conversation(try await runConversation(c))
         }
+    }
+
+    /// For a locked pack you are outside of: how far, and what that means.
+    static func outsideNote(_ p: PackSummary) -> String {
+        guard p.locked, let f = p.fence, let d = p.distanceMeters, d > f.radiusMeters else { return "" }
+        return "; it is locked to \(Renderer.distance(f.radiusMeters)) around its centre and you are \(Renderer.distance(d)) away "
+            + "(\(Renderer.distance(d - f.radiusMeters)) outside): you will see and post in it only from inside"
+    }
+
+    /// Why `peers` lists nobody: offline, seeds not answering, or nobody joined yet.
+    func noPeersNote() async -> String {
+        guard let listen = await node.listenAddress else { return "offline: start with --listen HOST:PORT --peer HOST:PORT" }
+        if let s = await node.seedStatus() {
+            let seeds = s.seeds.joined(separator: ", ")
+            let next = "trying again in \(max(1, (s.nextInMs + 999) / 1000)) s"
+            return s.unanswered == 0 ? "no peers yet: joining through \(seeds) (\(next) if it does not answer)"
+                : "no peers: seed \(seeds) is not answering (\(Wording.count(s.unanswered, "try", "tries")) so far); "
+                    + "\(next), waiting longer each time"
+        }
+        return "no peers yet: listening on \(listen); others join through you with --peer \(listen)"
     }
 
     /// `help` and `help CMD`, every line at most 80 columns.

@@ -20,14 +20,15 @@ public final class LineReader: @unchecked Sendable {
     }
 
     /// The next line, or nil at end of input.
-    public func next(prompt: String) -> String? {
+    /// `history`: keep the line in the history (not the pager's answers).
+    public func next(prompt: String, history: Bool = true) -> String? {
         guard interactive else { return readLine(strippingNewline: true) }
         lock.withLock { reading = true }
         defer { lock.withLock { reading = false } }
         guard let raw = readline(prompt) else { return nil }
         defer { free(raw) }
         let line = String(cString: raw)
-        if !line.trimmingCharacters(in: .whitespaces).isEmpty {
+        if history, !line.trimmingCharacters(in: .whitespaces).isEmpty {
             add_history(line)
             if let historyPath { _ = write_history(historyPath) }
         }
@@ -47,12 +48,16 @@ public final class LineReader: @unchecked Sendable {
     }
 }
 
-/// Tab completion of command names (libedit calls this with state 0, 1, ... until nil; it
-/// frees the strings it gets).
+/// Tab completion (Completion.swift): libedit calls this with state 0, 1, ... until nil, and
+/// frees the strings it gets.
 private func completeCommand(_ text: UnsafePointer<CChar>?, _ state: Int32) -> UnsafeMutablePointer<CChar>? {
-    guard let text else { return nil }
-    let prefix = String(cString: text).lowercased()
-    let matches = commandHelp.map(\.name).filter { $0.hasPrefix(prefix) }
-    guard state >= 0, Int(state) < matches.count else { return nil }
-    return strdup(matches[Int(state)])
+    guard let text, state >= 0 else { return nil }
+    let word = String(cString: text)
+    var before = ""
+    if let buffer = skwad_line_buffer() {
+        let line = Array(String(cString: buffer).utf8)
+        let end = max(0, min(line.count, Int(skwad_point()) - word.utf8.count))
+        before = String(decoding: line[..<end], as: UTF8.self)
+    }
+    return CompletionStore.shared.match(before: before, word: word, state: Int(state)).map { strdup($0) } ?? nil
 }

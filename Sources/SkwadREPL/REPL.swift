@@ -23,18 +23,29 @@ public final class REPL: Sendable {
         r.nowMs = nowMs
         r.idLength = await executor.node.displayIDLength()
         if mode == .terminal { r.screen = TerminalSize.current() }
+        r.joinedCount = await executor.node.joinedPackIDs.count
         do {
             guard let cmd = try Command.parse(line) else { return (nil, false) }
             let reply = try await executor.run(cmd)
             r.idLength = await executor.node.displayIDLength()
             r.styles = await executor.node.packStyles()
             styleCache.set(r.styles, idLength: r.idLength)
-            let out = mode == .json ? r.json(reply).render() : r.text(reply)
+            r.joinedCount = await executor.node.joinedPackIDs.count
+            var out = mode == .json ? r.json(reply).render() : r.text(reply)
+            // `map --json` prints one JSON object: never broken into lines.
+            var json = false
+            if case .map(_, true) = reply { json = true }
+            if mode == .terminal && !json { out = TerminalOutput.wrap(out, width: r.screen.cols) }
             if case .bye = reply { return (out, true) }
             return (out, false)
         } catch {
             let msg = Wording.clipError("\(error)".split(separator: "\n").first.map(String.init) ?? "error")
-            return (mode == .json ? Renderer.error(msg).render() : "error: \(SafeText.line(msg))", false)
+            switch mode {
+            case .json: return (Renderer.error(msg).render(), false)
+            // Red on a terminal only: a script or a pipe reads the plain word.
+            case .terminal: return (TerminalOutput.wrap("\u{1B}[31merror:\u{1B}[0m \(SafeText.line(msg))", width: r.screen.cols), false)
+            case .plain: return ("error: \(SafeText.line(msg))", false)
+            }
         }
     }
 
@@ -64,10 +75,40 @@ public final class REPL: Sendable {
             let line = await Self.readOffThread(reader, prompt: mode == .terminal ? "skwad> " : "")
             guard let line else { break }
             let (out, quit) = await handle(line, nowMs: wallClockMs())
-            if let out { reader.printAbove(out) }
+            if let out { await show(out) }
+            if reader.interactive { CompletionStore.shared.set(await completionWords()) }
             if quit { break }
         }
         await executor.node.setEventSink(nil)
+    }
+
+    /// Prints a reply: a page at a time when it is taller than the screen and both ends are a
+    /// terminal (never piped: `mode` is `.terminal` only then).
+    func show(_ out: String) async {
+        guard mode == .terminal, reader.interactive else { reader.printAbove(out); return }
+        let pages = TerminalOutput.pages(out, rows: TerminalSize.current().rows)
+        for (i, page) in pages.enumerated() {
+            reader.printAbove(page)
+            guard i < pages.count - 1 else { break }
+            let answer = await Self.readOffThread(reader, prompt: TerminalOutput.more, history: false)
+            if answer == nil || answer!.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("q") { break }
+        }
+    }
+
+    /// What Tab offers after a command: pack names and ids, post ids and authors of the feed.
+    func completionWords() async -> CompletionWords {
+        let node = executor.node
+        let len = await node.displayIDLength()
+        var w = CompletionWords()
+        let styles = await node.packStyles()
+        for l in await node.packs() {
+            w.packs.append(styles[l.pack.id]?.label ?? l.pack.name)
+            w.packs.append(String(l.pack.id.hex.prefix(len)))
+        }
+        let posts = (try? await node.feed(pack: nil, sort: .new, limit: 200)) ?? []
+        w.ops = posts.map { $0.id.short(len) }
+        w.pseudonyms = Array(Set(posts.map { pseudonymTag($0.author) })).sorted()
+        return w
     }
 
     /// How activity that arrived on its own is printed: times relative to `nowMs` (the
@@ -86,9 +127,9 @@ public final class REPL: Sendable {
     }
 
     /// libedit blocks: read on a plain thread, not on the cooperative pool.
-    static func readOffThread(_ reader: LineReader, prompt: String) async -> String? {
+    static func readOffThread(_ reader: LineReader, prompt: String, history: Bool = true) async -> String? {
         await withCheckedContinuation { cont in
-            Thread.detachNewThread { cont.resume(returning: reader.next(prompt: prompt)) }
+            Thread.detachNewThread { cont.resume(returning: reader.next(prompt: prompt, history: history)) }
         }
     }
 }

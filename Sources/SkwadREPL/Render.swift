@@ -15,6 +15,8 @@ public struct Renderer: Sendable {
     public var styles: [PackID: PackStyle] = [:]
     /// Columns and rows of the terminal (`map` sizes its grid to them).
     public var screen: (cols: Int, rows: Int) = (80, 24)
+    /// Packs the user is in (the empty feed's hint differs for a member).
+    public var joinedCount = 0
 
     public init(mode: Mode) { self.mode = mode }
 
@@ -77,7 +79,8 @@ public struct Renderer: Sendable {
             return list.map { l in
                 let p = l.pack
                 var parts = [id(p.id), colored(SafeText.line(label(p.id, p.name)), pack: p.id, color: p.color)]
-                if !p.tags.isEmpty { parts.append("[" + SafeText.line(p.tags.joined(separator: ",")) + "]") }
+                let tags = shownTags(p)
+                if !tags.isEmpty { parts.append("[" + SafeText.line(tags.joined(separator: ",")) + "]") }
                 if let d = p.distanceMeters, let b = p.bearingDegrees { parts.append("\(Self.distance(d)) \(Self.compass(b))") }
                 if let f = p.fence { parts.append("r=\(Self.distance(f.radiusMeters))\(p.locked ? " locked" : "")") }
                 parts.append("\(Wording.count(p.popularity, "person", "people")), \(Wording.count(p.postCount, "post"))")
@@ -86,7 +89,10 @@ public struct Renderer: Sendable {
                 return parts.joined(separator: "  ")
             }.joined(separator: "\n")
         case .feed(let posts):
-            if posts.isEmpty { return "no posts: join a pack (packs, join PACK) or post one" }
+            if posts.isEmpty {
+                return joinedCount > 0 ? "no posts yet: post one (post PACK \"TITLE\" \"BODY\"), or see other packs (packs)"
+                                       : "no posts: join a pack (packs, join PACK) or post one"
+            }
             return posts.map(postLine).joined(separator: "\n")
         case .thread(let t):
             var lines = [postLine(t.post)]
@@ -114,8 +120,9 @@ public struct Renderer: Sendable {
             if let a = w.adminKey { lines.append("admin key \(a)") }
             return lines.joined(separator: "\n")
         case .help(let h): return h
-        case .peers(let ps):
-            if ps.isEmpty { return "no peers (offline: start with --listen HOST:PORT --peer HOST:PORT)" }
+        case .trusted(let t): return trustedText(t)
+        case .peers(let ps, let note):
+            if ps.isEmpty { return note ?? "no peers" }
             return ps.map { "\($0.address)  \($0.state)" + ($0.cell.map { "  cell \(SafeText.line($0))" } ?? "") }.joined(separator: "\n")
         case .stats(let kv): return kv.map { "\($0.0) \($0.1)" }.joined(separator: "\n")
         case .search(let hits): return searchText(hits)
@@ -125,6 +132,21 @@ public struct Renderer: Sendable {
         case .moderation(let m): return moderationText(m)
         case .conversation(let c): return conversationText(c)
         }
+    }
+
+    /// A pack's tags as shown: `admin` only on a pack of a key this node trusts (anyone may
+    /// tag a pack so), and always there.
+    func shownTags(_ p: PackSummary) -> [String] {
+        let rest = p.tags.filter { $0.lowercased() != "admin" }
+        return p.isAdmin ? ["admin"] + rest : rest
+    }
+
+    func trustedText(_ t: Node.Trusted) -> String {
+        var lines = t.keys.isEmpty && t.own == nil ? ["no admin keys trusted: admin packs of others expire here like any pack"] : []
+        if let own = t.own { lines.append("\(own.hex)  (this node's own admin key)") }
+        lines += t.keys.filter { $0 != t.own }.map(\.hex)
+        lines.append(dim("kept in \(t.file); trust ADMINKEY adds one, untrust ADMINKEY removes one"))
+        return lines.joined(separator: "\n")
     }
 
     func score(_ s: Int) -> String { s > 0 ? "+\(s)" : "\(s)" }
@@ -164,7 +186,11 @@ public struct Renderer: Sendable {
                    ("cell", w.cell.map { .string($0) } ?? .null), ("dataDir", .string(w.dataDir)),
                    ("joinedPacks", .int(w.joinedPacks)), ("ops", .int(w.ops)), ("listen", w.listen.map { .string($0) } ?? .null)]
         case .help(let h): kv.append(("help", .string(h)))
-        case .peers(let ps):
+        case .trusted(let t):
+            kv += [("keys", .array(t.keys.map { .string($0.hex) })), ("own", t.own.map { .string($0.hex) } ?? .null),
+                   ("file", .string(t.file))]
+        case .peers(let ps, let note):
+            if let note { kv.append(("note", .string(note))) }
             kv.append(("peers", .array(ps.map { .object([("address", .string($0.address)), ("state", .string($0.state)),
                                                          ("cell", $0.cell.map { .string($0) } ?? .null)]) })))
         case .stats(let pairs): kv.append(("stats", .object(pairs.map { ($0.0, .int($0.1)) })))
@@ -210,13 +236,14 @@ public struct Renderer: Sendable {
         switch (mode, e) {
         case (.json, .newPost(let p)): return JSON.object([("event", "post"), ("post", post(p))]).render()
         case (.json, .newComment(let c, let name)): return JSON.object([("event", "comment"), ("packName", .string(name)), ("comment", comment(c))]).render()
-        case (.json, .voteOnYours(let t, let s)): return JSON.object([("event", "vote"), ("target", .string(t)), ("score", .int(s))]).render()
+        case (.json, .voteOnYours(let t, let s)):
+            return JSON.object([("event", "vote"), ("target", .string(t.hex)), ("score", .int(s))]).render()
         case (.json, .peerJoined(let a)): return JSON.object([("event", "peer_joined"), ("address", .string(a))]).render()
         case (.json, .peerLeft(let a)): return JSON.object([("event", "peer_left"), ("address", .string(a))]).render()
         case (_, .newPost(let p)): return "* new post " + postLine(p)
         case (_, .newComment(let c, let name)):
             return "* new comment in \(SafeText.line(name)) on \(id(c.post)) by \(who(c.author, c.role)): \(SafeText.block(c.body, indent: "    "))"
-        case (_, .voteOnYours(let t, let s)): return "* vote on your \(t): score \(score(s))"
+        case (_, .voteOnYours(let t, let s)): return "* vote on your \(id(t)): score \(score(s))"
         case (_, .peerJoined(let a)): return "* peer joined \(a)"
         case (_, .peerLeft(let a)): return "* peer left \(a)"
         case (_, .conversation(let c)): return conversationEvent(c)

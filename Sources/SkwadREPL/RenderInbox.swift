@@ -31,6 +31,9 @@ extension Renderer {
         case .moderated(let target, let hidden, let reason):
             let why = reason.isEmpty ? "" : ": \(SafeText.line(reason))"
             return "\(when)  \(yours(target, isPost(target, item), item)) was \(hidden ? "hidden" : "restored") by a moderator of \(SafeText.line(item.packName))\(hidden ? why : "")"
+        case let .autoHidden(target, s, threshold):
+            return "\(when)  \(yours(target, isPost(target, item), item)) in \(SafeText.line(item.packName)) was hidden by votes: "
+                + "score \(score(s)) (a pack hides what reaches -\(threshold))"
         case .pack(let n):
             let name = SafeText.line(label(n.pack, n.name))
             switch n.kind {
@@ -59,6 +62,8 @@ extension Renderer {
                 kv = [("kind", "votes"), ("target", .string(target.hex)), ("up", .int(up)), ("down", .int(down)), ("score", .int(s))]
             case .moderated(let target, let hidden, let reason):
                 kv = [("kind", hidden ? "hidden" : "restored"), ("target", .string(target.hex)), ("reason", .string(reason))]
+            case let .autoHidden(target, s, threshold):
+                kv = [("kind", "autoHidden"), ("target", .string(target.hex)), ("score", .int(s)), ("threshold", .int(threshold))]
             case .pack(let n):
                 kv = [("kind", .string(n.kind.rawValue)), ("pack", .string(n.pack.hex))]
             case .letter(let e):

@@ -24,9 +24,9 @@ extension Renderer {
                     + (r.targetHidden ? "  (hidden)" : "")
             }.joined(separator: "\n") + "\n" + dim("hide ID [REASON] to hide the target; dismiss REPORT to set a report aside")
         case .blocks(let b):
-            var lines = ["blocked: " + (b.authors.isEmpty ? "none" : "")]
+            var lines = ["blocked:" + (b.authors.isEmpty ? " none" : "")]
             lines += b.authors.map { "  \(pseudonymTag($0.key))" + ($0.pack.map { "  in \(SafeText.line($0))" } ?? "") }
-            lines.append("muted: " + (b.packs.isEmpty ? "none" : ""))
+            lines.append("muted:" + (b.packs.isEmpty ? " none" : ""))
             lines += b.packs.map { "  \($0.name.map(SafeText.line) ?? "(gone)")  \(id($0.id))" }
             return lines.joined(separator: "\n")
         }

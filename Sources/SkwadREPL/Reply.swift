@@ -12,7 +12,9 @@ public enum Reply: Sendable {
     case den(Node.Den)
     case whoami(Node.WhoAmI)
     case help(String)
-    case peers([PeerInfo])
+    /// Neighbours; `note`: why there are none (offline, seeds not answering).
+    case peers([PeerInfo], note: String? = nil)
+    case trusted(Node.Trusted)
     case stats([(String, Int)])
     case search([SearchHit])
     case inbox(Inbox)

@@ -1,6 +1,6 @@
 import Foundation
 import SkwadModel
-import SkwadTestKit
+import SkwadLab
 
 /// The simulated network: a delay line with loss, an uplink cap per node and partitions.
 /// See the fidelity boundary at the top of the module. A `LinkModel`: an `InMemoryNetwork`

@@ -1,7 +1,7 @@
 import SkwadModel
 
 /// A simulation scenario: what `simulations/*.toml` describe. Every field has a default, so
-/// a scenario file names only what it changes (see simulations/README.md for every key).
+/// a scenario file names only what it changes (`Scenario` below lists every key and its default).
 public struct Scenario: Sendable, Equatable {
     public var name = "scenario"
     /// Virtual time simulated, in ms.

@@ -1,20 +1,15 @@
 import Foundation
+import SkwadGossip
 
-/// SplitMix64 (Steele, Lea, Flood 2014), copied here because SkwadSim may not depend on
-/// SkwadTestKit. Every draw helper is our own, so results do not change with the standard
-/// library's sampling algorithms.
+/// The simulator's draws over the engine's SplitMix64 (`SplitMix`, SkwadGossip): one seeded
+/// generator in the project. Every draw helper is our own, so results do not change with
+/// the standard library's sampling algorithms.
 public struct SimRandom: Sendable {
-    private var state: UInt64
+    private var base: SplitMix
 
-    public init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { base = SplitMix(seed: seed) }
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func next() -> UInt64 { base.next() }
 
     /// An independent stream for a named part of the run (placement, workload, node 17...).
     public static func stream(_ seed: UInt64, _ purpose: UInt64, _ index: UInt64 = 0) -> SimRandom {
@@ -47,13 +42,5 @@ public struct SimRandom: Sendable {
     /// Exponentially distributed with the given mean (inter-arrival time of a Poisson process).
     public mutating func exponential(mean: Double) -> Double { -mean * log(1 - unit()) }
 
-    public mutating func bytes(_ n: Int) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(n)
-        while out.count < n {
-            var x = next()
-            for _ in 0..<8 where out.count < n { out.append(UInt8(truncatingIfNeeded: x)); x >>= 8 }
-        }
-        return out
-    }
+    public mutating func bytes(_ n: Int) -> [UInt8] { base.bytes(n) }
 }

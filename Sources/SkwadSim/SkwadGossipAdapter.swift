@@ -1,7 +1,7 @@
 import SkwadGossip
 import SkwadModel
 import SkwadReplica
-import SkwadTestKit
+import SkwadLab
 
 /// Skwad's own protocol: the real SkwadGossip `GossipEngine` (sessions, HyParView + SWIM,
 /// Plumtree, range-based reconciliation, the geofence rule, rate limits), driven through the

@@ -4,11 +4,6 @@ import SkwadReplica
 
 /// Builds real signed ops for tests, deterministically from a seed: users are master
 /// secrets, pseudonyms and stamps are derived exactly as a node derives them.
-extension ReplicaConfig {
-    /// Admission without the stamp-work floors: for tests of other rules (and the simulator).
-    public static var noFloors: ReplicaConfig { ReplicaConfig(pseudonymPowFloor: 0, genesisPowFloor: 0) }
-}
-
 public struct OpFactory {
     public var rng: SplitMix64
     public var clock: ManualClock

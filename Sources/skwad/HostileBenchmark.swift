@@ -3,7 +3,7 @@ import Foundation
 import NIOPosix
 import SkwadModel
 import SkwadNode
-import SkwadTestKit
+import SkwadLab
 
 struct BenchHostile: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

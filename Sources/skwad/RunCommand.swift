@@ -24,7 +24,8 @@ struct NodeOptions: ParsableArguments {
     var peer: [String] = []
 
     func resolve() throws -> NodeConfig {
-        var c = try config.map { try NodeConfig.load(file: $0) } ?? NodeConfig.embeddedDefault
+        // Without --config: the data directory's config.toml (written by `trust`), if any.
+        var c = try config.map { try NodeConfig.load(file: $0) } ?? NodeConfig.loadDefault(dataDir: data ?? NodeConfig.defaultDataDir)
         if let data { c.dataDir = data }
         if let location { c.location = try GeoPoint(parsing: location) }
         if let listen { c.listen = listen }

@@ -29,7 +29,7 @@ import SkwadTestKit
         await a.setEventSink { events.append($0) }
         #expect(await net.synced())
         // Vote events name the post; the last one has the score after all four votes.
-        let target = post.short(await a.displayIDLength())
+        let target = post
         let voteEvents = events.all.filter { if case .voteOnYours = $0 { true } else { false } }
         #expect(!voteEvents.isEmpty && voteEvents.count <= 4)
         #expect(voteEvents.allSatisfy { if case .voteOnYours(target, _) = $0 { true } else { false } })

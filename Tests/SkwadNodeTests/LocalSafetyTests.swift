@@ -49,8 +49,9 @@ func mode(_ path: String) -> Int {
         var config = testConfig(dir)
         config.pseudonymOpsPerMinute = 5
         let node = try Node(config: config, now: { clock.now })
+        // The genesis counts, as peers count it (issue 24): it and 4 posts are the burst of 5.
         _ = try await node.createPack(name: "Quad", radiusMeters: nil, locked: false, tags: [], color: "")
-        for i in 0..<5 { _ = try await node.post(pack: "Quad", title: "p\(i)", body: "", tags: []) }
+        for i in 0..<4 { _ = try await node.post(pack: "Quad", title: "p\(i)", body: "", tags: []) }
         do {
             _ = try await node.post(pack: "Quad", title: "one too many", body: "", tags: [])
             Issue.record("a sixth op within the minute was accepted")

@@ -59,12 +59,13 @@ func testConfig(_ dir: String) -> NodeConfig {
         await #expect(throws: NodeError.self) { try await node.createPack(name: "x", radiusMeters: nil, locked: true, tags: [], color: "") }
         await #expect(throws: NodeError.self) { try await node.post(pack: "nope", title: "t", body: "b", tags: []) }
         await #expect(throws: NodeError.self) { try await node.vote(on: "zz", value: 1) }
-        _ = try await node.createPack(name: "a", radiusMeters: nil, locked: false, tags: [], color: "")
-        await #expect(throws: NodeError.self) { try await node.post(pack: "a", title: "", body: "b", tags: []) }
-        await #expect(throws: NodeError.self) { try await node.post(pack: "a", title: String(repeating: "t", count: 500), body: "b", tags: []) }
-        _ = try await node.createPack(name: "a", radiusMeters: nil, locked: false, tags: [], color: "")
-        do { _ = try await node.post(pack: "a", title: "t", body: "b", tags: []); Issue.record("ambiguous name accepted") }
-        catch let e as NodeError { #expect(e.description.contains("2 packs are named 'a'")) }
+        _ = try await node.createPack(name: "x", radiusMeters: nil, locked: false, tags: [], color: "")
+        await #expect(throws: NodeError.self) { try await node.post(pack: "x", title: "", body: "b", tags: []) }
+        let long = String(repeating: "t", count: 500)
+        await #expect(throws: NodeError.self) { try await node.post(pack: "x", title: long, body: "b", tags: []) }
+        _ = try await node.createPack(name: "x", radiusMeters: nil, locked: false, tags: [], color: "")
+        do { _ = try await node.post(pack: "x", title: "t", body: "b", tags: []); Issue.record("ambiguous name accepted") }
+        catch let e as NodeError { #expect(e.description.contains("2 packs are named 'x'")) }
     }
 
     @Test func configParsingNamesBadKeysAndLines() throws {

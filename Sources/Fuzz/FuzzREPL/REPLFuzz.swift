@@ -11,7 +11,7 @@
 // `.memory` store now takes over the connection of the previous input's, restored from the
 // template by SQLite backup, and the node reads nothing back from it) and in the REPL's
 // "did you mean" guess for unknown verbs (an edit distance to every command name; now only
-// names within 2 of the verb's length, bounded): ≈ 210 → ≈ 850 executions/s (README).
+// names within 2 of the verb's length, bounded): ≈ 210 → ≈ 850 executions/s (docs/BENCHMARKS.md).
 // Built only with SKWAD_FUZZ=1 (scripts/fuzz.sh).
 import Foundation
 import SkwadNode

@@ -23,6 +23,7 @@ extension NodeConfig {
         max_clock_skew_ms = 60000
 
         # Admin public keys (hex): their packs are permanent and they moderate any pack.
+        # `trust KEY` / `untrust KEY` in the REPL rewrite this line (in DATA/config.toml without --config).
         admin_keys = []
 
         # A file holding this node's admin secret seed (hex, from `skwad keygen`): campus nodes.

@@ -49,6 +49,9 @@ public struct NodeConfig: Sendable, Equatable {
     /// REPL fuzzer's offline node runs with `.none` (an 18-bit genesis stamp takes about a
     /// second to mint in a sanitizer build); peers keep their floors and would reject its ops.
     public var powFloors: PowFloors = .protocolFloors
+    /// The file this config was read from (`load`), where `trust`/`untrust` write
+    /// `admin_keys`; nil: `<dataDir>/config.toml` (`dataDirConfigName`). Not a config key.
+    public var configFile: String?
 
     /// Stamp-work floors, in leading zero bits.
     public struct PowFloors: Sendable, Equatable {
@@ -246,8 +249,24 @@ public struct NodeConfig: Sendable, Equatable {
         do { text = try String(contentsOfFile: readable, encoding: .utf8) } catch {
             throw ConfigError("config: cannot read \(file): \((error as NSError).localizedDescription)")
         }
-        return try parse(text, baseDir: configDirectory(of: file, cwd: cwd))
+        var c = try parse(text, baseDir: configDirectory(of: file, cwd: cwd))
+        c.configFile = configDirectory(of: file, cwd: cwd) + "/" + (file as NSString).lastPathComponent
+        return c
     }
+
+    /// The config of a node run without `--config`: `<dataDir>/config.toml` when it exists
+    /// (written by `trust`; its `data_dir`, if any, is ignored: the file lives in the data
+    /// directory), else the embedded default.
+    public static func loadDefault(dataDir: String) throws -> NodeConfig {
+        let file = dataDir + "/" + dataDirConfigName
+        var c = FileManager.default.fileExists(atPath: file) ? try load(file: file) : embeddedDefault
+        c.dataDir = dataDir
+        c.configFile = file
+        return c
+    }
+
+    /// Where `trust`/`untrust` write: the config file, else `<dataDir>/config.toml`.
+    public var writableConfigFile: String { configFile ?? dataDir + "/" + Self.dataDirConfigName }
 
     /// The absolute directory of a config file: relative paths inside it are taken from
     /// there. A file given as a bare name (`--config node.toml`) lives in the current

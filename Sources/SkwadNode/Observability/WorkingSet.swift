@@ -7,7 +7,7 @@ import Glibc
 /// Parsing arguments and config, opening and migrating the store, and the first
 /// handshakes run code an idle node never runs again; on a kernel whose page cache
 /// holds large folios, each page touched maps its whole folio, so an idle node kept
-/// ~15 MiB of file pages it does not use (README, "Memory"). `trimStartupCode` unmaps
+/// ~15 MiB of file pages it does not use (docs/BENCHMARKS.md, "Memory"). `trimStartupCode` unmaps
 /// them once: the pages stay in the shared
 /// page cache, and whatever the node runs again faults back in. Only file mappings that
 /// are executable or read-only and hold no anonymous page are touched: no page of theirs

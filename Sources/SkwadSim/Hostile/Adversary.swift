@@ -1,6 +1,6 @@
 import SkwadGossip
 import SkwadModel
-import SkwadTestKit
+import SkwadLab
 
 /// A misbehaving node of a hostile scenario. It runs no engine: it speaks the wire protocol
 /// through `HostilePeer` sessions (real handshakes, real AEAD frames, `Message`s written

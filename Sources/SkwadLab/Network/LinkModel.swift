@@ -21,10 +21,10 @@ public protocol LinkModel {
 public struct UniformLatency: LinkModel, Sendable {
     public var latencyMs: ClosedRange<UInt64>
     public var loss: Double
-    public var rng: SplitMix64
+    public var rng: SplitMix
 
     public init(latencyMs: ClosedRange<UInt64> = 1...5, loss: Double = 0, seed: UInt64 = 7) {
-        self.latencyMs = latencyMs; self.loss = loss; rng = SplitMix64(seed: seed)
+        self.latencyMs = latencyMs; self.loss = loss; rng = SplitMix(seed: seed)
     }
 
     public mutating func transmit(from: Int, to: Int, bytes: Int, nowMs: UInt64) -> LinkFate {
