@@ -36,6 +36,10 @@ public enum OpKind: Hashable, Sendable {
     case place(Place)
     case review(Review)
     case reviewReply(ReviewReply)
+    /// A direct message or receipt, sealed to one pseudonym (DirectMessages.swift).
+    case directMessage(DirectMessage)
+    /// A display name in this pack, by the author's persona (Profiles.swift).
+    case profile(Profile)
 
     /// Stable name used in the store, stats and JSON.
     public var name: String {
@@ -52,6 +56,8 @@ public enum OpKind: Hashable, Sendable {
         case .place: "place"
         case .review: "review"
         case .reviewReply: "review_reply"
+        case .directMessage: "direct_message"
+        case .profile: "profile"
         }
     }
 }

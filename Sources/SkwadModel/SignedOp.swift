@@ -109,6 +109,13 @@ public enum Validation {
         case .place(let p): try p.check()
         case .review(let r): try r.check()
         case .reviewReply(let r): try r.check()
+        case .profile(let p):
+            guard !p.name.trimmingWhitespace().isEmpty else { throw ModelError.invalid("a display name is empty") }
+            try text(p.name, Limits.maxDisplayName, "display name"); try text(p.about, Limits.maxReason, "about")
+        case .directMessage(let d):
+            guard Limits.directSealedSizes.contains(d.sealed.count) else {
+                throw ModelError.invalid("a direct message is \(d.sealed.count) bytes, not one of the size classes \(Limits.directSealedSizes)")
+            }
         }
     }
 }

@@ -48,7 +48,9 @@ extension Node {
     }
 
     /// Is `author` this node's own pseudonym (or admin key) in `pack`?
-    public func isMine(_ author: PublicKey, in pack: PackID) -> Bool { key(for: pack)?.publicKey == author }
+    public func isMine(_ author: PublicKey, in pack: PackID) -> Bool {
+        key(for: pack)?.publicKey == author || (personaStamp(pack) != nil && personaKey(pack)?.publicKey == author)
+    }
 
     // MARK: ids
 

@@ -62,6 +62,7 @@ public struct Executor: Sendable {
         case .quit: return .bye
         case .moderation(let m): return .moderation(try await runModeration(m))
         case .places(let m): return .places(try await runPlaces(m))
+        case .conversation(let c): return .conversation(try await runConversation(c))
         }
     }
 

@@ -132,6 +132,7 @@ public struct Renderer: Sendable {
         case .bye: return "bye"
         case .moderation(let m): return moderationText(m)
         case .places(let m): return placesText(m)
+        case .conversation(let c): return conversationText(c)
         }
     }
 
@@ -154,8 +155,12 @@ public struct Renderer: Sendable {
 
     func postLine(_ p: PostView) -> String {
         let comments = p.commentCount == 1 ? "1 comment" : "\(p.commentCount) comments"
-        return "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(label(p.pack, p.packName)), pack: p.pack))  \(who(p.author, p.role))  \(dim(time(p.hlc)))  \(SafeText.line(p.title))\(p.edited ? " (edited)" : "")  \(dim("(\(comments))"))"
+        return "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(label(p.pack, p.packName)), pack: p.pack))  \(who(p.author, p.role))\(named(p.displayName))  \(dim(time(p.hlc)))  \(SafeText.line(p.title))\(p.edited ? " (edited)" : "")  \(dim("(\(comments))"))"
     }
+
+    /// A display name published in the post's pack, quoted after the tag (the tag stays: a
+    /// name proves nothing).
+    func named(_ name: String?) -> String { name.map { " \"\(SafeText.line($0))\"" } ?? "" }
 
     /// A pseudonym's tag, with its role when it is the pack's Alpha or an admin.
     func who(_ key: PublicKey, _ role: AuthorRole?) -> String {
@@ -198,6 +203,7 @@ public struct Renderer: Sendable {
         case .bye: kv.append(("bye", true))
         case .moderation(let m): kv += moderationJSON(m)
         case .places(let m): kv += placesJSON(m)
+        case .conversation(let c): kv += conversationJSON(c)
         }
         return .object(kv)
     }
@@ -218,7 +224,8 @@ public struct Renderer: Sendable {
                  ("author", .string(pseudonymTag(p.author))), ("role", p.role.map { .string($0.rawValue) } ?? .null), ("title", .string(p.title)), ("body", .string(p.body)),
                  ("tags", .array(p.tags.map { .string($0) })), ("score", .int(p.score)), ("up", .int(p.upvotes)),
                  ("down", .int(p.downvotes)), ("comments", .int(p.commentCount)), ("time", .int(Int(p.hlc.physicalMs))),
-                 ("hidden", p.hidden.map { .string($0.rawValue) } ?? .null), ("edited", .bool(p.edited))])
+                 ("hidden", p.hidden.map { .string($0.rawValue) } ?? .null), ("edited", .bool(p.edited)),
+                 ("displayName", p.displayName.map { .string($0) } ?? .null)])
     }
 
     func comment(_ c: CommentView) -> JSON {
@@ -243,6 +250,7 @@ public struct Renderer: Sendable {
         case (_, .voteOnYours(let t, let s)): return "* vote on your \(id(t)): score \(score(s))"
         case (_, .peerJoined(let a)): return "* peer joined \(a)"
         case (_, .peerLeft(let a)): return "* peer left \(a)"
+        case (_, .conversation(let c)): return conversationEvent(c)
         }
     }
 }

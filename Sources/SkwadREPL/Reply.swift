@@ -25,6 +25,8 @@ public enum Reply: Sendable {
     case moderation(ModerationReply)
     /// Replies of the place verbs (RenderPlaces.swift).
     case places(PlaceReply)
+    /// Replies of dm, chat, verify (RenderConversations.swift).
+    case conversation(ConversationReply)
 }
 
 /// A neighbour as `peers` shows it.

@@ -82,7 +82,7 @@ extension OpKind {
     var needsLocationInLockedPack: Bool {
         switch self {
         case .post, .comment, .vote, .place, .review, .reviewReply: true
-        case .createPack, .delete, .editPack, .moderate, .edit, .report: false
+        case .createPack, .delete, .editPack, .moderate, .edit, .report, .directMessage, .profile: false
         }
     }
 }

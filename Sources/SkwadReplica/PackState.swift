@@ -83,6 +83,8 @@ public struct PackState: Sendable {
     var reportSlots: [PublicKey: [UInt64: [(hlc: HLC, id: OpID)]]] = [:]
     /// Places, reviews and replies (PlaceState.swift).
     var places = PlaceIndex()
+    /// Per author: its last `Profile` in this pack by (hlc, id) (ConversationViews.swift).
+    var profiles: [PublicKey: LWW<Profile>] = [:]
 
     init(genesis: SignedOp, create: CreatePack, isAdmin: Bool) {
         id = genesis.id; self.genesis = genesis; alpha = genesis.author; self.isAdmin = isAdmin

@@ -279,7 +279,7 @@ public struct Replica: Sendable {
             if kept.count >= Limits.reportsPerHour, let last = kept.last, (op.hlc, op.id) > (last.hlc, last.id) {
                 return .rejected(.reportLimited, "at most \(Limits.reportsPerHour) reports an hour per pseudonym in a pack")
             }
-        case .edit, .createPack:
+        case .edit, .createPack, .directMessage, .profile:
             break
         }
         return nil
@@ -344,7 +344,10 @@ public struct Replica: Sendable {
         case .place, .review, .reviewReply:
             if op.author != alpha { packs[pid]!.participants.insert(op.author) }
             packs[pid]!.places.apply(op)
-        case .createPack:
+        case .profile(let p):
+            if packs[pid]!.profiles[op.author] == nil { packs[pid]!.profiles[op.author] = LWW(hlc: op.hlc, id: op.id, value: p) }
+            else { packs[pid]!.profiles[op.author]!.merge(hlc: op.hlc, id: op.id, value: p) }
+        case .createPack, .directMessage:
             break
         }
     }

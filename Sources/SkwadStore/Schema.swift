@@ -89,6 +89,7 @@ enum Schema {
             try db.execute(sql: "ALTER TABLE tombstone ADD COLUMN deletion BLOB")
         }
         registerPlaceMigrations(&m)
+        Store.registerConversationTables(&m)
         return m
     }
 }

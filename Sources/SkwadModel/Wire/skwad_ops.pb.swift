@@ -187,6 +187,23 @@ nonisolated struct Skwad_V1_OpBody: @unchecked Sendable {
     set {_uniqueStorage()._kind = .reviewReply(newValue)}
   }
 
+  /// Private conversations (issue 26): 30-39.
+  var directMessage: Skwad_V1_DirectMessage {
+    get {
+      if case .directMessage(let v)? = _storage._kind {return v}
+      return Skwad_V1_DirectMessage()
+    }
+    set {_uniqueStorage()._kind = .directMessage(newValue)}
+  }
+
+  var profile: Skwad_V1_Profile {
+    get {
+      if case .profile(let v)? = _storage._kind {return v}
+      return Skwad_V1_Profile()
+    }
+    set {_uniqueStorage()._kind = .profile(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Kind: Equatable, Sendable {
@@ -203,6 +220,9 @@ nonisolated struct Skwad_V1_OpBody: @unchecked Sendable {
     case place(Skwad_V1_Place)
     case review(Skwad_V1_Review)
     case reviewReply(Skwad_V1_ReviewReply)
+    /// Private conversations (issue 26): 30-39.
+    case directMessage(Skwad_V1_DirectMessage)
+    case profile(Skwad_V1_Profile)
 
   }
 
@@ -555,6 +575,82 @@ nonisolated struct Skwad_V1_ReviewReply: Sendable {
   init() {}
 }
 
+/// A direct message, or a delivery receipt, between two pseudonyms of the pack (PROTOCOL.md
+/// §3a). The op's `author` is a one-off key (the sender stays inside); `sealed` is
+/// crypto_box_seal of a padded DirectSeal to the X25519 form of the recipient's pseudonym, of
+/// one of the fixed sizes 304, 560 or 816 bytes. Relays see the pack, the time and a size class.
+nonisolated struct Skwad_V1_DirectMessage: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var sealed: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// Inside the box: a 2-byte big-endian length, this message, zero bytes up to the size class.
+nonisolated struct Skwad_V1_DirectSeal: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// serialized DirectLetter, exactly as signed
+  var letter: Data = Data()
+
+  /// Ed25519 by letter.sender over "skwad/dm/v1" || pack id || op author || letter
+  var signature: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+nonisolated struct Skwad_V1_DirectLetter: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// the sender's pseudonym in this pack
+  var sender: Data = Data()
+
+  /// the sender's pseudonym stamp for this pack (PROTOCOL.md §2)
+  var stamp: UInt64 = 0
+
+  /// the recipient's pseudonym in this pack
+  var recipient: Data = Data()
+
+  /// a message: 1..600 bytes; empty in a receipt
+  var text: String = String()
+
+  /// a receipt: ids of 1..8 direct messages from the recipient that arrived
+  var acks: [Data] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// A display name in one pack, by consent (PROTOCOL.md §3a): published by the author's persona
+/// in the pack (a second key, unlinkable to its anonymous pseudonym). The last by (hlc, id) counts.
+nonisolated struct Skwad_V1_Profile: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 1..32 bytes
+  var name: String = String()
+
+  /// 0..140 bytes
+  var about: String = String()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "skwad.v1"
@@ -596,7 +692,7 @@ nonisolated extension Skwad_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".OpBody"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0\u{1}edit\0\u{1}report\0\u{2}\u{2}place\0\u{1}review\0\u{3}review_reply\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0\u{1}edit\0\u{1}report\0\u{2}\u{2}place\0\u{1}review\0\u{3}review_reply\0\u{4}\u{8}direct_message\0\u{1}profile\0")
 
   fileprivate class _StorageClass {
     var _version: UInt32 = 0
@@ -803,6 +899,32 @@ nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._Mes
             _storage._kind = .reviewReply(v)
           }
         }()
+        case 30: try {
+          var v: Skwad_V1_DirectMessage?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .directMessage(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .directMessage(v)
+          }
+        }()
+        case 31: try {
+          var v: Skwad_V1_Profile?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .profile(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .profile(v)
+          }
+        }()
         default: break
         }
       }
@@ -881,6 +1003,14 @@ nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._Mes
       case .reviewReply?: try {
         guard case .reviewReply(let v)? = _storage._kind else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 22)
+      }()
+      case .directMessage?: try {
+        guard case .directMessage(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 30)
+      }()
+      case .profile?: try {
+        guard case .profile(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 31)
       }()
       case nil: break
       }
@@ -1541,6 +1671,156 @@ nonisolated extension Skwad_V1_ReviewReply: SwiftProtobuf.Message, SwiftProtobuf
   static func ==(lhs: Skwad_V1_ReviewReply, rhs: Skwad_V1_ReviewReply) -> Bool {
     if lhs.review != rhs.review {return false}
     if lhs.text != rhs.text {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_DirectMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".DirectMessage"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sealed\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.sealed) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.sealed.isEmpty {
+      try visitor.visitSingularBytesField(value: self.sealed, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_DirectMessage, rhs: Skwad_V1_DirectMessage) -> Bool {
+    if lhs.sealed != rhs.sealed {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_DirectSeal: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".DirectSeal"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}letter\0\u{1}signature\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.letter) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.signature) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.letter.isEmpty {
+      try visitor.visitSingularBytesField(value: self.letter, fieldNumber: 1)
+    }
+    if !self.signature.isEmpty {
+      try visitor.visitSingularBytesField(value: self.signature, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_DirectSeal, rhs: Skwad_V1_DirectSeal) -> Bool {
+    if lhs.letter != rhs.letter {return false}
+    if lhs.signature != rhs.signature {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_DirectLetter: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".DirectLetter"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sender\0\u{1}stamp\0\u{1}recipient\0\u{1}text\0\u{1}acks\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.sender) }()
+      case 2: try { try decoder.decodeSingularFixed64Field(value: &self.stamp) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.recipient) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.text) }()
+      case 5: try { try decoder.decodeRepeatedBytesField(value: &self.acks) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.sender.isEmpty {
+      try visitor.visitSingularBytesField(value: self.sender, fieldNumber: 1)
+    }
+    if self.stamp != 0 {
+      try visitor.visitSingularFixed64Field(value: self.stamp, fieldNumber: 2)
+    }
+    if !self.recipient.isEmpty {
+      try visitor.visitSingularBytesField(value: self.recipient, fieldNumber: 3)
+    }
+    if !self.text.isEmpty {
+      try visitor.visitSingularStringField(value: self.text, fieldNumber: 4)
+    }
+    if !self.acks.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.acks, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_DirectLetter, rhs: Skwad_V1_DirectLetter) -> Bool {
+    if lhs.sender != rhs.sender {return false}
+    if lhs.stamp != rhs.stamp {return false}
+    if lhs.recipient != rhs.recipient {return false}
+    if lhs.text != rhs.text {return false}
+    if lhs.acks != rhs.acks {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Profile"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}about\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.about) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 1)
+    }
+    if !self.about.isEmpty {
+      try visitor.visitSingularStringField(value: self.about, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_Profile, rhs: Skwad_V1_Profile) -> Bool {
+    if lhs.name != rhs.name {return false}
+    if lhs.about != rhs.about {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
