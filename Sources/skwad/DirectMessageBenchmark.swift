@@ -21,7 +21,7 @@ extension ProcessBenchmark {
             try await Task.sleep(nanoseconds: 20_000_000)
         }
         let t0 = monotonicSeconds()
-        var texts: [String] = [], sentAt: [Double] = []
+        var texts: [String] = [], sentAt: [Double] = [], typedAt: [Double] = []
         for k in 0..<dms {
             let due = t0 + Double(k * gapMs) / 1000
             let wait = due - monotonicSeconds()
@@ -32,13 +32,16 @@ extension ProcessBenchmark {
                 throw Failure(reason: "node 0 could not send a direct message" + detail(first))
             }
             let t = monotonicSeconds()
-            texts.append(text); sentAt.append(t); report.dmCommitMs.append((t - sent) * 1000)
+            texts.append(text); sentAt.append(t); typedAt.append(sent); report.dmCommitMs.append((t - sent) * 1000)
         }
         let keys = texts.map { "dm:" + $0 }
         let end = monotonicSeconds() + settle
         while monotonicSeconds() < end, last.arrivalCount(keys) < keys.count { try await Task.sleep(nanoseconds: 20_000_000) }
         for (k, key) in keys.enumerated() {
-            if let t = last.arrival(key) { report.dmMs.append((t - sentAt[k]) * 1000) } else { report.lostDMs += 1 }
+            if let t = last.arrival(key) {
+                report.dmMs.append((t - sentAt[k]) * 1000)
+                report.dmEndToEndMs.append((t - typedAt[k]) * 1000)
+            } else { report.lostDMs += 1 }
         }
         if report.lostDMs > 0 && report.reason == nil {
             report.fail("\(report.lostDMs) of \(dms) direct messages did not arrive within \(settle) s of the last")

@@ -36,6 +36,10 @@ struct Report {
     /// latency to the same node for comparison; how many never arrived.
     var dmCommitMs: [Double] = []
     var dmMs: [Double] = []
+    /// From writing the `dm` command to the recipient's event: sealing and the carrier's stamp
+    /// included, and never negative (the commit reply and the recipient's event are read from
+    /// two pipes, so on a loaded machine the event can be read first: `dm_ms` below 0).
+    var dmEndToEndMs: [Double] = []
     var postToRecipientMs: [Double] = []
     var lostDMs = 0
 
@@ -77,6 +81,7 @@ struct Report {
         if !dmCommitMs.isEmpty {
             o["dms"] = dmCommitMs.count; o["lost_dms"] = lostDMs
             o["dm_commit_ms"] = Self.summary(dmCommitMs); o["dm_ms"] = Self.summary(dmMs)
+            o["dm_end_to_end_ms"] = Self.summary(dmEndToEndMs)
             o["post_to_dm_recipient_ms"] = Self.summary(postToRecipientMs)
             o["dm_over_post_p50"] = Self.round(Self.quantile(dmMs, 0.5).flatMap { d in Self.quantile(postToRecipientMs, 0.5).map { d / max($0, 0.001) } }, 2)
         }
