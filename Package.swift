@@ -91,7 +91,7 @@ let package = Package(
         ]),
         .testTarget(name: "SkwadSimTests", dependencies: ["SkwadSim", "SkwadTestKit"]),
         .testTarget(name: "SkwadREPLTests", dependencies: ["SkwadREPL", "SkwadTestKit"]),
-        .testTarget(name: "skwadTests", dependencies: ["SkwadTestKit"]),
+        .testTarget(name: "skwadTests", dependencies: ["SkwadTestKit", "SkwadStore"]),
     ],
     swiftLanguageModes: [.v6]
 )

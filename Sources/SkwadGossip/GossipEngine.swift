@@ -15,12 +15,6 @@ import SkwadReplica
 public struct GossipEngine: Sendable {
     public let config: GossipConfig
     var rng: SplitMix
-    /// Seeds for ephemeral session keys. Nil: drawn from the engine's seeded generator
-    /// (simulations, tests); a real node injects secure randomness here.
-    public var keySeeds: (@Sendable () -> [UInt8])? {
-        get { channels.keySeeds }
-        set { channels.keySeeds = newValue }
-    }
     /// Verifies an envelope (decoded, with its id: the engine has both already). The
     /// simulator swaps in a memoized one.
     public var opener: @Sendable (Envelope, OpID) throws -> SignedOp = { envelope, _ in try SignedOp.open(envelope) }
@@ -37,7 +31,7 @@ public struct GossipEngine: Sendable {
     /// Secure sessions, handshakes and per-address limits, all bounded (SecureChannels.swift,
     /// SessionTable.swift, §8, §13).
     var channels: SecureChannels
-    /// The session table, for tests.
+    /// The session table (read by `stats` and by this module's tests).
     var sessions: SessionTable { channels.sessions }
     var pseudonymLimits: [PublicKey: TokenBucket] = [:]
     /// New packs accepted per source address (Dissemination.swift, `takeGenesis`).
@@ -105,7 +99,9 @@ public struct GossipEngine: Sendable {
     var tickDueMs: UInt64 = .max
     var started = false
 
-    public init(config: GossipConfig = .init(), seed: UInt64) {
+    /// `secrets`: where session keys and the cookie secret come from. No default: a node on
+    /// a network passes `.secure(random:)`; simulations and tests say `.seeded` on purpose.
+    public init(config: GossipConfig = .init(), seed: UInt64, secrets: EngineSecrets) {
         self.config = config
         rng = SplitMix(seed: seed)
         plumtree = Plumtree(missingCapacity: config.missingCapacity)
@@ -115,11 +111,9 @@ public struct GossipEngine: Sendable {
         vicinityRounds = Backoff(baseMs: config.vicinityIntervalMs, maxMs: config.quietMaxMs)
         directoryRounds = Backoff(baseMs: config.directoryIntervalMs, maxMs: config.quietMaxMs)
         var cookieRandom = SplitMix(seed: seed ^ 0xC00C_1E5E_C7E7_0001)   // not the engine's own sequence
-        channels = SecureChannels(config: config, cookieMaster: cookieRandom.bytes(32))
+        channels = SecureChannels(config: config, cookieMaster: secrets.cookieSecret ?? cookieRandom.bytes(32))
+        channels.keySeeds = secrets.keySeeds
     }
-
-    /// A real node keys its cookies with secure randomness.
-    public mutating func setCookieSecret(_ master: [UInt8]) { channels.setCookieSecret(master) }
 
     /// Table sizes, for tests and `stats`.
     public var sessionCount: Int { channels.count }

@@ -42,7 +42,7 @@ struct SecureChannels: Sendable {
     let cookieEpochMs: UInt64
     /// Initiator sessions whose handshake is under way (a superset; checked when retried).
     private(set) var handshaking: Set<PeerAddress> = []
-    /// Seeds for ephemeral keys; nil: drawn from the engine's generator.
+    /// Seeds for ephemeral keys; nil: drawn from the engine's generator (`EngineSecrets.seeded`).
     var keySeeds: (@Sendable () -> [UInt8])?
     /// Accepts or refuses a peer address before any state is kept for it (nil: any).
     var addressFilter: (@Sendable (PeerAddress) -> Bool)?
@@ -58,7 +58,6 @@ struct SecureChannels: Sendable {
         cookies = CookieJar(master: cookieMaster, epochMs: config.cookieEpochMs)
     }
 
-    mutating func setCookieSecret(_ master: [UInt8]) { cookies = CookieJar(master: master, epochMs: cookieEpochMs) }
 
     var count: Int { sessions.count }
     var addressLimitCount: Int { addressLimits.count }

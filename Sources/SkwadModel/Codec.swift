@@ -55,6 +55,15 @@ extension OpBody {
         case .report(let r):
             var x = Skwad_V1_Report(); x.sealed = r.sealed.map { Data($0) }
             m.report = x
+        case .place(let x): m.place = x.wire()
+        case .review(let x): m.review = x.wire()
+        case .reviewReply(let x): m.reviewReply = x.wire()
+        case .directMessage(let d):
+            var x = Skwad_V1_DirectMessage(); x.sealed = Data(d.sealed)
+            m.directMessage = x
+        case .profile(let p):
+            var x = Skwad_V1_Profile(); x.name = p.name; x.about = p.about
+            m.profile = x
         }
         var opts = BinaryEncodingOptions(); opts.useDeterministicOrdering = true
         return [UInt8]((try? m.serializedData(options: opts)) ?? Data())
@@ -121,6 +130,21 @@ extension OpBody {
         case .report(let x)?:
             packID = try Self.id(m.packID, "pack id")
             kind = .report(Report(sealed: x.sealed.map { [UInt8]($0) }))
+        case .place(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .place(try Place(wire: x))
+        case .review(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .review(try Review(wire: x))
+        case .reviewReply(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .reviewReply(try ReviewReply(wire: x))
+        case .directMessage(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .directMessage(DirectMessage(sealed: [UInt8](x.sealed)))
+        case .profile(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .profile(Profile(name: x.name, about: x.about))
         case nil:
             throw ModelError.malformed("op has no kind (unknown to wire version 1)")
         }

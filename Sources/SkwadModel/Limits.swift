@@ -29,6 +29,27 @@ public enum Limits {
     /// in a pack count (older ones are evicted): at most 5 × 24 = 120 per pseudonym and pack,
     /// so backdating reports into past hours buys nothing (PROTOCOL.md §4, rule 8a).
     public static let reportWindowHours: UInt64 = 24
+
+    // Places and reviews (PROTOCOL.md §3 and §5, places).
+    public static let maxAddress = 120
+    public static let maxCity = 48
+    public static let maxZip = 12
+    public static let maxLandlord = 64
+    public static let maxRent: UInt32 = 1_000_000
+    public static let maxBeds: UInt32 = 20
+    public static let maxBathsHalf: UInt32 = 40
+    public static let maxTermMonths: UInt32 = 120
+    public static let maxReviewName = 32
+    /// Per pseudonym, pack and UTC day (by op hlc): the places (new ones and edits) and the
+    /// reviews (new ones and edits) that count in the views, the smallest by (hlc, id).
+    public static let placesPerDay = 5
+    public static let reviewsPerDay = 10
+    /// Per pseudonym and pack, in all: backdating ops into past days buys no more than this.
+    public static let placesPerPseudonym = 50
+    public static let reviewsPerPseudonym = 200
+    /// A landlord's replies that count per pack and UTC day, and in all.
+    public static let repliesPerDay = 20
+    public static let repliesPerPseudonym = 500
 }
 
 /// The network-wide floors of stamp work (PROTOCOL.md §2): a price on identity. A pack's

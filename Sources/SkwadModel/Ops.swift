@@ -33,6 +33,13 @@ public enum OpKind: Hashable, Sendable {
     case moderate(Moderate)
     case edit(Edit)
     case report(Report)
+    case place(Place)
+    case review(Review)
+    case reviewReply(ReviewReply)
+    /// A direct message or receipt, sealed to one pseudonym (DirectMessages.swift).
+    case directMessage(DirectMessage)
+    /// A display name in this pack, by the author's persona (Profiles.swift).
+    case profile(Profile)
 
     /// Stable name used in the store, stats and JSON.
     public var name: String {
@@ -46,6 +53,11 @@ public enum OpKind: Hashable, Sendable {
         case .moderate: "moderate"
         case .edit: "edit"
         case .report: "report"
+        case .place: "place"
+        case .review: "review"
+        case .reviewReply: "review_reply"
+        case .directMessage: "direct_message"
+        case .profile: "profile"
         }
     }
 }

@@ -52,10 +52,12 @@ public struct SignedOp: Hashable, Sendable {
 
 /// Field limits of an op body (normative: docs/PROTOCOL.md §Limits).
 public enum Validation {
+    static func text(_ s: String, _ max: Int, _ what: String) throws {
+        guard s.utf8.count <= max else { throw ModelError.tooLarge("\(what) is \(s.utf8.count) bytes, limit \(max)") }
+    }
+
     public static func check(_ b: OpBody) throws {
-        func text(_ s: String, _ max: Int, _ what: String) throws {
-            guard s.utf8.count <= max else { throw ModelError.tooLarge("\(what) is \(s.utf8.count) bytes, limit \(max)") }
-        }
+        func text(_ s: String, _ max: Int, _ what: String) throws { try Validation.text(s, max, what) }
         func tags(_ t: [String]) throws {
             guard t.count <= Limits.maxTags else { throw ModelError.tooLarge("\(t.count) tags, limit \(Limits.maxTags)") }
             for x in t {
@@ -103,6 +105,16 @@ public enum Validation {
             }
             for box in r.sealed where box.count < Limits.sealOverhead + 34 || box.count > Limits.maxSealedReport {
                 throw ModelError.invalid("sealed report of \(box.count) bytes (\(Limits.sealOverhead + 34)...\(Limits.maxSealedReport))")
+            }
+        case .place(let p): try p.check()
+        case .review(let r): try r.check()
+        case .reviewReply(let r): try r.check()
+        case .profile(let p):
+            guard !p.name.trimmingWhitespace().isEmpty else { throw ModelError.invalid("a display name is empty") }
+            try text(p.name, Limits.maxDisplayName, "display name"); try text(p.about, Limits.maxReason, "about")
+        case .directMessage(let d):
+            guard Limits.directSealedSizes.contains(d.sealed.count) else {
+                throw ModelError.invalid("a direct message is \(d.sealed.count) bytes, not one of the size classes \(Limits.directSealedSizes)")
             }
         }
     }

@@ -32,6 +32,12 @@ public actor Node {
     var joined: [PackID: UInt64]
     var stamps: [PackID: UInt64]
     var keys: [PackID: SigningKeyPair] = [:]
+    /// Per pack, the persona that publishes a display name (NodeProfiles.swift).
+    var personas: [PackID: SigningKeyPair] = [:]
+    /// Per pack, the persona's stamp once it acted there; loaded from settings on first use.
+    var personaStampCache: [PackID: UInt64]?
+    /// Boxes of direct messages already opened, by op id and key (NodeConversations.swift).
+    var letterMemo: [[UInt8]: DirectLetter?] = [:]
     public internal(set) var location: GeoPoint?
     let now: @Sendable () -> UInt64
     /// One line saying which data-directory permissions were tightened at start, if any.
@@ -152,18 +158,19 @@ public actor Node {
     /// Signs an op of this node's pseudonym in a pack. The first op in a pack mints the
     /// pseudonym's proof-of-work stamp (the pack's `powBits`); it is returned as a local
     /// change to commit with the op, and reused afterwards.
-    func sign(_ kind: OpKind, in packID: PackID) throws -> (op: SignedOp, changes: [LocalChange]) {
+    /// `persona`: signs with the node's persona in the pack instead (NodeProfiles.swift).
+    func sign(_ kind: OpKind, in packID: PackID, persona: Bool = false) throws -> (op: SignedOp, changes: [LocalChange]) {
         let nowMs = now()
         guard let pack = replica.pack(packID), replica.isLive(packID, nowMs: nowMs) else { throw NodeError("that pack is gone (expired or deleted)") }
-        guard let key = key(for: packID) else { throw NodeError("unknown pack") }
+        guard let key = persona ? personaKey(packID) : key(for: packID) else { throw NodeError("unknown pack") }
         try takeLocalBudget(key.publicKey, nowMs: nowMs)
         var changes: [LocalChange] = []
         let stamp: UInt64
-        if let s = stamps[packID] { stamp = s } else {
+        if let s = persona ? personaStamp(packID) : stamps[packID] { stamp = s } else {
             stamp = ProofOfWork.mint(genesisNonce: pack.genesis.createNonce, author: key.publicKey.bytes,
                                      bits: Int(replica.config.pseudonymBits(pack.create.powBits)), progress: mintProgress)
             mintProgress?(0)
-            changes.append(.stamp(packID, stamp))
+            changes.append(persona ? .setting(Self.personaStampSetting(packID), String(stamp)) : .stamp(packID, stamp))
         }
         var claim: String?
         if pack.locked {
@@ -218,7 +225,7 @@ public actor Node {
             case .joined(let p, true, let ms): joined[p] = joined[p] ?? ms; replica.markOwn(p)
             case .joined(let p, false, _): joined[p] = nil
             case .stamp(let p, let s): stamps[p] = s
-            case .setting: break
+            case .setting(let k, let v): notePersonaStamp(k, v)
             }
         }
     }
@@ -267,4 +274,6 @@ public struct NodeStats: Sendable, Equatable {
     public var pending = 0
     public var rejected: [String: Int] = [:]
     public var packsPurged = 0
+    /// Delivery receipts that could not be sent (NodeConversations.swift).
+    public var receiptsNotSent = 0
 }

@@ -31,4 +31,6 @@ public enum NodeEvent: Sendable, Equatable {
     case voteOnYours(target: OpID, score: Int)
     case peerJoined(String)
     case peerLeft(String)
+    /// A direct message to you, or a receipt of yours (NodeConversations.swift).
+    case conversation(ConversationEvent)
 }

@@ -18,6 +18,12 @@ public struct InboxItem: Sendable, Equatable {
         case autoHidden(target: OpID, score: Int, threshold: Int)
         /// A pack you are in expires soon, expired, or was deleted.
         case pack(InboxNotice)
+        /// A review of a place you added, or the landlord's reply to your review (NodePlaces.swift).
+        case place(PlaceNews)
+        /// A direct message to you (NodeConversations.swift).
+        case letter(ConversationEntry)
+        /// A post by a pseudonym you follow (NodeFollows.swift).
+        case followedPost(PostView)
     }
     public let kind: Kind
     /// The pack's label, for posts, comments and votes.
@@ -54,7 +60,7 @@ extension Node {
             let mark = try store.inboxMark()
             let last = try store.lastSeq()
             let (ops, skipped) = try store.ops(after: mark, limit: Self.inboxScanLimit)
-            var items = opItems(ops, nowMs: nowMs)
+            var items = opItems(ops, nowMs: nowMs) + letterItems(ops, nowMs: nowMs) + followedItems(ops, nowMs: nowMs)
             items += try store.unshownNotices().map { InboxItem(kind: .pack($0), packName: $0.name, about: "", atMs: $0.atMs) }
             items.sort { $0.atMs < $1.atMs }
             if !peek { try store.markInboxSeen(seq: last, forgetBeforeMs: nowMs &- 7 * 86_400_000) }
@@ -131,6 +137,8 @@ extension Node {
                 guard let t = replica.op(m.target), t.packID == op.packID, isMine(t.author, in: t.packID),
                       let pack = replica.pack(op.packID), replica.isModerator(op.author, of: pack) else { continue }
                 moderation[m.target] = (m.hidden, m.reason, op.hlc.physicalMs)
+            case .review, .reviewReply:
+                if let item = placeNews(op, label: label, nowMs: nowMs) { items.append(item) }
             default: continue
             }
         }

@@ -49,11 +49,10 @@ extension Node {
         gc.peerDatagramsPerSecond = config.peerDatagramsPerSecond
         gc.peerBytesPerSecond = config.peerBytesPerSecond
         gc.pseudonymOpsPerMinute = config.pseudonymOpsPerMinute
-        var engine = GossipEngine(config: gc, seed: SecureRandom.bytes(8).reduce(0) { $0 << 8 | UInt64($1) })
+        var engine = GossipEngine(config: gc, seed: SecureRandom.bytes(8).reduce(0) { $0 << 8 | UInt64($1) },
+                                  secrets: .secure(random: { SecureRandom.bytes($0) }))
         let me = describe(transport.localAddress)
         engine.selfAddress = PeerAddress(me)
-        engine.keySeeds = { SecureRandom.bytes(32) }
-        engine.setCookieSecret(SecureRandom.bytes(32))
         engine.addressFilter = { $0.isCanonical }
         network = NetworkState(engine: engine, transport: transport, loop: group.next(), group: group)
         startReader()

@@ -24,6 +24,7 @@ extension Node {
         switch target.body.kind {
         case .post: c = Comment(post: target.id, parent: nil, body: text)
         case .comment(let parent): c = Comment(post: parent.post, parent: target.id, body: text)
+        case .review(let r): return try replyToReview(target, r, text: text)
         default: throw NodeError("'\(NodeError.quote(ref))' is not a post or a comment")
         }
         try Self.fits(text, Limits.maxBody, "comment")

@@ -29,6 +29,9 @@ extension Node {
     public struct Den: Sendable {
         public let view: DenView
         public let joined: [PackSummary]
+        /// The places you added and your reviews (issue 27).
+        public var places: [PlaceView] = []
+        public var reviews: [ReviewView] = []
     }
 
     /// The user's home: over all of this node's pseudonyms, its packs, posts, comments and
@@ -39,11 +42,15 @@ extension Node {
         var authors: Set<PublicKey> = []
         for id in replica.packIDs() { if let k = key(for: id) { authors.insert(k.publicKey) } }
         let joinedPacks = replica.packs(nowMs: nowMs, from: location).filter { joined[$0.id] != nil }
-        return Den(view: replica.den(authors: authors, nowMs: nowMs), joined: joinedPacks)
+        var den = Den(view: replica.den(authors: authors, nowMs: nowMs), joined: joinedPacks)
+        (den.places, den.reviews) = replica.placeDen(authors: authors, nowMs: nowMs)
+        return den
     }
 
     /// Is `author` this node's own pseudonym (or admin key) in `pack`?
-    public func isMine(_ author: PublicKey, in pack: PackID) -> Bool { key(for: pack)?.publicKey == author }
+    public func isMine(_ author: PublicKey, in pack: PackID) -> Bool {
+        key(for: pack)?.publicKey == author || (personaStamp(pack) != nil && personaKey(pack)?.publicKey == author)
+    }
 
     // MARK: ids
 
@@ -58,12 +65,15 @@ extension Node {
         }
         var found: SignedOp?
         for op in replica.allOps where op.id.hex.hasPrefix(hex) {
+            let named: Bool
             switch op.body.kind {
-            case .post, .comment:
-                if found != nil { throw NodeError("'\(NodeError.quote(ref))' matches several posts or comments: type more of the id") }
-                found = op
-            default: continue
+            case .post, .comment, .review, .reviewReply: named = true
+            case .place(let p): named = p.target == nil   // places too (delete, hide, report), not their records
+            default: named = false
             }
+            guard named else { continue }
+            if found != nil { throw NodeError("'\(NodeError.quote(ref))' matches several posts or comments: type more of the id") }
+            found = op
         }
         guard let found else { throw NodeError("no post or comment with id '\(NodeError.quote(ref))'") }
         return found

@@ -16,7 +16,9 @@ extension Node {
             failure = "\(error)"
         }
         dropEvictedOps()
-        if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) { sink(e) } }
+        let letters = conversationArrivals(ops)
+        if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) + letters.events + followedArrivals(ops, nowMs: nowMs) { sink(e) } }
+        sendReceipts(letters.receipts)
         return failure
     }
 

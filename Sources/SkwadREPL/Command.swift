@@ -28,6 +28,10 @@ public enum Command: Equatable, Sendable {
     case quit
     /// hide, unhide, edit, log, report, reports, dismiss, block, unblock, mute, unmute, blocks (CommandModeration.swift).
     case moderation(ModerationCommand)
+    /// place, places, review, swipe, favs, compare (CommandPlaces.swift).
+    case places(PlaceCommand)
+    /// dm, chat, verify (CommandConversations.swift).
+    case conversation(ConversationCommand)
 }
 
 public struct CommandError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -45,15 +49,15 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("packs", "packs [--sort distance|popular|new] [--tag T]", "packs around you, with distance and bearing"),
     ("join", "join PACK", "join a pack (by name or id prefix): its posts enter your feed"),
     ("leave", "leave PACK", "leave a pack"),
-    ("post", "post PACK \"TITLE\" \"BODY\" [--tags a,b]",
+    ("post", "post PACK \"TITLE\" \"BODY\" [--tags a,b] [--named]",
      "post anonymously in a pack; title up to \(Limits.maxTitle) characters, body up to \(Limits.maxBody) "
-        + "(letters beyond plain ASCII count 2, emoji 4)"),
+        + "(letters beyond plain ASCII count 2, emoji 4); --named: under your display name there"),
     ("comment", "comment ID \"TEXT\"", "comment on a post, or reply to a comment; up to \(Limits.maxBody) characters"),
     ("up", "up ID", "upvote a post or comment"),
     ("down", "down ID", "downvote a post or comment"),
     ("unvote", "unvote ID", "withdraw your vote"),
-    ("feed", "feed [PACK] [--sort new|top] [--limit N] [--tag T] [--within METRES]",
-     "posts of your packs (or of one pack); --tag keeps posts with that tag; --within keeps posts of any pack that near you"),
+    ("feed", "feed [PACK] [--sort new|top] [--limit N] [--tag T] [--within METRES] | feed --following",
+     "posts of your packs (or of one pack); --tag keeps posts with that tag; --within keeps posts of any pack that near you; --following: posts of the pseudonyms you follow"),
     ("show", "show POST", "a post with its comments"),
     ("delete", "delete ID", "delete your post or comment, or a pack you are the Alpha of"),
     ("den", "den", "your packs, posts, comments and upvotes received"),
@@ -65,7 +69,7 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("trust", "trust ADMINKEY", "trust an admin key (your campus's): its packs are permanent here and it may moderate any pack"),
     ("untrust", "untrust ADMINKEY", "stop trusting an admin key"),
     ("trusted", "trusted", "the admin keys this node trusts, and the config file they are kept in"),
-] + moderationHelp + [
+] + moderationHelp + placeHelp + conversationHelp + [
     ("quit", "quit", "stop the node (also: exit, Ctrl-D)"),
 ]
 
@@ -96,12 +100,20 @@ extension Command {
         case "leave": cmd = .leave(try args.positional("PACK"))
         case "post":
             let pack = try args.positional("PACK"), title = try args.positional("\"TITLE\""), body = try args.positional("\"BODY\"")
-            cmd = .post(pack: pack, title: title, body: body, tags: try args.list("--tags"))
+            let named = args.flag("--named")
+            let tags = try args.list("--tags")
+            cmd = named ? .conversation(.namedPost(pack: pack, title: title, body: body, tags: tags))
+                        : .post(pack: pack, title: title, body: body, tags: tags)
         case "comment", "reply":
             cmd = .comment(target: try args.positional("ID"), text: try args.positional("\"TEXT\""))
         case "up": cmd = .vote(target: try args.positional("ID"), value: 1)
         case "down": cmd = .vote(target: try args.positional("ID"), value: -1)
         case "unvote": cmd = .vote(target: try args.positional("ID"), value: 0)
+        case "feed" where args.index(of: "--following") != nil:
+            _ = args.flag("--following")
+            let limit = try args.int("--limit") ?? 20
+            guard limit >= 1 && limit <= 1000 else { throw CommandError("--limit must be 1...1000") }
+            cmd = .conversation(.followingFeed(limit: limit))
         case "feed":
             let sort = try args.choice("--sort", FeedSort.self) ?? .new
             let limit = try args.int("--limit") ?? 20
@@ -136,6 +148,12 @@ extension Command {
         case _ where ModerationCommand.verbs.contains(verb):
             guard let m = try ModerationCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
             cmd = .moderation(m)
+        case _ where PlaceCommand.verbs.contains(verb):
+            guard let m = try PlaceCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
+            cmd = .places(m)
+        case _ where ConversationCommand.verbs.contains(verb):
+            guard let c = try ConversationCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
+            cmd = .conversation(c)
         default:
             let hint = nearestCommand(to: verb).map { " (did you mean '\($0)'?)" } ?? ""
             throw CommandError("unknown command '\(clip(verb))'\(hint); type help")

@@ -31,7 +31,8 @@ public struct Executor: Sendable {
             return .done("posted \(id.short(await node.displayIDLength()))", id: id)
         case let .comment(target, text):
             let id = try await node.comment(on: target, text: text)
-            return .done("commented \(id.short(await node.displayIDLength()))", id: id)
+            let word = await node.isReviewReply(id) ? "replied" : "commented"   // `reply REVIEW`: the landlord's reply
+            return .done("\(word) \(id.short(await node.displayIDLength()))", id: id)
         case let .vote(target, value):
             let id = try await node.vote(on: target, value: value)
             let word = value > 0 ? "upvoted" : value < 0 ? "downvoted" : "vote withdrawn on"
@@ -60,6 +61,8 @@ public struct Executor: Sendable {
         case .stats: return .stats(await node.counters())
         case .quit: return .bye
         case .moderation(let m): return .moderation(try await runModeration(m))
+        case .places(let m): return .places(try await runPlaces(m))
+        case .conversation(let c): return .conversation(try await runConversation(c))
         }
     }
 

@@ -12,6 +12,8 @@ public final class REPL: Sendable {
     let verbose: Bool
     /// Pack labels and colours as of the last command, for activity printed on its own.
     let styleCache = StyleCache()
+    /// Swipe mode (REPLSwipe.swift): while on, lines are keys (y, n, u, q).
+    let swipeMode = SwipeMode()
 
     public init(executor: Executor, reader: LineReader, mode: Renderer.Mode, verbose: Bool = false) {
         self.executor = executor; self.reader = reader; self.mode = mode; self.verbose = verbose
@@ -25,8 +27,10 @@ public final class REPL: Sendable {
         if mode == .terminal { r.screen = TerminalSize.current() }
         r.joinedCount = await executor.node.joinedPackIDs.count
         do {
+            if let swiped = try await swipeLine(line) { return (render(swiped, &r), false) }
             guard let cmd = try Command.parse(line) else { return (nil, false) }
             let reply = try await executor.run(cmd)
+            startSwipeMode(after: reply)
             r.idLength = await executor.node.displayIDLength()
             r.styles = await executor.node.packStyles()
             styleCache.set(r.styles, idLength: r.idLength)
@@ -72,7 +76,9 @@ public final class REPL: Sendable {
             }
         }
         while true {
-            let line = await Self.readOffThread(reader, prompt: mode == .terminal ? "skwad> " : "")
+            let line = swipeMode.get() != nil && mode == .terminal
+                ? await Self.readKeyOffThread(reader, prompt: "swipe> ")   // one key, no Enter (REPLSwipe.swift)
+                : await Self.readOffThread(reader, prompt: mode == .terminal ? "skwad> " : "")
             guard let line else { break }
             let (out, quit) = await handle(line, nowMs: wallClockMs())
             if let out { await show(out) }

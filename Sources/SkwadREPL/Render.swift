@@ -112,6 +112,7 @@ public struct Renderer: Sendable {
                          "posts: \(d.view.posts.count)  comments: \(d.view.comments.count)  upvotes received: \(d.view.totalUpvotes)"]
             lines += d.view.posts.map { "  " + postLine($0) }
             lines += d.view.comments.map { "  \(id($0.id))  \(score($0.score))  on \(id($0.post))  \(SafeText.block($0.body, indent: "    "))" }
+            lines += denPlaceLines(d)
             return lines.joined(separator: "\n")
         case .whoami(let w):
             var lines = ["node \(w.nodeID)", "location " + (w.location.map { "\($0) (cell \(w.cell ?? "-"))" } ?? "unset (locate LAT,LON)"),
@@ -130,6 +131,8 @@ public struct Renderer: Sendable {
         case .map(let m, let json): return json ? JSON.object([("ok", true)] + mapJSON(m)).render() : mapText(m)
         case .bye: return "bye"
         case .moderation(let m): return moderationText(m)
+        case .places(let m): return placesText(m)
+        case .conversation(let c): return conversationText(c)
         }
     }
 
@@ -152,8 +155,12 @@ public struct Renderer: Sendable {
 
     func postLine(_ p: PostView) -> String {
         let comments = p.commentCount == 1 ? "1 comment" : "\(p.commentCount) comments"
-        return "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(label(p.pack, p.packName)), pack: p.pack))  \(who(p.author, p.role))  \(dim(time(p.hlc)))  \(SafeText.line(p.title))\(p.edited ? " (edited)" : "")  \(dim("(\(comments))"))"
+        return "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(label(p.pack, p.packName)), pack: p.pack))  \(who(p.author, p.role))\(named(p.displayName))  \(dim(time(p.hlc)))  \(SafeText.line(p.title))\(p.edited ? " (edited)" : "")  \(dim("(\(comments))"))"
     }
+
+    /// A display name published in the post's pack, quoted after the tag (the tag stays: a
+    /// name proves nothing).
+    func named(_ name: String?) -> String { name.map { " \"\(SafeText.line($0))\"" } ?? "" }
 
     /// A pseudonym's tag, with its role when it is the pack's Alpha or an admin.
     func who(_ key: PublicKey, _ role: AuthorRole?) -> String {
@@ -175,7 +182,8 @@ public struct Renderer: Sendable {
         case .den(let d):
             kv += [("packs", .array(d.view.packs.map { pack($0, joined: true) })), ("joined", .array(d.joined.map { .string($0.id.hex) })),
                    ("posts", .array(d.view.posts.map(post))), ("comments", .array(d.view.comments.map(comment))),
-                   ("totalUpvotes", .int(d.view.totalUpvotes))]
+                   ("totalUpvotes", .int(d.view.totalUpvotes)), ("places", .array(d.places.map(placeJSON))),
+                   ("reviews", .array(d.reviews.map(reviewJSON)))]
         case .whoami(let w):
             kv += [("node", .string(w.nodeID)), ("location", w.location.map { .string("\($0.lat),\($0.lon)") } ?? .null),
                    ("cell", w.cell.map { .string($0) } ?? .null), ("dataDir", .string(w.dataDir)),
@@ -194,6 +202,8 @@ public struct Renderer: Sendable {
         case .map(let m, _): kv += mapJSON(m)
         case .bye: kv.append(("bye", true))
         case .moderation(let m): kv += moderationJSON(m)
+        case .places(let m): kv += placesJSON(m)
+        case .conversation(let c): kv += conversationJSON(c)
         }
         return .object(kv)
     }
@@ -214,7 +224,8 @@ public struct Renderer: Sendable {
                  ("author", .string(pseudonymTag(p.author))), ("role", p.role.map { .string($0.rawValue) } ?? .null), ("title", .string(p.title)), ("body", .string(p.body)),
                  ("tags", .array(p.tags.map { .string($0) })), ("score", .int(p.score)), ("up", .int(p.upvotes)),
                  ("down", .int(p.downvotes)), ("comments", .int(p.commentCount)), ("time", .int(Int(p.hlc.physicalMs))),
-                 ("hidden", p.hidden.map { .string($0.rawValue) } ?? .null), ("edited", .bool(p.edited))])
+                 ("hidden", p.hidden.map { .string($0.rawValue) } ?? .null), ("edited", .bool(p.edited)),
+                 ("displayName", p.displayName.map { .string($0) } ?? .null)])
     }
 
     func comment(_ c: CommentView) -> JSON {
@@ -239,6 +250,7 @@ public struct Renderer: Sendable {
         case (_, .voteOnYours(let t, let s)): return "* vote on your \(id(t)): score \(score(s))"
         case (_, .peerJoined(let a)): return "* peer joined \(a)"
         case (_, .peerLeft(let a)): return "* peer left \(a)"
+        case (_, .conversation(let c)): return conversationEvent(c)
         }
     }
 }

@@ -41,6 +41,11 @@ extension Renderer {
             case .expired: return "\(when)  pack \(name) expired"
             case .deleted: return "\(when)  pack \(name) was deleted by its Alpha"
             }
+        case .place(let n): return "\(when)  " + placeNewsLine(n, item)
+        case .followedPost(let p):
+            return "\(when)  \(pseudonymTag(p.author)), whom you follow, posted in \(SafeText.line(item.packName)): \(id(p.id))  \(SafeText.line(p.title))"
+        case .letter(let e):
+            return "\(when)  message from \(pseudonymTag(e.peer)) in \(SafeText.line(item.packName)): \(id(e.id))  \(SafeText.block(e.text, indent: "    "))"
         }
     }
 
@@ -62,6 +67,11 @@ extension Renderer {
                 kv = [("kind", "autoHidden"), ("target", .string(target.hex)), ("score", .int(s)), ("threshold", .int(threshold))]
             case .pack(let n):
                 kv = [("kind", .string(n.kind.rawValue)), ("pack", .string(n.pack.hex))]
+            case .place(let n): kv = placeNewsJSON(n)
+            case .letter(let e):
+                kv = [("kind", "message"), ("message", entryJSON(e))]
+            case .followedPost(let p):
+                kv = [("kind", "followed_post"), ("post", post(p))]
             }
             kv += [("packName", .string(item.packName)), ("about", .string(item.about)), ("time", .int(Int(item.atMs)))]
             return .object(kv)

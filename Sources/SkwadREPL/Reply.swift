@@ -23,6 +23,10 @@ public enum Reply: Sendable {
     case bye
     /// Replies of the moderation verbs (RenderModeration.swift).
     case moderation(ModerationReply)
+    /// Replies of the place verbs (RenderPlaces.swift).
+    case places(PlaceReply)
+    /// Replies of dm, chat, verify (RenderConversations.swift).
+    case conversation(ConversationReply)
 }
 
 /// A neighbour as `peers` shows it.

@@ -76,12 +76,13 @@ public enum Lifetime {
 }
 
 extension OpKind {
-    /// Ops that speak in a locked pack's place (posts, comments, votes) must claim a cell
+    /// Ops that speak in a locked pack's place (posts, comments, votes, places, reviews and
+    /// replies) must claim a cell
     /// inside its fence; other kinds may claim one, and then it must lie inside too.
     var needsLocationInLockedPack: Bool {
         switch self {
-        case .post, .comment, .vote: true
-        case .createPack, .delete, .editPack, .moderate, .edit, .report: false
+        case .post, .comment, .vote, .place, .review, .reviewReply: true
+        case .createPack, .delete, .editPack, .moderate, .edit, .report, .directMessage, .profile: false
         }
     }
 }

@@ -71,6 +71,9 @@ extension Replica {
                 switch target.body.kind {
                 case .post(let p): excerpt = postView(target, p, pack: pack).title
                 case .comment(let c): excerpt = commentText(target, c, pack: pack).text
+                case .place(let p) where p.target == nil: excerpt = p.address
+                case .review(let r): excerpt = r.text
+                case .reviewReply(let r): excerpt = r.text
                 default: continue
                 }
             }

@@ -56,7 +56,7 @@ public struct PackState: Sendable {
     var edits: [(hlc: HLC, id: OpID)] = []
     var posts: [OpID] = []
     var commentsByPost: [OpID: [OpID]] = [:]
-    /// Distinct authors of posts, comments and votes other than the Alpha.
+    /// Distinct authors of posts, comments, votes, places, reviews and replies other than the Alpha.
     var participants: Set<PublicKey> = []
     /// (hlc, id) of the pack deletion that counts: the smallest moderator `Delete` of the pack
     /// (PROTOCOL §4, rule 8b). Nil: not deleted.
@@ -81,6 +81,10 @@ public struct PackState: Sendable {
     /// `Limits.reportsPerHour` (the smallest win), hours within `Limits.reportWindowHours`
     /// of the reporter's newest (PROTOCOL.md §4, rule 8a).
     var reportSlots: [PublicKey: [UInt64: [(hlc: HLC, id: OpID)]]] = [:]
+    /// Places, reviews and replies (PlaceState.swift).
+    var places = PlaceIndex()
+    /// Per author: its last `Profile` in this pack by (hlc, id) (ConversationViews.swift).
+    var profiles: [PublicKey: LWW<Profile>] = [:]
 
     init(genesis: SignedOp, create: CreatePack, isAdmin: Bool) {
         id = genesis.id; self.genesis = genesis; alpha = genesis.author; self.isAdmin = isAdmin

@@ -61,6 +61,10 @@ public struct Replica: Sendable {
     /// When the first op still held for each unknown pack arrived: ops for a pack whose
     /// genesis does not follow within `pendingMaxAgeMs` are dropped (PROTOCOL §4).
     var pendingSince: [PackID: UInt64] = [:]
+    /// Who sent each held op (network group), and how many each holds (PendingQuota.swift).
+    var pendingSource: [OpID: String] = [:]
+    var pendingPerSource: [String: Int] = [:]
+    var pendingOrder: [String: [(id: OpID, pack: PackID)]] = [:]
     var nextPendingSweepMs: UInt64 = 0
     public static let pendingMaxAgeMs: UInt64 = 60_000
     public internal(set) var tombstones: [PackID: Tombstone] = [:] { didSet { directoryChanged() } }
@@ -173,10 +177,14 @@ public struct Replica: Sendable {
         if let outcome = precheck(op, nowMs: nowMs, local: local, arrival: arrival) {
             guard outcome == .pending else { return outcome }
             if pendingIDs.count >= config.pendingLimit {
-                return .rejected(.unknownPack, "pack \(op.packID.short()) unknown and the pending buffer is full")
+                guard let victim = pendingVictim(for: arrival?.source ?? "") else {
+                    return .rejected(.unknownPack, "pack \(op.packID.short()) unknown and the pending buffer is full")
+                }
+                dropPending(victim.id, pack: victim.pack)
             }
             pending[op.packID, default: []].append(op)
             pendingIDs.insert(op.id)
+            holdPending(op, source: arrival?.source ?? "")
             if pendingSince[op.packID] == nil { pendingSince[op.packID] = nowMs }
             return .pending
         }
@@ -190,6 +198,7 @@ public struct Replica: Sendable {
             pendingSince[op.id] = nil
             for h in held {
                 pendingIDs.remove(h.id)
+                releasePending(h.id)
                 if case .admitted(let more) = admit(h, nowMs: nowMs) { admitted += more }
             }
         }
@@ -203,7 +212,7 @@ public struct Replica: Sendable {
         guard !pendingSince.isEmpty, nowMs >= nextPendingSweepMs else { return }
         nextPendingSweepMs = nowMs + 1000
         for (pack, since) in pendingSince where nowMs >= since && nowMs - since >= Self.pendingMaxAgeMs {
-            for op in pending.removeValue(forKey: pack) ?? [] { pendingIDs.remove(op.id) }
+            for op in pending.removeValue(forKey: pack) ?? [] { pendingIDs.remove(op.id); releasePending(op.id) }
             pendingSince[pack] = nil
         }
     }
@@ -261,7 +270,7 @@ public struct Replica: Sendable {
             }
         }
         switch op.body.kind {
-        case .post, .comment, .vote:
+        case .post, .comment, .vote, .place, .review, .reviewReply:
             break
         case .editPack, .moderate:
             guard isModerator(op.author, of: pack) else { return .rejected(.notAllowed, "only the Alpha or an admin may do that") }
@@ -279,9 +288,7 @@ public struct Replica: Sendable {
             if kept.count >= Limits.reportsPerHour, let last = kept.last, (op.hlc, op.id) > (last.hlc, last.id) {
                 return .rejected(.reportLimited, "at most \(Limits.reportsPerHour) reports an hour per pseudonym in a pack")
             }
-        case .edit:
-            break
-        case .createPack:
+        case .edit, .createPack, .directMessage, .profile:
             break
         }
         return nil
@@ -343,7 +350,13 @@ public struct Replica: Sendable {
             packs[pid]!.applyPostEdit(e, author: op.author, hlc: op.hlc, id: op.id)
         case .report:
             applyReport(op, in: pid)
-        case .createPack:
+        case .place, .review, .reviewReply:
+            if op.author != alpha { packs[pid]!.participants.insert(op.author) }
+            packs[pid]!.places.apply(op)
+        case .profile(let p):
+            if packs[pid]!.profiles[op.author] == nil { packs[pid]!.profiles[op.author] = LWW(hlc: op.hlc, id: op.id, value: p) }
+            else { packs[pid]!.profiles[op.author]!.merge(hlc: op.hlc, id: op.id, value: p) }
+        case .createPack, .directMessage:
             break
         }
     }
@@ -405,7 +418,9 @@ public struct Replica: Sendable {
         for op in trusted where ops[op.id] == nil {
             guard tombstones[op.packID] == nil else { continue }
             if packs[op.packID] != nil { apply(op) }
-            else if !pendingIDs.contains(op.id) { pending[op.packID, default: []].append(op); pendingIDs.insert(op.id) }
+            else if !pendingIDs.contains(op.id) {
+                pending[op.packID, default: []].append(op); pendingIDs.insert(op.id); holdPending(op, source: Self.restoredSource)
+            }
         }
     }
 
@@ -428,7 +443,7 @@ public struct Replica: Sendable {
             tombstones[id] = t
             made.append(t)
         }
-        for t in made { if let held = pending.removeValue(forKey: t.pack) { held.forEach { pendingIDs.remove($0.id) } } }
+        for t in made { if let held = pending.removeValue(forKey: t.pack) { held.forEach { pendingIDs.remove($0.id); releasePending($0.id) } } }
         if !made.isEmpty { rebuildProofIndex() }
         return made.sorted { $0.pack < $1.pack }
     }

@@ -49,6 +49,8 @@ public struct PostView: Sendable, Equatable {
     public let hidden: HiddenReason?
     /// Its author edited its title or body (the text shown is the last edit).
     public var edited: Bool = false
+    /// The display name its author published in this pack (`Profile`), if any.
+    public var displayName: String? = nil
 }
 
 public struct CommentView: Sendable, Equatable {
@@ -166,7 +168,8 @@ extension Replica {
                         role: role(of: op.author, in: pack), title: e?.title?.value ?? p.title,
                         body: e?.body?.value ?? p.body, tags: p.tags, hlc: op.hlc, location: op.body.location, score: t.score,
                         upvotes: t.up, downvotes: t.down, commentCount: visibleCommentCount(op.id, pack: pack),
-                        hidden: hiddenReason(op.id, score: t.score, pack: pack), edited: e != nil)
+                        hidden: hiddenReason(op.id, score: t.score, pack: pack), edited: e != nil,
+                        displayName: pack.profiles[op.author]?.value.name)
     }
 
     /// A comment's text after its author's edits (PROTOCOL.md §5): the last non-empty body

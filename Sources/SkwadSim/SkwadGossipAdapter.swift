@@ -30,7 +30,7 @@ public struct SkwadGossipStrategy: SimStrategy {
 
     public func makeNode(_ id: NodeID, world: World) -> SkwadGossipNode {
         var rng = SimRandom.stream(seed, 200, UInt64(id))
-        var engine = GossipEngine(config: config, seed: rng.next())
+        var engine = GossipEngine(config: config, seed: rng.next(), secrets: .seeded)
         engine.selfAddress = SkwadGossipNode.address(id)
         let memo = self.memo
         engine.opener = { try memo.open($0, id: $1) }

@@ -72,6 +72,7 @@ extension Store {
                     try db.execute(sql: "DELETE FROM joinedPack WHERE pack = ?", arguments: [Data(t.pack.bytes)])
                     try db.execute(sql: "DELETE FROM stamp WHERE pack = ?", arguments: [Data(t.pack.bytes)])
                     try SearchIndex.forget(pack: t.pack, in: db)
+                    try PlaceSearch.forget(pack: t.pack, in: db)
                 }
             }
         } catch { throw StoreError("cannot record tombstones", error) }

@@ -88,6 +88,8 @@ enum Schema {
             try db.execute(sql: "ALTER TABLE tombstone ADD COLUMN genesis BLOB")
             try db.execute(sql: "ALTER TABLE tombstone ADD COLUMN deletion BLOB")
         }
+        registerPlaceMigrations(&m)
+        Store.registerConversationTables(&m)
         return m
     }
 }

@@ -117,6 +117,11 @@ final class ChildNode: @unchecked Sendable {
                   let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
                   let post = obj["post"] as? [String: Any], let title = post["title"] as? String {
             lock.withLock { if arrivals[title] == nil { arrivals[title] = t } }
+        } else if line.hasPrefix("{\"event\":\"dm\""),
+                  let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+                  let m = obj["message"] as? [String: Any], let text = m["text"] as? String {
+            // A direct message's arrival, under its text with a prefix no post title takes here.
+            lock.withLock { if arrivals["dm:" + text] == nil { arrivals["dm:" + text] = t } }
         }
     }
 

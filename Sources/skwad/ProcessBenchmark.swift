@@ -16,12 +16,13 @@ struct BenchProcs: AsyncParsableCommand {
     @Option(help: "Seconds to wait after the last post for stragglers.") var settle = 5.0
     @Option(help: "At the end, kill the last node (SIGKILL) and time until no node lists it as an active peer; at most this many seconds (0: skip).")
     var deadPeerTimeout = 30.0
+    @Option(help: "Direct messages node 0 sends to the last node after the posts, timed like them (0: none).") var dms = 0
     @Option(help: "The skwad binary to start (default: this one).") var binary: String?
     @Option(help: "A testbed file (scripts/testbed.sh writes it): one `NETNS ADDRESS` line per node; node i runs in NETNS and listens on ADDRESS.")
     var testbed: String?
 
     func run() async throws {
-        guard nodes >= 2, posts >= 1, idle >= 0, gapMs >= 0, bodyBytes >= 1 else {
+        guard nodes >= 2, posts >= 1, idle >= 0, gapMs >= 0, bodyBytes >= 1, dms >= 0 else {
             throw ValidationError("need at least 2 nodes and 1 post; times and sizes positive")
         }
         var hosts: [(netns: String, address: String)]? = nil
@@ -35,7 +36,7 @@ struct BenchProcs: AsyncParsableCommand {
         }
         let bench = ProcessBenchmark(count: nodes, idleSeconds: idle, posts: posts, gapMs: gapMs, bodyBytes: bodyBytes,
                                      herdTimeout: herdTimeout, packTimeout: packTimeout, settle: settle, deadPeerTimeout: deadPeerTimeout,
-                                     binary: binary ?? ProcessBenchmark.selfBinary(), hosts: hosts)
+                                     binary: binary ?? ProcessBenchmark.selfBinary(), hosts: hosts, dms: dms)
         print(await bench.run())
     }
 }
@@ -48,6 +49,8 @@ struct ProcessBenchmark {
     let herdTimeout: Double, packTimeout: Double, settle: Double, deadPeerTimeout: Double
     let binary: String
     let hosts: [(netns: String, address: String)]?
+    /// Direct messages timed after the posts (DirectMessageBenchmark.swift).
+    var dms = 0
 
     static func selfBinary() -> String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -173,6 +176,7 @@ struct ProcessBenchmark {
         try checkAlive(nodes)
         report.converged = report.lostPosts == 0
         if report.lostPosts > 0 { report.reason = "\(report.lostPosts) of \(posts) posts did not reach every node within \(settle) s of the last" }
+        if dms > 0 { try await measureDMs(nodes, pack: pack, titles: titles, committed: committed, report: &report) }
         if deadPeerTimeout > 0 { report.deadPeerSeconds = try await timeDeadPeer(nodes, addresses) }
     }
 
@@ -263,13 +267,13 @@ struct ProcessBenchmark {
         return sum
     }
 
-    private func checkAlive(_ nodes: [ChildNode]) throws {
+    func checkAlive(_ nodes: [ChildNode]) throws {
         if let dead = nodes.first(where: { $0.exited != nil }) {
             throw Failure(reason: "node \(dead.index) exited with status \(dead.exited!)" + detail(dead))
         }
     }
 
-    private func detail(_ n: ChildNode) -> String {
+    func detail(_ n: ChildNode) -> String {
         if let s = n.exited ?? (n.process.isRunning ? nil : n.process.terminationStatus) { return " (exited with status \(s)\(n.lastStderr.isEmpty ? "" : ": " + n.lastStderr))" }
         return n.lastStderr.isEmpty ? "" : " (stderr: \(n.lastStderr))"
     }

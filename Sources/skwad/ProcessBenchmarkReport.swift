@@ -32,6 +32,16 @@ struct Report {
     /// Drop and rejection counters summed over the nodes at the end.
     var drops: [String: Int] = [:]
     var lostDeliveries = 0
+    /// Direct messages (`--dms`): commit time, latency to the recipient, and the posts'
+    /// latency to the same node for comparison; how many never arrived.
+    var dmCommitMs: [Double] = []
+    var dmMs: [Double] = []
+    /// From writing the `dm` command to the recipient's event: sealing and the carrier's stamp
+    /// included, and never negative (the commit reply and the recipient's event are read from
+    /// two pipes, so on a loaded machine the event can be read first: `dm_ms` below 0).
+    var dmEndToEndMs: [Double] = []
+    var postToRecipientMs: [Double] = []
+    var lostDMs = 0
 
     mutating func fail(_ why: String) { converged = false; reason = why }
 
@@ -68,6 +78,13 @@ struct Report {
             "extra_ip_bytes_per_post_per_node": Self.summary(extraBytesPerPost),
             "rss_idle_mib": mib(rssIdle), "rss_anon_idle_mib": mib(anonIdle), "pss_idle_mib": mib(pssIdle), "rss_after_posts_mib": mib(rssAfterPosts),
         ]
+        if !dmCommitMs.isEmpty {
+            o["dms"] = dmCommitMs.count; o["lost_dms"] = lostDMs
+            o["dm_commit_ms"] = Self.summary(dmCommitMs); o["dm_ms"] = Self.summary(dmMs)
+            o["dm_end_to_end_ms"] = Self.summary(dmEndToEndMs)
+            o["post_to_dm_recipient_ms"] = Self.summary(postToRecipientMs)
+            o["dm_over_post_p50"] = Self.round(Self.quantile(dmMs, 0.5).flatMap { d in Self.quantile(postToRecipientMs, 0.5).map { d / max($0, 0.001) } }, 2)
+        }
         if let reason { o["reason"] = reason }
         guard let data = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]) else {
             return #"{"bench":"procs","converged":false,"reason":"report not encodable"}"#

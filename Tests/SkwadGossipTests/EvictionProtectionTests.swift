@@ -65,7 +65,7 @@ import SkwadTestKit
         #expect(honest.count == GossipConfig().activeSize)
         let first = h.nodes.count
         for k in 0..<60 {
-            var e = GossipEngine(seed: UInt64(700 + k))
+            var e = GossipEngine(seed: UInt64(700 + k), secrets: .seeded)
             e.selfAddress = Harness.address(first + k)
             h.nodes.append(Harness.Node(engine: e, replica: Replica(config: .noFloors)))
             h.apply(first + k, h.nodes[first + k].engine.start(seeds: [Harness.address(target)], nowMs: h.nowMs))

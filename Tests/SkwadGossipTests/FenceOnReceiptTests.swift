@@ -12,7 +12,7 @@ import SkwadTestKit
 
     /// Pushes `envelopes` as one `Ops` message into an engine announcing `cell`.
     func push(_ envelopes: [[UInt8]], toEngineAt cell: String) -> (GossipEngine, Replica) {
-        var e = GossipEngine(seed: 5)
+        var e = GossipEngine(seed: 5, secrets: .seeded)
         var r = Replica(config: .noFloors)
         _ = e.setInterest(cell: cell, subscriptions: [], nowMs: Self.t0)
         var liar = HostilePeer(address: PeerAddress("10.0.0.9:7000"), seed: 9)

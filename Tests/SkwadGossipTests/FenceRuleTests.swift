@@ -32,7 +32,7 @@ import SkwadTestKit
         let inside = Geohash.encode(center, precision: 8)
         // ~2 km east: outside the 150 m fence.
         let outside = Geohash.encode(try GeoPoint(lat: 40.4433, lon: -79.9200), precision: 8)
-        var e = GossipEngine(seed: 5)
+        var e = GossipEngine(seed: 5, secrets: .seeded)
         e.selfAddress = PeerAddress("n0")
         _ = e.setInterest(cell: inside, subscriptions: [lab.id], nowMs: f.nowMs)
         #expect(try Geohash.decode(inside).center.distance(to: center) < 150)

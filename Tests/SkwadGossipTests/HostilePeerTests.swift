@@ -33,7 +33,7 @@ import SkwadTestKit
 
     /// An engine with one honest peer whose ping was answered.
     func linked(_ config: GossipConfig = .init()) -> (GossipEngine, Replica, HostilePeer) {
-        var e = GossipEngine(config: config, seed: 11)
+        var e = GossipEngine(config: config, seed: 11, secrets: .seeded)
         e.addressFilter = { $0.isCanonical }
         var r = Replica()
         var honest = HostilePeer(address: honestAddress, seed: 1)
@@ -111,7 +111,7 @@ import SkwadTestKit
     }
 
     @Test func aRepeatedHelloGetsTheSameWelcome() {
-        var e = GossipEngine(seed: 3)
+        var e = GossipEngine(seed: 3, secrets: .seeded)
         var r = Replica()
         var p = HostilePeer(address: honestAddress, seed: 4)
         let w1 = HostilePeer.sent(e.receive(datagram: p.hello(), from: honestAddress, nowMs: Self.t0, replica: &r), to: honestAddress)
@@ -160,7 +160,7 @@ import SkwadTestKit
 
     @Test func underHelloLoadAStatelessCookieComesFirst() {
         var c = GossipConfig(); c.handshakesPerSecond = 10
-        var e = GossipEngine(config: c, seed: 6)
+        var e = GossipEngine(config: c, seed: 6, secrets: .seeded)
         e.addressFilter = { $0.isCanonical }
         var r = Replica()
         let spray = HostilePeer.sprayHellos(count: 100, address: { PeerAddress("10.3.0.\($0 + 1):9") }, into: &e, nowMs: Self.t0, replica: &r)

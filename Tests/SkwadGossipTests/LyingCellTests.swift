@@ -60,7 +60,7 @@ import SkwadTestKit
     }
 
     @Test func afterTwoNamesFailRoundsTakeTurnsAndNamesElsewhereComeFirst() {
-        var e = GossipEngine(seed: 21)
+        var e = GossipEngine(seed: 21, secrets: .seeded)
         e.selfAddress = PeerAddress("me")
         _ = e.setInterest(cell: Self.here, subscriptions: [], nowMs: 1)
         let friend = PeerAddress("friend"), honest = PeerAddress("honest")
@@ -91,7 +91,7 @@ import SkwadTestKit
     }
 
     @Test func atMostHalfOfAVicinitySampleIsUnproven() {
-        var e = GossipEngine(seed: 22)
+        var e = GossipEngine(seed: 22, secrets: .seeded)
         e.selfAddress = PeerAddress("me")
         _ = e.setInterest(cell: Self.here, subscriptions: [], nowMs: 1)
         for i in 0..<8 { e.offerVicinity(PeerAddress("name\(i)"), info: NodeInfo(cell: Self.here), heard: i < 4, nowMs: 1) }
@@ -114,7 +114,7 @@ import SkwadTestKit
         let pack = f.createPack(by: alpha, name: "far", fence: Geofence(center: center, radiusMeters: 200), locked: false)
         var replica = Replica(config: .noFloors)
         _ = replica.admit(pack, nowMs: f.nowMs)
-        var e = GossipEngine(seed: 23)
+        var e = GossipEngine(seed: 23, secrets: .seeded)
         e.selfAddress = PeerAddress("me")
         // 3 km north, subscribed: the fence needs a remote contact.
         _ = e.setInterest(cell: Self.cell(north: 3000), subscriptions: [pack.id], nowMs: f.nowMs)

@@ -55,7 +55,7 @@ import SkwadTestKit
         // Five attacker addresses (engines of their own) join the target within a second.
         var attackers: [GossipEngine] = []
         for k in 0..<5 {
-            var e = GossipEngine(seed: UInt64(900 + k)); e.selfAddress = PeerAddress("n\(100 + k)")
+            var e = GossipEngine(seed: UInt64(900 + k), secrets: .seeded); e.selfAddress = PeerAddress("n\(100 + k)")
             attackers.append(e)
         }
         // Route their traffic through extra harness slots.
@@ -109,7 +109,7 @@ import SkwadTestKit
         h.start { i in i == 0 ? [] : [0] }
         h.run(ms: 8000)
         // A far-away stranger (its own engine, no link of node 0) asks node 0 for its nearest peers.
-        var e = GossipEngine(seed: 4242); e.selfAddress = Harness.address(9)
+        var e = GossipEngine(seed: 4242, secrets: .seeded); e.selfAddress = Harness.address(9)
         _ = e.setInterest(cell: Geohash.encode(try GeoPoint(lat: 48.85, lon: 2.35), precision: 7), subscriptions: [], nowMs: h.nowMs)
         h.nodes.append(Harness.Node(engine: e, replica: Replica(config: .noFloors)))
         var hello = WireMessage(); hello.prune = Skwad_Gossip_V1_Prune()

@@ -14,7 +14,7 @@ import SkwadTestKit
 
     @Test func eightNetworksOfFloodLeaveRoomForAnHonestPack() {
         var f = OpFactory(seed: 2412, nowMs: Self.t0, floors: false)
-        var e = GossipEngine(config: GossipConfig(), seed: 5)
+        var e = GossipEngine(config: GossipConfig(), seed: 5, secrets: .seeded)
         e.addressFilter = { $0.isCanonical }
         var r = Replica(config: .noFloors)
         let mallory = f.user()

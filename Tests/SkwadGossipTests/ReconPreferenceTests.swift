@@ -8,7 +8,7 @@ import SkwadTestKit
 /// reconciliation no longer wastes a node's rounds.
 @Suite struct ReconPreferenceTests {
     @Test func aLinkThatLeftRoundsUnansweredIsAskedRarely() {
-        var e = GossipEngine(seed: 3)
+        var e = GossipEngine(seed: 3, secrets: .seeded)
         let a = PeerAddress("a"), b = PeerAddress("b"), c = PeerAddress("c")
         e.reconMisses[a] = 3
         var picks: [PeerAddress: Int] = [:]

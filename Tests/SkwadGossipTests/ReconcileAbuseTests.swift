@@ -13,7 +13,7 @@ import SkwadTestKit
     static func frame(_ r: ReconcileRound) -> [UInt8] { try! Message.reconcile(r).wire.serializedBytes() }
 
     @Test func matchingRoundsGetOneSmallSettledAnswerAndUnaskedAnswersNothing() throws {
-        var e = GossipEngine(config: GossipConfig(), seed: 3)
+        var e = GossipEngine(config: GossipConfig(), seed: 3, secrets: .seeded)
         var r = Replica(config: .noFloors)
         var f = OpFactory(seed: 4, nowMs: Self.t0, floors: false)
         let alpha = f.user()

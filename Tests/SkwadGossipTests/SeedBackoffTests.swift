@@ -7,7 +7,7 @@ import SkwadReplica
 /// join, then twice as long after each unanswered try, up to `rejoinMaxMs`.
 @Suite struct SeedBackoffTests {
     @Test func anUnansweringSeedIsRetriedLessAndLessOften() {
-        var e = GossipEngine(config: GossipConfig(), seed: 7)
+        var e = GossipEngine(config: GossipConfig(), seed: 7, secrets: .seeded)
         var r = Replica()
         let seed = PeerAddress("127.0.0.1:1")
         let t0: UInt64 = 1_790_000_000_000

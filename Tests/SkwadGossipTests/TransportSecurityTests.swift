@@ -7,7 +7,7 @@ import SkwadReplica
 @Suite struct TransportSecurityTests {
     /// Two engines that completed a handshake, and the first DATA frame a sent to b.
     func pair() -> (a: GossipEngine, b: GossipEngine, firstData: [UInt8]) {
-        var a = GossipEngine(seed: 1), b = GossipEngine(seed: 2)
+        var a = GossipEngine(seed: 1, secrets: .seeded), b = GossipEngine(seed: 2, secrets: .seeded)
         var ra = Replica(), rb = Replica()
         let A = PeerAddress("a"), B = PeerAddress("b")
         let hello = a.start(seeds: [B], nowMs: 1000).compactMap { if case .send(let x, _) = $0 { x } else { nil } }
@@ -85,7 +85,7 @@ import SkwadReplica
     }
 
     @Test func unverifiedAddressesGetAtMostThreeTimesTheirBytes() {
-        var b = GossipEngine(seed: 2)
+        var b = GossipEngine(seed: 2, secrets: .seeded)
         var rb = Replica()
         // A spoofed HELLO: the WELCOME (52 bytes) fits 3x 200, but data queued for that
         // address waits until the address proves itself.
@@ -103,7 +103,7 @@ import SkwadReplica
 
     @Test func aFloodingPeerIsRateLimited() {
         var config = GossipConfig(); config.peerDatagramsPerSecond = 50
-        var b = GossipEngine(config: config, seed: 3)
+        var b = GossipEngine(config: config, seed: 3, secrets: .seeded)
         var rb = Replica()
         for i in 0..<200 { _ = b.receive(datagram: [0x53, 0x4B, 1, 9, UInt8(i & 0xff)], from: PeerAddress("flood"), nowMs: 10, replica: &rb) }
         #expect(b.stats.drops["rateLimited"] == 150)
@@ -116,7 +116,7 @@ import SkwadReplica
     }
 
     @Test func garbageNeverCrashesTheEngine() {
-        var b = GossipEngine(seed: 4)
+        var b = GossipEngine(seed: 4, secrets: .seeded)
         var rb = Replica()
         var rng = SplitMix(seed: 9)
         for n in 0..<500 {

@@ -48,7 +48,7 @@ import SkwadModel
     }
 
     @Test func aPeerDroppedAsSilentComesBackOnlyByAnsweringItself() {
-        var e = GossipEngine(seed: 11)
+        var e = GossipEngine(seed: 11, secrets: .seeded)
         e.selfAddress = PeerAddress("me")
         _ = e.setInterest(cell: Self.cells[1], subscriptions: [], nowMs: 1)
         let liar = PeerAddress("liar")
@@ -71,7 +71,7 @@ import SkwadModel
     }
 
     @Test func aPeerThatTalksButNeverExchangedIsAskedFirstAndGoes() {
-        var e = GossipEngine(seed: 12)
+        var e = GossipEngine(seed: 12, secrets: .seeded)
         e.selfAddress = PeerAddress("me")
         _ = e.setInterest(cell: Self.cells[0], subscriptions: [], nowMs: 1)
         let friend = PeerAddress("friend"), talker = PeerAddress("talker")
@@ -93,7 +93,7 @@ import SkwadModel
     }
 
     @Test func aMutedMemberIsNotPassedOn() {
-        var e = GossipEngine(seed: 13)
+        var e = GossipEngine(seed: 13, secrets: .seeded)
         e.selfAddress = PeerAddress("me")
         _ = e.setInterest(cell: Self.cells[0], subscriptions: [], nowMs: 1)
         let member = PeerAddress("member")

@@ -29,6 +29,18 @@ import Testing
         #expect((o["dead_peer_detected_s"] as? Double ?? -1) > 0, "\(o["dead_peer_detected_s"] ?? "nil")")
     }
 
+    @Test func directMessagesAreTimedBesideThePosts() throws {
+        let o = try report(["--nodes", "3", "--idle", "0", "--posts", "2", "--gap-ms", "200", "--settle", "10", "--dms", "3",
+                            "--dead-peer-timeout", "0"])
+        #expect(o["converged"] as? Bool == true, "\(o)")
+        #expect(o["dms"] as? Int == 3 && o["lost_dms"] as? Int == 0)
+        // From typing to arrival: positive whatever order the parent reads the two pipes in.
+        let dm = try #require(o["dm_end_to_end_ms"] as? [String: Any])
+        #expect((dm["p50"] as? Double ?? -1) > 0)
+        #expect((o["dm_ms"] as? [String: Any])?["p50"] is Double)
+        #expect(o["dm_over_post_p50"] is Double)
+    }
+
     @Test func aNodeThatNeverStartsIsReportedNotThrown() throws {
         let o = try report(["--nodes", "2", "--binary", "/bin/false"])
         #expect(o["converged"] as? Bool == false)

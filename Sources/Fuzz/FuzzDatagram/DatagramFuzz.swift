@@ -21,7 +21,7 @@ struct Linked {
 }
 
 let base: Linked = {
-    var e = GossipEngine(seed: 42)
+    var e = GossipEngine(seed: 42, secrets: .seeded)
     e.addressFilter = { $0.isCanonical }
     e.selfAddress = PeerAddress("10.0.0.9:7400")
     var r = Replica()

@@ -180,7 +180,7 @@ extension InMemoryNetwork where Model == UniformLatency {
                 model: UniformLatency = UniformLatency()) {
         self.init(model: model)
         for i in 0..<count {
-            var e = GossipEngine(config: config, seed: UInt64(i + 1) * 7919)
+            var e = GossipEngine(config: config, seed: UInt64(i + 1) * 7919, secrets: .seeded)
             e.selfAddress = Self.address(i)
             _ = e.setInterest(cell: cells?[i] ?? nil, subscriptions: [], nowMs: nowMs)
             nodes.append(Node(engine: e, replica: Replica(config: replicaConfig)))

@@ -44,101 +44,164 @@ nonisolated struct Skwad_V1_Envelope: Sendable {
   init() {}
 }
 
-nonisolated struct Skwad_V1_OpBody: Sendable {
+nonisolated struct Skwad_V1_OpBody: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// wire version, 1
-  var version: UInt32 = 0
+  var version: UInt32 {
+    get {_storage._version}
+    set {_uniqueStorage()._version = newValue}
+  }
 
   /// 32 bytes; empty in CreatePack (its own op id is the pack id)
-  var packID: Data = Data()
+  var packID: Data {
+    get {_storage._packID}
+    set {_uniqueStorage()._packID = newValue}
+  }
 
   /// 32-byte Ed25519 public key: the pack pseudonym (or an admin key)
-  var author: Data = Data()
+  var author: Data {
+    get {_storage._author}
+    set {_uniqueStorage()._author = newValue}
+  }
 
   /// hybrid logical clock: physical ms << 16 | counter
-  var hlc: UInt64 = 0
+  var hlc: UInt64 {
+    get {_storage._hlc}
+    set {_uniqueStorage()._hlc = newValue}
+  }
 
   /// optional location claim: a geohash cell, empty when absent
-  var location: String = String()
+  var location: String {
+    get {_storage._location}
+    set {_uniqueStorage()._location = newValue}
+  }
 
   /// proof-of-work stamp binding author to the pack's genesis nonce
-  var stamp: UInt64 = 0
+  var stamp: UInt64 {
+    get {_storage._stamp}
+    set {_uniqueStorage()._stamp = newValue}
+  }
 
-  var kind: Skwad_V1_OpBody.OneOf_Kind? = nil
+  var kind: OneOf_Kind? {
+    get {return _storage._kind}
+    set {_uniqueStorage()._kind = newValue}
+  }
 
   var createPack: Skwad_V1_CreatePack {
     get {
-      if case .createPack(let v)? = kind {return v}
+      if case .createPack(let v)? = _storage._kind {return v}
       return Skwad_V1_CreatePack()
     }
-    set {kind = .createPack(newValue)}
+    set {_uniqueStorage()._kind = .createPack(newValue)}
   }
 
   var post: Skwad_V1_Post {
     get {
-      if case .post(let v)? = kind {return v}
+      if case .post(let v)? = _storage._kind {return v}
       return Skwad_V1_Post()
     }
-    set {kind = .post(newValue)}
+    set {_uniqueStorage()._kind = .post(newValue)}
   }
 
   var comment: Skwad_V1_Comment {
     get {
-      if case .comment(let v)? = kind {return v}
+      if case .comment(let v)? = _storage._kind {return v}
       return Skwad_V1_Comment()
     }
-    set {kind = .comment(newValue)}
+    set {_uniqueStorage()._kind = .comment(newValue)}
   }
 
   var vote: Skwad_V1_Vote {
     get {
-      if case .vote(let v)? = kind {return v}
+      if case .vote(let v)? = _storage._kind {return v}
       return Skwad_V1_Vote()
     }
-    set {kind = .vote(newValue)}
+    set {_uniqueStorage()._kind = .vote(newValue)}
   }
 
   var delete: Skwad_V1_Delete {
     get {
-      if case .delete(let v)? = kind {return v}
+      if case .delete(let v)? = _storage._kind {return v}
       return Skwad_V1_Delete()
     }
-    set {kind = .delete(newValue)}
+    set {_uniqueStorage()._kind = .delete(newValue)}
   }
 
   var editPack: Skwad_V1_EditPack {
     get {
-      if case .editPack(let v)? = kind {return v}
+      if case .editPack(let v)? = _storage._kind {return v}
       return Skwad_V1_EditPack()
     }
-    set {kind = .editPack(newValue)}
+    set {_uniqueStorage()._kind = .editPack(newValue)}
   }
 
   var moderate: Skwad_V1_Moderate {
     get {
-      if case .moderate(let v)? = kind {return v}
+      if case .moderate(let v)? = _storage._kind {return v}
       return Skwad_V1_Moderate()
     }
-    set {kind = .moderate(newValue)}
+    set {_uniqueStorage()._kind = .moderate(newValue)}
   }
 
   var edit: Skwad_V1_Edit {
     get {
-      if case .edit(let v)? = kind {return v}
+      if case .edit(let v)? = _storage._kind {return v}
       return Skwad_V1_Edit()
     }
-    set {kind = .edit(newValue)}
+    set {_uniqueStorage()._kind = .edit(newValue)}
   }
 
   var report: Skwad_V1_Report {
     get {
-      if case .report(let v)? = kind {return v}
+      if case .report(let v)? = _storage._kind {return v}
       return Skwad_V1_Report()
     }
-    set {kind = .report(newValue)}
+    set {_uniqueStorage()._kind = .report(newValue)}
+  }
+
+  /// Places and reviews (issue 27): 20-29.
+  var place: Skwad_V1_Place {
+    get {
+      if case .place(let v)? = _storage._kind {return v}
+      return Skwad_V1_Place()
+    }
+    set {_uniqueStorage()._kind = .place(newValue)}
+  }
+
+  var review: Skwad_V1_Review {
+    get {
+      if case .review(let v)? = _storage._kind {return v}
+      return Skwad_V1_Review()
+    }
+    set {_uniqueStorage()._kind = .review(newValue)}
+  }
+
+  var reviewReply: Skwad_V1_ReviewReply {
+    get {
+      if case .reviewReply(let v)? = _storage._kind {return v}
+      return Skwad_V1_ReviewReply()
+    }
+    set {_uniqueStorage()._kind = .reviewReply(newValue)}
+  }
+
+  /// Private conversations (issue 26): 30-39.
+  var directMessage: Skwad_V1_DirectMessage {
+    get {
+      if case .directMessage(let v)? = _storage._kind {return v}
+      return Skwad_V1_DirectMessage()
+    }
+    set {_uniqueStorage()._kind = .directMessage(newValue)}
+  }
+
+  var profile: Skwad_V1_Profile {
+    get {
+      if case .profile(let v)? = _storage._kind {return v}
+      return Skwad_V1_Profile()
+    }
+    set {_uniqueStorage()._kind = .profile(newValue)}
   }
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -153,10 +216,19 @@ nonisolated struct Skwad_V1_OpBody: Sendable {
     case moderate(Skwad_V1_Moderate)
     case edit(Skwad_V1_Edit)
     case report(Skwad_V1_Report)
+    /// Places and reviews (issue 27): 20-29.
+    case place(Skwad_V1_Place)
+    case review(Skwad_V1_Review)
+    case reviewReply(Skwad_V1_ReviewReply)
+    /// Private conversations (issue 26): 30-39.
+    case directMessage(Skwad_V1_DirectMessage)
+    case profile(Skwad_V1_Profile)
 
   }
 
   init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 nonisolated struct Skwad_V1_Fence: Sendable {
@@ -402,6 +474,183 @@ nonisolated struct Skwad_V1_ReportContent: Sendable {
   init() {}
 }
 
+/// A place (a home to rent) or an edit of one. `target` empty: a new place, whose op id is the
+/// place id. `target` set: a whole new record for that place; counts only by the place's
+/// creator or a moderator of the pack, in the place's pack (LWW by (hlc, id), PROTOCOL.md §5).
+nonisolated struct Skwad_V1_Place: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// empty, or the place edited (32 bytes)
+  var target: Data = Data()
+
+  /// 1..120 bytes
+  var address: String = String()
+
+  /// <= 48 bytes
+  var city: String = String()
+
+  /// <= 12 bytes
+  var zip: String = String()
+
+  /// landlord's name, <= 64 bytes
+  var landlord: String = String()
+
+  /// monthly rent in whole currency units; 0 = unknown; <= 1,000,000
+  var rentMin: UInt32 = 0
+
+  /// 0 or rent_min..1,000,000 (a range)
+  var rentMax: UInt32 = 0
+
+  /// 0..20
+  var beds: UInt32 = 0
+
+  /// bathrooms in halves (3 = 1.5), 0..40
+  var bathsHalf: UInt32 = 0
+
+  /// lease term in months, 0 = unknown, <= 120
+  var termMonths: UInt32 = 0
+
+  /// where the place is: a geohash cell, empty when absent
+  var cell: String = String()
+
+  /// the landlord's pseudonym in this pack (32 bytes) or empty
+  var landlordKey: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// A review of a place: one per pseudonym and place (the latest by (hlc, id) counts).
+nonisolated struct Skwad_V1_Review: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// the place's id (32 bytes)
+  var place: Data = Data()
+
+  /// overall rating in halves: 0..10 (7 = 3.5 of 5)
+  var overallHalf: UInt32 = 0
+
+  /// 1..5
+  var location: UInt32 = 0
+
+  /// 1..5
+  var management: UInt32 = 0
+
+  /// 1..5
+  var amenities: UInt32 = 0
+
+  /// would live here again
+  var again: Bool = false
+
+  /// <= 600 bytes
+  var text: String = String()
+
+  /// optional name shown with the review (not anonymous), <= 32 bytes
+  var name: String = String()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// The landlord's reply to a review: counts only by the place's landlord pseudonym.
+nonisolated struct Skwad_V1_ReviewReply: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// a review's op id (32 bytes)
+  var review: Data = Data()
+
+  /// 1..600 bytes
+  var text: String = String()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// A direct message, or a delivery receipt, between two pseudonyms of the pack (PROTOCOL.md
+/// §3a). The op's `author` is a one-off key (the sender stays inside); `sealed` is
+/// crypto_box_seal of a padded DirectSeal to the X25519 form of the recipient's pseudonym, of
+/// one of the fixed sizes 304, 560 or 816 bytes. Relays see the pack, the time and a size class.
+nonisolated struct Skwad_V1_DirectMessage: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var sealed: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// Inside the box: a 2-byte big-endian length, this message, zero bytes up to the size class.
+nonisolated struct Skwad_V1_DirectSeal: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// serialized DirectLetter, exactly as signed
+  var letter: Data = Data()
+
+  /// Ed25519 by letter.sender over "skwad/dm/v1" || pack id || op author || letter
+  var signature: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+nonisolated struct Skwad_V1_DirectLetter: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// the sender's pseudonym in this pack
+  var sender: Data = Data()
+
+  /// the sender's pseudonym stamp for this pack (PROTOCOL.md §2)
+  var stamp: UInt64 = 0
+
+  /// the recipient's pseudonym in this pack
+  var recipient: Data = Data()
+
+  /// a message: 1..600 bytes; empty in a receipt
+  var text: String = String()
+
+  /// a receipt: ids of 1..8 direct messages from the recipient that arrived
+  var acks: [Data] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// A display name in one pack, by consent (PROTOCOL.md §3a): published by the author's persona
+/// in the pack (a second key, unlinkable to its anonymous pseudonym). The last by (hlc, id) counts.
+nonisolated struct Skwad_V1_Profile: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 1..32 bytes
+  var name: String = String()
+
+  /// 0..140 bytes
+  var about: String = String()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "skwad.v1"
@@ -443,215 +692,348 @@ nonisolated extension Skwad_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".OpBody"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0\u{1}edit\0\u{1}report\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0\u{1}edit\0\u{1}report\0\u{2}\u{2}place\0\u{1}review\0\u{3}review_reply\0\u{4}\u{8}direct_message\0\u{1}profile\0")
+
+  fileprivate class _StorageClass {
+    var _version: UInt32 = 0
+    var _packID: Data = Data()
+    var _author: Data = Data()
+    var _hlc: UInt64 = 0
+    var _location: String = String()
+    var _stamp: UInt64 = 0
+    var _kind: Skwad_V1_OpBody.OneOf_Kind?
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _version = source._version
+      _packID = source._packID
+      _author = source._author
+      _hlc = source._hlc
+      _location = source._location
+      _stamp = source._stamp
+      _kind = source._kind
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.version) }()
-      case 2: try { try decoder.decodeSingularBytesField(value: &self.packID) }()
-      case 3: try { try decoder.decodeSingularBytesField(value: &self.author) }()
-      case 4: try { try decoder.decodeSingularFixed64Field(value: &self.hlc) }()
-      case 5: try { try decoder.decodeSingularStringField(value: &self.location) }()
-      case 6: try { try decoder.decodeSingularFixed64Field(value: &self.stamp) }()
-      case 10: try {
-        var v: Skwad_V1_CreatePack?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .createPack(let m) = current {v = m}
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularUInt32Field(value: &_storage._version) }()
+        case 2: try { try decoder.decodeSingularBytesField(value: &_storage._packID) }()
+        case 3: try { try decoder.decodeSingularBytesField(value: &_storage._author) }()
+        case 4: try { try decoder.decodeSingularFixed64Field(value: &_storage._hlc) }()
+        case 5: try { try decoder.decodeSingularStringField(value: &_storage._location) }()
+        case 6: try { try decoder.decodeSingularFixed64Field(value: &_storage._stamp) }()
+        case 10: try {
+          var v: Skwad_V1_CreatePack?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .createPack(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .createPack(v)
+          }
+        }()
+        case 11: try {
+          var v: Skwad_V1_Post?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .post(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .post(v)
+          }
+        }()
+        case 12: try {
+          var v: Skwad_V1_Comment?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .comment(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .comment(v)
+          }
+        }()
+        case 13: try {
+          var v: Skwad_V1_Vote?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .vote(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .vote(v)
+          }
+        }()
+        case 14: try {
+          var v: Skwad_V1_Delete?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .delete(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .delete(v)
+          }
+        }()
+        case 15: try {
+          var v: Skwad_V1_EditPack?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .editPack(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .editPack(v)
+          }
+        }()
+        case 16: try {
+          var v: Skwad_V1_Moderate?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .moderate(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .moderate(v)
+          }
+        }()
+        case 17: try {
+          var v: Skwad_V1_Edit?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .edit(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .edit(v)
+          }
+        }()
+        case 18: try {
+          var v: Skwad_V1_Report?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .report(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .report(v)
+          }
+        }()
+        case 20: try {
+          var v: Skwad_V1_Place?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .place(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .place(v)
+          }
+        }()
+        case 21: try {
+          var v: Skwad_V1_Review?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .review(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .review(v)
+          }
+        }()
+        case 22: try {
+          var v: Skwad_V1_ReviewReply?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .reviewReply(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .reviewReply(v)
+          }
+        }()
+        case 30: try {
+          var v: Skwad_V1_DirectMessage?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .directMessage(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .directMessage(v)
+          }
+        }()
+        case 31: try {
+          var v: Skwad_V1_Profile?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .profile(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .profile(v)
+          }
+        }()
+        default: break
         }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .createPack(v)
-        }
-      }()
-      case 11: try {
-        var v: Skwad_V1_Post?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .post(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .post(v)
-        }
-      }()
-      case 12: try {
-        var v: Skwad_V1_Comment?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .comment(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .comment(v)
-        }
-      }()
-      case 13: try {
-        var v: Skwad_V1_Vote?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .vote(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .vote(v)
-        }
-      }()
-      case 14: try {
-        var v: Skwad_V1_Delete?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .delete(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .delete(v)
-        }
-      }()
-      case 15: try {
-        var v: Skwad_V1_EditPack?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .editPack(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .editPack(v)
-        }
-      }()
-      case 16: try {
-        var v: Skwad_V1_Moderate?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .moderate(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .moderate(v)
-        }
-      }()
-      case 17: try {
-        var v: Skwad_V1_Edit?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .edit(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .edit(v)
-        }
-      }()
-      case 18: try {
-        var v: Skwad_V1_Report?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .report(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .report(v)
-        }
-      }()
-      default: break
       }
     }
   }
 
   func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    if self.version != 0 {
-      try visitor.visitSingularUInt32Field(value: self.version, fieldNumber: 1)
-    }
-    if !self.packID.isEmpty {
-      try visitor.visitSingularBytesField(value: self.packID, fieldNumber: 2)
-    }
-    if !self.author.isEmpty {
-      try visitor.visitSingularBytesField(value: self.author, fieldNumber: 3)
-    }
-    if self.hlc != 0 {
-      try visitor.visitSingularFixed64Field(value: self.hlc, fieldNumber: 4)
-    }
-    if !self.location.isEmpty {
-      try visitor.visitSingularStringField(value: self.location, fieldNumber: 5)
-    }
-    if self.stamp != 0 {
-      try visitor.visitSingularFixed64Field(value: self.stamp, fieldNumber: 6)
-    }
-    switch self.kind {
-    case .createPack?: try {
-      guard case .createPack(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
-    }()
-    case .post?: try {
-      guard case .post(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
-    }()
-    case .comment?: try {
-      guard case .comment(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
-    }()
-    case .vote?: try {
-      guard case .vote(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 13)
-    }()
-    case .delete?: try {
-      guard case .delete(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
-    }()
-    case .editPack?: try {
-      guard case .editPack(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 15)
-    }()
-    case .moderate?: try {
-      guard case .moderate(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 16)
-    }()
-    case .edit?: try {
-      guard case .edit(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 17)
-    }()
-    case .report?: try {
-      guard case .report(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 18)
-    }()
-    case nil: break
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if _storage._version != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._version, fieldNumber: 1)
+      }
+      if !_storage._packID.isEmpty {
+        try visitor.visitSingularBytesField(value: _storage._packID, fieldNumber: 2)
+      }
+      if !_storage._author.isEmpty {
+        try visitor.visitSingularBytesField(value: _storage._author, fieldNumber: 3)
+      }
+      if _storage._hlc != 0 {
+        try visitor.visitSingularFixed64Field(value: _storage._hlc, fieldNumber: 4)
+      }
+      if !_storage._location.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._location, fieldNumber: 5)
+      }
+      if _storage._stamp != 0 {
+        try visitor.visitSingularFixed64Field(value: _storage._stamp, fieldNumber: 6)
+      }
+      switch _storage._kind {
+      case .createPack?: try {
+        guard case .createPack(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+      }()
+      case .post?: try {
+        guard case .post(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+      }()
+      case .comment?: try {
+        guard case .comment(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
+      }()
+      case .vote?: try {
+        guard case .vote(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 13)
+      }()
+      case .delete?: try {
+        guard case .delete(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
+      }()
+      case .editPack?: try {
+        guard case .editPack(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 15)
+      }()
+      case .moderate?: try {
+        guard case .moderate(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 16)
+      }()
+      case .edit?: try {
+        guard case .edit(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 17)
+      }()
+      case .report?: try {
+        guard case .report(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 18)
+      }()
+      case .place?: try {
+        guard case .place(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
+      }()
+      case .review?: try {
+        guard case .review(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 21)
+      }()
+      case .reviewReply?: try {
+        guard case .reviewReply(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 22)
+      }()
+      case .directMessage?: try {
+        guard case .directMessage(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 30)
+      }()
+      case .profile?: try {
+        guard case .profile(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 31)
+      }()
+      case nil: break
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   static func ==(lhs: Skwad_V1_OpBody, rhs: Skwad_V1_OpBody) -> Bool {
-    if lhs.version != rhs.version {return false}
-    if lhs.packID != rhs.packID {return false}
-    if lhs.author != rhs.author {return false}
-    if lhs.hlc != rhs.hlc {return false}
-    if lhs.location != rhs.location {return false}
-    if lhs.stamp != rhs.stamp {return false}
-    if lhs.kind != rhs.kind {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._version != rhs_storage._version {return false}
+        if _storage._packID != rhs_storage._packID {return false}
+        if _storage._author != rhs_storage._author {return false}
+        if _storage._hlc != rhs_storage._hlc {return false}
+        if _storage._location != rhs_storage._location {return false}
+        if _storage._stamp != rhs_storage._stamp {return false}
+        if _storage._kind != rhs_storage._kind {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1104,6 +1486,341 @@ nonisolated extension Skwad_V1_ReportContent: SwiftProtobuf.Message, SwiftProtob
   static func ==(lhs: Skwad_V1_ReportContent, rhs: Skwad_V1_ReportContent) -> Bool {
     if lhs.target != rhs.target {return false}
     if lhs.reason != rhs.reason {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_Place: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Place"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}target\0\u{1}address\0\u{1}city\0\u{1}zip\0\u{1}landlord\0\u{3}rent_min\0\u{3}rent_max\0\u{1}beds\0\u{3}baths_half\0\u{3}term_months\0\u{1}cell\0\u{3}landlord_key\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.target) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.address) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.city) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.zip) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.landlord) }()
+      case 6: try { try decoder.decodeSingularUInt32Field(value: &self.rentMin) }()
+      case 7: try { try decoder.decodeSingularUInt32Field(value: &self.rentMax) }()
+      case 8: try { try decoder.decodeSingularUInt32Field(value: &self.beds) }()
+      case 9: try { try decoder.decodeSingularUInt32Field(value: &self.bathsHalf) }()
+      case 10: try { try decoder.decodeSingularUInt32Field(value: &self.termMonths) }()
+      case 11: try { try decoder.decodeSingularStringField(value: &self.cell) }()
+      case 12: try { try decoder.decodeSingularBytesField(value: &self.landlordKey) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.target.isEmpty {
+      try visitor.visitSingularBytesField(value: self.target, fieldNumber: 1)
+    }
+    if !self.address.isEmpty {
+      try visitor.visitSingularStringField(value: self.address, fieldNumber: 2)
+    }
+    if !self.city.isEmpty {
+      try visitor.visitSingularStringField(value: self.city, fieldNumber: 3)
+    }
+    if !self.zip.isEmpty {
+      try visitor.visitSingularStringField(value: self.zip, fieldNumber: 4)
+    }
+    if !self.landlord.isEmpty {
+      try visitor.visitSingularStringField(value: self.landlord, fieldNumber: 5)
+    }
+    if self.rentMin != 0 {
+      try visitor.visitSingularUInt32Field(value: self.rentMin, fieldNumber: 6)
+    }
+    if self.rentMax != 0 {
+      try visitor.visitSingularUInt32Field(value: self.rentMax, fieldNumber: 7)
+    }
+    if self.beds != 0 {
+      try visitor.visitSingularUInt32Field(value: self.beds, fieldNumber: 8)
+    }
+    if self.bathsHalf != 0 {
+      try visitor.visitSingularUInt32Field(value: self.bathsHalf, fieldNumber: 9)
+    }
+    if self.termMonths != 0 {
+      try visitor.visitSingularUInt32Field(value: self.termMonths, fieldNumber: 10)
+    }
+    if !self.cell.isEmpty {
+      try visitor.visitSingularStringField(value: self.cell, fieldNumber: 11)
+    }
+    if !self.landlordKey.isEmpty {
+      try visitor.visitSingularBytesField(value: self.landlordKey, fieldNumber: 12)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_Place, rhs: Skwad_V1_Place) -> Bool {
+    if lhs.target != rhs.target {return false}
+    if lhs.address != rhs.address {return false}
+    if lhs.city != rhs.city {return false}
+    if lhs.zip != rhs.zip {return false}
+    if lhs.landlord != rhs.landlord {return false}
+    if lhs.rentMin != rhs.rentMin {return false}
+    if lhs.rentMax != rhs.rentMax {return false}
+    if lhs.beds != rhs.beds {return false}
+    if lhs.bathsHalf != rhs.bathsHalf {return false}
+    if lhs.termMonths != rhs.termMonths {return false}
+    if lhs.cell != rhs.cell {return false}
+    if lhs.landlordKey != rhs.landlordKey {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_Review: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Review"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}place\0\u{3}overall_half\0\u{1}location\0\u{1}management\0\u{1}amenities\0\u{1}again\0\u{1}text\0\u{1}name\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.place) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.overallHalf) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.location) }()
+      case 4: try { try decoder.decodeSingularUInt32Field(value: &self.management) }()
+      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.amenities) }()
+      case 6: try { try decoder.decodeSingularBoolField(value: &self.again) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.text) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.place.isEmpty {
+      try visitor.visitSingularBytesField(value: self.place, fieldNumber: 1)
+    }
+    if self.overallHalf != 0 {
+      try visitor.visitSingularUInt32Field(value: self.overallHalf, fieldNumber: 2)
+    }
+    if self.location != 0 {
+      try visitor.visitSingularUInt32Field(value: self.location, fieldNumber: 3)
+    }
+    if self.management != 0 {
+      try visitor.visitSingularUInt32Field(value: self.management, fieldNumber: 4)
+    }
+    if self.amenities != 0 {
+      try visitor.visitSingularUInt32Field(value: self.amenities, fieldNumber: 5)
+    }
+    if self.again != false {
+      try visitor.visitSingularBoolField(value: self.again, fieldNumber: 6)
+    }
+    if !self.text.isEmpty {
+      try visitor.visitSingularStringField(value: self.text, fieldNumber: 7)
+    }
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 8)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_Review, rhs: Skwad_V1_Review) -> Bool {
+    if lhs.place != rhs.place {return false}
+    if lhs.overallHalf != rhs.overallHalf {return false}
+    if lhs.location != rhs.location {return false}
+    if lhs.management != rhs.management {return false}
+    if lhs.amenities != rhs.amenities {return false}
+    if lhs.again != rhs.again {return false}
+    if lhs.text != rhs.text {return false}
+    if lhs.name != rhs.name {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_ReviewReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".ReviewReply"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}review\0\u{1}text\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.review) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.text) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.review.isEmpty {
+      try visitor.visitSingularBytesField(value: self.review, fieldNumber: 1)
+    }
+    if !self.text.isEmpty {
+      try visitor.visitSingularStringField(value: self.text, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_ReviewReply, rhs: Skwad_V1_ReviewReply) -> Bool {
+    if lhs.review != rhs.review {return false}
+    if lhs.text != rhs.text {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_DirectMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".DirectMessage"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sealed\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.sealed) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.sealed.isEmpty {
+      try visitor.visitSingularBytesField(value: self.sealed, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_DirectMessage, rhs: Skwad_V1_DirectMessage) -> Bool {
+    if lhs.sealed != rhs.sealed {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_DirectSeal: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".DirectSeal"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}letter\0\u{1}signature\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.letter) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.signature) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.letter.isEmpty {
+      try visitor.visitSingularBytesField(value: self.letter, fieldNumber: 1)
+    }
+    if !self.signature.isEmpty {
+      try visitor.visitSingularBytesField(value: self.signature, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_DirectSeal, rhs: Skwad_V1_DirectSeal) -> Bool {
+    if lhs.letter != rhs.letter {return false}
+    if lhs.signature != rhs.signature {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_DirectLetter: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".DirectLetter"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sender\0\u{1}stamp\0\u{1}recipient\0\u{1}text\0\u{1}acks\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.sender) }()
+      case 2: try { try decoder.decodeSingularFixed64Field(value: &self.stamp) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.recipient) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.text) }()
+      case 5: try { try decoder.decodeRepeatedBytesField(value: &self.acks) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.sender.isEmpty {
+      try visitor.visitSingularBytesField(value: self.sender, fieldNumber: 1)
+    }
+    if self.stamp != 0 {
+      try visitor.visitSingularFixed64Field(value: self.stamp, fieldNumber: 2)
+    }
+    if !self.recipient.isEmpty {
+      try visitor.visitSingularBytesField(value: self.recipient, fieldNumber: 3)
+    }
+    if !self.text.isEmpty {
+      try visitor.visitSingularStringField(value: self.text, fieldNumber: 4)
+    }
+    if !self.acks.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.acks, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_DirectLetter, rhs: Skwad_V1_DirectLetter) -> Bool {
+    if lhs.sender != rhs.sender {return false}
+    if lhs.stamp != rhs.stamp {return false}
+    if lhs.recipient != rhs.recipient {return false}
+    if lhs.text != rhs.text {return false}
+    if lhs.acks != rhs.acks {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Profile"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}about\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.about) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 1)
+    }
+    if !self.about.isEmpty {
+      try visitor.visitSingularStringField(value: self.about, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_Profile, rhs: Skwad_V1_Profile) -> Bool {
+    if lhs.name != rhs.name {return false}
+    if lhs.about != rhs.about {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

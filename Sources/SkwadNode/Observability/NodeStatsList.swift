@@ -8,7 +8,8 @@ extension Node {
         var local: [(String, Int)] = [("ops.local", s.localOps), ("ops.in_replica", whoami().ops),
                                       ("ops.admitted_remote", s.admitted), ("ops.duplicate", s.duplicates),
                                       ("ops.pending", s.pending), ("store.errors", s.storeErrors),
-                                      ("store.rows_skipped", s.storeRowsSkipped), ("packs.purged", s.packsPurged)]
+                                      ("store.rows_skipped", s.storeRowsSkipped), ("packs.purged", s.packsPurged),
+                                      ("dm.receipts_not_sent", s.receiptsNotSent)]
         local += s.rejected.sorted { $0.key < $1.key }.map { ("ops.rejected.\($0.key)", $0.value) }
         return Self.merged(local, networkStats())
     }

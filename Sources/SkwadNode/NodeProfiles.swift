@@ -1,0 +1,73 @@
+import SkwadCrypto
+import SkwadModel
+import SkwadReplica
+import SkwadStore
+
+/// Profiles by consent (issue 26): in each pack a node may act under a second key, its
+/// **persona**, derived apart from its anonymous pseudonym. The persona publishes a display
+/// name (`Profile`) and signs the posts made with `--named`; everything else stays under the
+/// pseudonym, which nothing links to the persona (PROTOCOL.md §3a).
+extension Node {
+    static let personaStampPrefix = "persona.stamp."
+    static func personaStampSetting(_ pack: PackID) -> String { personaStampPrefix + pack.hex }
+
+    /// Publishes (or changes) your display name in a pack, under your persona there.
+    public func profile(pack ref: String, name: String, about: String) throws -> (id: OpID, persona: PublicKey, packName: String) {
+        purgeIfDue()
+        let p = try resolvePack(ref)
+        let n = name.trimmingWhitespaceForReport(), a = about.trimmingWhitespaceForReport()
+        guard !n.isEmpty else { throw NodeError("a display name cannot be empty: profile PACK --name \"NAME\"") }
+        guard n.utf8.count <= Limits.maxDisplayName else {
+            throw NodeError("display name is \(n.utf8.count) bytes, limit \(Limits.maxDisplayName)")
+        }
+        guard a.utf8.count <= Limits.maxReason else { throw NodeError("about is \(a.utf8.count) bytes, limit \(Limits.maxReason)") }
+        let (op, changes) = try sign(.profile(Profile(name: n, about: a)), in: p.id, persona: true)
+        try commit(op, with: changes)
+        return (op.id, op.author, p.name)
+    }
+
+    /// Posts under your persona in a pack: shown with the display name you published there.
+    public func postNamed(pack ref: String, title: String, body: String, tags: [String]) throws -> OpID {
+        purgeIfDue()
+        let p = try resolvePack(ref)
+        guard let persona = personaKey(p.id), replica.profile(of: persona.publicKey, in: p.id) != nil else {
+            throw NodeError("you have no display name in \(p.name) yet: profile \(p.name) --name \"NAME\" first")
+        }
+        var (op, changes) = try sign(.post(Post(title: title, body: body, tags: tags)), in: p.id, persona: true)
+        if joined[p.id] == nil { changes.append(.joined(p.id, true, atMs: now())) }
+        try commit(op, with: changes)
+        return op.id
+    }
+
+    /// The persona key of this node in a pack.
+    func personaKey(_ pack: PackID) -> SigningKeyPair? {
+        if let k = personas[pack] { return k }
+        guard let p = replica.pack(pack) else { return nil }
+        let k = master.persona(genesisNonce: p.genesis.createNonce)
+        personas[pack] = k
+        return k
+    }
+
+    /// The persona's stamp in a pack, once it acted there.
+    func personaStamp(_ pack: PackID) -> UInt64? {
+        if personaStampCache == nil {
+            var cache: [PackID: UInt64] = [:]
+            let rows = (try? store.settings(prefix: Self.personaStampPrefix)) ?? [:]
+            for (k, v) in rows {
+                guard let bytes = Hex.decode(String(k.dropFirst(Self.personaStampPrefix.count))), let id = try? OpID(bytes: bytes),
+                      let s = UInt64(v) else { continue }
+                cache[id] = s
+            }
+            personaStampCache = cache
+        }
+        return personaStampCache?[pack]
+    }
+
+    /// Keeps a persona stamp just committed (a `.setting` local change) in memory.
+    func notePersonaStamp(_ key: String, _ value: String?) {
+        guard key.hasPrefix(Self.personaStampPrefix), let bytes = Hex.decode(String(key.dropFirst(Self.personaStampPrefix.count))),
+              let id = try? OpID(bytes: bytes) else { return }
+        _ = personaStamp(id)
+        personaStampCache?[id] = value.flatMap { UInt64($0) }
+    }
+}

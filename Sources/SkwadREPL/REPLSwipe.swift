@@ -1,0 +1,41 @@
+import Foundation
+import SkwadModel
+import SkwadNode
+
+/// Swipe mode: after `swipe` shows a place, every line is one key until the mode ends:
+/// y (favourite), n (pass), u (undo), q (quit); a blank line is ignored, anything else is an
+/// error that keeps the mode. On a terminal each key is read alone, without Enter
+/// (`LineReader.nextKey`); piped, one key per line.
+final class SwipeMode: @unchecked Sendable {
+    private let lock = NSLock()
+    private var state: (current: OpID?, query: PlaceQuery)?
+    func get() -> (current: OpID?, query: PlaceQuery)? { lock.withLock { state } }
+    func set(_ s: (current: OpID?, query: PlaceQuery)?) { lock.withLock { state = s } }
+}
+
+extension REPL {
+    /// In swipe mode, the reply to a key (nil: not in swipe mode, or a blank line).
+    func swipeLine(_ line: String) async throws -> Reply? {
+        guard let s = swipeMode.get() else { return nil }
+        guard line.contains(where: { !$0.isWhitespace }) else { return nil }
+        let (reply, goOn) = try await executor.swipeKey(line, current: s.current, query: s.query)
+        if case let .swiped(_, next, _) = reply, goOn { swipeMode.set((next?.id, s.query)) } else { swipeMode.set(nil) }
+        return .places(reply)
+    }
+
+    /// `swipe` with a place to show turns swipe mode on.
+    func startSwipeMode(after reply: Reply) {
+        if case let .places(.card(p?, _, q)) = reply { swipeMode.set((p.id, q)) }
+    }
+
+    /// `LineReader.nextKey` on a plain thread (it blocks), as `readOffThread`.
+    static func readKeyOffThread(_ reader: LineReader, prompt: String) async -> String? {
+        await withCheckedContinuation { cont in
+            Thread.detachNewThread { cont.resume(returning: reader.nextKey(prompt: prompt)) }
+        }
+    }
+
+    func render(_ reply: Reply, _ r: inout Renderer) -> String {
+        mode == .json ? r.json(reply).render() : r.text(reply)
+    }
+}
