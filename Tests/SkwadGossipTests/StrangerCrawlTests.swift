@@ -137,7 +137,7 @@ extension StrangerCrawlTests {
     }
 
     @Test func aStrangerIsToldACityCellAndNobodyUntilItReconciles() throws {
-        var e = GossipEngine(seed: 21)
+        var e = GossipEngine(seed: 21, secrets: .seeded)
         e.selfAddress = PeerAddress("10.0.0.1:7400")
         let pack = try PackID(bytes: [UInt8](repeating: 7, count: 32))
         _ = e.setInterest(cell: Self.cell(8), subscriptions: [pack], nowMs: Self.t0)
@@ -198,7 +198,7 @@ extension StrangerCrawlTests {
     }
 
     @Test func provenPeersHaveAStatedCapacity() {
-        var e = GossipEngine(seed: 22)
+        var e = GossipEngine(seed: 22, secrets: .seeded)
         for i in 0..<(GossipEngine.reconciledCapacity + 20) {
             e.markReconciled(PeerAddress("10.0.\(i / 200).\(i % 200):1"), nowMs: UInt64(i))
         }
