@@ -1,77 +1,85 @@
 import SkwadCrypto
 import SkwadModel
 
-/// Node-wide settings the replica's rules depend on. Every node of one network must use
-/// the same admin keys, or their views of admin packs differ (PROTOCOL.md §4).
-public struct ReplicaConfig: Sendable {
-    /// Keys whose genesis makes a pack permanent and who may moderate and edit any pack.
-    public var adminKeys: Set<PublicKey>
-    /// Admission rejects ops whose HLC is more than this far ahead of local time
-    /// (PROTOCOL.md §4: default 60 s; a node may configure it with `max_clock_skew_ms`).
-    public var maxFutureSkewMs: UInt64
-    /// The default allowed clock skew: one minute.
-    public static let defaultMaxFutureSkewMs: UInt64 = 60_000
-    /// How many ops for not-yet-known packs are held, in total, until their genesis arrives.
-    public var pendingLimit: Int
-
-    /// Floors of stamp work (PROTOCOL.md §2): the protocol's `PowFloor` constants. Only the
-    /// simulator, which models dissemination and not identity cost, and the REPL fuzzer's
-    /// offline node (`NodeConfig.powFloors`) run with lower ones.
-    public var pseudonymPowFloor: UInt32
-    public var genesisPowFloor: UInt32
-    /// Most packs held that this node did not create itself (PROTOCOL.md §4, rule 5):
-    /// a genesis from elsewhere beyond it is rejected (`tooManyPacks`).
-    public var maxRemotePacks: Int
-    public static let defaultMaxRemotePacks = 1_000
-
-    public init(adminKeys: Set<PublicKey> = [], maxFutureSkewMs: UInt64 = ReplicaConfig.defaultMaxFutureSkewMs, pendingLimit: Int = 10_000,
-                pseudonymPowFloor: UInt32 = PowFloor.pseudonymBits, genesisPowFloor: UInt32 = PowFloor.genesisBits,
-                maxRemotePacks: Int = ReplicaConfig.defaultMaxRemotePacks) {
-        self.adminKeys = adminKeys; self.maxFutureSkewMs = maxFutureSkewMs; self.pendingLimit = pendingLimit
-        self.pseudonymPowFloor = pseudonymPowFloor; self.genesisPowFloor = genesisPowFloor; self.maxRemotePacks = maxRemotePacks
-    }
-
-    /// Bits a pseudonym stamp must show in a pack whose genesis says `powBits`.
-    public func pseudonymBits(_ powBits: UInt32) -> UInt32 { PowFloor.pseudonym(powBits, floor: pseudonymPowFloor) }
-    /// Bits a genesis stamp must show when the genesis says `powBits`.
-    public func genesisBits(_ powBits: UInt32) -> UInt32 { PowFloor.genesis(powBits, floor: genesisPowFloor) }
-}
-
-/// Why an op was not admitted. Stable names: they appear in stats and JSON.
-public enum Rejection: String, Sendable, CaseIterable, Hashable {
-    case malformed, tooLarge, badSignature, badStamp, unknownPack, packDeleted, packExpired
-    case outsideFence, missingLocation, clockAhead, notAllowed, tooManyPacks
-    /// A pseudonym's report beyond `Limits.reportsPerHour` in one pack and clock hour.
-    case reportLimited
-}
-
-/// What `receive`/`admit` did with an op.
-public enum AdmitOutcome: Sendable, Equatable {
-    /// Admitted: the op itself first, then any held ops its arrival unlocked.
-    case admitted([SignedOp])
-    /// Already in the set.
-    case duplicate
-    /// Valid so far, but its pack's genesis is unknown: held until it arrives.
-    case pending
-    case rejected(Rejection, String)
-
-    public var isAdmitted: Bool { if case .admitted = self { true } else { false } }
-}
-
-/// Pack lifetime (normative: PROTOCOL.md §6). User packs live 24 h from their genesis,
-/// extended by one hour for every distinct pseudonym other than the Alpha that posted,
-/// commented or voted in the pack, up to 48 h in all. Admin packs are permanent. A pack is
-/// hidden at expiry and purged (ops dropped, tombstone kept) once the maximum lifetime plus
-/// a grace period has passed, whatever its popularity.
-public enum Lifetime {
-    public static let hour: UInt64 = 3_600_000
-    public static let baseMs: UInt64 = 24 * hour
-    public static let maxMs: UInt64 = 48 * hour
-    public static let extensionPerPseudonymMs: UInt64 = hour
-    public static let purgeGraceMs: UInt64 = hour
-
-    public static func lifetimeMs(distinctParticipants: Int) -> UInt64 {
-        min(maxMs, baseMs + UInt64(max(0, distinctParticipants)) * extensionPerPseudonymMs)
+/// Admission (PROTOCOL §4): what an op must carry to join the set, judged on the op, its
+/// pack's genesis and the local configuration alone. `Replica.admit` applies it; the node
+/// checks its own ops with `precheck` before committing them.
+extension Replica {
+    /// What admitting `op` now would do, without doing it: nil when it would be admitted,
+    /// else `.pending`, `.duplicate` or `.rejected`. The node checks its own ops with this
+    /// before committing them to the store.
+    public func precheck(_ op: SignedOp, nowMs: UInt64, local: Bool = false, arrival: Arrival? = nil) -> AdmitOutcome? {
+        if ops[op.id] != nil || pendingIDs.contains(op.id) { return .duplicate }
+        if op.hlc.physicalMs > nowMs &+ config.maxFutureSkewMs {
+            return .rejected(.clockAhead, "op is \(op.hlc.physicalMs - nowMs) ms ahead of local time")
+        }
+        let packID = op.packID
+        if let t = tombstones[packID] {
+            if t.proof?.deletion.id == op.id || t.proof?.genesis.id == op.id { return .duplicate }
+            return .rejected(t.reason == .deleted ? .packDeleted : .packExpired, "pack \(packID.short()) is gone (\(t.reason.rawValue))")
+        }
+        if case .createPack(let c) = op.body.kind {
+            let admin = config.adminKeys.contains(op.author)
+            if !admin && op.hlc.physicalMs &+ Lifetime.maxMs &+ Lifetime.purgeGraceMs <= nowMs {
+                return .rejected(.packExpired, "pack genesis is older than the maximum lifetime")
+            }
+            let bits = config.genesisBits(c.powBits)
+            if !ProofOfWork.isValid(genesisNonce: c.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(bits)) {
+                return .rejected(.badStamp, "genesis stamp does not show \(bits) bits of work")
+            }
+            if !local && !admin && remotePackCount >= config.maxRemotePacks && displacementVictim(for: op, arrival: arrival) == nil {
+                return .rejected(.tooManyPacks, "this node holds \(remotePackCount) packs from others, its limit")
+            }
+            return nil
+        }
+        guard let pack = packs[packID] else { return .pending }
+        // A deleted pack takes one more op only: a moderator's deletion smaller than the one
+        // that counts (it replaces it, so every replica keeps the smallest of the union).
+        if let counted = pack.deletion, !(op.isDeletion(of: packID) && (op.hlc, op.id) < (counted.hlc, counted.id)) {
+            return .rejected(.packDeleted, "pack \(packID.short()) was deleted")
+        }
+        if pack.isExpired(nowMs: nowMs) { return .rejected(.packExpired, "pack \(packID.short()) has expired") }
+        let g = pack.genesisCreate
+        if pack.stamps[op.author] != op.body.stamp,
+           !ProofOfWork.isValid(genesisNonce: g.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(config.pseudonymBits(g.powBits))) {
+            return .rejected(.badStamp, "author is not a pseudonym stamped for this pack")
+        }
+        // A locked pack: a location claim on any kind must lie inside the fence, and posts,
+        // comments and votes must carry one. Judged on the claim and the genesis alone
+        // (`cellsInside` only memoizes `fence.contains`), so the order ops arrive in changes
+        // nothing (PROTOCOL §4, rule 6).
+        if pack.locked, let fence = pack.fence {
+            if let loc = op.body.location {
+                guard pack.cellsInside.contains(loc) || fence.contains(geohash: loc) else {
+                    return .rejected(.outsideFence, "location \(loc) is outside the pack's geofence")
+                }
+            } else if op.body.kind.needsLocationInLockedPack {
+                return .rejected(.missingLocation, "pack \(packID.short()) is locked: a location claim is required")
+            }
+        }
+        switch op.body.kind {
+        case .post, .comment, .vote, .place, .review, .reviewReply:
+            break
+        case .editPack, .moderate:
+            guard isModerator(op.author, of: pack) else { return .rejected(.notAllowed, "only the Alpha or an admin may do that") }
+        case .delete(let d):
+            if d.target == packID && !isModerator(op.author, of: pack) {
+                return .rejected(.notAllowed, "only the Alpha or an admin may delete the pack")
+            }
+        case .report:
+            let hour = Self.reportHour(op.hlc)
+            let slots = pack.reportSlots[op.author] ?? [:]
+            if let newest = slots.keys.max(), hour &+ Limits.reportWindowHours <= newest {
+                return .rejected(.reportLimited, "report older than \(Limits.reportWindowHours) h before this pseudonym's newest")
+            }
+            let kept = slots[hour] ?? []
+            if kept.count >= Limits.reportsPerHour, let last = kept.last, (op.hlc, op.id) > (last.hlc, last.id) {
+                return .rejected(.reportLimited, "at most \(Limits.reportsPerHour) reports an hour per pseudonym in a pack")
+            }
+        case .edit, .createPack, .directMessage, .profile:
+            break
+        }
+        return nil
     }
 }
 
