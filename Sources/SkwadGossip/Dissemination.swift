@@ -131,7 +131,10 @@ extension GossipEngine {
             pseudonymLimits[op.author] = TokenBucket(rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute, nowMs: nowMs)
         }
         guard pseudonymLimits[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); return ([], nil) }
-        switch replica.admit(op, nowMs: nowMs, arrival: Arrival(source: from.netgroup, here: info.place)) {
+        // Where it came from matters only to the quotas on new packs and on ops waiting for a
+        // genesis: the sender's network group is not computed for the ops of known packs.
+        let arrival = op.body.packID == nil || !replica.hasPack(op.packID) ? Arrival(source: from.netgroup, here: info.place) : nil
+        switch replica.admit(op, nowMs: nowMs, arrival: arrival) {
         case .admitted(let list):
             for a in list { stats.opsAdmitted += 1; somethingNew(a, own: false, nowMs: nowMs); out.append(.admitted(a)) }
             return (list, nil)

@@ -103,17 +103,17 @@ struct SecureChannels: Sendable {
         let clientKey = Array(d[4..<36]), cookie = Array(d[36..<52])
         // A repeated HELLO (our WELCOME was lost) gets the same WELCOME, not new keys.
         for pending in [false, true] {
-            guard var s = pending ? sessions.pending(from) : sessions[from], s.role == .responder, s.clientKey == clientKey else { continue }
-            s.bytesReceivedUnverified += d.count
-            if s.mayAmplify(s.welcome.count) {
-                s.bytesSentUnverified += s.welcome.count
-                out.append(.emit(s.welcome, to: from))
+            guard var s = pending ? sessions.pending(from) : sessions[from], s.clientKey == clientKey, let welcome = s.welcome else { continue }
+            s.received(d.count)
+            if s.mayAmplify(welcome.count) {
+                s.sent(welcome.count)
+                out.append(.emit(welcome, to: from))
             } else { stats.drop(.amplification) }
             if pending { sessions.setPending(s, for: from) } else { sessions[from] = s }
             return .handled
         }
         // Both sides said hello at once: the lower public key stays initiator.
-        if let mine = sessions[from], mine.role == .initiator, !mine.established,
+        if let mine = sessions[from], mine.isInitiator, !mine.established,
            mine.localKx.publicKey.lexicographicallyPrecedes(clientKey) { return .handled }
         // Under load, prove the address first (stateless COOKIE, 36 bytes < 3 × 200).
         if cookie.contains(where: { $0 != 0 }) && cookies.isValid(cookie, for: from, nowMs: nowMs) {
@@ -130,18 +130,16 @@ struct SecureChannels: Sendable {
             case .full: stats.drop(.sessionTableFull); return .dropped
             }
         }
-        var s = Session(role: .responder, localKx: newKx(&rng), nowMs: nowMs)
-        guard s.completeAsResponder(clientKey: clientKey) else { stats.drop(.malformedFrame); return .dropped }
-        s.bytesReceivedUnverified = d.count
-        s.welcome = Frame.header(Frame.welcome) + s.localKx.publicKey + Blake2b.hash(clientKey, outputCount: 16)
-        guard s.mayAmplify(s.welcome.count) else { stats.drop(.amplification); return .dropped }
-        s.bytesSentUnverified += s.welcome.count
+        guard var s = Session(responderWith: newKx(&rng), clientKey: clientKey, helloBytes: d.count, nowMs: nowMs),
+              let welcome = s.welcome else { stats.drop(.malformedFrame); return .dropped }
+        guard s.mayAmplify(welcome.count) else { stats.drop(.amplification); return .dropped }
+        s.sent(welcome.count)
         stats.handshakes += 1
-        out.append(.emit(s.welcome, to: from))
+        out.append(.emit(welcome, to: from))
         if let current = sessions[from] {
             // Never replace a session on a HELLO: the new one waits beside it until a DATA
             // frame authenticates under it. Simultaneous open: it may carry our queue.
-            if current.role == .initiator && !current.established { s.queued = current.queued; flush(&s, to: from, into: &out) }
+            if current.isInitiator && !current.established { s.queued = current.queued; flush(&s, to: from, into: &out) }
             sessions.setPending(s, for: from)
         } else {
             sessions[from] = s
@@ -151,7 +149,7 @@ struct SecureChannels: Sendable {
 
     private mutating func receiveWelcome(_ d: [UInt8], from: PeerAddress, nowMs: UInt64, stats: inout GossipStats,
                                          into out: inout [Action]) -> Received {
-        guard d.count == Frame.welcomeSize, var s = sessions[from], s.role == .initiator, !s.established else {
+        guard d.count == Frame.welcomeSize, var s = sessions[from], s.hello != nil else {
             stats.drop(.noSession); return .dropped
         }
         guard Array(d[36..<52]) == Blake2b.hash(s.localKx.publicKey, outputCount: 16),
@@ -166,12 +164,9 @@ struct SecureChannels: Sendable {
     /// A COOKIE for our pending HELLO: send the HELLO again with the cookie.
     private mutating func receiveCookie(_ d: [UInt8], from: PeerAddress, nowMs: UInt64, stats: inout GossipStats,
                                         into out: inout [Action]) -> Received {
-        guard d.count == Frame.cookieSize, var s = sessions[from], s.role == .initiator, !s.established,
+        guard d.count == Frame.cookieSize, var s = sessions[from], s.hello != nil,
               Array(d[20..<36]) == Blake2b.hash(s.localKx.publicKey, outputCount: 16) else { stats.drop(.noSession); return .dropped }
-        let hello = Frame.helloFrame(publicKey: s.localKx.publicKey, cookie: Array(d[4..<20]))
-        guard hello != s.helloBytes else { return .handled }
-        s.helloBytes = hello
-        s.helloSentAtMs = nowMs
+        guard let hello = s.resendHello(nowMs: nowMs, cookie: Array(d[4..<20])) else { return .handled }
         sessions[from] = s
         out.append(.emit(hello, to: from))
         return .handled
@@ -228,16 +223,14 @@ struct SecureChannels: Sendable {
             case .full: stats.drop(.sessionTableFull); return []
             }
         }
-        var s = sessions[to] ?? Session(role: .initiator, localKx: newKx(&rng), nowMs: nowMs)
+        let isNew = sessions[to] == nil
+        var s = sessions[to] ?? Session(initiatorWith: newKx(&rng), nowMs: nowMs)
         guard s.queued.count < limitsConfig.maxQueuedPerPeer else { stats.drop(.queueFull); return [] }
         s.queued.append(pt)
         var out: [Action] = []
-        if s.helloAttempts == 0 {
-            s.helloBytes = Frame.helloFrame(publicKey: s.localKx.publicKey, cookie: nil)
-            s.helloAttempts = 1
-            s.helloSentAtMs = nowMs
+        if isNew, let hello = s.hello {
             handshaking.insert(to)
-            out.append(.emit(s.helloBytes, to: to))
+            out.append(.emit(hello.bytes, to: to))
         }
         sessions[to] = s
         return out
@@ -269,17 +262,16 @@ struct SecureChannels: Sendable {
         stats.sessionsSilent += gone.silent
         var out: [Action] = []
         for addr in handshaking.sorted() {
-            guard var s = sessions[addr], s.role == .initiator, !s.established else { handshaking.remove(addr); continue }
-            guard nowMs >= s.helloSentAtMs + limitsConfig.helloRetryMs else { continue }
-            if s.helloAttempts >= limitsConfig.helloAttempts {
+            guard var s = sessions[addr], let hello = s.hello else { handshaking.remove(addr); continue }
+            guard nowMs >= hello.sentAtMs + limitsConfig.helloRetryMs else { continue }
+            if hello.attempts >= limitsConfig.helloAttempts {
                 drop(addr)
                 out.append(.unreachable(addr))
                 continue
             }
-            s.helloAttempts += 1
-            s.helloSentAtMs = nowMs
+            guard let again = s.resendHello(nowMs: nowMs) else { continue }
             sessions[addr] = s
-            out.append(.emit(s.helloBytes, to: addr))
+            out.append(.emit(again, to: addr))
         }
         return out
     }

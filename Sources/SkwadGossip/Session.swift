@@ -87,86 +87,152 @@ struct ReplayWindow: Sendable, Equatable {
     }
 }
 
-/// One secure session with one address: keys, counters, replay window, and the
-/// anti-amplification budget while the address is unverified.
+/// One secure session with one address, as a state machine (after swift-nio's): each state
+/// carries only its legal data, and every input is a `mutating` method.
+///
+/// - `phase`: an initiator starts in `.awaitingWelcome` (its HELLO sent) and moves to `.keyed`
+///   on the WELCOME; a responder starts `.keyed` (it derived the keys from the HELLO). Never back.
+/// - `proof`: `.unproven` (with the anti-amplification budget: bytes received from and sent to
+///   the address) until the peer proves it receives there — a DATA frame that authenticates,
+///   or for an initiator the WELCOME — then `.proven`. Never back.
+/// - `role`: a responder keeps the client key and its WELCOME, so that a repeated HELLO (our
+///   WELCOME was lost) gets the same WELCOME, not new keys.
 struct Session: Sendable {
-    enum Role: Sendable { case initiator, responder }
+    enum Role: Sendable, Equatable {
+        case initiator
+        case responder(clientKey: [UInt8], welcome: [UInt8])
+    }
+    /// The direction keys, the send counter and the replay window of a keyed session.
+    struct Keys: Sendable {
+        let rx: [UInt8]
+        let tx: [UInt8]
+        var sendCounter: UInt64 = 0
+        var replay = ReplayWindow()
+    }
+    enum Phase: Sendable {
+        /// Initiator: HELLO (`hello`, with a cookie once one came) sent `attempts` times.
+        case awaitingWelcome(hello: [UInt8], attempts: Int, sentAtMs: UInt64)
+        case keyed(Keys)
+    }
+    enum Proof: Sendable, Equatable {
+        case unproven(received: Int, sent: Int)
+        case proven
+    }
+
     let role: Role
     let localKx: KxKeyPair
-    var rx: [UInt8] = []
-    var tx: [UInt8] = []
-    var established = false
-    /// The peer proved it receives at this address (a DATA frame authenticated, or for an
-    /// initiator the WELCOME).
-    var verified = false
-    var sendCounter: UInt64 = 0
-    var replay = ReplayWindow()
-    var bytesReceivedUnverified = 0
-    var bytesSentUnverified = 0
-    var queued: [[UInt8]] = []          // plaintexts waiting for the handshake
-    var createdMs: UInt64 = 0
+    private(set) var phase: Phase
+    private(set) var proof: Proof
+    /// Plaintexts waiting for the handshake, or for the anti-amplification budget.
+    var queued: [[UInt8]] = []
+    let createdMs: UInt64
     /// When we first sent on this session after last hearing from the peer (nil: it has
     /// answered since). A session silent for `silentSessionMs` while we send is dropped, and
     /// the next message starts a new handshake (the peer may have dropped its end).
     var unansweredSinceMs: UInt64?
-    var helloSentAtMs: UInt64 = 0
-    var helloAttempts = 0
-    var helloBytes: [UInt8] = []
-    /// Responder: the client key of the HELLO and the WELCOME answered (a repeated HELLO
-    /// gets the same WELCOME, not new keys).
-    var clientKey: [UInt8] = []
-    var welcome: [UInt8] = []
 
-    init(role: Role, localKx: KxKeyPair, nowMs: UInt64 = 0) { self.role = role; self.localKx = localKx; createdMs = nowMs }
+    /// An initiator whose first HELLO goes out now.
+    init(initiatorWith localKx: KxKeyPair, nowMs: UInt64) {
+        role = .initiator; self.localKx = localKx; createdMs = nowMs
+        phase = .awaitingWelcome(hello: Frame.helloFrame(publicKey: localKx.publicKey, cookie: nil), attempts: 1, sentAtMs: nowMs)
+        proof = .proven   // an initiator sends only what it chose to; only a responder is budgeted
+    }
 
+    /// A responder to a HELLO of `helloBytes` bytes carrying `clientKey`: keyed at once, its
+    /// WELCOME ready; nil when the key is not a valid X25519 key.
+    init?(responderWith localKx: KxKeyPair, clientKey: [UInt8], helloBytes: Int, nowMs: UInt64) {
+        guard let keys = try? localKx.serverSessionKeys(clientPublicKey: clientKey) else { return nil }
+        let welcome = Frame.header(Frame.welcome) + localKx.publicKey + Blake2b.hash(clientKey, outputCount: 16)
+        role = .responder(clientKey: clientKey, welcome: welcome); self.localKx = localKx; createdMs = nowMs
+        phase = .keyed(Keys(rx: keys.rx, tx: keys.tx))
+        proof = .unproven(received: helloBytes, sent: 0)
+    }
+
+    var isInitiator: Bool { role == .initiator }
+    var established: Bool { if case .keyed = phase { true } else { false } }
+    /// Keyed, and the peer proved it receives at this address.
+    var verified: Bool { established && proof == .proven }
     /// Responder sessions that have not authenticated a DATA frame, and initiators still
     /// waiting for WELCOME: a stranger may have made them.
     var unproven: Bool { !verified }
+    var clientKey: [UInt8]? { if case .responder(let k, _) = role { k } else { nil } }
+    var welcome: [UInt8]? { if case .responder(_, let w) = role { w } else { nil } }
+    /// Initiator still waiting: its HELLO, how often sent, when last.
+    var hello: (bytes: [UInt8], attempts: Int, sentAtMs: UInt64)? {
+        if case .awaitingWelcome(let h, let a, let t) = phase { (h, a, t) } else { nil }
+    }
+    var keys: Keys? { if case .keyed(let k) = phase { k } else { nil } }
 
     func age(_ nowMs: UInt64) -> UInt64 { nowMs > createdMs ? nowMs - createdMs : 0 }
 
+    /// WELCOME: `.awaitingWelcome` → `.keyed`, proven. False (and no change) otherwise.
     mutating func completeAsInitiator(serverKey: [UInt8]) -> Bool {
-        guard let keys = try? localKx.clientSessionKeys(serverPublicKey: serverKey) else { return false }
-        rx = keys.rx; tx = keys.tx; established = true; verified = true   // the WELCOME proves the address
+        guard case .awaitingWelcome = phase, let keys = try? localKx.clientSessionKeys(serverPublicKey: serverKey) else { return false }
+        phase = .keyed(Keys(rx: keys.rx, tx: keys.tx))
+        proof = .proven
         return true
     }
 
-    mutating func completeAsResponder(clientKey: [UInt8]) -> Bool {
-        guard let keys = try? localKx.serverSessionKeys(clientPublicKey: clientKey) else { return false }
-        rx = keys.rx; tx = keys.tx; established = true
-        self.clientKey = clientKey
-        return true
+    /// Sends the HELLO again (`cookie`: with the cookie a COOKIE frame gave). Returns the
+    /// HELLO to send, or nil when there is none to send (keyed, or the same HELLO again for a cookie).
+    mutating func resendHello(nowMs: UInt64, cookie: [UInt8]? = nil) -> [UInt8]? {
+        guard case .awaitingWelcome(let old, let attempts, _) = phase else { return nil }
+        if let cookie {
+            let hello = Frame.helloFrame(publicKey: localKx.publicKey, cookie: cookie)
+            guard hello != old else { return nil }
+            phase = .awaitingWelcome(hello: hello, attempts: attempts, sentAtMs: nowMs)
+            return hello
+        }
+        phase = .awaitingWelcome(hello: old, attempts: attempts + 1, sentAtMs: nowMs)
+        return old
+    }
+
+    /// Counts bytes received from the unproven address (its budget grows).
+    mutating func received(_ n: Int) {
+        if case .unproven(let r, let s) = proof { proof = .unproven(received: r + n, sent: s) }
+    }
+
+    /// Counts bytes sent to the unproven address against its budget.
+    mutating func sent(_ n: Int) {
+        if case .unproven(let r, let s) = proof { proof = .unproven(received: r, sent: s + n) }
     }
 
     /// Encrypts one DATA frame; nil when the keys are missing or the counter is exhausted.
     /// The header and nonce are built on the stack and the frame in one buffer (this runs
     /// for every datagram sent: the arrays it used to build were ≈ 2 % of the city run).
     mutating func seal(_ plaintext: [UInt8]) -> [UInt8]? {
-        guard established, sendCounter < UInt64.max - 1 else { return nil }
-        sendCounter += 1
-        let header = Frame.DataHeader(counter: sendCounter), nonce = Frame.Nonce(counter: sendCounter)
+        guard case .keyed(var k) = phase, k.sendCounter < UInt64.max - 1 else { return nil }
+        k.sendCounter += 1
+        let counter = k.sendCounter
+        phase = .keyed(k)
+        let header = Frame.DataHeader(counter: counter), nonce = Frame.Nonce(counter: counter)
         return withUnsafeBytes(of: header) { h in withUnsafeBytes(of: nonce) { n in
-            try? AEAD.sealFrame(header: h, plaintext, nonce: n, key: tx)
+            try? AEAD.sealFrame(header: h, plaintext, nonce: n, key: k.tx)
         } }
     }
 
     enum OpenResult { case plaintext([UInt8]), replay, failed }
 
-    /// Decrypts a DATA frame and enforces the replay window. A frame that fails changes nothing.
+    /// Decrypts a DATA frame and enforces the replay window; an authenticated frame proves
+    /// the address. A frame that fails changes nothing.
     mutating func open(_ datagram: [UInt8]) -> OpenResult {
-        guard established, datagram.count > Frame.dataHeader + AEAD.tagCount else { return .failed }
+        guard case .keyed(var k) = phase, datagram.count > Frame.dataHeader + AEAD.tagCount else { return .failed }
         let counter = Frame.counter(of: datagram)
-        guard replay.mayAccept(counter) else { return .replay }
+        guard k.replay.mayAccept(counter) else { return .replay }
         let nonce = Frame.Nonce(counter: counter)
-        guard let pt = withUnsafeBytes(of: nonce, { n in try? AEAD.open(frame: datagram, headerCount: Frame.dataHeader, nonce: n, key: rx) })
+        guard let pt = withUnsafeBytes(of: nonce, { n in try? AEAD.open(frame: datagram, headerCount: Frame.dataHeader, nonce: n, key: k.rx) })
         else { return .failed }
-        replay.accept(counter)
-        verified = true
+        k.replay.accept(counter)
+        phase = .keyed(k)
+        proof = .proven
         return .plaintext(pt)
     }
 
     /// Anti-amplification: before the address is verified, send at most 3× what it sent.
-    func mayAmplify(_ n: Int) -> Bool { verified || bytesSentUnverified + n <= 3 * bytesReceivedUnverified }
+    func mayAmplify(_ n: Int) -> Bool {
+        guard case .unproven(let r, let s) = proof else { return true }
+        return s + n <= 3 * r
+    }
 
     /// May a DATA frame carrying `plaintext` go out within that budget?
     func maySend(_ plaintext: [UInt8]) -> Bool { mayAmplify(plaintext.count + Frame.dataHeader + AEAD.tagCount) }
@@ -174,7 +240,7 @@ struct Session: Sendable {
     /// Seals a DATA frame and counts it against the budget while the address is unverified.
     mutating func sealCounted(_ plaintext: [UInt8]) -> [UInt8]? {
         guard let frame = seal(plaintext) else { return nil }
-        if !verified { bytesSentUnverified += frame.count }
+        sent(frame.count)
         return frame
     }
 }

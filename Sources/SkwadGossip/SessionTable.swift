@@ -141,7 +141,7 @@ struct SessionTable: Sendable {
                 if let pending = slots.values[i].pending {
                     if pending.age(nowMs) >= unprovenMs { changes.append((slots.keys[i], .pending)) } else { due(pending.createdMs &+ unprovenMs) }
                 }
-                if slots.values[i].current.role == .responder, slots.values[i].current.unproven {
+                if !slots.values[i].current.isInitiator, slots.values[i].current.unproven {
                     if slots.values[i].current.age(nowMs) >= unprovenMs { changes.append((slots.keys[i], .current)) }
                     else { due(slots.values[i].current.createdMs &+ unprovenMs) }
                 }

@@ -57,9 +57,12 @@ extension Replica {
     /// deleted and not yet purged and for tombstones with a proof, sorted by id.
     func goneEntries() -> [(scope: PackScope, genesis: (hlc: HLC, id: OpID), edits: [(hlc: HLC, id: OpID)])] {
         var out: [(scope: PackScope, genesis: (hlc: HLC, id: OpID), edits: [(hlc: HLC, id: OpID)])] = []
-        for p in packs.values {
-            guard let d = p.deletion else { continue }
-            out.append((p.scope, (p.genesis.hlc, p.genesis.id), [d]))
+        // Through indices: `for p in packs.values` copies each PackState (Directory.swift).
+        var i = packs.startIndex
+        while i != packs.endIndex {
+            defer { i = packs.index(after: i) }
+            guard let d = packs.values[i].deletion else { continue }
+            out.append((packs.values[i].scope, (packs.values[i].genesis.hlc, packs.values[i].genesis.id), [d]))
         }
         for t in tombstones.values {
             guard let proof = t.proof, let scope = goneScope(t.pack) else { continue }
