@@ -74,6 +74,33 @@ extension GossipEngine {
         sendDirectory(to: peer, nowMs: nowMs, replica: replica, into: &out)
     }
 
+    /// Rim contacts (§11a): once a directory round, a directory pull to one passive peer a
+    /// link named with a cell inside the fence of a locked pack we stand in, not among our
+    /// proven peers and not asked within `rimRetryMs`. Such a peer stands at the rim: its
+    /// nearest peers may all lie outside the fence, hold no genesis of it, and name it to no
+    /// member nearer than theirs. Our pull makes us proven to it; it pulls back with its cell
+    /// (`onProof`) and so gets the genesis, then finds contacts inside the fence like any
+    /// member (hostile seed 10: a node 56 m inside a 675 m fence, whose 16 nearest peers all
+    /// stood outside, never got the pack). A liar named inside costs one datagram per
+    /// `rimRetryMs`.
+    mutating func rimRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        guard !peers.passive.isEmpty, info.place != nil else { return }
+        let (live, inside) = packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
+        let fences = live.indices.compactMap { inside[$0] && live[$0].locked ? live[$0].fence : nil }
+        guard !fences.isEmpty else { return }
+        for (p, c) in peers.passive.sorted(by: { $0.key < $1.key }) where !Self.isCoarse(c) && reconciled[p] == nil {
+            if let asked = rimAsked[p], nowMs < asked &+ Self.rimRetryMs { continue }
+            guard let place = NodeInfo.decode(c), fences.contains(where: { $0.contains(cell: place) }) else { continue }
+            rimAsked.makeRoom(for: p, capacity: Self.rimCapacity) { $0 }
+            rimAsked[p] = nowMs
+            sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out)
+            return
+        }
+    }
+
+    static let rimRetryMs: UInt64 = 30_000
+    static let rimCapacity = 64
+
     /// A link just came up: reconcile the directory with it at the next tick (this is also
     /// how packs created while a node had no peer, such as configured admin packs, spread).
     mutating func directoryOnNewLink(_ peer: PeerAddress) {

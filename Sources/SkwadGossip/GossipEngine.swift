@@ -53,6 +53,8 @@ public struct GossipEngine: Sendable {
     var reconciled: [PeerAddress: UInt64] = [:]
     /// What each network group may still ask of our vicinity (NeedToKnow.swift).
     var strangerBudget = StrangerBudget()
+    /// Passive peers inside a locked fence we hold, pulled by `rimRound`, and when (`rimCapacity`).
+    var rimAsked: [PeerAddress: UInt64] = [:]
     /// Peers we routed a remote-contact request through that have not answered it (§9):
     /// at most `remoteHopCapacity`, the oldest going when full.
     var remoteHops: [PeerAddress: HopAsk] = [:]
@@ -215,7 +217,10 @@ public struct GossipEngine: Sendable {
         }
         if shuffleRounds.fire(nowMs: nowMs) { shuffle(nowMs: nowMs, into: &out) }
         flushNewLinks(nowMs: nowMs, replica: replica, into: &out)
-        if directoryRounds.fire(nowMs: nowMs) { directoryRound(nowMs: nowMs, replica: replica, into: &out) }
+        if directoryRounds.fire(nowMs: nowMs) {
+            directoryRound(nowMs: nowMs, replica: replica, into: &out)
+            rimRound(nowMs: nowMs, replica: replica, into: &out)
+        }
         if !reconUnanswered.isEmpty, reconRounds.isDue(nowMs: nowMs) { reconRounds.unsettled() }
         if reconRounds.fire(nowMs: nowMs) { reconcileRound(nowMs: nowMs, replica: replica, into: &out) }
         noticeViewChanges(nowMs: nowMs)
