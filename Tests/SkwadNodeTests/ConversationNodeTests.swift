@@ -174,7 +174,7 @@ import SkwadTestKit
         let post = f.op(.post(Post(title: "hello", body: "")), by: mallory, in: g)
         let foreign = f.op(.profile(Profile(name: "Alpha of Quad")), by: mallory, in: elsewhere, signer: key)
         let long = f.unchecked(.profile(Profile(name: String(repeating: "N", count: 200))), by: mallory, in: g)
-        let wire = try UDPWirePeer(targetPort: try #require(UDPWirePeer.port(of: net.addresses[0])), seed: 7)
+        let wire = try net.wirePeer(to: 0, seed: 7)
         try await wire.handshake()
         wire.send(WireForge.ops([elsewhere.bytes, post.bytes]))
         wire.send(WireForge.ops([foreign.bytes, long]))
@@ -207,7 +207,7 @@ import SkwadTestKit
         let oversize = f.unchecked(.directMessage(DirectMessage(sealed: [UInt8](repeating: 9, count: 1000))), by: mallory, in: g)
         let odd = f.unchecked(.directMessage(DirectMessage(sealed: [UInt8](repeating: 9, count: 400))), by: mallory, in: g)
         // Built before the handshake: minting their stamps takes longer than an unproven session lives.
-        let wire = try UDPWirePeer(targetPort: try #require(UDPWirePeer.port(of: net.addresses[0])), seed: 5)
+        let wire = try net.wirePeer(to: 0, seed: 5)
         try await wire.handshake()
         wire.send(WireForge.ops([forged.bytes]))   // one letter per datagram: a letter is up to ~1 KB
         wire.send(WireForge.ops([real.bytes]))

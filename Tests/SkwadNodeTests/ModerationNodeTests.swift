@@ -103,7 +103,7 @@ import SkwadTestKit
         let node = try await net.add()
         // A peer sends the pack and post, then the reports latest first, one datagram each
         // (in order, the engine reads its queue in order): each earlier one evicts a later one.
-        let wire = try UDPWirePeer(targetPort: try #require(UDPWirePeer.port(of: net.addresses[0])), seed: 3)
+        let wire = try net.wirePeer(to: 0, seed: 3)
         try await wire.handshake()
         wire.send(WireForge.ops([g.bytes, p.bytes]))
         #expect(await eventually() { await node.replica.contains(p.id) })

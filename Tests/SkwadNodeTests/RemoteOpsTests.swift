@@ -54,7 +54,7 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
         // Duplicates and garbage on the wire are counted, not fatal: a peer replays A's ops
         // and a malformed envelope to B.
         let replay = try await [pack.id, post, second].asyncMap { try #require(await a.replica.op($0)).bytes }
-        let wire = try UDPWirePeer(targetPort: try #require(UDPWirePeer.port(of: net.addresses[1])), seed: 99)
+        let wire = try net.wirePeer(to: 1, seed: 99)
         try await wire.handshake()
         func stat(_ key: String) async -> Int { await b.networkStats().first { $0.0 == key }?.1 ?? 0 }
         let duplicatesBefore = await stat("ops.duplicate")
@@ -99,7 +99,7 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
         let net = Loopback(clock: clock)
         let again = try await net.add(dir: dir)
         #expect(await again.packs().isEmpty)
-        let wire = try UDPWirePeer(targetPort: try #require(UDPWirePeer.port(of: net.addresses[0])), seed: 7)
+        let wire = try net.wirePeer(to: 0, seed: 7)
         try await wire.handshake()
         wire.send(WireForge.ops([genesisBytes]))
         #expect(await eventually() { await again.networkStats().contains { $0 == ("reject.packExpired", 1) } })
