@@ -68,8 +68,14 @@ let package = Package(
         // Test fixtures only (op factory, manual clock, timeouts, a wire peer on a loopback
         // socket); re-exports SkwadLab. Never linked by the `skwad` product.
         .target(name: "SkwadTestKit", dependencies: ["SkwadReplica", "SkwadGossip", "SkwadLab"]),
+        // The benchmarks `skwad bench` runs (in-process nodes, a sprayed node, child processes).
+        .target(name: "SkwadBench", dependencies: [
+            "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto", "SkwadLab",
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
+        // The command line only: parses options and calls the node, the REPL, the simulator and the benchmarks.
         .executableTarget(name: "skwad", dependencies: [
-            "SkwadREPL", "SkwadSim", "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto", "SkwadLab",
+            "SkwadREPL", "SkwadSim", "SkwadBench", "SkwadNode", "SkwadModel", "SkwadCrypto",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
