@@ -19,7 +19,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-collections", exact: "1.6.0"),
     ],
     targets: [
         // C shims for system libraries (Debian: libsodium-dev, libedit-dev).
@@ -58,7 +57,7 @@ let package = Package(
         // the wire that sends anything (HostilePeer, WireForge), the in-memory network and its
         // link models, the directive carrier, a loopback sprayer. No NIO, no store.
         .target(name: "SkwadLab", dependencies: [
-            "SkwadReplica", "SkwadGossip", .product(name: "HeapModule", package: "swift-collections"),
+            "SkwadReplica", "SkwadGossip",
         ]),
         .target(name: "SkwadSim", dependencies: [
             "SkwadGossip", "SkwadReplica", "SkwadLab",
