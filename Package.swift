@@ -54,8 +54,9 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // What the simulator, the benchmarks and the tests share: a second implementation of
-        // the wire that sends anything (HostilePeer, WireForge), the in-memory network and its
-        // link models, the directive carrier, a loopback sprayer. No NIO, no store.
+        // the wire that sends anything (HostilePeer, WireForge), the in-memory network of engines
+        // and its link models, the directive carrier, the one virtual-time queue, the in-memory
+        // datagram transport for whole nodes, a loopback sprayer. No NIO, no store.
         .target(name: "SkwadLab", dependencies: [
             "SkwadReplica", "SkwadGossip",
         ]),
