@@ -12,11 +12,11 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
     events.filter { if case .peerJoined = $0 { false } else if case .peerLeft = $0 { false } else { true } }
 }
 
-/// Two nodes exchanging ops over UDP on loopback, the production path (gossip engine,
+/// Two nodes exchanging ops over the in-memory datagram network, the production path minus the socket (gossip engine,
 /// admission, store, events).
 @Suite(.serialized) struct RemoteOpsTests {
     @Test func opsFromAnotherNodeAreAdmittedStoredAndAnnounced() async throws {
-        let net = Loopback()
+        let net = TestNet()
         let a = try await net.add(config: { $0.powBits = 8 })
         let b = try await net.add()
         #expect(await net.linked())
@@ -24,7 +24,7 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
         await a.setEventSink { eventsA.append($0) }
         await b.setEventSink { eventsB.append($0) }
 
-        let pack = try await a.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        let pack = try await a.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         let post = try await a.post(pack: "Quad", title: "Hello", body: "there", tags: [])
         #expect(await eventually() { await holds(b, [post, pack.id]) })
         #expect(try await b.store.opCount() == 2)
@@ -96,7 +96,7 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
             await node.close()
         }
         // The stale genesis comes back over the wire: refused as expired, nothing stored.
-        let net = Loopback(clock: clock)
+        let net = TestNet(clock: clock)
         let again = try await net.add(dir: dir)
         #expect(await again.packs().isEmpty)
         let wire = try net.wirePeer(to: 0, seed: 7)

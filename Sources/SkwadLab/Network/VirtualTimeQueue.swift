@@ -118,7 +118,9 @@ public struct TimeHeap<Payload> {
     @inlinable public mutating func reserve(_ n: Int) { heap.reserveCapacity(n) }
 
     /// Pushes an entry made by a queue, or (a test's reference) `payload` at `time` with `seq`.
-    @inlinable public mutating func push(time: UInt64, seq: UInt64, _ payload: Payload) { push(Entry(time: time, seq: seq, payload: payload)) }
+    @inlinable public mutating func push(time: UInt64, seq: UInt64, _ payload: Payload) {
+        push(Entry(time: time, seq: seq, payload: payload))
+    }
 
     @inlinable
     mutating func push(_ e: Entry) {

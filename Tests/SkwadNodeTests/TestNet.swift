@@ -9,7 +9,7 @@ import SkwadTestKit
 /// it reach every node without joining); the first node online is the seed. Every wait is
 /// bounded in time (`eventually`, polling every 20 ms). Real UDP is tested in
 /// UDPTransportTests, NetworkTests and the binary tests.
-final class Loopback: @unchecked Sendable {
+final class TestNet: @unchecked Sendable {
     static let here = try! GeoPoint(lat: 40.4433, lon: -79.9436)
     /// A fence around `here` for test packs.
     static let radius = 2000.0

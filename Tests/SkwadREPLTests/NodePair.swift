@@ -5,7 +5,7 @@ import SkwadTestKit
 
 /// Two nodes at one place gossiping over the in-memory datagram network (no sockets): how
 /// text from the network reaches a REPL in these tests. Waits are bounded (`eventually`).
-final class LoopbackPair: @unchecked Sendable {
+final class NodePair: @unchecked Sendable {
     static let here = try! GeoPoint(lat: 40.4433, lon: -79.9436)
     /// A fence around `here`: the packs of these tests reach both nodes without joining.
     static let radius = 2000.0
