@@ -41,9 +41,14 @@ extension NodeConfig {
 
         [limits]
         # Per peer: datagrams and bytes per second accepted.
-        peer_datagrams_per_second = 400
-        peer_bytes_per_second = 400000
+        peer_datagrams_per_second = \(tomlNumber(gossipDefaults.peerDatagramsPerSecond))
+        peer_bytes_per_second = \(tomlNumber(gossipDefaults.peerBytesPerSecond))
         # Ops per minute accepted from one pseudonym.
-        pseudonym_ops_per_minute = 120
+        pseudonym_ops_per_minute = \(tomlNumber(gossipDefaults.pseudonymOpsPerMinute))
         """
+
+    /// A TOML number: an integer when whole (the limits' defaults), a float otherwise.
+    private static func tomlNumber(_ d: Double) -> String {
+        d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d)
+    }
 }

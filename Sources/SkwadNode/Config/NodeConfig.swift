@@ -1,5 +1,6 @@
 import Foundation
 import SkwadCrypto
+import SkwadGossip
 import SkwadModel
 import TOMLKit
 
@@ -35,11 +36,12 @@ public struct NodeConfig: Sendable, Equatable {
     public var peers: [String] = []
     /// Run without the REPL (a campus node).
     public var headless = false
-    /// Per-peer limits: datagrams per second and bytes per second.
-    public var peerDatagramsPerSecond: Double = 400
-    public var peerBytesPerSecond: Double = 400_000
+    /// Per-peer limits: datagrams per second and bytes per second. The defaults are the
+    /// gossip engine's (`GossipConfig`), stated there once.
+    public var peerDatagramsPerSecond: Double = Self.gossipDefaults.peerDatagramsPerSecond
+    public var peerBytesPerSecond: Double = Self.gossipDefaults.peerBytesPerSecond
     /// Ops per minute accepted from one pseudonym.
-    public var pseudonymOpsPerMinute: Double = 120
+    public var pseudonymOpsPerMinute: Double = Self.gossipDefaults.pseudonymOpsPerMinute
     /// Where the store lives. Not a config key and not a flag: `load`/`parse` and every
     /// command leave it `.file`, the only durable choice.
     public var store: StoreLocation = .file
@@ -81,6 +83,8 @@ public struct NodeConfig: Sendable, Equatable {
 
     /// The embedded default: a device node, offline until given a listen address or peers.
     public static var embeddedDefault: NodeConfig { NodeConfig(dataDir: defaultDataDir) }
+    /// Where the rate limits' defaults come from.
+    static let gossipDefaults = GossipConfig()
 
     static let keys: Set<String> = ["data_dir", "location", "geohash_precision", "pow_bits", "admin_keys", "admin_secret_file",
                                     "admin_packs", "listen", "peers", "headless", "limits", "max_clock_skew_ms"]
