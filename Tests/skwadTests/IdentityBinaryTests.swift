@@ -9,7 +9,7 @@ import Testing
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-id-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let laptop = root + "/laptop", phone = root + "/phone", other = root + "/other"
-        for dir in [laptop, other] { #expect(try BinaryTests.run(["--data", dir], input: "whoami\n").status == 0) }
+        for dir in [laptop, other] { #expect(try BinaryTests.run(["--data", dir, "--offline"], input: "whoami\n").status == 0) }
         let original = try #require(Self.key(laptop))
 
         let none = try BinaryTests.run(["identity", "export", "--data", root + "/empty"], input: "correct horse\n")
