@@ -12,10 +12,10 @@ import SkwadGossip
 /// key, no cell, no pack. The node joins through the sender's address (`heard`), within its
 /// own limits (Node `lanHeard`).
 ///
-/// Layout (128 bytes, zero-padded, so that the `Join` and handshake it causes are no larger
-/// than 3× it): `"SKWB"` · version 1 · gossip port (u16, big-endian) · instance (8 bytes).
+/// Layout (288 bytes, zero-padded, so that what it causes — a HELLO of 200 bytes sent at most
+/// 4 times when unanswered — is no larger than 3× it): `"SKWB"` · version 1 · gossip port (u16, big-endian) · instance (8 bytes).
 public final class LanBeacon: Sendable {
-    public static let size = 128
+    public static let size = 288
     static let magic: [UInt8] = Array("SKWB".utf8)
     static let version: UInt8 = 1
 
