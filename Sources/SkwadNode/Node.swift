@@ -51,6 +51,8 @@ public actor Node {
     var mintProgress: (@Sendable (UInt64) -> Void)?
     /// The gossip engine and its socket, when the node is online (NodeNetwork.swift).
     var network: NetworkState?
+    /// The seeds gossip started with, and members contacted through join codes (NodePrivatePacks.swift).
+    var joinSeeds: [String] = []
     /// Blocks, mutes and dismissed reports (NodeModeration.swift), loaded on first use.
     var localModerationCache: LocalModeration?
 
@@ -89,6 +91,8 @@ public actor Node {
             } else {
                 let loaded = try store.loadOps()
                 joined = try store.joinedPacks()
+                // Keys of invite-only packs first: the restore opens their sealed ops.
+                for (pack, ring) in try store.packKeys() { for (epoch, k) in ring { replica.addPackKey(k, epoch: epoch, pack: pack) } }
                 replica.restore(loaded.ops, tombstones: try store.loadTombstones(), own: Set(joined.keys))
                 stats.storeRowsSkipped = loaded.skipped
                 stamps = try store.stamps()
@@ -190,6 +194,7 @@ public actor Node {
             default: break
             }
         }
+        let kind = try sealIfPrivate(kind, pack: pack, author: key.publicKey)
         let body = OpBody(packID: packID, author: key.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), location: claim, stamp: stamp, kind: kind)
         do { return (try SignedOp.sign(body, with: key), changes) } catch { throw NodeError("\(error)") }
     }
@@ -226,6 +231,8 @@ public actor Node {
             case .joined(let p, false, _): joined[p] = nil
             case .stamp(let p, let s): stamps[p] = s
             case .setting(let k, let v): notePersonaStamp(k, v)
+            case .packKey(let p, let epoch, let k): replica.addPackKey(k, epoch: epoch, pack: p)
+            case .removedMember: break
             }
         }
     }

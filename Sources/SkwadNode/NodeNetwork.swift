@@ -58,7 +58,8 @@ extension Node {
         startReader()
         let nowMs = now()
         carryOut(network!.engine.setInterest(cell: currentCell, subscriptions: Set(joined.keys), nowMs: nowMs))
-        carryOut(network!.engine.start(seeds: seeds.filter { $0.value != me }, nowMs: nowMs))
+        joinSeeds = seeds.filter { $0.value != me }.map(\.value)
+        carryOut(network!.engine.start(seeds: joinSeeds.map { PeerAddress($0) }, nowMs: nowMs))
         return me
     }
 
@@ -74,6 +75,16 @@ extension Node {
     public func close() async {
         await goOffline()
         lock.release()
+    }
+
+    /// Adds a member's address (from a join code) to the seeds and joins through it.
+    func contact(_ text: String) throws {
+        guard network != nil else { throw NodeError("go online first: joining reaches the pack through a member") }
+        let addr: PeerAddress
+        do { addr = PeerAddress(describe(try UDPTransport.resolve(text))) } catch { throw NodeError("cannot reach \(text): \(error)") }
+        guard addr.value != listenAddress, !joinSeeds.contains(addr.value) else { return }
+        joinSeeds.append(addr.value)
+        carryOut(network!.engine.start(seeds: joinSeeds.map { PeerAddress($0) }, nowMs: now()))
     }
 
     public var listenAddress: String? { network.map { describe($0.transport.localAddress) } }
