@@ -124,3 +124,8 @@ extension Node {
         }
     }
 }
+
+extension Node {
+    /// The pseudonym a tag names (as the feed shows it).
+    public func authorKey(_ tag: String) throws -> PublicKey { try resolveAuthor(tag) }
+}
