@@ -61,14 +61,23 @@ extension Node {
                 throw NodeError("this join code's key does not open pack \(c.pack.short()): a wrong or forged code")
             }
         }
-        if !c.address.isEmpty { try contact(c.address) }
+        // The keys go to the replica first (the pack is listed only to key holders), to the
+        // store once the genesis is here and opens with them.
+        let hadKeys = !replica.packKeyRing(c.pack).isEmpty
+        replica.addPackKey(c.key, epoch: c.epoch, pack: c.pack)
+        if let g = c.genesisKey, c.epoch > 0 { replica.addPackKey(g, epoch: 0, pack: c.pack) }
         let p: PackSummary
-        do { p = try await resolveOrFind(c.pack.hex, waitMs: waitMs) } catch {
+        do {
+            if !c.address.isEmpty { try contact(c.address) }
+            p = try await resolveOrFind(c.pack.hex, waitMs: waitMs)
+        } catch {
+            if !hadKeys { replica.forgetPackKeys(c.pack) }
             throw NodeError("pack \(c.pack.short()) did not arrive from \(c.address.isEmpty ? "the network" : c.address): is that member online?")
         }
         // The genesis is here: the key must open its name, else the code was forged.
         guard let g = replica.pack(c.pack), case .createPack(let cp) = g.genesis.body.kind, cp.inviteOnly,
               PrivatePack.openMeta(cp, key: c.genesisKey ?? c.key) != nil else {
+            if !hadKeys { replica.forgetPackKeys(c.pack) }
             throw NodeError("this join code's key does not open pack \(c.pack.short()): a wrong or forged code")
         }
         changes.append(.joined(c.pack, true, atMs: now()))

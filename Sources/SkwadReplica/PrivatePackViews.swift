@@ -45,6 +45,13 @@ extension Replica {
         rebuildQueued()
     }
 
+    /// Drops every key of a pack (a join that failed), and reads it again without them.
+    public mutating func forgetPackKeys(_ pack: PackID) {
+        guard packKeys.removeValue(forKey: pack) != nil else { return }
+        rebuildQueue.insert(pack)
+        rebuildQueued()
+    }
+
     /// The epochs and keys held for a pack (empty: not a member).
     public func packKeyRing(_ pack: PackID) -> [UInt32: [UInt8]] { packKeys[pack] ?? [:] }
 
