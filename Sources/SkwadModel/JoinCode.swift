@@ -30,9 +30,8 @@ public struct JoinCode: Equatable, Sendable {
     public func encoded() -> String {
         var p: [UInt8] = [Self.version] + pack.bytes + [UInt8(epoch >> 8 & 0xff), UInt8(epoch & 0xff)] + key
         if epoch > 0 { p += genesisKey ?? [UInt8](repeating: 0, count: 32) }
-        let addr = Array(address.utf8.prefix(Self.maxAddress))
-        p += [UInt8(addr.count)] + addr
-        p += Blake2b.hash(p, outputCount: 4)
+        p += Self.encodeAddress(address)
+        p += Array(Blake2b.hash(p, outputCount: 16).prefix(4))
         var out = "", acc = 0, bits = 0, n = 0
         func put(_ v: Int) {
             if n > 0 && n % 5 == 0 { out += "-" }
@@ -69,7 +68,7 @@ public struct JoinCode: Equatable, Sendable {
         }
         guard bytes.count >= 1 + 32 + 2 + 32 + 1 + 4 else { throw ModelError.malformed("join code is too short (a group missing?)") }
         let body = Array(bytes.dropLast(4))
-        guard Blake2b.hash(body, outputCount: 4) == Array(bytes.suffix(4)) else {
+        guard Array(Blake2b.hash(body, outputCount: 16).prefix(4)) == Array(bytes.suffix(4)) else {
             throw ModelError.invalid("join code has a typo: its checksum does not match (check each group)")
         }
         guard body[0] == Self.version else { throw ModelError.malformed("join code version \(body[0]) is unknown") }
@@ -81,10 +80,34 @@ public struct JoinCode: Equatable, Sendable {
             guard body.count >= at + 32 + 1 else { throw ModelError.malformed("join code is too short for its epoch") }
             genesisKey = Array(body[at..<(at + 32)]); at += 32
         } else { genesisKey = nil }
-        let n = Int(body[at]); at += 1
-        guard n <= Self.maxAddress, body.count == at + n, let a = String(validating: body[at...], as: UTF8.self) else {
-            throw ModelError.malformed("join code: bad member address")
-        }
+        guard let a = Self.decodeAddress(Array(body[at...])) else { throw ModelError.malformed("join code: bad member address") }
         address = a
+    }
+
+    /// An IPv4 "a.b.c.d:port" as 4 + 6 bytes; anything else as 1, its length and its UTF-8 (at
+    /// most `maxAddress` bytes); none as 0.
+    static func encodeAddress(_ s: String) -> [UInt8] {
+        if s.isEmpty { return [0] }
+        let parts = s.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count == 2, let port = UInt16(parts[1]) {
+            let quad = parts[0].split(separator: ".", omittingEmptySubsequences: false).compactMap { UInt8($0) }
+            if quad.count == 4, parts[0].split(separator: ".").count == 4 { return [4] + quad + [UInt8(port >> 8), UInt8(port & 0xff)] }
+        }
+        let a = Array(s.utf8.prefix(maxAddress))
+        return [1, UInt8(a.count)] + a
+    }
+
+    static func decodeAddress(_ b: [UInt8]) -> String? {
+        guard let tag = b.first else { return nil }
+        switch tag {
+        case 0: return b.count == 1 ? "" : nil
+        case 4:
+            guard b.count == 7 else { return nil }
+            return "\(b[1]).\(b[2]).\(b[3]).\(b[4]):\(UInt16(b[5]) << 8 | UInt16(b[6]))"
+        case 1:
+            guard b.count >= 2, Int(b[1]) <= maxAddress, b.count == 2 + Int(b[1]) else { return nil }
+            return String(validating: b[2...], as: UTF8.self)
+        default: return nil
+        }
     }
 }

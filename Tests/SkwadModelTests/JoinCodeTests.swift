@@ -16,7 +16,10 @@ import SkwadModel
             #expect(try JoinCode(parsing: text) == c)
             #expect(try JoinCode(parsing: text.uppercased()) == c)
         }
-        #expect(a.encoded().count < 140)
+        // 78 bytes: 125 code characters, in groups of 5.
+        #expect(a.encoded().count < 160)
+        let named = JoinCode(pack: Self.pack, epoch: 0, key: [UInt8](repeating: 4, count: 32), address: "flat.example:7400")
+        #expect(try JoinCode(parsing: named.encoded()) == named)
     }
 
     @Test func aTypoIsACleanError() throws {

@@ -11,12 +11,14 @@ import SkwadTestKit
 /// Alpha invites Carol with a join code, Bob relays ciphertext and lists nothing, the Alpha
 /// removes Carol by rotating the key, and the keys survive a restart.
 @Suite(.serialized) struct PrivatePackNodeTests {
+    let clock = RunningClock()
+
     func titles(_ node: Node, _ pack: PackID) async -> [String] {
-        await node.replica.feed(packs: [pack], nowMs: wallClockMs() + 10_000_000).map(\.title)
+        await node.replica.feed(packs: [pack], nowMs: clock.now).map(\.title)
     }
 
     @Test func aMemberReadsARelayDoesNotAndARemovedMemberLosesLaterPosts() async throws {
-        let net = Loopback()
+        let net = Loopback(clock: clock)
         for _ in 0..<3 { try await net.add() }
         #expect(await net.linked())
         let (alpha, bob, carol) = (net.nodes[0], net.nodes[1], net.nodes[2])
@@ -55,7 +57,6 @@ import SkwadTestKit
         await net.shutdown(keepData: true)
 
         // Keys persist: the Alpha reads its pack after a restart, the relay still does not.
-        let clock = net.clock
         let again = try Node(config: net.config(net.dirs[0]), now: { clock.now })
         #expect(Set(await titles(again, p.id)) == ["rent is due friday", "new lock code 4711"])
         #expect(await again.packs().map(\.pack.name) == ["Flat 4B"])
