@@ -69,7 +69,7 @@ extension Node {
         let p: PackSummary
         do {
             if !c.address.isEmpty { try contact(c.address) }
-            p = try await resolveOrFind(c.pack.hex, waitMs: waitMs)
+            p = try await awaitPack(c.pack, waitMs: waitMs)
         } catch {
             if !hadKeys { replica.forgetPackKeys(c.pack) }
             throw NodeError("pack \(c.pack.short()) did not arrive from \(c.address.isEmpty ? "the network" : c.address): is that member online?")
@@ -87,6 +87,18 @@ extension Node {
             try commit(op, with: more)
         }
         return replica.pack(c.pack).map { replica.summary($0, from: location) } ?? p
+    }
+
+    /// Waits (bounded by `waitMs`) for an invite-only pack's genesis, asking the links for it by
+    /// its whole id at once and again every second (links may still be coming up).
+    func awaitPack(_ id: PackID, waitMs: UInt64) async throws -> PackSummary {
+        let polls = max(1, waitMs / 50)
+        for i in 0..<polls {
+            if replica.hasPack(id), let p = replica.pack(id), replica.isLive(id, nowMs: now()) { return replica.summary(p, from: location) }
+            if i % 20 == 0 { _ = askNeighbours(for: id.hex) }
+            try? await Task.sleep(nanoseconds: 50_000_000)
+        }
+        throw NodeError("pack \(id.short()) did not arrive")
     }
 
     /// The Alpha removes a member from its invite-only pack: a new key (the next epoch), sealed
