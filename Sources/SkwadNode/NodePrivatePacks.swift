@@ -82,7 +82,8 @@ extension Node {
         }
         changes.append(.joined(c.pack, true, atMs: now()))
         try commit(changes)
-        if !replica.privateMembers(c.pack).contains(key(for: c.pack)?.publicKey ?? g.alpha), g.alpha != key(for: c.pack)?.publicKey {
+        // Once per pseudonym: an Alpha hands later keys to the authors whose sealed ops it opened.
+        if let me = key(for: c.pack)?.publicKey, me != g.alpha, !replica.privateMembers(c.pack).contains(me) {
             let (op, more) = try sign(.joined, in: c.pack)
             try commit(op, with: more)
         }

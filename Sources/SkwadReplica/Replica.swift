@@ -297,8 +297,12 @@ public struct Replica: Sendable {
             else { packs[pid]!.profiles[op.author]!.merge(hlc: op.hlc, id: op.id, value: p) }
         case .packKeys(let k):
             packs[pid]!.keyOps.append(op.id)
-            if packs[pid]!.rotations[k.epoch].map({ op.hlc < $0 }) ?? true { packs[pid]!.rotations[k.epoch] = op.hlc }
-            if packKeys[pid] != nil { rebuildQueue.insert(pid) }
+            // An earlier rotation time can close ops already opened: only those later than it,
+            // so a rotation newer than every op of the pack (the usual case) rebuilds nothing.
+            if packs[pid]!.rotations[k.epoch].map({ op.hlc < $0 }) ?? true {
+                packs[pid]!.rotations[k.epoch] = op.hlc
+                if packKeys[pid] != nil, packs[pid]!.order.last?.id != op.id { rebuildQueue.insert(pid) }
+            }
         case .createPack, .directMessage, .sealed, .joined:
             break
         }
