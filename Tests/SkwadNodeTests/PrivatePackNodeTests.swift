@@ -19,9 +19,9 @@ import SkwadTestKit
 
     @Test func aMemberReadsARelayDoesNotAndARemovedMemberLosesLaterPosts() async throws {
         let net = Loopback(clock: clock)
-        for _ in 0..<3 { try await net.add() }
+        for _ in 0..<4 { try await net.add() }
         #expect(await net.linked())
-        let (alpha, bob, carol) = (net.nodes[0], net.nodes[1], net.nodes[2])
+        let (alpha, bob, carol, dave) = (net.nodes[0], net.nodes[1], net.nodes[2], net.nodes[3])
         let p = try await alpha.createPack(name: "Flat 4B", radiusMeters: Loopback.radius, locked: false, tags: ["home"], color: "",
                                            inviteOnly: true)
         _ = try await alpha.post(pack: "Flat 4B", title: "rent is due friday", body: "transfer to the usual", tags: [])
@@ -30,6 +30,7 @@ import SkwadTestKit
         let joined = try await carol.joinInvite(code)
         #expect(joined.name == "Flat 4B" && joined.id == p.id)
         #expect(await eventually { await titles(carol, p.id) == ["rent is due friday"] })
+        _ = try await dave.joinInvite(try await alpha.invite(p.id.hex))
         #expect(await net.synced())
         // Bob relays: he holds every op, lists no pack, reads nothing, cannot name it.
         #expect(await bob.replica.contains(p.id))
@@ -45,12 +46,18 @@ import SkwadTestKit
         }
         // The Alpha removes Carol (known by her sealed `joined`): a new key for nobody else.
         let carolKey = try #require(await carol.key(for: p.id)?.publicKey)
-        #expect(await alpha.replica.privateMembers(p.id) == [carolKey])
+        let daveKey = try #require(await dave.key(for: p.id)?.publicKey)
+        #expect(await eventually { await alpha.replica.privateMembers(p.id) == [carolKey, daveKey] })
         let r = try await alpha.removeMember(pack: "Flat 4B", author: carolKey.hex)
-        #expect(r.epoch == 1 && r.kept == 0)
+        #expect(r.epoch == 1 && r.kept == 1)
         _ = try await alpha.post(pack: "Flat 4B", title: "new lock code 4711", body: "", tags: [])
         #expect(await net.synced())
-        #expect(await eventually { await titles(alpha, p.id).count == 2 })
+        // Dave opened the new key from the Alpha's handout and reads on; and may post under it.
+        #expect(await eventually { await titles(dave, p.id).count == 2 })
+        #expect(await dave.replica.packKeyRing(p.id).keys.sorted() == [0, 1])
+        _ = try await dave.post(pack: "Flat 4B", title: "got it", body: "", tags: [])
+        #expect(await net.synced())
+        #expect(await eventually { await titles(alpha, p.id).count == 3 })
         // Carol holds the ciphertext and cannot read it; her posts are refused locally.
         #expect(await titles(carol, p.id) == ["rent is due friday"])
         await #expect(throws: NodeError.self) { try await carol.post(pack: p.id.hex, title: "hi", body: "", tags: []) }
@@ -58,7 +65,7 @@ import SkwadTestKit
 
         // Keys persist: the Alpha reads its pack after a restart, the relay still does not.
         let again = try Node(config: net.config(net.dirs[0]), now: { clock.now })
-        #expect(Set(await titles(again, p.id)) == ["rent is due friday", "new lock code 4711"])
+        #expect(Set(await titles(again, p.id)) == ["rent is due friday", "new lock code 4711", "got it"])
         #expect(await again.packs().map(\.pack.name) == ["Flat 4B"])
         await again.close()
         let relay = try Node(config: net.config(net.dirs[1]), now: { clock.now })
