@@ -19,7 +19,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-collections", exact: "1.6.0"),
     ],
     targets: [
         // C shims for system libraries (Debian: libsodium-dev, libedit-dev).
@@ -55,10 +54,11 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // What the simulator, the benchmarks and the tests share: a second implementation of
-        // the wire that sends anything (HostilePeer, WireForge), the in-memory network and its
-        // link models, the directive carrier, a loopback sprayer. No NIO, no store.
+        // the wire that sends anything (HostilePeer, WireForge), the in-memory network of engines
+        // and its link models, the directive carrier, the one virtual-time queue, the in-memory
+        // datagram transport for whole nodes, a loopback sprayer. No NIO, no store.
         .target(name: "SkwadLab", dependencies: [
-            "SkwadReplica", "SkwadGossip", .product(name: "HeapModule", package: "swift-collections"),
+            "SkwadReplica", "SkwadGossip",
         ]),
         .target(name: "SkwadSim", dependencies: [
             "SkwadGossip", "SkwadReplica", "SkwadLab",
@@ -68,8 +68,14 @@ let package = Package(
         // Test fixtures only (op factory, manual clock, timeouts, a wire peer on a loopback
         // socket); re-exports SkwadLab. Never linked by the `skwad` product.
         .target(name: "SkwadTestKit", dependencies: ["SkwadReplica", "SkwadGossip", "SkwadLab"]),
+        // The benchmarks `skwad bench` runs (in-process nodes, a sprayed node, child processes).
+        .target(name: "SkwadBench", dependencies: [
+            "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto", "SkwadLab",
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
+        // The command line only: parses options and calls the node, the REPL, the simulator and the benchmarks.
         .executableTarget(name: "skwad", dependencies: [
-            "SkwadREPL", "SkwadSim", "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto", "SkwadLab",
+            "SkwadREPL", "SkwadSim", "SkwadBench", "SkwadNode", "SkwadModel", "SkwadCrypto",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

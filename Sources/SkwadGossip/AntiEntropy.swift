@@ -35,7 +35,9 @@ extension GossipEngine {
         for k in 0..<min(config.reconPacksPerRound, mine.count) {
             let state = mine[(start + k) % mine.count]
             let pack = state.id
-            let eligible = links.filter { peerInfo($0).map { mayReceive($0, pack: state, isGenesis: false) } ?? false }
+            // Not with a link that has not proven itself (NeedToKnow.swift): it would be told a
+            // coarse cell as the asker's and could not apply the fence rule to it.
+            let eligible = links.filter { isProven($0) && (peerInfo($0).map { mayReceive($0, pack: state, isGenesis: false) } ?? false) }
             guard let peer = preferredLink(among: eligible) else { continue }
             stats.reconciliations += 1
             reconUnanswered.insert(ReconAsked(pack: pack, peer: peer))

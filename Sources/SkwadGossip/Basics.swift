@@ -118,6 +118,8 @@ public enum DropReason: String, Sendable {
     case joinLimited, notAMember, introductionLimited
     /// More new packs from one address than `genesesPerSecond` allows (PROTOCOL §13).
     case genesisRateLimited
+    /// A network group past its budget of vicinity answers or targets (PROTOCOL §9, "Need to know").
+    case vicinityLimited
 }
 
 extension Dictionary where Key: Comparable {

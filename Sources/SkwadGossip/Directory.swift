@@ -62,7 +62,8 @@ extension GossipEngine {
     /// and ours; it answers with every pack it holds in ours.
     mutating func sendDirectory(to peer: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         stats.directoryRounds += 1
-        let mine = info.cellOnly
+        // A stranger is pulled as from no cell (NeedToKnow.swift, `directoryCell`).
+        let mine = NodeInfo(cell: directoryCell(for: peer))
         let items = directoryItems(forCell: mine.cell, alsoIn: announcedCell(of: peer), nowMs: nowMs, replica: replica)
         sendReconcile(pack: nil, lower: .zero, ranges: Reconciliation.initiate(items), initiator: true,
                       directory: mine, to: peer, nowMs: nowMs, into: &out)
@@ -73,6 +74,33 @@ extension GossipEngine {
         guard let peer = preferredLink(among: links) else { return }
         sendDirectory(to: peer, nowMs: nowMs, replica: replica, into: &out)
     }
+
+    /// Rim contacts (§11a): once a directory round, a directory pull to one passive peer a
+    /// link named with a cell inside the fence of a locked pack we stand in, not among our
+    /// proven peers and not asked within `rimRetryMs`. Such a peer stands at the rim: its
+    /// nearest peers may all lie outside the fence, hold no genesis of it, and name it to no
+    /// member nearer than theirs. Our pull makes us proven to it; it pulls back with its cell
+    /// (`onProof`) and so gets the genesis, then finds contacts inside the fence like any
+    /// member (hostile seed 10: a node 56 m inside a 675 m fence, whose 16 nearest peers all
+    /// stood outside, never got the pack). A liar named inside costs one datagram per
+    /// `rimRetryMs`.
+    mutating func rimRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        guard !peers.passive.isEmpty, info.place != nil else { return }
+        let (live, inside) = packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
+        let fences = live.indices.compactMap { inside[$0] && live[$0].locked ? live[$0].fence : nil }
+        guard !fences.isEmpty else { return }
+        for (p, c) in peers.passive.sorted(by: { $0.key < $1.key }) where !Self.isCoarse(c) && reconciled[p] == nil {
+            if let asked = rimAsked[p], nowMs < asked &+ Self.rimRetryMs { continue }
+            guard let place = NodeInfo.decode(c), fences.contains(where: { $0.contains(cell: place) }) else { continue }
+            rimAsked.makeRoom(for: p, capacity: Self.rimCapacity) { $0 }
+            rimAsked[p] = nowMs
+            sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out)
+            return
+        }
+    }
+
+    static let rimRetryMs: UInt64 = 30_000
+    static let rimCapacity = 64
 
     /// A link just came up: reconcile the directory with it at the next tick (this is also
     /// how packs created while a node had no peer, such as configured admin packs, spread).
@@ -99,7 +127,7 @@ extension GossipEngine {
         // its own directory stays a difference that the answer delivers.
         let items = r.initiator
             ? directoryItems(forCell: perspective.cell, nowMs: nowMs, replica: replica)
-            : directoryItems(forCell: info.cell, alsoIn: announcedCell(of: from), nowMs: nowMs, replica: replica)
+            : directoryItems(forCell: directoryCell(for: from), alsoIn: announcedCell(of: from), nowMs: nowMs, replica: replica)
         let answer = Reconciliation.answer(items, lower: r.lower, ranges: r.ranges)
         // A pull by the initiator: the answerer sends what the initiator's directory lacks; the
         // initiator asks for what it lacks. Neither pushes its own directory onto the other,

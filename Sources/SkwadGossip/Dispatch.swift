@@ -24,13 +24,16 @@ extension GossipEngine {
         case .pingReq(let seq, let target): onPingReq(seq: seq, target: target, from: from, nowMs: nowMs, into: &out)
         case .indirectAck(_, let target): onIndirectAck(target: target, nowMs: nowMs)
         case .interest(let theirs): onInterest(theirs, from: from, nowMs: nowMs)
-        case .vicinity(let v): onVicinity(v, from: from, nowMs: nowMs, into: &out)
+        case .vicinity(let v): onVicinity(v, from: from, nowMs: nowMs, replica: replica, into: &out)
         case .ops(let envelopes, let repair): onOps(envelopes, repair: repair, from: from, nowMs: nowMs, replica: &replica, into: &out)
         case .ihave(let ids): onIHave(ids, from: from, nowMs: nowMs, replica: replica)
         case .want(let ids, let graft): onWant(ids: ids, graft: graft, from: from, nowMs: nowMs, replica: replica, into: &out)
         case .prune: if isLink(from) { setLazy(from, true) }
         case .stem(let envelope): onStem(envelope, from: from, nowMs: nowMs, replica: &replica, into: &out)
-        case .reconcile(let r): onReconcile(r, from: from, nowMs: nowMs, replica: replica, into: &out)
+        case .reconcile(let r):
+            let first = markReconciled(from, nowMs: nowMs)
+            onReconcile(r, from: from, nowMs: nowMs, replica: replica, into: &out)
+            if first { onProof(from, pulled: r.initiator && r.directory, nowMs: nowMs, replica: replica, into: &out) }
         case .findPack(let query): onFindPack(query: query, from: from, nowMs: nowMs, replica: replica, into: &out)
         }
     }

@@ -58,7 +58,8 @@ public struct GossipConfig: Sendable {
     /// Pseudonyms with a rate bucket, and ids announced but not yet received, at most.
     public var pseudonymMemory = 4096
     public var missingCapacity = 10_000
-    /// Peers listed in a `Vicinity` answer to a peer that is not one of our links.
+    /// Peers listed in a `Vicinity` answer to a stranger that routes to the centre of a fence
+    /// we hold (only those inside the fence; a stranger is told nobody else, §9).
     public var strangerVicinitySample = 2
     /// New pack geneses accepted from one source address: rate, burst, and how many sources
     /// are tracked.

@@ -48,6 +48,13 @@ public struct GossipEngine: Sendable {
     /// No entry: the link never sent us a reconciliation message (pack or directory, either
     /// side), so it is no contact inside a fence yet (`isContact`).
     var reconMisses: [PeerAddress: Int] = [:]
+    /// Peers that have sent us a `Reconcile`, and when last: they are proven, not strangers
+    /// (NeedToKnow.swift; `reconciledCapacity`).
+    var reconciled: [PeerAddress: UInt64] = [:]
+    /// What each network group may still ask of our vicinity (NeedToKnow.swift).
+    var strangerBudget = StrangerBudget()
+    /// Passive peers inside a locked fence we hold, pulled by `rimRound`, and when (`rimCapacity`).
+    var rimAsked: [PeerAddress: UInt64] = [:]
     /// Peers we routed a remote-contact request through that have not answered it (§9):
     /// at most `remoteHopCapacity`, the oldest going when full.
     var remoteHops: [PeerAddress: HopAsk] = [:]
@@ -146,7 +153,7 @@ public struct GossipEngine: Sendable {
         reconRounds.poke(nowMs: nowMs)
         directoryRounds.poke(nowMs: nowMs)
         var out: [GossipDirective] = []
-        for p in links { send(.interest(info), to: p, nowMs: nowMs, into: &out) }
+        for p in links where isProven(p) { send(.interest(info), to: p, nowMs: nowMs, into: &out) }
         return out
     }
 
@@ -210,7 +217,10 @@ public struct GossipEngine: Sendable {
         }
         if shuffleRounds.fire(nowMs: nowMs) { shuffle(nowMs: nowMs, into: &out) }
         flushNewLinks(nowMs: nowMs, replica: replica, into: &out)
-        if directoryRounds.fire(nowMs: nowMs) { directoryRound(nowMs: nowMs, replica: replica, into: &out) }
+        if directoryRounds.fire(nowMs: nowMs) {
+            directoryRound(nowMs: nowMs, replica: replica, into: &out)
+            rimRound(nowMs: nowMs, replica: replica, into: &out)
+        }
         if !reconUnanswered.isEmpty, reconRounds.isDue(nowMs: nowMs) { reconRounds.unsettled() }
         if reconRounds.fire(nowMs: nowMs) { reconcileRound(nowMs: nowMs, replica: replica, into: &out) }
         noticeViewChanges(nowMs: nowMs)
@@ -294,6 +304,7 @@ public struct GossipEngine: Sendable {
 
     /// Encodes, seals and sends one message (or queues it behind a handshake).
     mutating func send(_ m: Message, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        let m = toldTo(m, to: to)
         guard let pt = m.handEncoded else { send(m.wire, kind: m.kind, solicits: m.solicitsAnswer, to: to, nowMs: nowMs, into: &out); return }
         send(plaintext: pt, kind: m.kind, solicits: m.solicitsAnswer, to: to, nowMs: nowMs, into: &out)
     }

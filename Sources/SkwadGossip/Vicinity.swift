@@ -46,13 +46,19 @@ extension GossipEngine {
         guard peer != selfAddress, peerInfo.place != nil, info.place != nil else { return }
         if var e = peers.vicinity[peer] {
             guard heard else { return }
-            e.info = peerInfo
-            e.distance = info.distance(to: peerInfo.place)
+            // A peer that takes us for a stranger tells us a coarse cell: keep the finer one.
+            if !Self.isCoarse(peerInfo.cell) || Self.isCoarse(e.info.cell) {
+                e.info = peerInfo
+                e.distance = info.distance(to: peerInfo.place)
+            }
             e.lastHeardMs = nowMs
             if answered { e.askedMs = nil; e.misses = 0; e.exchangedMs = nowMs }
             peers[vicinity: peer] = e
             return
         }
+        // A cell no finer than a stranger's (a declining `NeighborReply`, a shuffle answer to
+        // a stranger) places nobody among our nearest.
+        guard !Self.isCoarse(peerInfo.cell) else { return }
         peers.offerVicinity(peer, VicinityEntry(info: peerInfo, distance: info.distance(to: peerInfo.place), lastHeardMs: heard ? nowMs : 0,
                                                 exchangedMs: answered ? nowMs : 0),
                             answered: answered)
@@ -81,7 +87,10 @@ extension GossipEngine {
         // to a campus): introduce them too, or two peers that share every neighbour but
         // stand nearer to each other than to any of them never hear of each other (§9).
         for (p, ib) in peers.inbound where p != excluding && !peers.isLink(p) {
-            if let c = ib.info.cell, let pl = ib.info.place { known.append((pl.center.distance(to: target.center), p, c)) }
+            // Not one that told us only a stranger's cell (a directory pull before it held us proven).
+            if let c = ib.info.cell, !Self.isCoarse(c), let pl = ib.info.place {
+                known.append((pl.center.distance(to: target.center), p, c))
+            }
         }
         known.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
         let precision = info.cell?.count ?? 6
@@ -106,8 +115,11 @@ extension GossipEngine {
         return peers.inbound[p] != nil || reconMisses[p] != nil
     }
 
-    func vicinityMessage(for target: Geohash.Cell?, excluding: PeerAddress, reply: Bool, limit: Int? = nil, targetCell: String? = nil) -> Message {
-        .vicinity(VicinityExchange(info: info, peers: vicinitySample(for: target, excluding: excluding, limit: limit), reply: reply, target: targetCell))
+    /// A `Vicinity` message to `to`: the peers near `target` to a proven peer, nobody to a
+    /// stranger (`send` cuts our own info for it, NeedToKnow.swift).
+    func vicinityMessage(for target: Geohash.Cell?, to: PeerAddress, reply: Bool, targetCell: String? = nil) -> Message {
+        let named = isProven(to) ? vicinitySample(for: target, excluding: to) : []
+        return .vicinity(VicinityExchange(info: info, peers: named, reply: reply, target: targetCell))
     }
 
     /// Once per interval: drop the peer that did not answer our last exchange, then start an
@@ -123,7 +135,7 @@ extension GossipEngine {
                 e.misses += 1
                 e.askedMs = nowMs
                 peers[vicinity: p] = e
-                send(vicinityMessage(for: e.info.place, excluding: p, reply: false), to: p, nowMs: nowMs, into: &out)
+                send(vicinityMessage(for: e.info.place, to: p, reply: false), to: p, nowMs: nowMs, into: &out)
                 continue
             }
             forget(p, .silent, nowMs: nowMs, into: &out)
@@ -159,7 +171,7 @@ extension GossipEngine {
             })
         else { return }
         peers[vicinity: peer]?.askedMs = nowMs
-        send(vicinityMessage(for: entry.info.place, excluding: peer, reply: false), to: peer, nowMs: nowMs, into: &out)
+        send(vicinityMessage(for: entry.info.place, to: peer, reply: false), to: peer, nowMs: nowMs, into: &out)
     }
 
     /// A vicinity entry asked before it had ever exchanged with us was dropped unanswered:
@@ -172,29 +184,44 @@ extension GossipEngine {
         if let c = e.info.cell { peers.suspect(cell: c, nowMs: nowMs) }
     }
 
-    mutating func onVicinity(_ v: VicinityExchange, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        let wasLink = isLink(from)
-        let theirs = v.info
+    /// A `Vicinity` message. Only a proven peer (NeedToKnow.swift) is placed by the cell it
+    /// claims: offered to our vicinity, remembered as inbound, taken as a remote contact; a
+    /// stranger's message only settles an exchange we asked it for. Names with cells no finer
+    /// than a stranger's place nobody.
+    mutating func onVicinity(_ v: VicinityExchange, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        let proven = isProven(from)
+        let theirs = sharpened(v.info, of: from)
+        let placed = proven && !Self.isCoarse(theirs.cell)
         remoteHops[from] = nil
         if let e = peers.vicinity[from], e.askedMs != nil, e.exchangedMs == 0 {
             vicinityNameFailures = 0
             if let c = e.info.cell { peers.clearSuspect(cell: c) }
         }
-        peers[active: from]?.info = theirs
-        offerVicinity(from, info: theirs, heard: true, answered: true, nowMs: nowMs)
-        if !isLink(from) { peers.rememberInbound(from, info: theirs, nowMs: nowMs) }
-        offerRemote(from, info: theirs, nowMs: nowMs)
+        if placed {
+            peers[active: from]?.info = theirs
+            offerVicinity(from, info: theirs, heard: true, answered: true, nowMs: nowMs)
+            if !isLink(from) { peers.rememberInbound(from, info: theirs, nowMs: nowMs) }
+            offerRemote(from, info: theirs, nowMs: nowMs)
+        } else if let known = peers.vicinity[from]?.info {
+            offerVicinity(from, info: known, heard: true, answered: true, nowMs: nowMs)
+        }
         for p in v.peers.prefix(config.vicinitySample * 2) {
-            guard let cell = p.cell else { continue }
+            guard let cell = p.cell, !Self.isCoarse(cell) else { continue }
             offerVicinity(p.address, info: NodeInfo(cell: cell), heard: false, nowMs: nowMs)
             offerRemote(p.address, info: NodeInfo(cell: cell), nowMs: nowMs)
         }
-        if !v.reply {
-            // Need to know: a stranger (not among our links before this exchange) learns at
-            // most `strangerVicinitySample` peers, enough to route on, not to map a city.
-            let target = v.target.map { NodeInfo.decode($0) } ?? theirs.place
-            let limit = wasLink ? config.vicinitySample : config.strangerVicinitySample
-            send(vicinityMessage(for: target, excluding: from, reply: true, limit: limit), to: from, nowMs: nowMs, into: &out)
+        guard !v.reply else { return }
+        // Walking `target` is bounded per network group, for every peer but an active member.
+        var target = v.target
+        if let t = target, peers.active[from] == nil, !strangerBudget.mayWalk(group: from.netgroup, target: t, nowMs: nowMs) {
+            stats.drop(.vicinityLimited)
+            target = nil
+        }
+        if proven {
+            let near = target.map { NodeInfo.decode($0) } ?? theirs.place
+            send(vicinityMessage(for: near, to: from, reply: true), to: from, nowMs: nowMs, into: &out)
+        } else {
+            send(.vicinity(strangerAnswer(target: target, from: from, nowMs: nowMs, replica: replica)), to: from, nowMs: nowMs, into: &out)
         }
     }
 }
@@ -206,7 +233,7 @@ extension GossipEngine {
     mutating func reviveRound(nowMs: UInt64, into out: inout [GossipDirective]) {
         peers.expireDead(nowMs: nowMs, forgetMs: config.deadForgetMs)
         guard let peer = peers.dead.keys.sorted().randomElement(using: &rng), !isLink(peer) else { return }
-        send(vicinityMessage(for: NodeInfo.decode(peers.dead[peer]?.cell), excluding: peer, reply: false), to: peer, nowMs: nowMs, into: &out)
+        send(vicinityMessage(for: NodeInfo.decode(peers.dead[peer]?.cell), to: peer, reply: false), to: peer, nowMs: nowMs, into: &out)
     }
 }
 
@@ -297,7 +324,7 @@ extension GossipEngine {
             for (p, e) in peers.vicinity { consider(p, e.info.cell) }
             for (p, c) in peers.passive { consider(p, c) }
             guard let (_, hop) = best else { continue }
-            let m = vicinityMessage(for: Geohash.decode(cellOf: fence.center), excluding: hop, reply: false,
+            let m = vicinityMessage(for: Geohash.decode(cellOf: fence.center), to: hop, reply: false,
                                     targetCell: Geohash.encode(fence.center, precision: 7))
             remoteHops.makeRoom(for: hop, capacity: Self.remoteHopCapacity) { $0.askedMs ?? 0 }
             remoteHops[hop, default: HopAsk()].askedMs = nowMs

@@ -51,8 +51,10 @@ public actor Node {
     var mintProgress: (@Sendable (UInt64) -> Void)?
     /// The gossip engine and its socket, when the node is online (NodeNetwork.swift).
     var network: NetworkState?
-    /// The seeds gossip started with, and members contacted through join codes (NodePrivatePacks.swift).
-    var joinSeeds: [String] = []
+    /// The LAN beacon while online on a non-loopback address (NodeLan.swift).
+    var lan: LanState?
+    /// Why the LAN beacon is not running, when it failed to start (one line).
+    public internal(set) var lanNotice: String?
     /// Blocks, mutes and dismissed reports (NodeModeration.swift), loaded on first use.
     var localModerationCache: LocalModeration?
 
@@ -132,12 +134,18 @@ public actor Node {
         public let adminKey: String?
         /// The UDP address gossip listens on (nil: offline).
         public let listen: String?
+        /// Addresses others can reach it at: each IPv4 interface's (not loopback) with the
+        /// port, when it listens on every interface; else the listen address.
+        public let reachable: [String]
+        /// Whether the LAN beacon runs.
+        public let lanBeacon: Bool
     }
 
     public func whoami() -> WhoAmI {
         WhoAmI(nodeID: Hex.encode(Array(Blake2b.hash256(master.subkey("node-id")).prefix(4))), location: location,
                cell: location.map { Geohash.encode($0, precision: config.geohashPrecision) }, dataDir: config.dataDir,
-               joinedPacks: joined.count, ops: replica.count, adminKey: admin?.publicKey.hex, listen: listenAddress)
+               joinedPacks: joined.count, ops: replica.count, adminKey: admin?.publicKey.hex, listen: listenAddress,
+               reachable: listenAddress.map(Self.reachable) ?? [], lanBeacon: lan != nil)
     }
 
     /// Sets the self-reported location (kept in the store's settings).

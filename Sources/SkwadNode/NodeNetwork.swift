@@ -6,14 +6,28 @@ import SkwadGossip
 import SkwadModel
 import SkwadReplica
 
+/// How a node gets its `DatagramTransport`: binds a host and port (0: a free one). `udp`
+/// is the real socket; node and REPL tests about logic bind an in-memory network
+/// (SkwadLab `MemoryDatagramNetwork`).
+public struct DatagramBinder: Sendable {
+    public let bind: @Sendable (_ host: String, _ port: Int) async throws -> any DatagramTransport
+
+    public init(bind: @escaping @Sendable (_ host: String, _ port: Int) async throws -> any DatagramTransport) { self.bind = bind }
+
+    /// SwiftNIO UDP sockets on `group`.
+    public static func udp(group: EventLoopGroup) -> DatagramBinder {
+        DatagramBinder { host, port in try await UDPTransport.bind(host: host, port: port, group: group) }
+    }
+}
+
 /// The node's online half: the pure gossip engine lives inside the actor next to the
 /// replica it reads and feeds; this file carries out its directives (datagrams through
-/// the UDP transport, ticks on the event loop, admitted ops into the store).
+/// the transport, ticks as sleeping tasks, admitted ops into the store).
 struct NetworkState {
     var engine: GossipEngine
-    var transport: UDPTransport
-    let loop: EventLoop
-    let group: EventLoopGroup
+    var transport: any DatagramTransport
+    /// Binds the transport again when it closes under the node.
+    let binder: DatagramBinder
     /// Times the socket closed under the node and was bound again (`transportEnded`).
     var rebinds = 0
     /// The one task that reads the transport's bounded inbound queue.
@@ -36,6 +50,15 @@ extension Node {
     /// bound (useful with port 0).
     @discardableResult
     public func goOnline(group: EventLoopGroup, listen: String? = nil, peers: [String]? = nil) async throws -> String {
+        let bound = try await goOnline(over: .udp(group: group), listen: listen, peers: peers)
+        lanNotice = await startLanBeacon(group: group, bound: bound)
+        return bound
+    }
+
+    /// Binds a transport through `binder` and joins through the configured peers. Returns
+    /// the address bound (useful with port 0).
+    @discardableResult
+    public func goOnline(over binder: DatagramBinder, listen: String? = nil, peers: [String]? = nil) async throws -> String {
         guard network == nil else { throw NodeError("already online") }
         let listenText = listen ?? config.listen ?? "0.0.0.0:7400"
         let bindTo = try UDPTransport.resolve(listenText)
@@ -44,26 +67,26 @@ extension Node {
         // address is a canonical IP literal (PROTOCOL §8).
         let seedTexts = peers ?? config.peers
         let seeds = try seedTexts.map { text -> PeerAddress in PeerAddress(describe(try UDPTransport.resolve(text))) }
-        let transport = try await UDPTransport.bind(host: host, port: port, group: group)
+        let transport = try await binder.bind(host, port)
         var gc = GossipConfig()
         gc.peerDatagramsPerSecond = config.peerDatagramsPerSecond
         gc.peerBytesPerSecond = config.peerBytesPerSecond
         gc.pseudonymOpsPerMinute = config.pseudonymOpsPerMinute
         var engine = GossipEngine(config: gc, seed: SecureRandom.bytes(8).reduce(0) { $0 << 8 | UInt64($1) },
                                   secrets: .secure(random: { SecureRandom.bytes($0) }))
-        let me = describe(transport.localAddress)
+        let me = transport.localAddress.value
         engine.selfAddress = PeerAddress(me)
         engine.addressFilter = { $0.isCanonical }
-        network = NetworkState(engine: engine, transport: transport, loop: group.next(), group: group)
+        network = NetworkState(engine: engine, transport: transport, binder: binder)
         startReader()
         let nowMs = now()
         carryOut(network!.engine.setInterest(cell: currentCell, subscriptions: Set(joined.keys), nowMs: nowMs))
-        joinSeeds = seeds.filter { $0.value != me }.map(\.value)
-        carryOut(network!.engine.start(seeds: joinSeeds.map { PeerAddress($0) }, nowMs: nowMs))
+        carryOut(network!.engine.start(seeds: seeds.filter { $0.value != me }, nowMs: nowMs))
         return me
     }
 
     public func goOffline() async {
+        await stopLanBeacon()
         guard let n = network else { return }
         network = nil
         await n.transport.close()
@@ -77,17 +100,15 @@ extension Node {
         lock.release()
     }
 
-    /// Adds a member's address (from a join code) to the seeds and joins through it.
+    /// Joins through a member's address (from a join code), as through a seed, once.
     func contact(_ text: String) throws {
         guard network != nil else { throw NodeError("go online first: joining reaches the pack through a member") }
         let addr: PeerAddress
         do { addr = PeerAddress(describe(try UDPTransport.resolve(text))) } catch { throw NodeError("cannot reach \(text): \(error)") }
-        guard addr.value != listenAddress, !joinSeeds.contains(addr.value) else { return }
-        joinSeeds.append(addr.value)
-        carryOut(network!.engine.start(seeds: joinSeeds.map { PeerAddress($0) }, nowMs: now()))
+        carryOut(network!.engine.introduce(addr, nowMs: now()).directives)
     }
 
-    public var listenAddress: String? { network.map { describe($0.transport.localAddress) } }
+    public var listenAddress: String? { network.map { $0.transport.localAddress.value } }
 
     /// The one task that reads the current transport; when its stream ends while the node is
     /// still online, the socket closed under us.
@@ -107,12 +128,12 @@ extension Node {
     /// network goes away). The node binds the same address again (every second, at most 60
     /// times) and keeps serving; the engine's state is untouched. Counted as
     /// `transport.rebinds`.
-    func transportEnded(_ old: UDPTransport) async {
-        let addr = old.localAddress
-        guard let host = addr.ipAddress, let port = addr.port else { return }
+    func transportEnded(_ old: any DatagramTransport) async {
+        let addr = UDPTransport.socketAddress(canonical: old.localAddress)
+        guard let host = addr?.ipAddress, let port = addr?.port else { return }
         for _ in 0..<60 {
             guard let n = network, n.transport === old else { return }   // offline, or already bound again
-            if let fresh = try? await UDPTransport.bind(host: host, port: port, group: n.group) {
+            if let fresh = try? await n.binder.bind(host, port) {
                 guard network != nil, network!.transport === old else { await fresh.close(); return }
                 network!.transport = fresh
                 network!.rebinds += 1
@@ -125,9 +146,8 @@ extension Node {
 
     var currentCell: String? { location.map { Geohash.encode($0, precision: config.geohashPrecision) } }
 
-    func networkReceive(_ bytes: [UInt8], from: SocketAddress) {
+    func networkReceive(_ bytes: [UInt8], from peer: PeerAddress) {
         guard network != nil else { return }
-        let peer = PeerAddress(describe(from))
         let ds = network!.engine.receive(datagram: bytes, from: peer, nowMs: now(), replica: &replica)
         carryOut(ds)
     }
@@ -157,8 +177,7 @@ extension Node {
         for d in directives {
             switch d {
             case .send(let bytes, let to):
-                // Canonical literals only: no DNS, no table of addresses to grow.
-                if let addr = UDPTransport.socketAddress(canonical: to) { net.transport.send(bytes, to: addr) }
+                net.transport.send(bytes, to: to)
             case .admitted(let op):
                 admitted.append(op)
             case .scheduleTick(let after):
@@ -167,9 +186,9 @@ extension Node {
                 network!.tickDueMs = due
                 network!.tickGeneration += 1
                 let generation = network!.tickGeneration
-                net.loop.scheduleTask(in: .milliseconds(Int64(after))) { [weak self] in
-                    guard let self else { return }
-                    Task { await self.networkTick(generation: generation) }
+                Task { [weak self] in
+                    try? await Task.sleep(nanoseconds: min(after, 86_400_000) &* 1_000_000)
+                    await self?.networkTick(generation: generation)
                 }
             case .peerUp(let p): eventSink?(.peerJoined(p.value))
             case .peerDown(let p): eventSink?(.peerLeft(p.value))
@@ -193,7 +212,7 @@ extension Node {
     public func networkStats() -> [(String, Int)] {
         guard let n = network else { return [] }
         return n.engine.stats.pairs + [("drop.inboundFull", n.transport.inboundFull), ("transport.rebinds", n.rebinds), ("sessions", n.engine.sessionCount),
-                                       ("limits.addresses", n.engine.addressLimitCount)]
+                                       ("limits.addresses", n.engine.addressLimitCount)] + lanStats
     }
 }
 

@@ -1,3 +1,4 @@
+import SkwadLab
 import SkwadModel
 import SkwadReplica
 
@@ -22,7 +23,7 @@ struct Simulator<S: SimStrategy> {
     let world: World
     let strategy: S
     let memo: SignatureMemo
-    var queue = EventQueue(capacity: 4096)
+    var queue = VirtualTimeQueue<SimEvent>(capacity: 4096)
     var nodes: [S.Node]
     var replicas: [Replica]
     var up: [Bool]
@@ -79,9 +80,10 @@ struct Simulator<S: SimStrategy> {
             drain(n)
         }
 
-        while let e = queue.pop() {
-            guard e.time <= duration else { break }
-            nowMs = e.time
+        while let entry = queue.pop() {
+            guard entry.time <= duration else { break }
+            nowMs = entry.time
+            let e = entry.payload
             events += 1
             switch e.kind {
             case .message:

@@ -3,7 +3,8 @@
 // DETERMINISM MODEL
 // - Virtual time only: a UInt64 count of milliseconds since the start of the run. Replicas
 //   and engines see `epochMs + virtual time` as their wall clock. Nothing reads a clock.
-// - One binary-heap event queue ordered by (time, sequence number); the sequence number is
+// - One event queue (SkwadLab's `VirtualTimeQueue`, which the engine tests' in-memory network
+//   uses too) ordered by (time, sequence number); the sequence number is
 //   assigned when an event is scheduled, so events at the same millisecond run in the order
 //   they were scheduled. No hash-map iteration order ever decides anything.
 // - All randomness is SplitMix64 (`SimRandom`), seeded from the run seed: separate streams

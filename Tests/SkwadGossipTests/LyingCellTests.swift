@@ -86,7 +86,7 @@ import SkwadTestKit
         #expect(e.peers.vicinity[honest]?.askedMs == 6010 && e.peers.vicinity[liars[2]]?.askedMs == nil)
         // It answers: names are trusted with every round again.
         e.onVicinity(VicinityExchange(info: NodeInfo(cell: Self.cell(north: 300)), peers: [], reply: true, target: nil),
-                     from: honest, nowMs: 6050, into: &out)
+                     from: honest, nowMs: 6050, replica: Replica(), into: &out)
         #expect(e.vicinityNameFailures == 0 && e.peers.vicinity[honest]?.exchangedMs == 6050)
     }
 
@@ -135,7 +135,7 @@ import SkwadTestKit
         #expect(askedHonest, "while the liar's answer was due, the search went on through the next peer")
         // A hop that answers is no longer owed anything.
         e.onVicinity(VicinityExchange(info: NodeInfo(cell: Self.cell(north: 1500)), peers: [], reply: true, target: nil),
-                     from: honest, nowMs: now + 10, into: &out)
+                     from: honest, nowMs: now + 10, replica: replica, into: &out)
         #expect(e.remoteHops[honest] == nil)
         e.remoteRound(nowMs: now + 20, replica: replica, into: &out)
         #expect(e.remoteHops.keys.allSatisfy { $0 != liar })

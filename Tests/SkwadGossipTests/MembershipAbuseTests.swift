@@ -125,13 +125,15 @@ import SkwadTestKit
         Self.say(v, from: 9, to: 0, in: &h)
         h.run(ms: 50)
         // What node 0 sent node 9, decrypted by node 9's session.
-        var peersLearnt = 0, ackHadInfo = true
+        var peersLearnt = -1, cellLearnt = "", ackHadInfo = true
         for d in h.wire.suffix(from: sentBefore) where d.from == 0 && d.to == Harness.address(9) && d.bytes[3] == Frame.data {
             guard case .plaintext(let pt) = session.open(d.bytes), let m = try? WireMessage(serializedBytes: pt) else { continue }
-            if case .vicinity(let r)? = m.body { peersLearnt = max(peersLearnt, r.peers.count); #expect(r.peers.allSatisfy { $0.cell.count <= 7 }) }
+            if case .vicinity(let r)? = m.body { peersLearnt = max(peersLearnt, r.peers.count); cellLearnt = r.info.cell }
             if case .ack(let a)? = m.body, a.seq == 7 { ackHadInfo = a.hasInfo }
         }
-        #expect(peersLearnt > 0 && peersLearnt <= GossipConfig().strangerVicinitySample)
+        // Need to know (issue 24): a stranger is answered, naming nobody, with a city-scale cell.
+        #expect(peersLearnt == 0)
+        #expect(cellLearnt == String(cells[0].prefix(GossipEngine.strangerPrecision)))
         #expect(ackHadInfo == false)
     }
 

@@ -14,11 +14,11 @@ import SkwadTestKit
     @Test func aRemoteOpAheadMovesNoOtherPacksClockAndOwnPackOnlyBoundedly() async throws {
         let ahead: UInt64 = 50_000   // within the 60 s default skew: admitted
         let clockA = RunningClock(ms: Self.t0 + ahead), clockB = RunningClock(ms: Self.t0)
-        let net = Loopback()
+        let net = TestNet()
         let a = try await net.add(now: { clockA.now })
         let b = try await net.add(now: { clockB.now })
         #expect(await net.linked())
-        let theirs = try await a.createPack(name: "Theirs", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        let theirs = try await a.createPack(name: "Theirs", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         let early = try await a.post(pack: "Theirs", title: "from the future", body: "", tags: [])
         #expect(await eventually() { await holds(b, [early, theirs.id]) })
 
@@ -42,11 +42,11 @@ import SkwadTestKit
 
     @Test func opsMoreThanAMinuteAheadAreRejectedByDefault() async throws {
         let clockA = RunningClock(ms: Self.t0 + 90_000), clockB = RunningClock(ms: Self.t0)
-        let net = Loopback()
+        let net = TestNet()
         let a = try await net.add(now: { clockA.now })
         let b = try await net.add(now: { clockB.now })
         #expect(await net.linked())
-        let early = try await a.createPack(name: "Early", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        let early = try await a.createPack(name: "Early", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         func rejected() async -> Int { await b.networkStats().first { $0.0 == "reject.clockAhead" }?.1 ?? 0 }
         #expect(await eventually() { await rejected() >= 1 })
         #expect(await !b.replica.contains(early.id))

@@ -7,7 +7,7 @@ import SkwadReplica
 import SkwadStore
 import SkwadTestKit
 
-/// Issue 26 through the Node API, three nodes gossiping over UDP on loopback: a direct
+/// Issue 26 through the Node API, three nodes gossiping over the in-memory datagram network: a direct
 /// message reaches only its recipient, is acknowledged, survives a restart; safety numbers
 /// match; blocks hold; a hostile peer's forged, flooding and oversized letters say nothing.
 @Suite(.serialized) struct ConversationNodeTests {
@@ -20,14 +20,14 @@ import SkwadTestKit
     }
 
     @Test func aMessageReachesOnlyItsRecipientAndComesBackDelivered() async throws {
-        let net = Loopback()
+        let net = TestNet()
         for _ in 0..<3 { try await net.add() }
         #expect(await net.linked())
         let (alpha, bob, carol) = (net.nodes[0], net.nodes[1], net.nodes[2])
         let bobEvents = Collector<NodeEvent>(), carolEvents = Collector<NodeEvent>()
         await bob.setEventSink { bobEvents.append($0) }
         await carol.setEventSink { carolEvents.append($0) }
-        _ = try await alpha.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        _ = try await alpha.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         #expect(await net.synced())
         let post = try await bob.post(pack: "Quad", title: "Roommate wanted", body: "quiet, clean", tags: [])
         #expect(await net.synced())
@@ -71,13 +71,13 @@ import SkwadTestKit
     }
 
     @Test func aBlockedPseudonymCannotReachYou() async throws {
-        let net = Loopback()
+        let net = TestNet()
         for _ in 0..<2 { try await net.add() }
         #expect(await net.linked())
         let (bob, carol) = (net.nodes[0], net.nodes[1])
         let bobEvents = Collector<NodeEvent>()
         await bob.setEventSink { bobEvents.append($0) }
-        _ = try await bob.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        _ = try await bob.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         #expect(await net.synced())
         let post = try await bob.post(pack: "Quad", title: "hello", body: "", tags: [])
         let cPost = try await carol.post(pack: "Quad", title: "hi", body: "", tags: [])
@@ -98,13 +98,13 @@ import SkwadTestKit
     }
 
     @Test func aFollowedPseudonymsPostsMakeAFeedALineAndInboxEntries() async throws {
-        let net = Loopback()
+        let net = TestNet()
         for _ in 0..<2 { try await net.add() }
         #expect(await net.linked())
         let (bob, carol) = (net.nodes[0], net.nodes[1])
         let events = Collector<NodeEvent>()
         await bob.setEventSink { events.append($0) }
-        _ = try await carol.createPack(name: "Kitchen", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        _ = try await carol.createPack(name: "Kitchen", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         let first = try await carol.post(pack: "Kitchen", title: "Best ramen", body: "", tags: [])
         #expect(await net.synced())
         _ = try await bob.inbox()   // the mark moves past what was there before the follow
@@ -125,12 +125,12 @@ import SkwadTestKit
     }
 
     @Test func aDisplayNameShowsInItsPackOnlyAndNamedPostsAreNotLinkedToAnonymousOnes() async throws {
-        let net = Loopback()
+        let net = TestNet()
         for _ in 0..<2 { try await net.add() }
         #expect(await net.linked())
         let (bob, carol) = (net.nodes[0], net.nodes[1])
-        _ = try await carol.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
-        _ = try await carol.createPack(name: "Kitchen", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        _ = try await carol.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
+        _ = try await carol.createPack(name: "Kitchen", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         #expect(await net.synced())
         let refused = await message { _ = try await bob.postNamed(pack: "Quad", title: "x", body: "", tags: []) }
         #expect(refused.hasPrefix("you have no display name in Quad"))
@@ -163,18 +163,18 @@ import SkwadTestKit
     /// A hostile peer on the wire sends profiles: oversized ones are refused and counted; one
     /// key's name in another pack names nothing here; the node keeps serving.
     @Test func hostileProfilesFromTheWire() async throws {
-        let net = Loopback()
+        let net = TestNet()
         let node = try await net.add()
         var f = OpFactory(seed: 2614, nowMs: net.clock.now)
         let mallory = f.user()
-        _ = try await node.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        _ = try await node.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         let g = try #require(await node.replica.op(try await node.resolvePack("Quad").id))
         let elsewhere = f.createPack(by: mallory, name: "Elsewhere")
         let key = f.pseudonym(mallory, in: g)
         let post = f.op(.post(Post(title: "hello", body: "")), by: mallory, in: g)
         let foreign = f.op(.profile(Profile(name: "Alpha of Quad")), by: mallory, in: elsewhere, signer: key)
         let long = f.unchecked(.profile(Profile(name: String(repeating: "N", count: 200))), by: mallory, in: g)
-        let wire = try UDPWirePeer(targetPort: try #require(UDPWirePeer.port(of: net.addresses[0])), seed: 7)
+        let wire = try net.wirePeer(to: 0, seed: 7)
         try await wire.handshake()
         wire.send(WireForge.ops([elsewhere.bytes, post.bytes]))
         wire.send(WireForge.ops([foreign.bytes, long]))
@@ -189,12 +189,12 @@ import SkwadTestKit
     /// letters from one sender in one hour, an oversized box and a box of an odd size. The node
     /// keeps serving; only Alice's real letters count, at most 60 of the flood, the rest dropped.
     @Test func forgedFloodingAndOversizedLettersFromTheWireSayNothing() async throws {
-        let net = Loopback()
+        let net = TestNet()
         let clock = net.clock
         let node = try await net.add()
         var f = OpFactory(seed: 2605, nowMs: clock.now)
         let alice = f.user(), mallory = f.user()
-        _ = try await node.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        _ = try await node.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         let g = try #require(await node.replica.op(try await node.resolvePack("Quad").id))
         _ = try await node.post(pack: "Quad", title: "ask me", body: "", tags: [])
         let me = try #require(await node.key(for: g.id))
@@ -207,7 +207,7 @@ import SkwadTestKit
         let oversize = f.unchecked(.directMessage(DirectMessage(sealed: [UInt8](repeating: 9, count: 1000))), by: mallory, in: g)
         let odd = f.unchecked(.directMessage(DirectMessage(sealed: [UInt8](repeating: 9, count: 400))), by: mallory, in: g)
         // Built before the handshake: minting their stamps takes longer than an unproven session lives.
-        let wire = try UDPWirePeer(targetPort: try #require(UDPWirePeer.port(of: net.addresses[0])), seed: 5)
+        let wire = try net.wirePeer(to: 0, seed: 5)
         try await wire.handshake()
         wire.send(WireForge.ops([forged.bytes]))   // one letter per datagram: a letter is up to ~1 KB
         wire.send(WireForge.ops([real.bytes]))

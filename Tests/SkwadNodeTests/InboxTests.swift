@@ -7,14 +7,14 @@ import SkwadReplica
 import SkwadTestKit
 
 /// `inbox`: what happened to your posts, comments and packs since you last looked, kept
-/// across restarts (issue 11, part B). Nodes gossip over UDP on loopback and share one
+/// across restarts (issue 11, part B). Nodes gossip over the in-memory datagram network and share one
 /// clock that runs and that the test moves forward by hand.
 @Suite(.serialized) struct InboxTests {
     @Test func repliesAndSummedVotesShowOnceAndTheMarkSurvivesARestart() async throws {
-        let net = Loopback()
+        let net = TestNet()
         let a = try await net.add(), b = try await net.add(), c = try await net.add(), d = try await net.add()
         #expect(await net.linked())
-        _ = try await a.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        _ = try await a.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         let post = try await a.post(pack: "Quad", title: "Free pizza", body: "Gates", tags: [])
         #expect(await net.synced())
         #expect(try await a.inbox().items.isEmpty)   // nothing yet: your own ops do not count
@@ -69,10 +69,10 @@ import SkwadTestKit
     }
 
     @Test func aModeratorHidingYourCommentAndYourPacksEndingAreAnnouncedOnce() async throws {
-        let net = Loopback()
+        let net = TestNet()
         let a = try await net.add(), b = try await net.add()
         #expect(await net.linked())
-        let pack = try await a.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        let pack = try await a.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         let post = try await a.post(pack: "Quad", title: "t", body: "b", tags: [])
         #expect(await net.synced())
         _ = try await b.join("Quad")
@@ -105,10 +105,10 @@ import SkwadTestKit
     }
 
     @Test func aDeletedPackYouAreInIsAnnouncedEvenWhenPurgedBeforeYouLook() async throws {
-        let net = Loopback()
+        let net = TestNet()
         let a = try await net.add(), b = try await net.add()
         #expect(await net.linked())
-        _ = try await a.createPack(name: "Meet", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        _ = try await a.createPack(name: "Meet", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         #expect(await net.synced())
         _ = try await b.join("Meet")
         _ = try await b.inbox()

@@ -7,13 +7,13 @@ import SkwadReplica
 import SkwadStore
 import SkwadTestKit
 
-/// Issue 11, part A, through the Node API: three nodes gossiping over UDP on loopback: the
+/// Issue 11, part A, through the Node API: three nodes gossiping over the in-memory datagram network: the
 /// Alpha hides and restores, authors edit, reports reach only the moderator, blocks and
 /// mutes persist across a restart.
 @Suite(.serialized) struct ModerationNodeTests {
     /// Three nodes online; `sync` waits until each holds every op of the others.
     final class Trio: @unchecked Sendable {
-        let net = Loopback()
+        let net = TestNet()
         var nodes: [Node] { net.nodes }
         var dirs: [String] { net.dirs }
         var clock: RunningClock { net.clock }
@@ -32,7 +32,7 @@ import SkwadTestKit
     @Test func theAlphaHidesAndRestoresAndTheLogSaysWho() async throws {
         let t = try await Trio()
         let (alpha, bob, carol) = (t.nodes[0], t.nodes[1], t.nodes[2])
-        let pack = try await alpha.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        let pack = try await alpha.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         await t.sync()
         let post = try await bob.post(pack: "Quad", title: "Spam", body: "buy now", tags: [])
         await t.sync()
@@ -62,7 +62,7 @@ import SkwadTestKit
         let secret = tempDataDir() + ".admin"
         try Hex.encode(admin.seed).write(toFile: secret, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: secret) }
-        let net = Loopback()
+        let net = TestNet()
         for i in 0..<3 {
             try await net.add(config: { c in
                 c.adminKeys = [admin.publicKey]
@@ -73,7 +73,7 @@ import SkwadTestKit
         func sync() async { #expect(await net.synced()) }
         let nodes = net.nodes
         let (alpha, bob, adminNode) = (nodes[0], nodes[1], nodes[2])
-        _ = try await alpha.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        _ = try await alpha.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         await sync()
         let post = try await bob.post(pack: "Quad", title: "Spam", body: "", tags: [])
         await sync()
@@ -91,7 +91,7 @@ import SkwadTestKit
     }
 
     @Test func evictedReportsLeaveTheStoreToo() async throws {
-        let net = Loopback()
+        let net = TestNet()
         let clock = net.clock
         var f = OpFactory(seed: 1113, nowMs: clock.now)
         let alpha = f.user(), spammer = f.user()
@@ -103,7 +103,7 @@ import SkwadTestKit
         let node = try await net.add()
         // A peer sends the pack and post, then the reports latest first, one datagram each
         // (in order, the engine reads its queue in order): each earlier one evicts a later one.
-        let wire = try UDPWirePeer(targetPort: try #require(UDPWirePeer.port(of: net.addresses[0])), seed: 3)
+        let wire = try net.wirePeer(to: 0, seed: 3)
         try await wire.handshake()
         wire.send(WireForge.ops([g.bytes, p.bytes]))
         #expect(await eventually() { await node.replica.contains(p.id) })
@@ -120,7 +120,7 @@ import SkwadTestKit
     @Test func theAlphaEditsThePackAndAuthorsEditTheirOwnPosts() async throws {
         let t = try await Trio()
         let (alpha, bob, carol) = (t.nodes[0], t.nodes[1], t.nodes[2])
-        _ = try await alpha.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        _ = try await alpha.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         await t.sync()
         let post = try await bob.post(pack: "Quad", title: "Typo", body: "teh body", tags: [])
         await t.sync()
@@ -154,7 +154,7 @@ import SkwadTestKit
     @Test func aReportIsReadOnlyByTheModerator() async throws {
         let t = try await Trio()
         let (alpha, bob, carol) = (t.nodes[0], t.nodes[1], t.nodes[2])
-        _ = try await alpha.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        _ = try await alpha.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         await t.sync()
         let post = try await bob.post(pack: "Quad", title: "Rude", body: "", tags: [])
         await t.sync()
@@ -182,8 +182,8 @@ import SkwadTestKit
     @Test func blocksAndMutesFilterTheFeedAndSurviveARestart() async throws {
         let t = try await Trio()
         let (alpha, bob, carol) = (t.nodes[0], t.nodes[1], t.nodes[2])
-        _ = try await alpha.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
-        _ = try await alpha.createPack(name: "Noise", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        _ = try await alpha.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
+        _ = try await alpha.createPack(name: "Noise", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         await t.sync()
         let bobs = try await bob.post(pack: "Quad", title: "From bob", body: "", tags: [])
         let carols = try await carol.post(pack: "Quad", title: "From carol", body: "", tags: [])

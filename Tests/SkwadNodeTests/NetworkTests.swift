@@ -39,13 +39,14 @@ import SkwadTestKit
         try await group.shutdownGracefully()
     }
 
-    @Test func fiveNodesOverUDPConvergeAndARestartedNodeCatchesUp() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+    /// Over the in-memory network (the node's logic; UDP is the first test's).
+    @Test func fiveNodesConvergeAndARestartedNodeCatchesUp() async throws {
+        let memory = MemoryDatagramNetwork()
         let dirs = (0..<5).map { _ in FileManager.default.temporaryDirectory.appendingPathComponent("skwad-net-\(UUID().uuidString)").path }
         defer { dirs.forEach { try? FileManager.default.removeItem(atPath: $0) } }
         var nodes = try dirs.map(makeNode)
-        let seed = try await nodes[0].goOnline(group: group, listen: "127.0.0.1:0", peers: [])
-        for n in nodes.dropFirst() { try await n.goOnline(group: group, listen: "127.0.0.1:0", peers: [seed]) }
+        let seed = try await nodes[0].goOnline(over: memory.binder, listen: "127.0.0.1:0", peers: [])
+        for n in nodes.dropFirst() { try await n.goOnline(over: memory.binder, listen: "127.0.0.1:0", peers: [seed]) }
         #expect(await eventually { await nodes.asyncAllSatisfy { await !$0.peerSummaries().filter { $0.state == "active" }.isEmpty } })
 
         let pack = try await nodes[0].createPack(name: "Quad", radiusMeters: 2000, locked: false, tags: ["campus"], color: "")
@@ -72,7 +73,7 @@ import SkwadTestKit
         for (i, n) in nodes.prefix(4).enumerated() { _ = try await n.post(pack: pack.id.hex, title: "while away \(i)", body: "b", tags: []) }
         nodes[4] = try makeNode(dirs[4])
         #expect(try await nodes[4].feed(pack: pack.id.hex, sort: .new, limit: 50).count == 5)   // restored from its store
-        try await nodes[4].goOnline(group: group, listen: "127.0.0.1:0", peers: [seed])
+        try await nodes[4].goOnline(over: memory.binder, listen: "127.0.0.1:0", peers: [seed])
         // Every node, the restarted one included, ends with the same 9 posts (a post made
         // while node 4 was away may still be on its way to node 0 when node 4 has it).
         #expect(await eventually {
@@ -82,7 +83,6 @@ import SkwadTestKit
             return true
         })
         for n in nodes { await n.goOffline() }
-        try await group.shutdownGracefully()
     }
 }
 

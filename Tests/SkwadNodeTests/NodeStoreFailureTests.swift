@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SkwadCrypto
+import SkwadGossip
 import SkwadModel
 import SkwadReplica
 import SkwadStore
@@ -32,6 +33,11 @@ import SkwadStore
 
     @Test func theEmbeddedDefaultConfigIsDocumentedTOML() throws {
         #expect(try NodeConfig.parse(NodeConfig.defaultTOML) == NodeConfig.embeddedDefault)
+        // The rate limits' defaults are stated once, in the gossip engine's config.
+        let gossip = GossipConfig(), node = NodeConfig.embeddedDefault
+        #expect(node.peerDatagramsPerSecond == gossip.peerDatagramsPerSecond && node.peerBytesPerSecond == gossip.peerBytesPerSecond
+                && node.pseudonymOpsPerMinute == gossip.pseudonymOpsPerMinute)
+        #expect(NodeConfig.defaultTOML.contains("peer_bytes_per_second = \(Int(gossip.peerBytesPerSecond))\n"))
         func message(_ text: String) -> String {
             do { _ = try NodeConfig.parse(text); return "" } catch { return "\(error)" }
         }

@@ -3,6 +3,7 @@ import NIOPosix
 import Testing
 import SkwadModel
 @testable import SkwadNode
+import SkwadTestKit
 
 /// GET over a plain TCP socket to 127.0.0.1 (bounded: 5 s receive timeout); returns the raw
 /// response (status line, headers, body).
@@ -54,8 +55,10 @@ func sample(_ text: String, _ series: String) -> Double? {
 }
 
 @Suite(.serialized) struct ObservabilityTests {
+    /// The endpoint on a real socket; the nodes' gossip over the in-memory network.
     @Test func metricsEndpointOfARealNodeShowsItsTraffic() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let memory = MemoryDatagramNetwork()
         let dirs = (0..<2).map { _ in FileManager.default.temporaryDirectory.appendingPathComponent("skwad-metrics-\(UUID().uuidString)").path }
         defer { dirs.forEach { try? FileManager.default.removeItem(atPath: $0) } }
         let nodes = try dirs.map { dir -> Node in
@@ -63,8 +66,8 @@ func sample(_ text: String, _ series: String) -> Double? {
             c.location = try GeoPoint(lat: 40.4433, lon: -79.9436)
             return try Node(config: c)
         }
-        let seed = try await nodes[0].goOnline(group: group, listen: "127.0.0.1:0", peers: [])
-        try await nodes[1].goOnline(group: group, listen: "127.0.0.1:0", peers: [seed])
+        let seed = try await nodes[0].goOnline(over: memory.binder, listen: "127.0.0.1:0", peers: [])
+        try await nodes[1].goOnline(over: memory.binder, listen: "127.0.0.1:0", peers: [seed])
         #expect(await eventually { await !nodes[0].peerSummaries().filter { $0.state == "active" }.isEmpty })
 
         let service = try await MetricsService.bind("127.0.0.1:0", node: nodes[0], group: group)

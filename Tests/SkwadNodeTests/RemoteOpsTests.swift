@@ -12,11 +12,11 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
     events.filter { if case .peerJoined = $0 { false } else if case .peerLeft = $0 { false } else { true } }
 }
 
-/// Two nodes exchanging ops over UDP on loopback, the production path (gossip engine,
+/// Two nodes exchanging ops over the in-memory datagram network, the production path minus the socket (gossip engine,
 /// admission, store, events).
 @Suite(.serialized) struct RemoteOpsTests {
     @Test func opsFromAnotherNodeAreAdmittedStoredAndAnnounced() async throws {
-        let net = Loopback()
+        let net = TestNet()
         let a = try await net.add(config: { $0.powBits = 8 })
         let b = try await net.add()
         #expect(await net.linked())
@@ -24,7 +24,7 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
         await a.setEventSink { eventsA.append($0) }
         await b.setEventSink { eventsB.append($0) }
 
-        let pack = try await a.createPack(name: "Quad", radiusMeters: Loopback.radius, locked: false, tags: [], color: "")
+        let pack = try await a.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         let post = try await a.post(pack: "Quad", title: "Hello", body: "there", tags: [])
         #expect(await eventually() { await holds(b, [post, pack.id]) })
         #expect(try await b.store.opCount() == 2)
@@ -54,7 +54,7 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
         // Duplicates and garbage on the wire are counted, not fatal: a peer replays A's ops
         // and a malformed envelope to B.
         let replay = try await [pack.id, post, second].asyncMap { try #require(await a.replica.op($0)).bytes }
-        let wire = try UDPWirePeer(targetPort: try #require(UDPWirePeer.port(of: net.addresses[1])), seed: 99)
+        let wire = try net.wirePeer(to: 1, seed: 99)
         try await wire.handshake()
         func stat(_ key: String) async -> Int { await b.networkStats().first { $0.0 == key }?.1 ?? 0 }
         let duplicatesBefore = await stat("ops.duplicate")
@@ -96,10 +96,10 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
             await node.close()
         }
         // The stale genesis comes back over the wire: refused as expired, nothing stored.
-        let net = Loopback(clock: clock)
+        let net = TestNet(clock: clock)
         let again = try await net.add(dir: dir)
         #expect(await again.packs().isEmpty)
-        let wire = try UDPWirePeer(targetPort: try #require(UDPWirePeer.port(of: net.addresses[0])), seed: 7)
+        let wire = try net.wirePeer(to: 0, seed: 7)
         try await wire.handshake()
         wire.send(WireForge.ops([genesisBytes]))
         #expect(await eventually() { await again.networkStats().contains { $0 == ("reject.packExpired", 1) } })

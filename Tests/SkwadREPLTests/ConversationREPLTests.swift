@@ -31,11 +31,11 @@ import SkwadNode
 
     @Test(arguments: [Renderer.Mode.plain, .terminal, .json])
     func messagesAreRenderedSafely(mode: Renderer.Mode) async throws {
-        let net = try await LoopbackPair("dmrender")
+        let net = try await NodePair("dmrender")
         let (a, b) = (net.a, net.b)
         let events = EventBox()
         await a.setEventSink { events.append($0) }
-        _ = try await a.createPack(name: "Quad", radiusMeters: LoopbackPair.radius, locked: false, tags: [], color: "")
+        _ = try await a.createPack(name: "Quad", radiusMeters: NodePair.radius, locked: false, tags: [], color: "")
         #expect(await net.eventually { await b.packs().contains { $0.pack.name == "Quad" } })
         let post = try await a.post(pack: "Quad", title: "ask me", body: "", tags: [])
         #expect(await net.eventually { (try? await b.show(post.hex)) != nil })

@@ -1,5 +1,5 @@
 import Foundation
-import NIOPosix
+import SkwadTestKit
 import Testing
 import SkwadModel
 import SkwadReplica
@@ -162,8 +162,7 @@ import SkwadReplica
 
     @Test func everyJSONReplyHasUniqueKeys() async throws {
         try await withNode { node in
-            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-            _ = try await node.goOnline(group: group, listen: "127.0.0.1:0", peers: [])
+            _ = try await node.goOnline(over: MemoryDatagramNetwork().binder, listen: "127.0.0.1:0", peers: [])
             var executor = Executor(node: node)
             executor.peers = { [PeerInfo(address: "127.0.0.1:1", state: "active", cell: nil)] }
             var renderer = Renderer(mode: .json)
@@ -187,7 +186,6 @@ import SkwadReplica
             }
             #expect(duplicateKeys(Renderer.error("x")).isEmpty)
             await node.goOffline()
-            try? await group.shutdownGracefully()
         }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import NIOPosix
+import SkwadTestKit
 import Testing
 import SkwadCrypto
 import SkwadModel
@@ -139,16 +139,16 @@ import SkwadReplica
     }
 
     @Test func peersSaysTheSeedIsNotAnswering() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let memory = MemoryDatagramNetwork()
         // A port nobody listens on: bound and closed again.
-        let silent = try await DatagramBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
-        let seed = "127.0.0.1:\(silent.localAddress!.port!)"
-        try await silent.close()
+        let silent = try memory.bind()
+        let seed = silent.localAddress.value
+        await silent.close()
         try await withNode { node, _ in
             let r = repl(node)
             #expect(await run(r, "peers").hasPrefix("no peers yet: offline") == false)
-            #expect(await run(r, "peers").hasPrefix("offline: start with --listen"))
-            _ = try await node.goOnline(group: group, listen: "127.0.0.1:0", peers: [seed])
+            #expect(await run(r, "peers").hasPrefix("offline (--offline): start without it"))
+            _ = try await node.goOnline(over: memory.binder, listen: "127.0.0.1:0", peers: [seed])
             #expect(await run(r, "peers").hasPrefix("no peers yet: joining through \(seed)"))
             var said = ""
             let deadline = Date().addingTimeInterval(60)
@@ -160,6 +160,5 @@ import SkwadReplica
             #expect(said.hasPrefix("no peers: seed \(seed) is not answering (1 try so far); trying again in"), "\(said)")
             await node.goOffline()
         }
-        try await group.shutdownGracefully()
     }
 }

@@ -22,9 +22,9 @@ import SkwadNode
     }
 
     @Test func aJoinedPacksHostileNameIsPrintedSafely() async throws {
-        let net = try await LoopbackPair("private")
+        let net = try await NodePair("private")
         let hostile = "Fl\u{1B}]0;owned\u{07}at\u{202E}"
-        _ = try await net.a.createPack(name: hostile, radiusMeters: LoopbackPair.radius, locked: false, tags: [], color: "", inviteOnly: true)
+        _ = try await net.a.createPack(name: hostile, radiusMeters: NodePair.radius, locked: false, tags: [], color: "", inviteOnly: true)
         let ra = REPL(executor: Executor(node: net.a), reader: LineReader(interactive: false, historyPath: nil), mode: .plain)
         let rb = REPL(executor: Executor(node: net.b), reader: LineReader(interactive: false, historyPath: nil), mode: .plain)
         let id = try #require(await net.a.packs().first?.pack.id)

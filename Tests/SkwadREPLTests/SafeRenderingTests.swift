@@ -20,9 +20,9 @@ import SkwadNode
 
     @Test(arguments: [Renderer.Mode.plain, .terminal])
     func remoteTextIsRenderedSafely(mode: Renderer.Mode) async throws {
-        let net = try await LoopbackPair("safe")
+        let net = try await NodePair("safe")
         let (a, b) = (net.a, net.b)
-        _ = try await a.createPack(name: Self.hostileName, radiusMeters: LoopbackPair.radius, locked: false, tags: ["t\u{1B}[5m"], color: "")
+        _ = try await a.createPack(name: Self.hostileName, radiusMeters: NodePair.radius, locked: false, tags: ["t\u{1B}[5m"], color: "")
         let post = try await a.post(pack: Self.hostileName, title: Self.hostileTitle, body: Self.hostileBody, tags: [])
         #expect(await net.eventually { (try? await b.show(post.hex)) != nil })
         let repl = REPL(executor: Executor(node: b), reader: LineReader(interactive: false, historyPath: nil), mode: mode)

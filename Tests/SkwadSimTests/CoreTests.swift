@@ -26,7 +26,7 @@ import SkwadTestKit
     }
 
     @Test func queueOrdersByTimeThenScheduling() {
-        var q = EventQueue()
+        var q = VirtualTimeQueue<SimEvent>()
         var r = SimRandom(seed: 3)
         var pushed: [(UInt64, Int32)] = []
         for i in 0..<2000 {
@@ -35,7 +35,7 @@ import SkwadTestKit
             pushed.append((t, Int32(i)))
         }
         var popped: [(UInt64, Int32)] = []
-        while let e = q.pop() { popped.append((e.time, e.a)) }
+        while let e = q.pop() { popped.append((e.time, e.payload.a)) }
         // Stable: equal times come out in the order they were pushed.
         let expected = pushed.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element)
         #expect(popped.map(\.0) == expected.map(\.0))
@@ -46,13 +46,13 @@ import SkwadTestKit
     /// that same time, some beyond the ring's window. The order is (time, push order), as a
     /// plain sort of everything pushed gives it.
     @Test func queueKeepsOrderAcrossTheWindow() {
-        var q = EventQueue()
+        var q = VirtualTimeQueue<SimEvent>()
         var r = SimRandom(seed: 5)
-        var reference = FarEvents()   // the binary heap alone: (time, sequence) order
+        var reference = TimeHeap<SimEvent>()   // the binary heap alone: (time, sequence) order
         var seq: UInt64 = 0
         func push(_ t: UInt64, _ i: Int32) {
             q.push(time: t, kind: .sample, a: i)
-            reference.push(SimEvent(time: t, seq: seq, kind: .sample, node: 0, a: i, b: 0, c: 0))
+            reference.push(time: t, seq: seq, SimEvent(kind: .sample, node: 0, a: i, b: 0, c: 0))
             seq += 1
         }
         var n: Int32 = 0
@@ -60,7 +60,7 @@ import SkwadTestKit
         var popped = 0
         while let e = q.pop() {
             let want = reference.pop()!
-            #expect(e.time == want.time && e.a == want.a)
+            #expect(e.time == want.time && e.payload.a == want.payload.a)
             popped += 1
             guard n < 20_000 else { continue }
             for _ in 0..<(1 + r.below(2)) {

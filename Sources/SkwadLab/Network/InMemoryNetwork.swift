@@ -56,7 +56,8 @@ public struct InMemoryNetwork<Model: LinkModel> {
     /// Links that came up (true) or went down, per node, in order.
     public var peerEvents: [Int: [(PeerAddress, Bool)]] = [:]
     public private(set) var counters = Counters()
-    var queue = DatagramQueue()
+    /// Datagrams in flight: (to, from, bytes) by arrival time, then send order.
+    var queue = VirtualTimeQueue<(to: Int, from: Int, bytes: [UInt8])>()
 
     public init(nowMs: UInt64 = 1_790_000_000_000, model: Model) {
         self.nowMs = nowMs; self.model = model
@@ -98,7 +99,7 @@ public struct InMemoryNetwork<Model: LinkModel> {
             switch model.transmit(from: i, to: j, bytes: bytes.count, nowMs: now) {
             case .lost: counters.lost += 1
             case .partitioned: counters.partitioned += 1
-            case .arrives(let at): queue.push(at: max(at, now), to: j, from: i, bytes: bytes)
+            case .arrives(let at): queue.push(at: max(at, now), (to: j, from: i, bytes: bytes))
             }
         }
     }
@@ -138,7 +139,7 @@ public struct InMemoryNetwork<Model: LinkModel> {
             let t = min(tMsg, tTick)
             guard t <= end else { break }
             nowMs = max(nowMs, t)
-            if tMsg <= tTick, let m = queue.pop() {
+            if tMsg <= tTick, let m = queue.pop()?.payload {
                 guard nodes[m.to].up else { counters.toDownNode += 1; continue }
                 counters.delivered += 1
                 let from = Self.address(m.from)

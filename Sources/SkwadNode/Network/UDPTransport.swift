@@ -4,34 +4,32 @@ import Foundation
 import Synchronization
 import SkwadGossip
 
-/// The node's UDP socket (SwiftNIO `DatagramBootstrap`). Received datagrams go into a
-/// bounded queue (`datagrams`, at most `inboundCapacity` waiting); when it is full a new
-/// datagram is dropped and counted (`inboundFull`), so a flood costs memory for at most
-/// that many datagrams and the node reads them with one task, not one task each.
+/// The node's UDP socket (SwiftNIO `DatagramBootstrap`), its `DatagramTransport`. Received
+/// datagrams go into a bounded queue (`datagrams`, at most `inboundCapacity` waiting); when it
+/// is full a new datagram is dropped and counted (`inboundFull`), so a flood costs memory for
+/// at most that many datagrams and the node reads them with one task, not one task each.
 /// It knows nothing about the protocol; the gossip engine decides what to send. Datagrams
 /// larger than `maxDatagram` are neither sent nor read. The socket is bound without
 /// SO_REUSEADDR: a second process cannot take (or share) a node's port.
-public final class UDPTransport: Sendable {
+public final class UDPTransport: DatagramTransport {
     public static let maxDatagram = 1200
     public static let defaultInboundCapacity = 1024
 
-    public struct Inbound: Sendable {
-        public let bytes: [UInt8]
-        public let from: SocketAddress
-    }
-
     private let channel: Channel
-    public let localAddress: SocketAddress
+    /// The bound socket address; `localAddress` is its text.
+    public let socketAddress: SocketAddress
+    public let localAddress: PeerAddress
     /// Datagrams received, in order, until the socket closes.
-    public let datagrams: AsyncStream<Inbound>
+    public let datagrams: AsyncStream<Datagram>
     private let counters: InboundCounters
 
-    private init(channel: Channel, datagrams: AsyncStream<Inbound>, counters: InboundCounters) throws {
+    private init(channel: Channel, datagrams: AsyncStream<Datagram>, counters: InboundCounters) throws {
         self.channel = channel
         self.datagrams = datagrams
         self.counters = counters
         guard let addr = channel.localAddress else { throw TransportError("socket has no local address") }
-        self.localAddress = addr
+        socketAddress = addr
+        localAddress = PeerAddress(describe(addr))
     }
 
     /// Datagrams dropped because the inbound queue was full.
@@ -40,7 +38,7 @@ public final class UDPTransport: Sendable {
     /// Binds `host:port` (port 0 picks a free one) on `group` and starts reading.
     public static func bind(host: String, port: Int, group: EventLoopGroup,
                             inboundCapacity: Int = defaultInboundCapacity) async throws -> UDPTransport {
-        let (stream, continuation) = AsyncStream<Inbound>.makeStream(bufferingPolicy: .bufferingOldest(max(1, inboundCapacity)))
+        let (stream, continuation) = AsyncStream<Datagram>.makeStream(bufferingPolicy: .bufferingOldest(max(1, inboundCapacity)))
         let counters = InboundCounters()
         let bootstrap = DatagramBootstrap(group: group)
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2048))
@@ -63,6 +61,12 @@ public final class UDPTransport: Sendable {
             }
             throw TransportError("cannot listen on \(host):\(port): \(error)")
         }
+    }
+
+    /// Sends one datagram to a canonical address (PROTOCOL §8: no DNS, no table of addresses
+    /// to grow); silently drops it for any other address.
+    public func send(_ bytes: [UInt8], to peer: PeerAddress) {
+        if let address = Self.socketAddress(canonical: peer) { send(bytes, to: address) }
     }
 
     /// Sends one datagram; silently drops it if it is larger than `maxDatagram` (the engine
@@ -121,10 +125,10 @@ final class InboundCounters: Sendable {
 
 private final class InboundHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
-    let continuation: AsyncStream<UDPTransport.Inbound>.Continuation
+    let continuation: AsyncStream<Datagram>.Continuation
     let counters: InboundCounters
 
-    init(continuation: AsyncStream<UDPTransport.Inbound>.Continuation, counters: InboundCounters) {
+    init(continuation: AsyncStream<Datagram>.Continuation, counters: InboundCounters) {
         self.continuation = continuation; self.counters = counters
     }
 
@@ -132,7 +136,7 @@ private final class InboundHandler: ChannelInboundHandler {
         let envelope = unwrapInboundIn(data)
         var buffer = envelope.data
         guard buffer.readableBytes <= UDPTransport.maxDatagram, let bytes = buffer.readBytes(length: buffer.readableBytes) else { return }
-        if case .dropped = continuation.yield(UDPTransport.Inbound(bytes: bytes, from: envelope.remoteAddress)) {
+        if case .dropped = continuation.yield(Datagram(bytes: bytes, from: PeerAddress(describe(envelope.remoteAddress)))) {
             counters.dropped.withLock { $0 += 1 }
         }
     }

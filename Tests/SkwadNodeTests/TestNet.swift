@@ -1,18 +1,20 @@
 import Foundation
-import NIOPosix
 import SkwadModel
 @testable import SkwadNode
+import SkwadTestKit
 
-/// Nodes gossiping over real UDP on 127.0.0.1 (OS-picked ports, one event-loop thread):
-/// the production path for ops between nodes. Each node stands at `here` (so packs with a
-/// fence around it reach every node without joining); the first node online is the seed. Every
-/// wait is bounded in time (`eventually`, polling every 20 ms).
-final class Loopback: @unchecked Sendable {
+/// Nodes gossiping over an in-memory datagram network (`MemoryDatagramNetwork`: loopback
+/// addresses, no sockets): the node's path for ops between nodes, with its engine, store and
+/// transport seam, minus the kernel. Each node stands at `here` (so packs with a fence around
+/// it reach every node without joining); the first node online is the seed. Every wait is
+/// bounded in time (`eventually`, polling every 20 ms). Real UDP is tested in
+/// UDPTransportTests, NetworkTests and the binary tests.
+final class TestNet: @unchecked Sendable {
     static let here = try! GeoPoint(lat: 40.4433, lon: -79.9436)
     /// A fence around `here` for test packs.
     static let radius = 2000.0
 
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let memory = MemoryDatagramNetwork()
     let clock: RunningClock
     private(set) var dirs: [String] = []
     private(set) var nodes: [Node] = []
@@ -39,7 +41,7 @@ final class Loopback: @unchecked Sendable {
         let node = try Node(config: c, now: now ?? { clock.now })
         var seed: [String] = []
         for (n, a) in zip(nodes, addresses) where await n.listenAddress != nil { seed = [a]; break }
-        let address = try await node.goOnline(group: group, listen: "127.0.0.1:0", peers: seed)
+        let address = try await node.goOnline(over: memory.binder, listen: "127.0.0.1:0", peers: seed)
         nodes.append(node); addresses.append(address)
         return node
     }
@@ -63,18 +65,22 @@ final class Loopback: @unchecked Sendable {
         }
     }
 
-    /// Closes every node and the event loop; removes the directories unless `keepData`
-    /// (then the test reopens them offline and removes them itself: `removeData`).
+    /// A hostile wire peer on this network, aimed at node `i`.
+    func wirePeer(to i: Int, seed: UInt64) throws -> TransportWirePeer {
+        TransportWirePeer(transport: try memory.bind(), target: addresses[i], seed: seed)
+    }
+
+    /// Closes every node; removes the directories unless `keepData` (then the test reopens
+    /// them offline and removes them itself: `removeData`).
     func shutdown(keepData: Bool = false) async {
         for n in nodes { await n.close() }
-        try? await group.shutdownGracefully()
         if !keepData { removeData() }
     }
 
     func removeData() { for d in dirs { try? FileManager.default.removeItem(atPath: d) } }
 }
 
-/// How long a test waits for something that should happen over loopback UDP. Passing runs
+/// How long a test waits for something that should happen between nodes. Passing runs
 /// take milliseconds; the bound is generous because CI runs every suite at once on 2 cores,
 /// where an actor can wait seconds for a thread (a 10 s bound once failed there).
 let patience: Double = 60
@@ -93,4 +99,9 @@ func eventually(seconds: Double = patience, every: Double = 0.02, _ condition: (
 func holds(_ node: Node, _ ids: [OpID]) async -> Bool {
     let r = await node.replica
     return ids.allSatisfy { r.contains($0) }
+}
+
+extension MemoryDatagramNetwork {
+    /// The node's binder for this network.
+    var binder: DatagramBinder { DatagramBinder { [self] host, port in try self.bind(host: host, port: port) } }
 }

@@ -1,35 +1,8 @@
-import ArgumentParser
 import Foundation
 import NIOPosix
 import SkwadModel
 import SkwadNode
 import SkwadLab
-
-struct BenchHostile: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "hostile",
-        abstract: "A node on loopback sprayed with HELLOs and junk from many source ports: its RSS growth, CPU share, and an honest peer's post delivery time meanwhile.")
-
-    @Option(help: "Seconds of spray.") var seconds = 30.0
-    @Option(help: "Datagrams per second, at most.") var rate = 20_000.0
-    @Option(help: "Datagrams from each source port before it closes.") var perSource = 4
-    @Option(help: "Source addresses 127.0.x.y cycled through.") var addresses = 256
-    @Option(help: "Sockets open at once.") var sockets = 64
-    @Option(help: "Milliseconds between honest posts.") var postEveryMs = 500
-
-    func run() async throws {
-        // Failures are reported as JSON, not as an exit status.
-        do {
-            guard seconds > 0, rate > 0, perSource > 0, addresses > 0, sockets > 0, postEveryMs > 0 else {
-                throw ValidationError("all options must be positive")
-            }
-            print(try await HostileBenchmark(seconds: seconds, rate: rate, perSource: perSource, addresses: addresses,
-                                             sockets: sockets, postEveryMs: postEveryMs).run())
-        } catch {
-            print(#"{"bench":"hostile","error":"\#(String(describing: error).replacingOccurrences(of: "\"", with: "'"))"}"#)
-        }
-    }
-}
 
 /// Process figures from /proc and getrusage.
 enum ProcessFigures {

@@ -1,23 +1,7 @@
-import ArgumentParser
 import Foundation
 import SkwadCrypto
 import SkwadModel
 import SkwadReplica
-
-struct BenchPlaces: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "places",
-        abstract: "ms to summarise every place of a pack (averages, distribution, Bayesian average) from its review ops.")
-
-    @Option(help: "Places in the pack.") var places = 1_000
-    @Option(help: "Reviews over them (5 per reviewer).") var reviews = 10_000
-    @Option(help: "Runs; the median and the slowest are reported.") var runs = 9
-
-    func run() throws {
-        guard places > 0, reviews > 0, runs > 0 else { throw ValidationError("all options must be positive") }
-        print(PlaceBenchmark(places: places, reviews: reviews, runs: runs).run())
-    }
-}
 
 /// `skwad bench places`: one pack holding `places` places and `reviews` reviews (each reviewer
 /// writes 5, under the daily cap), admitted into a replica; then the time to compute every

@@ -1,45 +1,4 @@
-import ArgumentParser
 import Foundation
-
-struct BenchProcs: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "procs",
-        abstract: "N separate `skwad --json` processes: herd join, idle traffic, post latency timed from outside, extra bytes per post, RSS.")
-
-    @Option(help: "Processes (nodes).") var nodes = 20
-    @Option(help: "Idle window before the posts, seconds.") var idle = 15.0
-    @Option(help: "Posts node 0 makes.") var posts = 20
-    @Option(help: "Milliseconds between posts.") var gapMs = 1000
-    @Option(help: "Bytes in each post's body.") var bodyBytes = 200
-    @Option(help: "Seconds allowed for the herd join.") var herdTimeout = 60.0
-    @Option(help: "Seconds allowed for every node to get the pack.") var packTimeout = 30.0
-    @Option(help: "Seconds to wait after the last post for stragglers.") var settle = 5.0
-    @Option(help: "At the end, kill the last node (SIGKILL) and time until no node lists it as an active peer; at most this many seconds (0: skip).")
-    var deadPeerTimeout = 30.0
-    @Option(help: "Direct messages node 0 sends to the last node after the posts, timed like them (0: none).") var dms = 0
-    @Option(help: "The skwad binary to start (default: this one).") var binary: String?
-    @Option(help: "A testbed file (scripts/testbed.sh writes it): one `NETNS ADDRESS` line per node; node i runs in NETNS and listens on ADDRESS.")
-    var testbed: String?
-
-    func run() async throws {
-        guard nodes >= 2, posts >= 1, idle >= 0, gapMs >= 0, bodyBytes >= 1, dms >= 0 else {
-            throw ValidationError("need at least 2 nodes and 1 post; times and sizes positive")
-        }
-        var hosts: [(netns: String, address: String)]? = nil
-        if let testbed {
-            let text = try String(contentsOfFile: testbed, encoding: .utf8)
-            hosts = text.split(separator: "\n").compactMap { line in
-                let w = line.split(separator: " ")
-                return w.count == 2 ? (String(w[0]), String(w[1])) : nil
-            }
-            guard hosts!.count >= nodes else { throw ValidationError("the testbed has \(hosts!.count) nodes, fewer than \(nodes)") }
-        }
-        let bench = ProcessBenchmark(count: nodes, idleSeconds: idle, posts: posts, gapMs: gapMs, bodyBytes: bodyBytes,
-                                     herdTimeout: herdTimeout, packTimeout: packTimeout, settle: settle, deadPeerTimeout: deadPeerTimeout,
-                                     binary: binary ?? ProcessBenchmark.selfBinary(), hosts: hosts, dms: dms)
-        print(await bench.run())
-    }
-}
 
 /// The process-level benchmark (issue 12). Every failure ends as a JSON report with
 /// `"converged": false` and a reason; the children are ended on every path (here, at a

@@ -1,24 +1,8 @@
-import ArgumentParser
 import Foundation
 import NIOPosix
 import SkwadModel
 import SkwadNode
 import SkwadReplica
-
-struct BenchGossip: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "gossip",
-        abstract: "N full nodes in this process over UDP loopback: herd join time, time for an op to reach all, bytes per node per op.")
-
-    @Option(help: "Nodes.") var nodes = 50
-    @Option(help: "Ops to time (one at a time).") var ops = 30
-    @Option(help: "Milliseconds between ops.") var gapMs = 20
-
-    func run() async throws {
-        guard nodes >= 2, ops >= 1 else { throw ValidationError("need at least 2 nodes and 1 op") }
-        print(await GossipBenchmark(count: nodes, ops: ops, gapMs: gapMs).run())
-    }
-}
 
 /// Arrival times of posts, recorded from node event sinks.
 final class Arrivals: @unchecked Sendable {

@@ -1,22 +1,7 @@
-import ArgumentParser
 import Foundation
 import SkwadCrypto
 import SkwadModel
 import SkwadReplica
-
-struct BenchIdentity: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "identity",
-        abstract: "The price of identity: ms to mint a pack genesis and a pseudonym stamp at the floors; packs admitted out of those one source offers.")
-
-    @Option(help: "Stamps minted per kind; the mean and median are reported.") var samples = 20
-    @Option(help: "Geneses one source offers a node.") var offered = 4_000
-
-    func run() throws {
-        guard samples > 0, offered > 0 else { throw ValidationError("all options must be positive") }
-        print(IdentityBenchmark(samples: samples, offered: offered).run())
-    }
-}
 
 /// `skwad bench identity`: what the floors of PROTOCOL §2 cost here, and what the cap on
 /// packs from others (§4) lets through of a flood from one source.

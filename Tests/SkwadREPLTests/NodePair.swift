@@ -1,15 +1,15 @@
 import Foundation
-import NIOPosix
 import SkwadModel
 import SkwadNode
+import SkwadTestKit
 
-/// Two nodes at one place gossiping over UDP on 127.0.0.1 (OS-picked ports): how text from
-/// the network reaches a REPL in these tests. Waits are bounded (`eventually`).
-final class LoopbackPair: @unchecked Sendable {
+/// Two nodes at one place gossiping over the in-memory datagram network (no sockets): how
+/// text from the network reaches a REPL in these tests. Waits are bounded (`eventually`).
+final class NodePair: @unchecked Sendable {
     static let here = try! GeoPoint(lat: 40.4433, lon: -79.9436)
     /// A fence around `here`: the packs of these tests reach both nodes without joining.
     static let radius = 2000.0
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let memory = MemoryDatagramNetwork()
     let dirs: [String]
     let a: Node, b: Node
 
@@ -22,8 +22,8 @@ final class LoopbackPair: @unchecked Sendable {
             return try Node(config: c)
         }
         a = try node(dirs[0]); b = try node(dirs[1])
-        let seed = try await a.goOnline(group: group, listen: "127.0.0.1:0", peers: [])
-        try await b.goOnline(group: group, listen: "127.0.0.1:0", peers: [seed])
+        let seed = try await a.goOnline(over: memory.binder, listen: "127.0.0.1:0", peers: [])
+        try await b.goOnline(over: memory.binder, listen: "127.0.0.1:0", peers: [seed])
     }
 
     /// Polls `condition` every 20 ms for at most `seconds` (generous: CI runs every suite at
@@ -39,7 +39,11 @@ final class LoopbackPair: @unchecked Sendable {
 
     func shutdown() async {
         await a.close(); await b.close()
-        try? await group.shutdownGracefully()
         for d in dirs { try? FileManager.default.removeItem(atPath: d) }
     }
+}
+
+extension MemoryDatagramNetwork {
+    /// A node's binder for this network.
+    var binder: DatagramBinder { DatagramBinder { [self] host, port in try self.bind(host: host, port: port) } }
 }

@@ -1,0 +1,43 @@
+/// The benchmarks `skwad bench` runs, each returning its one JSON object. The CLI parses and
+/// checks the options; the measuring lives here, in its own target, so the `skwad` target
+/// holds only the commands. Links no test code.
+public enum Benchmarks {
+    /// Ops decoded, verified, admitted and committed per second (IngestBenchmark.swift).
+    public static func ingest(ops: Int, packs: Int, users: Int, batch: Int, runs: Int) throws -> String {
+        try IngestBenchmark(ops: ops, packs: packs, users: users, batch: batch).run(runs: runs)
+    }
+
+    /// N full nodes in this process over UDP loopback (GossipBenchmark.swift).
+    public static func gossip(nodes: Int, ops: Int, gapMs: Int) async -> String {
+        await GossipBenchmark(count: nodes, ops: ops, gapMs: gapMs).run()
+    }
+
+    /// A node on loopback sprayed with HELLOs and junk (HostileBenchmark.swift).
+    public static func hostile(seconds: Double, rate: Double, perSource: Int, addresses: Int, sockets: Int,
+                               postEveryMs: Int) async throws -> String {
+        try await HostileBenchmark(seconds: seconds, rate: rate, perSource: perSource, addresses: addresses,
+                                   sockets: sockets, postEveryMs: postEveryMs).run()
+    }
+
+    /// The price of identity (IdentityBenchmark.swift).
+    public static func identity(samples: Int, offered: Int) -> String {
+        IdentityBenchmark(samples: samples, offered: offered).run()
+    }
+
+    /// Summaries of every place of a pack (PlaceBenchmark.swift).
+    public static func places(places: Int, reviews: Int, runs: Int) -> String {
+        PlaceBenchmark(places: places, reviews: reviews, runs: runs).run()
+    }
+
+    /// N separate `skwad --json` processes (ProcessBenchmark.swift); `binary` nil: this one.
+    public static func processes(nodes: Int, idle: Double, posts: Int, gapMs: Int, bodyBytes: Int, herdTimeout: Double,
+                                 packTimeout: Double, settle: Double, deadPeerTimeout: Double, binary: String?,
+                                 hosts: [(netns: String, address: String)]?, dms: Int) async -> String {
+        await ProcessBenchmark(count: nodes, idleSeconds: idle, posts: posts, gapMs: gapMs, bodyBytes: bodyBytes,
+                               herdTimeout: herdTimeout, packTimeout: packTimeout, settle: settle, deadPeerTimeout: deadPeerTimeout,
+                               binary: binary ?? ProcessBenchmark.selfBinary(), hosts: hosts, dms: dms).run()
+    }
+
+    /// A benchmark that could not finish, as its one JSON object.
+    public static func failure(bench: String, reason: String) -> String { BenchFailure.json(bench: bench, reason: reason) }
+}

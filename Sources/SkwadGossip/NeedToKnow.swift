@@ -1,0 +1,185 @@
+import SkwadModel
+import SkwadReplica
+
+/// Need to know (PROTOCOL §9, "Need to know"; SECURITY "Crawling"): what a node tells a peer
+/// about itself and its neighbourhood depends on what the peer has shown.
+///
+/// | audience   | who                                                        | is told                      |
+/// |------------|------------------------------------------------------------|------------------------------|
+/// | `link`     | an active member, a remote contact, a link that reconciled | our info, names (8)          |
+/// | `proven`   | not a link, but it sent us a `Reconcile` (an inbound peer) | our cell (no subscriptions), names (8) |
+/// | `stranger` | anyone else                                                 | a precision-4 cell, no names |
+///
+/// A stranger's `Vicinity` message places nobody (Vicinity.swift); an honest peer is proven
+/// within a tick, since every new link's directory is reconciled at once (§11a), and then
+/// exchanges again at once (`onProof`). Before these rules a crawler that claimed
+/// the cell of each node it asked (so entering its vicinity view) mapped every address of a
+/// network to its 150 m cell within a minute (`StrangerCrawlTests`).
+extension GossipEngine {
+    enum Audience: Sendable { case link, proven, stranger }
+
+    /// The precision of the cell a stranger is told (about 39 × 20 km at the equator).
+    static let strangerPrecision = 4
+
+    func audience(of p: PeerAddress) -> Audience {
+        if peers.active.keys.contains(p) || peers.remote.keys.contains(p) { return .link }
+        guard reconciled[p] != nil else { return .stranger }
+        return peers.isLink(p) ? .link : .proven
+    }
+
+    func isProven(_ p: PeerAddress) -> Bool { audience(of: p) != .stranger }
+
+    /// What `p` may learn of us.
+    func info(for p: PeerAddress) -> NodeInfo {
+        switch audience(of: p) {
+        case .link: info
+        case .proven: info.cellOnly
+        case .stranger: Self.coarse(info)
+        }
+    }
+
+    /// The cell our directory pulls with `p` are seen from (§11a): none with a stranger, so
+    /// both sides list only the packs every node's directory holds (unfenced and admin ones)
+    /// and the round settles. A coarse cell's directory reaches every unlocked fence near its
+    /// centre: the answerer pushed packs the puller was never meant to hold, and the two
+    /// lists never matched (the 2,000-node city's bytes per node rose by half).
+    func directoryCell(for p: PeerAddress) -> String? { isProven(p) ? info.cell : nil }
+
+    static func coarse(_ i: NodeInfo) -> NodeInfo { NodeInfo(cell: i.cell.map { String($0.prefix(strangerPrecision)) }) }
+
+    /// A cell no finer than a stranger's places a peer nowhere at the scale of a vicinity,
+    /// a fence or a remote contact.
+    static func isCoarse(_ cell: String?) -> Bool { (cell?.count ?? 0) <= strangerPrecision }
+
+    /// `m` as `to` may see it: our own info cut to its audience in every message that
+    /// carries it and is not a request to become a link (`Join`, `Neighbor`, an accepting
+    /// `NeighborReply`: those go to peers that become our links); the cells of a shuffle
+    /// answer cut for a stranger.
+    func toldTo(_ m: Message, to: PeerAddress) -> Message {
+        switch m {
+        case .ping(let seq, let i):
+            return i == nil ? m : .ping(seq: seq, info: info(for: to))
+        case .ack(let seq, let i, let notMember):
+            return i == nil ? m : .ack(seq: seq, info: info(for: to), notMember: notMember)
+        case .interest:
+            return .interest(info(for: to))
+        case .neighborReply(let accepted, _):
+            return accepted ? m : .neighborReply(accepted: false, info: info(for: to))
+        case .vicinity(var v):
+            v.info = info(for: to)
+            return .vicinity(v)
+        case .reconcile(var r):
+            guard var a = r.asker else { return m }
+            let aud = audience(of: to)
+            if aud == .stranger { a.cell = r.directory ? nil : Self.coarse(a).cell }
+            if aud != .link { a.subscriptions = [] }
+            r.asker = a
+            return .reconcile(r)
+        case .shuffleReply(let named):
+            guard audience(of: to) == .stranger else { return m }
+            return .shuffleReply(named.map { PeerRef(address: $0.address, cell: Self.coarse(NodeInfo(cell: $0.cell)).cell) })
+        default:
+            return m
+        }
+    }
+
+    /// A peer sent us a `Reconcile`: proven from now on (`reconciledCapacity`, the least
+    /// recently reconciled forgotten first). True the first time.
+    @discardableResult
+    mutating func markReconciled(_ p: PeerAddress, nowMs: UInt64) -> Bool {
+        let first = reconciled[p] == nil
+        reconciled.makeRoom(for: p, capacity: Self.reconciledCapacity) { $0 }
+        reconciled[p] = nowMs
+        return first
+    }
+
+    static let reconciledCapacity = 256
+
+    /// A peer just proved itself by its first `Reconcile`. If that pulled our directory
+    /// (`pulled`), we pull its directory back, so that it holds us proven too (a settled
+    /// pull has no answer, and our own pull of a new link may wait or be left out: at most
+    /// `findPackFanout` per tick). If it is a vicinity
+    /// entry of ours, or pulled us, it has only heard our coarse cell and we only its coarse
+    /// one: we ask it now, in full, whatever exchange is under way. An honest
+    /// pair thus exchanges in full within a tick of its first directory pull, and a peer that
+    /// counts us among its nearest is named to others with its own cell (the rim members of
+    /// a fence hear of each other through a common neighbour, `ContactInsideOwnFenceTests`).
+    mutating func onProof(_ p: PeerAddress, pulled: Bool, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        if pulled { sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out) }
+        let entry = peers.vicinity[p]
+        guard pulled || entry != nil else { return }
+        if entry != nil && entry?.askedMs == nil { peers[vicinity: p]?.askedMs = nowMs }
+        let inbound = peers.inbound[p].flatMap { Self.isCoarse($0.info.cell) ? nil : $0.info.place }
+        let near = entry?.info.place ?? inbound ?? info.place
+        send(vicinityMessage(for: near, to: p, reply: false), to: p, nowMs: nowMs, into: &out)
+    }
+
+    /// What `theirs` says of `p`, keeping the finer cell we know of it when `theirs` only
+    /// cuts it (a peer that takes us for a stranger tells us its coarse cell).
+    func sharpened(_ theirs: NodeInfo, of p: PeerAddress) -> NodeInfo {
+        guard Self.isCoarse(theirs.cell), let c = theirs.cell, let known = peers.cell(of: p), known.count > c.count, known.hasPrefix(c)
+        else { return theirs }
+        var x = theirs
+        x.cell = known
+        return x
+    }
+
+    /// The answer to a stranger's `Vicinity` request: nobody, unless `target` is the centre
+    /// cell of the fence of a live pack we hold (a remote-contact request, §9): then up to
+    /// `strangerVicinitySample` peers inside that fence, within the network group's budget.
+    mutating func strangerAnswer(target: String?, from: PeerAddress, nowMs: UInt64, replica: Replica) -> VicinityExchange {
+        var answer = VicinityExchange(info: info, peers: [], reply: true, target: nil)
+        guard let target, let fence = fenceCentred(at: target, replica: replica, nowMs: nowMs) else { return answer }
+        guard strangerBudget.mayName(group: from.netgroup, nowMs: nowMs) else { stats.drop(.vicinityLimited); return answer }
+        answer.peers = Array(vicinitySample(for: NodeInfo.decode(target), excluding: from, limit: config.vicinitySample * 2)
+            .filter { p in NodeInfo.decode(p.cell).map { fence.contains(cell: $0) } ?? false }
+            .prefix(config.strangerVicinitySample))
+        return answer
+    }
+
+    /// The fence of a live pack we hold whose centre lies in `cell` (the precision-7 cell a
+    /// remote-contact request names, §9).
+    mutating func fenceCentred(at cell: String, replica: Replica, nowMs: UInt64) -> Geofence? {
+        guard cell.count == 7 else { return nil }
+        let (live, _) = packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
+        return live.lazy.compactMap(\.fence).first { Geohash.encode($0.center, precision: 7) == cell }
+    }
+}
+
+/// What one network group (`PeerAddress.netgroup`: an IPv4 /24, an IPv6 /48) may ask of our
+/// vicinity per window of `windowMs`: answers naming peers to its strangers (`names`), and
+/// distinct `target` cells from any of its peers but our active members (`targets`). Past
+/// either, the request is answered as if it named no target, or naming nobody, and counted
+/// (`vicinityLimited`). At most `capacity` groups are tracked, the one whose window began
+/// first forgotten when full.
+struct StrangerBudget: Sendable {
+    struct Group: Sendable { var sinceMs: UInt64; var names = 0; var targets: [String] = [] }
+    private(set) var groups: [String: Group] = [:]
+    static let capacity = 256
+    static let windowMs: UInt64 = 30_000
+    static let names = 8
+    static let targets = 2
+
+    private mutating func current(_ group: String, nowMs: UInt64) -> Group {
+        if let g = groups[group], nowMs < g.sinceMs &+ Self.windowMs { return g }
+        groups.makeRoom(for: group, capacity: Self.capacity) { $0.sinceMs }
+        return Group(sinceMs: nowMs)
+    }
+
+    mutating func mayName(group: String, nowMs: UInt64) -> Bool {
+        var g = current(group, nowMs: nowMs)
+        defer { groups[group] = g }
+        guard g.names < Self.names else { return false }
+        g.names += 1
+        return true
+    }
+
+    mutating func mayWalk(group: String, target: String, nowMs: UInt64) -> Bool {
+        var g = current(group, nowMs: nowMs)
+        defer { groups[group] = g }
+        if g.targets.contains(target) { return true }
+        guard g.targets.count < Self.targets else { return false }
+        g.targets.append(target)
+        return true
+    }
+}
