@@ -383,6 +383,7 @@ public struct Replica: Sendable {
             let proof = p.deletion.flatMap { d in ops[d.id].map { DeletionProof(genesis: p.genesis, deletion: $0) } }
             for entry in p.order { ops.removeValue(forKey: entry.id) }
             packs.removeValue(forKey: id)
+            packKeys[id] = nil
             directoryChanged()
             forgetRemote(id)
             let t = Tombstone(pack: id, reason: reason, expiresMs: p.isAdmin ? nil : p.createdMs &+ Lifetime.maxMs &+ Lifetime.purgeGraceMs,

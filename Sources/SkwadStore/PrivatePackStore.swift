@@ -4,7 +4,8 @@ import SkwadCrypto
 import SkwadModel
 
 /// Keys of invite-only packs (PROTOCOL.md §3b): local only, never replicated; they survive
-/// restarts so a member reads its packs after one. At most `Limits.maxPackEpoch` + 1 keys per
+/// restarts so a member reads its packs after one, and go with the pack's other rows when it
+/// is purged (`bury`). At most `Limits.maxPackEpoch` + 1 keys per
 /// pack; the node bounds the packs (`Node.privatePackCapacity`).
 extension Store {
     static func registerPrivatePackTables(_ m: inout DatabaseMigrator) {
