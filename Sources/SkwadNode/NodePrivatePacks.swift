@@ -82,6 +82,7 @@ extension Node {
         }
         changes.append(.joined(c.pack, true, atMs: now()))
         try commit(changes)
+        takePackKeys(replica.packKeyOps(c.pack))   // handouts to this pseudonym already held
         // Once per pseudonym: an Alpha hands later keys to the authors whose sealed ops it opened.
         if let me = key(for: c.pack)?.publicKey, me != g.alpha, !replica.privateMembers(c.pack).contains(me) {
             let (op, more) = try sign(.joined, in: c.pack)
