@@ -117,7 +117,9 @@ extension Sealed {
         let nonce = SecureRandom.bytes(AEAD.nonceCount)
         let box = nonce + (try AEAD.seal(plain, additionalData: associatedData(pack: pack, author: author, epoch: epoch),
                                           nonce: nonce, key: key))
-        guard box.count <= Limits.maxSealedBox else { throw ModelError.tooLarge("sealed op of \(box.count) bytes, limit \(Limits.maxSealedBox)") }
+        guard box.count <= Limits.maxSealedBox else {
+            throw ModelError.tooLarge("sealed op of \(box.count) bytes, limit \(Limits.maxSealedBox)")
+        }
         return Sealed(epoch: epoch, box: box)
     }
 
@@ -165,7 +167,9 @@ extension PackKeys {
     }
 
     func check() throws {
-        guard (1...Limits.maxPackEpoch).contains(epoch) else { throw ModelError.invalid("pack key epoch must be 1...\(Limits.maxPackEpoch)") }
+        guard (1...Limits.maxPackEpoch).contains(epoch) else {
+            throw ModelError.invalid("pack key epoch must be 1...\(Limits.maxPackEpoch)")
+        }
         guard sealed.count <= Limits.maxPackKeyEntries else {
             throw ModelError.tooLarge("pack keys for \(sealed.count) members, limit \(Limits.maxPackKeyEntries)")
         }

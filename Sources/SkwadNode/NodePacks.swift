@@ -40,8 +40,8 @@ extension Node {
             let k = PrivatePack.newKey()
             packKey = k
             do {
-                create = CreatePack(name: "", fence: fence, nonce: nonce, powBits: bits, inviteOnly: true,
-                                    sealedMeta: try PrivatePack.sealMeta(name: name, tags: tags, color: paletteColor, genesisNonce: nonce, key: k))
+                let meta = try PrivatePack.sealMeta(name: name, tags: tags, color: paletteColor, genesisNonce: nonce, key: k)
+                create = CreatePack(name: "", fence: fence, nonce: nonce, powBits: bits, inviteOnly: true, sealedMeta: meta)
             } catch { throw NodeError("\(error)") }
         }
         let body = OpBody(packID: nil, author: key.publicKey, hlc: genesisClock.tick(physicalMs: now()), stamp: stamp, kind: .createPack(create))

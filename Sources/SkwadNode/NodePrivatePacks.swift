@@ -22,7 +22,8 @@ extension Node {
         let ring = replica.packKeyRing(pack.id)
         guard let epoch = ring.keys.max(), let key = ring[epoch] else { throw NodeError("you hold no key of this invite-only pack") }
         guard epoch >= replica.newestEpoch(pack.id) else {
-            throw NodeError("you were removed from this pack: its key changed (epoch \(replica.newestEpoch(pack.id))) and you have no new key")
+            let newest = replica.newestEpoch(pack.id)
+            throw NodeError("you were removed from this pack: its key changed (epoch \(newest)) and you have no new key")
         }
         do { return .sealed(try Sealed.seal(kind, key: key, epoch: epoch, pack: pack.id, author: author)) }
         catch { throw NodeError("\(error)") }
@@ -40,7 +41,9 @@ extension Node {
     /// and this node's address (online only: the joiner reaches the pack through it).
     public func invite(_ ref: String) throws -> String {
         let p = try resolvePack(ref)
-        guard let state = replica.pack(p.id), state.isPrivate else { throw NodeError("pack '\(p.name)' is public: anyone can join it by name") }
+        guard let state = replica.pack(p.id), state.isPrivate else {
+            throw NodeError("pack '\(p.name)' is public: anyone can join it by name")
+        }
         let ring = replica.packKeyRing(p.id)
         guard let epoch = ring.keys.max(), let key = ring[epoch] else { throw NodeError("you hold no key of pack '\(p.name)'") }
         guard let address = listenAddress else { throw NodeError("go online first: a join code carries this node's address") }
@@ -72,7 +75,8 @@ extension Node {
             p = try await awaitPack(c.pack, waitMs: waitMs)
         } catch {
             if !hadKeys { replica.forgetPackKeys(c.pack) }
-            throw NodeError("pack \(c.pack.short()) did not arrive from \(c.address.isEmpty ? "the network" : c.address): is that member online?")
+            let from = c.address.isEmpty ? "the network" : c.address
+            throw NodeError("pack \(c.pack.short()) did not arrive from \(from): is that member online?")
         }
         // The genesis is here: the key must open its name, else the code was forged.
         guard let g = replica.pack(c.pack), case .createPack(let cp) = g.genesis.body.kind, cp.inviteOnly,
@@ -108,7 +112,9 @@ extension Node {
     /// Returns the new epoch and how many members got the key.
     public func removeMember(pack ref: String, author tag: String) throws -> (epoch: UInt32, kept: Int) {
         let p = try resolvePack(ref)
-        guard let state = replica.pack(p.id), state.isPrivate else { throw NodeError("pack '\(p.name)' is public: there is no one to remove") }
+        guard let state = replica.pack(p.id), state.isPrivate else {
+            throw NodeError("pack '\(p.name)' is public: there is no one to remove")
+        }
         guard let me = key(for: p.id), me.publicKey == state.alpha else { throw NodeError("only the pack's Alpha removes members") }
         let who = try resolveAuthor(tag)
         guard who != me.publicKey else { throw NodeError("the Alpha cannot remove itself (delete the pack instead)") }

@@ -26,7 +26,8 @@ extension Store {
                 var out: [PackID: [UInt32: [UInt8]]] = [:]
                 for row in try Row.fetchAll(db, sql: "SELECT pack, epoch, key FROM packKey") {
                     let pack: Data = row[0], epoch: Int64 = row[1], key: Data = row[2]
-                    guard let id = try? OpID(bytes: [UInt8](pack)), let e = UInt32(exactly: epoch), key.count == Limits.packKeyBytes else { continue }
+                    guard let id = try? OpID(bytes: [UInt8](pack)), let e = UInt32(exactly: epoch),
+                          key.count == Limits.packKeyBytes else { continue }
                     out[id, default: [:]][e] = [UInt8](key)
                 }
                 return out
