@@ -86,7 +86,10 @@ public enum Validation {
             }
         }
         switch b.kind {
+        case .createPack(let c) where c.inviteOnly:
+            try PrivatePack.check(c)
         case .createPack(let c):
+            guard c.sealedMeta.isEmpty else { throw ModelError.invalid("only an invite-only pack carries sealed_meta") }
             guard !c.name.trimmingWhitespace().isEmpty else { throw ModelError.invalid("pack name is empty") }
             try text(c.name, Limits.maxPackName, "pack name"); try tags(c.tags); try text(c.color, Limits.maxColor, "colour")
             guard (Limits.minNonce...Limits.maxNonce).contains(c.nonce.count) else {
@@ -132,6 +135,9 @@ public enum Validation {
         case .profile(let p):
             guard !p.name.trimmingWhitespace().isEmpty else { throw ModelError.invalid("a display name is empty") }
             try text(p.name, Limits.maxDisplayName, "display name"); try text(p.about, Limits.maxReason, "about")
+        case .sealed(let s): try s.check()
+        case .packKeys(let k): try k.check()
+        case .joined: break
         case .directMessage(let d):
             guard Limits.directSealedSizes.contains(d.sealed.count) else {
                 throw ModelError.invalid("a direct message is \(d.sealed.count) bytes, not one of the size classes \(Limits.directSealedSizes)")

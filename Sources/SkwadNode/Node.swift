@@ -93,6 +93,8 @@ public actor Node {
             } else {
                 let loaded = try store.loadOps()
                 joined = try store.joinedPacks()
+                // Keys of invite-only packs first: the restore opens their sealed ops.
+                for (pack, ring) in try store.packKeys() { for (epoch, k) in ring { replica.addPackKey(k, epoch: epoch, pack: pack) } }
                 replica.restore(loaded.ops, tombstones: try store.loadTombstones(), own: Set(joined.keys))
                 stats.storeRowsSkipped = loaded.skipped
                 stamps = try store.stamps()
@@ -200,6 +202,7 @@ public actor Node {
             default: break
             }
         }
+        let kind = try sealIfPrivate(kind, pack: pack, author: key.publicKey)
         let body = OpBody(packID: packID, author: key.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), location: claim, stamp: stamp, kind: kind)
         do { return (try SignedOp.sign(body, with: key), changes) } catch { throw NodeError("\(error)") }
     }
@@ -236,6 +239,8 @@ public actor Node {
             case .joined(let p, false, _): joined[p] = nil
             case .stamp(let p, let s): stamps[p] = s
             case .setting(let k, let v): notePersonaStamp(k, v)
+            case .packKey(let p, let epoch, let k): replica.addPackKey(k, epoch: epoch, pack: p)
+            case .removedMember: break
             }
         }
     }

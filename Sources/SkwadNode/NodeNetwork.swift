@@ -100,6 +100,14 @@ extension Node {
         lock.release()
     }
 
+    /// Joins through a member's address (from a join code), as through a seed, once.
+    func contact(_ text: String) throws {
+        guard network != nil else { throw NodeError("go online first: joining reaches the pack through a member") }
+        let addr: PeerAddress
+        do { addr = PeerAddress(describe(try UDPTransport.resolve(text))) } catch { throw NodeError("cannot reach \(text): \(error)") }
+        carryOut(network!.engine.introduce(addr, nowMs: now()).directives)
+    }
+
     public var listenAddress: String? { network.map { $0.transport.localAddress.value } }
 
     /// The one task that reads the current transport; when its stream ends while the node is

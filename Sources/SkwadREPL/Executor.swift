@@ -63,6 +63,7 @@ public struct Executor: Sendable {
         case .moderation(let m): return .moderation(try await runModeration(m))
         case .places(let m): return .places(try await runPlaces(m))
         case .conversation(let c): return .conversation(try await runConversation(c))
+        case .privatePack(let c): return .privatePack(try await runPrivatePack(c))
         }
     }
 

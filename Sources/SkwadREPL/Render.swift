@@ -135,6 +135,7 @@ public struct Renderer: Sendable {
         case .moderation(let m): return moderationText(m)
         case .places(let m): return placesText(m)
         case .conversation(let c): return conversationText(c)
+        case .privatePack(let c): return privatePackText(c)
         }
     }
 
@@ -207,6 +208,7 @@ public struct Renderer: Sendable {
         case .moderation(let m): kv += moderationJSON(m)
         case .places(let m): kv += placesJSON(m)
         case .conversation(let c): kv += conversationJSON(c)
+        case .privatePack(let c): kv += privatePackJSON(c)
         }
         return .object(kv)
     }
