@@ -34,6 +34,8 @@ public enum Command: Equatable, Sendable {
     case conversation(ConversationCommand)
     /// create --private, invite, join CODE, remove (CommandPrivatePacks.swift).
     case privatePack(PrivatePackCommand)
+    /// ask, pick (CommandCaptions.swift).
+    case caption(CaptionCommand)
 }
 
 public struct CommandError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -72,7 +74,7 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("trust", "trust ADMINKEY", "trust an admin key (your campus's): its packs are permanent here and it may moderate any pack"),
     ("untrust", "untrust ADMINKEY", "stop trusting an admin key"),
     ("trusted", "trusted", "the admin keys this node trusts, and the config file they are kept in"),
-] + moderationHelp + placeHelp + conversationHelp + privatePackHelp + [
+] + moderationHelp + placeHelp + conversationHelp + privatePackHelp + captionHelp + [
     ("quit", "quit", "stop the node (also: exit, Ctrl-D)"),
 ]
 
@@ -165,6 +167,9 @@ extension Command {
         case _ where PrivatePackCommand.verbs.contains(verb):
             guard let c = try PrivatePackCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
             cmd = .privatePack(c)
+        case _ where CaptionCommand.verbs.contains(verb):
+            guard let c = try CaptionCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
+            cmd = .caption(c)
         case _ where ConversationCommand.verbs.contains(verb):
             guard let c = try ConversationCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
             cmd = .conversation(c)
