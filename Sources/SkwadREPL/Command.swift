@@ -10,7 +10,7 @@ public enum Command: Equatable, Sendable {
     case packs(sort: PackSort, tag: String?)
     case join(String)
     case leave(String)
-    case post(pack: String, title: String, body: String, tags: [String])
+    case post(pack: String, title: String, body: String, tags: [String], here: Bool = false)
     case comment(target: String, text: String)
     case vote(target: String, value: Int32)
     case feed(pack: String?, sort: FeedSort, limit: Int, tag: String? = nil, within: Double? = nil)
@@ -54,7 +54,7 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("packs", "packs [--sort distance|popular|new] [--tag T]", "packs around you, with distance and bearing"),
     ("join", "join PACK|CODE", "join a pack (by name or id prefix), or an invite-only pack with a join code: its posts enter your feed"),
     ("leave", "leave PACK", "leave a pack"),
-    ("post", "post PACK \"TITLE\" \"BODY\" [--tags a,b] [--named]",
+    ("post", "post PACK \"TITLE\" \"BODY\" [--tags a,b] [--named] [--here]",
      "post anonymously in a pack; title up to \(Limits.maxTitle) characters, body up to \(Limits.maxBody) "
         + "(letters beyond plain ASCII count 2, emoji 4); --named: under your display name there"),
     ("comment", "comment ID \"TEXT\"", "comment on a post, or reply to a comment; up to \(Limits.maxBody) characters"),
@@ -113,10 +113,11 @@ extension Command {
         case "leave": cmd = .leave(try args.positional("PACK"))
         case "post":
             let pack = try args.positional("PACK"), title = try args.positional("\"TITLE\""), body = try args.positional("\"BODY\"")
-            let named = args.flag("--named")
+            let named = args.flag("--named"), here = args.flag("--here")
             let tags = try args.list("--tags")
+            if named && here { throw CommandError("--named and --here do not go together (a display name with your place would say who you are)") }
             cmd = named ? .conversation(.namedPost(pack: pack, title: title, body: body, tags: tags))
-                        : .post(pack: pack, title: title, body: body, tags: tags)
+                        : .post(pack: pack, title: title, body: body, tags: tags, here: here)
         case "comment", "reply":
             cmd = .comment(target: try args.positional("ID"), text: try args.positional("\"TEXT\""))
         case "up": cmd = .vote(target: try args.positional("ID"), value: 1)

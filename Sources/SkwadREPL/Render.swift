@@ -17,6 +17,8 @@ public struct Renderer: Sendable {
     public var screen: (cols: Int, rows: Int) = (80, 24)
     /// Packs the user is in (the empty feed's hint differs for a member).
     public var joinedCount = 0
+    /// The user's location, when set: `show` gives a post's distance from it.
+    public var here: GeoPoint?
 
     public init(mode: Mode) { self.mode = mode }
 
@@ -98,6 +100,7 @@ public struct Renderer: Sendable {
             var lines = [postLine(t.post)]
             if !t.post.body.isEmpty { lines.append("    " + SafeText.block(t.post.body, indent: "    ")) }
             if !t.post.tags.isEmpty { lines.append("    tags: " + SafeText.line(t.post.tags.joined(separator: ", "))) }
+            if let d = placeDistance(t.post) { lines.append("    posted about \(Self.distance(d)) from you") }
             if let h = t.post.hidden { lines.append("    (hidden: \(h == .moderated ? "by a moderator" : "score too low"))") }
             for c in t.comments {
                 let pad = String(repeating: "  ", count: c.depth + 2)
@@ -157,6 +160,13 @@ public struct Renderer: Sendable {
     }
 
     func score(_ s: Int) -> String { s > 0 ? "+\(s)" : "\(s)" }
+
+    /// Metres from the user to the centre of the cell a post claims (`post --here`, or a
+    /// locked pack's claim), when both are known.
+    func placeDistance(_ p: PostView) -> Double? {
+        guard let here, let cell = p.location, let c = try? Geohash.decode(cell) else { return nil }
+        return here.distance(to: c.center)
+    }
 
     func postLine(_ p: PostView) -> String {
         let noun = p.isAsk ? "caption" : "comment"
@@ -236,6 +246,7 @@ public struct Renderer: Sendable {
                  ("down", .int(p.downvotes)), ("comments", .int(p.commentCount)), ("time", .int(Int(p.hlc.physicalMs))),
                  ("hidden", p.hidden.map { .string($0.rawValue) } ?? .null), ("edited", .bool(p.edited)),
                  ("displayName", p.displayName.map { .string($0) } ?? .null), ("ask", .bool(p.isAsk)),
+                 ("place", p.location.map { .string($0) } ?? .null), ("placeDistance", placeDistance(p).map { .double($0) } ?? .null),
                  ("picked", p.picked.map { .string($0.hex) } ?? .null)])
     }
 
