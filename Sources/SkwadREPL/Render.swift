@@ -161,10 +161,10 @@ public struct Renderer: Sendable {
 
     func score(_ s: Int) -> String { s > 0 ? "+\(s)" : "\(s)" }
 
-    /// Metres from the user to the centre of the cell a post claims (`post --here`, or a
-    /// locked pack's claim), when both are known.
+    /// Metres from the user to the centre of the place a post was given (`post --here`), when
+    /// both are known.
     func placeDistance(_ p: PostView) -> Double? {
-        guard let here, let cell = p.location, let c = try? Geohash.decode(cell) else { return nil }
+        guard let here, let cell = p.place, let c = try? Geohash.decode(cell) else { return nil }
         return here.distance(to: c.center)
     }
 
@@ -246,7 +246,7 @@ public struct Renderer: Sendable {
                  ("down", .int(p.downvotes)), ("comments", .int(p.commentCount)), ("time", .int(Int(p.hlc.physicalMs))),
                  ("hidden", p.hidden.map { .string($0.rawValue) } ?? .null), ("edited", .bool(p.edited)),
                  ("displayName", p.displayName.map { .string($0) } ?? .null), ("ask", .bool(p.isAsk)),
-                 ("place", p.location.map { .string($0) } ?? .null), ("placeDistance", placeDistance(p).map { .double($0) } ?? .null),
+                 ("place", p.place.map { .string($0) } ?? .null), ("placeDistance", placeDistance(p).map { .double($0) } ?? .null),
                  ("picked", p.picked.map { .string($0.hex) } ?? .null)])
     }
 

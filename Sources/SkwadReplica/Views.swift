@@ -55,6 +55,9 @@ public struct PostView: Sendable, Equatable {
     public var isAsk: Bool = false
     /// The caption its author picked, if that caption is shown.
     public var picked: OpID? = nil
+    /// The place its author gave it (`post --here`): its location claim in a pack that is not
+    /// locked (a locked pack's claim only proves "inside", at whatever precision does).
+    public var place: String? = nil
 }
 
 public struct CommentView: Sendable, Equatable {
@@ -176,7 +179,8 @@ extension Replica {
                         body: e?.body?.value ?? p.body, tags: p.tags, hlc: op.hlc, location: op.body.location, score: t.score,
                         upvotes: t.up, downvotes: t.down, commentCount: visibleCommentCount(op.id, pack: pack),
                         hidden: hiddenReason(op.id, score: t.score, pack: pack), edited: e != nil,
-                        displayName: pack.profiles[op.author]?.value.name, isAsk: p.ask, picked: p.ask ? pick(of: op, pack: pack) : nil)
+                        displayName: pack.profiles[op.author]?.value.name, isAsk: p.ask, picked: p.ask ? pick(of: op, pack: pack) : nil,
+                        place: pack.locked ? nil : op.body.location)
     }
 
     /// The caption the author of `ask` picked (PROTOCOL §5, "Captions"): its own last `Pick`
