@@ -16,6 +16,13 @@ public struct LWW<Value: Sendable>: Sendable {
         self.hlc = hlc; self.id = id; self.value = value
         return true
     }
+
+    /// `register` after the write `(hlc, id, value)`: the write itself when there was none.
+    static func merged(_ register: LWW?, hlc: HLC, id: OpID, value: Value) -> LWW {
+        guard var r = register else { return LWW(hlc: hlc, id: id, value: value) }
+        r.merge(hlc: hlc, id: id, value: value)
+        return r
+    }
 }
 
 

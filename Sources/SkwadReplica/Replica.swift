@@ -262,11 +262,8 @@ public struct Replica: Sendable {
             if op.author != alpha { packs[pid]!.participants.insert(op.author) }
         case .vote(let v):
             if op.author != alpha { packs[pid]!.participants.insert(op.author) }
-            if packs[pid]!.votes[v.target]?[op.author] == nil {
-                packs[pid]!.votes[v.target, default: [:]][op.author] = LWW(hlc: op.hlc, id: op.id, value: v.value)
-            } else {
-                packs[pid]!.votes[v.target]![op.author]!.merge(hlc: op.hlc, id: op.id, value: v.value)
-            }
+            packs[pid]!.votes[v.target, default: [:]][op.author] =
+                .merged(packs[pid]!.votes[v.target]?[op.author], hlc: op.hlc, id: op.id, value: v.value)
         case .delete(let d):
             if d.target == pid {
                 // Only moderators' pack deletions are admitted (restore trusts the store).
@@ -284,11 +281,8 @@ public struct Replica: Sendable {
             directoryChanged()
         case .pick(let k):
             if op.author != alpha { packs[pid]!.participants.insert(op.author) }
-            if packs[pid]!.picks[k.ask]?[op.author] == nil {
-                packs[pid]!.picks[k.ask, default: [:]][op.author] = LWW(hlc: op.hlc, id: op.id, value: k.caption)
-            } else {
-                packs[pid]!.picks[k.ask]![op.author]!.merge(hlc: op.hlc, id: op.id, value: k.caption)
-            }
+            packs[pid]!.picks[k.ask, default: [:]][op.author] =
+                .merged(packs[pid]!.picks[k.ask]?[op.author], hlc: op.hlc, id: op.id, value: k.caption)
         case .moderate(let m):
             if packs[pid]!.moderation[m.target] == nil { packs[pid]!.moderation[m.target] = LWW(hlc: op.hlc, id: op.id, value: m.hidden) }
             else { packs[pid]!.moderation[m.target]!.merge(hlc: op.hlc, id: op.id, value: m.hidden) }
