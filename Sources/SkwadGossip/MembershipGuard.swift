@@ -62,7 +62,7 @@ extension GossipEngine {
             return true
         }
         let (ping, seq) = pingMessage()
-        guardState.addCandidate(peer, .init(info: peerInfo, pingSeq: seq, sinceMs: nowMs))
+        membership.guardState.addCandidate(peer, .init(info: peerInfo, pingSeq: seq, sinceMs: nowMs))
         stats.candidates += 1
         send(ping, to: peer, nowMs: nowMs, into: &out)
         return false
@@ -71,12 +71,12 @@ extension GossipEngine {
     /// A candidate answered our ping: admit it if a member may be evicted now; either way it
     /// hears the verdict; a refused one is kept as a passive peer (it answered: it is real).
     mutating func candidateAnswered(_ peer: PeerAddress, seq: UInt64, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard let c = guardState.candidates[peer], c.pingSeq == seq else { return }
-        guardState.candidates[peer] = nil
+        guard let c = membership.guardState.candidates[peer], c.pingSeq == seq else { return }
+        membership.guardState.candidates[peer] = nil
         let room = peers.hasRoom
-        let accept = room || nowMs >= guardState.nextEvictionMs
+        let accept = room || nowMs >= membership.guardState.nextEvictionMs
         if accept {
-            if !room { stats.evictions += 1; guardState.nextEvictionMs = nowMs + config.evictionIntervalMs }
+            if !room { stats.evictions += 1; membership.guardState.nextEvictionMs = nowMs + config.evictionIntervalMs }
             addActive(peer, info: c.info, nowMs: nowMs, into: &out)
         } else {
             addPassive(peer, cell: c.info.cell, nowMs: nowMs)
@@ -86,16 +86,16 @@ extension GossipEngine {
 
     /// Candidates that did not answer in time are forgotten.
     mutating func expireCandidates(nowMs: UInt64) {
-        for (p, c) in guardState.candidates where nowMs >= c.sinceMs &+ MembershipGuard.candidateTimeoutMs {
-            guardState.candidates[p] = nil
+        for (p, c) in membership.guardState.candidates where nowMs >= c.sinceMs &+ MembershipGuard.candidateTimeoutMs {
+            membership.guardState.candidates[p] = nil
         }
     }
 
     /// May we start a handshake with `peer`, an address we learned from someone else? Peers
     /// that spoke to us, and seeds, always; others at most 20/s (burst 100).
     mutating func mayIntroduce(_ peer: PeerAddress, nowMs: UInt64) -> Bool {
-        if channels.hasSession(peer) || seeds.contains(peer) { return true }
-        guard guardState.introductions.take(1, nowMs: nowMs) else { stats.drop(.introductionLimited); return false }
+        if channels.hasSession(peer) || membership.seeds.contains(peer) { return true }
+        guard membership.guardState.introductions.take(1, nowMs: nowMs) else { stats.drop(.introductionLimited); return false }
         return true
     }
 }
