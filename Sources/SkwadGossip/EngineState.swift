@@ -14,18 +14,34 @@ struct RateLimits: Sendable {
     var nextSweepMs: UInt64 = 0
 }
 
+/// The engine's periodic rounds, in the order a tick runs the due ones (`GossipEngine.tick`).
+enum Round: Int, CaseIterable, Sendable {
+    /// Peers dead too long forgotten, one dead peer asked again (`reviveRound`): every
+    /// `reviveIntervalMs`, from the first tick.
+    case revive
+    /// An exchange with the nearest peer not asked yet (`vicinityRound`): backs off, but not
+    /// while a vicinity entry only named by others waits to be asked.
+    case vicinity
+    /// Contacts inside the fences we need one in; Plumtree's marks and reconciliation misses
+    /// pruned to the links (`remoteRound`): every `vicinityIntervalMs`, from `start`.
+    case remote
+    /// A HyParView shuffle (`shuffle`): backs off.
+    case shuffle
+    /// The pack directory reconciled, rim contacts pulled (`directoryRound`, `rimRound`):
+    /// backs off.
+    case directory
+    /// Live packs reconciled (`reconcileRound`): backs off, but not while a reconciliation
+    /// of the round before is unanswered.
+    case reconcile
+}
+
 /// When each periodic round runs next (GossipEngine.swift, `tick`), and when the shell is due
 /// to tick us.
 struct Rounds: Sendable {
-    /// Rounds that back off while nothing changes (Backoff.swift), and what they last saw.
-    var shuffle: Backoff
-    var recon: Backoff
-    var vicinity: Backoff
-    var directory: Backoff
+    /// Each round's timer (Backoff.swift), by `Round`.
+    private var timers: [Backoff]
+    /// The active and vicinity view versions the rounds last saw (`noticeViewChanges`).
     var seenVersions = PeerTable.Versions()
-    var nextReviveMs: UInt64 = 0
-    /// Remote contacts and Plumtree's link set are kept up at the base vicinity interval.
-    var nextRemoteMs: UInt64 = 0
     var nextRejoinMs: UInt64 = 0
     /// Re-joins through the seeds since the last time a link was up: each waits twice as
     /// long as the one before (from `rejoinIntervalMs` up to `rejoinMaxMs`).
@@ -36,10 +52,29 @@ struct Rounds: Sendable {
     var started = false
 
     init(config: GossipConfig) {
-        shuffle = Backoff(baseMs: config.shuffleIntervalMs, maxMs: config.quietMaxMs)
-        recon = Backoff(baseMs: config.reconIntervalMs, maxMs: config.reconQuietMaxMs)
-        vicinity = Backoff(baseMs: config.vicinityIntervalMs, maxMs: config.quietMaxMs)
-        directory = Backoff(baseMs: config.directoryIntervalMs, maxMs: config.quietMaxMs)
+        timers = Round.allCases.map { round in
+            switch round {
+            case .revive: Backoff(baseMs: config.reviveIntervalMs, maxMs: config.reviveIntervalMs, dueMs: 0)
+            case .vicinity: Backoff(baseMs: config.vicinityIntervalMs, maxMs: config.quietMaxMs)
+            case .remote: Backoff(baseMs: config.vicinityIntervalMs, maxMs: config.vicinityIntervalMs, dueMs: 0)
+            case .shuffle: Backoff(baseMs: config.shuffleIntervalMs, maxMs: config.quietMaxMs)
+            case .directory: Backoff(baseMs: config.directoryIntervalMs, maxMs: config.quietMaxMs)
+            case .reconcile: Backoff(baseMs: config.reconIntervalMs, maxMs: config.reconQuietMaxMs)
+            }
+        }
+    }
+
+    subscript(round: Round) -> Backoff {
+        get { timers[round.rawValue] }
+        set { timers[round.rawValue] = newValue }
+    }
+
+    /// The soonest any round falls due.
+    var nextDueMs: UInt64 { timers.reduce(UInt64.max) { min($0, $1.dueMs) } }
+
+    /// Starts every round's clock but the revive round's, which runs from the first tick.
+    mutating func start(nowMs: UInt64) {
+        for round in Round.allCases where round != .revive { self[round].start(nowMs: nowMs) }
     }
 }
 

@@ -80,11 +80,7 @@ public struct GossipEngine: Sendable {
         var out: [GossipDirective] = []
         for s in seeds { send(joinMessage, to: s, nowMs: nowMs, into: &out) }
         rounds.nextRejoinMs = nowMs + config.rejoinIntervalMs
-        rounds.recon.start(nowMs: nowMs)
-        rounds.shuffle.start(nowMs: nowMs)
-        rounds.vicinity.start(nowMs: nowMs)
-        rounds.directory.start(nowMs: nowMs)
-        rounds.nextRemoteMs = nowMs + config.vicinityIntervalMs
+        rounds.start(nowMs: nowMs)
         requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out)
         return out
     }
@@ -95,9 +91,9 @@ public struct GossipEngine: Sendable {
         guard new != info else { return [] }
         let moved = new.cell != info.cell
         info = new
-        if moved { remeasureVicinity(); rounds.vicinity.poke(nowMs: nowMs) }
-        rounds.recon.poke(nowMs: nowMs)
-        rounds.directory.poke(nowMs: nowMs)
+        if moved { remeasureVicinity(); rounds[.vicinity].poke(nowMs: nowMs) }
+        rounds[.reconcile].poke(nowMs: nowMs)
+        rounds[.directory].poke(nowMs: nowMs)
         var out: [GossipDirective] = []
         for p in links where isProven(p) { send(.interest(info), to: p, nowMs: nowMs, into: &out) }
         return out
@@ -149,29 +145,49 @@ public struct GossipEngine: Sendable {
         stemFailsafe(nowMs: nowMs, replica: replica, into: &out)
         detectFailures(nowMs: nowMs, into: &out)
         fillActiveView(nowMs: nowMs, into: &out)
-        if nowMs >= rounds.nextReviveMs { rounds.nextReviveMs = nowMs + config.reviveIntervalMs; reviveRound(nowMs: nowMs, into: &out) }
+        for round in Round.allCases {
+            prepare(round, nowMs: nowMs, replica: replica, into: &out)
+            if rounds[round].fire(nowMs: nowMs) { run(round, nowMs: nowMs, replica: &replica, into: &out) }
+        }
         noticeViewChanges(nowMs: nowMs)
-        // A vicinity entry named by others and not asked yet is work left: no backing off (§9).
-        if rounds.vicinity.isDue(nowMs: nowMs), peers.hasUncontactedVicinity { rounds.vicinity.unsettled() }
-        if rounds.vicinity.fire(nowMs: nowMs) { vicinityRound(nowMs: nowMs, into: &out) }
-        if nowMs >= rounds.nextRemoteMs {
-            rounds.nextRemoteMs = nowMs + config.vicinityIntervalMs
+        requestTick(afterMs: busy ? config.tickMs : idleWait(nowMs: nowMs), nowMs: nowMs, into: &out)
+        return out
+    }
+
+    /// What a tick does before it asks whether `round` is due: view changes seen so far make
+    /// the vicinity round prompt again; work a round left undone keeps it from backing off
+    /// (§9); links that came up since the last tick have their directory reconciled at once,
+    /// before the directory round (§11a).
+    mutating func prepare(_ round: Round, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        switch round {
+        case .revive, .remote, .shuffle: break
+        case .vicinity:
+            noticeViewChanges(nowMs: nowMs)
+            // A vicinity entry named by others and not asked yet is work left.
+            if rounds[.vicinity].isDue(nowMs: nowMs), peers.hasUncontactedVicinity { rounds[.vicinity].unsettled() }
+        case .directory:
+            flushNewLinks(nowMs: nowMs, replica: replica, into: &out)
+        case .reconcile:
+            if !spread.reconUnanswered.isEmpty, rounds[.reconcile].isDue(nowMs: nowMs) { rounds[.reconcile].unsettled() }
+        }
+    }
+
+    /// Runs one round that fell due.
+    mutating func run(_ round: Round, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
+        switch round {
+        case .revive: reviveRound(nowMs: nowMs, into: &out)
+        case .vicinity: vicinityRound(nowMs: nowMs, into: &out)
+        case .remote:
             let linkSet = Set(links)
             spread.plumtree.retain(links: linkSet)
             peers.retainReconMisses(links: linkSet)
             remoteRound(nowMs: nowMs, replica: replica, into: &out)
-        }
-        if rounds.shuffle.fire(nowMs: nowMs) { shuffle(nowMs: nowMs, into: &out) }
-        flushNewLinks(nowMs: nowMs, replica: replica, into: &out)
-        if rounds.directory.fire(nowMs: nowMs) {
+        case .shuffle: shuffle(nowMs: nowMs, into: &out)
+        case .directory:
             directoryRound(nowMs: nowMs, replica: replica, into: &out)
             rimRound(nowMs: nowMs, replica: replica, into: &out)
+        case .reconcile: reconcileRound(nowMs: nowMs, replica: replica, into: &out)
         }
-        if !spread.reconUnanswered.isEmpty, rounds.recon.isDue(nowMs: nowMs) { rounds.recon.unsettled() }
-        if rounds.recon.fire(nowMs: nowMs) { reconcileRound(nowMs: nowMs, replica: replica, into: &out) }
-        noticeViewChanges(nowMs: nowMs)
-        requestTick(afterMs: busy ? config.tickMs : idleWait(nowMs: nowMs), nowMs: nowMs, into: &out)
-        return out
     }
 
     /// How long an engine without prompt work sleeps: until the soonest of its deadlines (a
@@ -184,8 +200,7 @@ public struct GossipEngine: Sendable {
         var due = nowMs &+ config.idleTickMs
         func at(_ t: UInt64) { if t < due { due = t } }
         at(channels.nextExpiryMs)
-        at(rounds.recon.dueMs); at(rounds.shuffle.dueMs); at(rounds.vicinity.dueMs); at(rounds.directory.dueMs)
-        at(rounds.nextRemoteMs); at(rounds.nextReviveMs)
+        at(rounds.nextDueMs)
         for m in peers.active.values {
             if m.suspectSinceMs != nil { at(m.lastHeardMs &+ config.deadAfterMs) }
             else if let sent = m.pingSentMs, m.lastHeardMs <= sent { at(sent &+ config.ackTimeoutMs) }
@@ -222,9 +237,9 @@ public struct GossipEngine: Sendable {
     mutating func noticeViewChanges(nowMs: UInt64) {
         let v = peers.versions
         if v.active != rounds.seenVersions.active {
-            rounds.shuffle.poke(nowMs: nowMs); rounds.recon.poke(nowMs: nowMs); rounds.directory.poke(nowMs: nowMs)
+            rounds[.shuffle].poke(nowMs: nowMs); rounds[.reconcile].poke(nowMs: nowMs); rounds[.directory].poke(nowMs: nowMs)
         }
-        if v.vicinity != rounds.seenVersions.vicinity { rounds.vicinity.poke(nowMs: nowMs) }
+        if v.vicinity != rounds.seenVersions.vicinity { rounds[.vicinity].poke(nowMs: nowMs) }
         rounds.seenVersions = v
     }
 
@@ -235,8 +250,8 @@ public struct GossipEngine: Sendable {
     /// pushed ops not count at all was tried and dropped (PROTOCOL §9): repair slowed to
     /// minutes for nodes with many packs.
     mutating func somethingNew(_ op: SignedOp, own: Bool, nowMs: UInt64) {
-        if own { rounds.recon.poke(nowMs: nowMs) } else { rounds.recon.unsettled() }
-        if op.isDirectoryEntry { rounds.directory.poke(nowMs: nowMs) }
+        if own { rounds[.reconcile].poke(nowMs: nowMs) } else { rounds[.reconcile].unsettled() }
+        if op.isDirectoryEntry { rounds[.directory].poke(nowMs: nowMs) }
     }
 
     /// `busy` is asked only when a tick is not already due that soon (it is asked after
