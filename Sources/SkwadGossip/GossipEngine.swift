@@ -210,7 +210,7 @@ public struct GossipEngine: Sendable {
             // as many pings went (the 2,000-node city: +42 %).
             else { at(m.lastHeardMs &+ config.pingIntervalMs &+ Self.spread(m.lastHeardMs)) }
         }
-        for c in membership.guardState.candidates.values { at(c.sinceMs &+ MembershipGuard.candidateTimeoutMs) }
+        for c in peers.candidates.values { at(c.sinceMs &+ MembershipGuard.candidateTimeoutMs) }
         // A view with room keeps asking passive peers (its own retry clocks): the old pace.
         if peers.hasRoom { at(nowMs &+ Self.fillingTickMs) }
         return due > nowMs ? max(config.tickMs, due - nowMs) : config.tickMs

@@ -11,15 +11,15 @@ import SkwadModel
 /// - a node introduces itself (a handshake) to addresses it learned from others at a
 ///   bounded rate, so a message naming many addresses cannot make it a reflector.
 struct MembershipGuard: Sendable {
-    /// A newcomer waiting to prove it answers before it may displace a member.
+    /// A newcomer waiting to prove it answers before it may displace a member (a fact of its
+    /// peer-table record: `PeerTable.candidates`; capacity `candidateCapacity`, the oldest
+    /// goes first).
     struct Candidate: Sendable {
         var info: NodeInfo
         var pingSeq: UInt64
         var sinceMs: UInt64
     }
 
-    /// Newcomers on trial; capacity `candidateCapacity`, the oldest goes first.
-    var candidates: [PeerAddress: Candidate] = [:]
     /// Last `Join` per source address; capacity `joinMemory`, the oldest goes first.
     var lastJoinMs: [PeerAddress: UInt64] = [:]
     var joins: TokenBucket
@@ -45,11 +45,6 @@ struct MembershipGuard: Sendable {
         lastJoinMs[source] = nowMs
         return true
     }
-
-    mutating func addCandidate(_ peer: PeerAddress, _ c: Candidate) {
-        candidates.makeRoom(for: peer, capacity: Self.candidateCapacity) { $0.sinceMs }
-        candidates[peer] = c
-    }
 }
 
 extension GossipEngine {
@@ -62,7 +57,7 @@ extension GossipEngine {
             return true
         }
         let (ping, seq) = pingMessage()
-        membership.guardState.addCandidate(peer, .init(info: peerInfo, pingSeq: seq, sinceMs: nowMs))
+        peers.putOnTrial(peer, .init(info: peerInfo, pingSeq: seq, sinceMs: nowMs), capacity: MembershipGuard.candidateCapacity)
         stats.candidates += 1
         send(ping, to: peer, nowMs: nowMs, into: &out)
         return false
@@ -71,8 +66,8 @@ extension GossipEngine {
     /// A candidate answered our ping: admit it if a member may be evicted now; either way it
     /// hears the verdict; a refused one is kept as a passive peer (it answered: it is real).
     mutating func candidateAnswered(_ peer: PeerAddress, seq: UInt64, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard let c = membership.guardState.candidates[peer], c.pingSeq == seq else { return }
-        membership.guardState.candidates[peer] = nil
+        guard let c = peers.candidates[peer], c.pingSeq == seq else { return }
+        peers.endTrial(peer)
         let room = peers.hasRoom
         let accept = room || nowMs >= membership.guardState.nextEvictionMs
         if accept {
@@ -86,9 +81,8 @@ extension GossipEngine {
 
     /// Candidates that did not answer in time are forgotten.
     mutating func expireCandidates(nowMs: UInt64) {
-        for (p, c) in membership.guardState.candidates where nowMs >= c.sinceMs &+ MembershipGuard.candidateTimeoutMs {
-            membership.guardState.candidates[p] = nil
-        }
+        let late = peers.candidates.filter { nowMs >= $0.value.sinceMs &+ MembershipGuard.candidateTimeoutMs }.map(\.key)
+        for p in late { peers.endTrial(p) }
     }
 
     /// May we start a handshake with `peer`, an address we learned from someone else? Peers

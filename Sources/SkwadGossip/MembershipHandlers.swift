@@ -101,12 +101,12 @@ extension GossipEngine {
         // Active views are symmetric (HyParView): tell a pinger that holds us as its member
         // while we do not hold it (a Neighbor we never accepted, a Disconnect lost), so it
         // demotes us. Not while a neighbour request or trial between us is under way.
-        let notMember = peers.active[from] == nil && membership.pendingNeighbor?.address != from && membership.guardState.candidates[from] == nil
+        let notMember = peers.active[from] == nil && membership.pendingNeighbor?.address != from && peers.candidates[from] == nil
         send(.ack(seq: seq, info: tell ? info : nil, notMember: notMember), to: from, nowMs: nowMs, into: &out)
     }
 
     mutating func onAck(seq: UInt64, info theirs: NodeInfo?, notMember: Bool, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        let onTrial = membership.guardState.candidates[from] != nil
+        let onTrial = peers.candidates[from] != nil
         if onTrial { candidateAnswered(from, seq: seq, nowMs: nowMs, into: &out) }
         if peers.vicinity[from] != nil, let theirs { offerVicinity(from, info: theirs, heard: true, nowMs: nowMs) }
         if notMember && !onTrial && peers.active[from] != nil {

@@ -22,6 +22,7 @@ import SkwadModel
 /// | `reconciled`  | sent us a `Reconcile`: proven, no stranger (NeedToKnow)   | `reconciledCapacity` (256)    |
 /// | `rimAsked`    | pulled as a rim contact, when (Directory.swift)           | `rimCapacity` (64)            |
 /// | `remoteHops`  | a remote-contact request routed through it (Vicinity)     | `remoteHopCapacity` (64)      |
+/// | `candidates`  | on trial to join a full active view (MembershipGuard)     | `candidateCapacity` (16)      |
 ///
 /// A record with no role and no fact left is dropped: the table holds nothing else about a
 /// peer, and nothing outside it does (the engine's other state is per message or per pack).
@@ -71,28 +72,45 @@ struct PeerTable: Sendable {
     struct Gone: Sendable { var cell: String?; var sinceMs: UInt64 }
 
     /// Everything we keep about one peer: a field per role (nil: it does not hold it) and per
-    /// fact. A record with every field nil is not kept.
+    /// fact. A record with every field nil is not kept. Role payloads are boxed and times
+    /// stored with a sentinel, so that a record holding one fact (most are muted or proven
+    /// only) stays small: inline, every record would cost as much as one holding every role
+    /// (the 2,000-node city: +33 % memory).
     struct Peer: Sendable {
         // roles
-        var member: Member?
+        var member: Member? { get { _member?.value } set { Box.assign(&_member, newValue) } }
         /// The cell it was named with ("" when none).
         var passiveCell: String?
-        var vicinity: VicinityEntry?
-        var remote: VicinityEntry?
-        var inbound: Inbound?
-        var gone: Gone?
+        var vicinity: VicinityEntry? { get { _vicinity?.value } set { Box.assign(&_vicinity, newValue) } }
+        var remote: VicinityEntry? { get { _remote?.value } set { Box.assign(&_remote, newValue) } }
+        var inbound: Inbound? { get { _inbound?.value } set { Box.assign(&_inbound, newValue) } }
+        var gone: Gone? { get { _gone?.value } set { Box.assign(&_gone, newValue) } }
         // facts
         /// Since when it is barred from the vicinity view.
-        var mutedMs: UInt64?
+        var mutedMs: UInt64? { get { Self.time(_mutedMs) } set { _mutedMs = newValue ?? .max } }
         /// Reconciliations it left unanswered since it last answered one (a link that has
         /// taken part in reconciliation: AntiEntropy.swift).
         var reconMisses: Int?
         /// When it last sent us a `Reconcile`: proven, no stranger (NeedToKnow.swift).
-        var reconciledMs: UInt64?
+        var reconciledMs: UInt64? { get { Self.time(_reconciledMs) } set { _reconciledMs = newValue ?? .max } }
         /// When we last pulled it as a rim contact (Directory.swift, `rimRound`).
-        var rimAskedMs: UInt64?
+        var rimAskedMs: UInt64? { get { Self.time(_rimAskedMs) } set { _rimAskedMs = newValue ?? .max } }
         /// A remote-contact request routed through it (Vicinity.swift, `remoteRound`).
-        var hopAsk: HopAsk?
+        var hopAsk: HopAsk? { get { _hopAsk?.value } set { Box.assign(&_hopAsk, newValue) } }
+        /// On trial: it asked to join a full view and must answer our ping (MembershipGuard.swift).
+        var candidate: MembershipGuard.Candidate? { get { _candidate?.value } set { Box.assign(&_candidate, newValue) } }
+
+        private var _member: Box<Member>?
+        private var _vicinity: Box<VicinityEntry>?
+        private var _remote: Box<VicinityEntry>?
+        private var _inbound: Box<Inbound>?
+        private var _gone: Box<Gone>?
+        private var _hopAsk: Box<HopAsk>?
+        private var _candidate: Box<MembershipGuard.Candidate>?
+        /// `.max`: none (no clock reaches it).
+        private var _mutedMs = UInt64.max, _reconciledMs = UInt64.max, _rimAskedMs = UInt64.max
+
+        private static func time(_ t: UInt64) -> UInt64? { t == .max ? nil : t }
 
         var isEmpty: Bool { fields == 0 }
 
@@ -100,18 +118,30 @@ struct PeerTable: Sendable {
         fileprivate var fields: UInt16 {
             var f: UInt16 = 0
             func set(_ x: Field, _ on: Bool) { if on { f |= 1 << x.rawValue } }
-            set(.active, member != nil); set(.passive, passiveCell != nil); set(.vicinity, vicinity != nil)
-            set(.remote, remote != nil); set(.inbound, inbound != nil); set(.dead, gone != nil)
-            set(.muted, mutedMs != nil); set(.reconMisses, reconMisses != nil); set(.reconciled, reconciledMs != nil)
-            set(.rimAsked, rimAskedMs != nil); set(.hopAsk, hopAsk != nil)
+            set(.active, _member != nil); set(.passive, passiveCell != nil); set(.vicinity, _vicinity != nil)
+            set(.remote, _remote != nil); set(.inbound, _inbound != nil); set(.dead, _gone != nil)
+            set(.muted, _mutedMs != .max); set(.reconMisses, reconMisses != nil); set(.reconciled, _reconciledMs != .max)
+            set(.rimAsked, _rimAskedMs != .max); set(.hopAsk, _hopAsk != nil); set(.candidate, _candidate != nil)
             return f
+        }
+    }
+
+    /// A value on the heap, shared by copies of its record until one of them changes it
+    /// (copy on write: changed in place only while no other record holds it).
+    final class Box<Value: Sendable>: @unchecked Sendable {
+        var value: Value
+        init(_ value: Value) { self.value = value }
+
+        static func assign(_ slot: inout Box?, _ new: Value?) {
+            guard let new else { slot = nil; return }
+            if isKnownUniquelyReferenced(&slot) { slot!.value = new } else { slot = Box(new) }
         }
     }
 
     /// The fields of a record, each indexed: which peers hold it (for counts, capacities and
     /// walks over one role without visiting every record).
     enum Field: UInt16, CaseIterable, Sendable {
-        case active, passive, vicinity, remote, inbound, dead, muted, reconMisses, reconciled, rimAsked, hopAsk
+        case active, passive, vicinity, remote, inbound, dead, muted, reconMisses, reconciled, rimAsked, hopAsk, candidate
     }
 
     /// One field across the table: the peers that hold it, and its value for each. Walks go
@@ -166,6 +196,7 @@ struct PeerTable: Sendable {
     var reconciled: Column<UInt64> { column(.reconciled) { $0.reconciledMs } }
     var rimAsked: Column<UInt64> { column(.rimAsked) { $0.rimAskedMs } }
     var remoteHops: Column<HopAsk> { column(.hopAsk) { $0.hopAsk } }
+    var candidates: Column<MembershipGuard.Candidate> { column(.candidate) { $0.candidate } }
 
     private func column<V>(_ f: Field, _ get: @escaping (Peer) -> V?) -> Column<V> {
         Column(records: records, keys: holders[Int(f.rawValue)], field: get)
@@ -345,6 +376,16 @@ struct PeerTable: Sendable {
         makeRoom(in: .hopAsk, for: p, capacity: capacity, age: { $0.hopAsk!.askedMs ?? 0 }) { $0.hopAsk = nil }
         update(p) { $0.hopAsk = $0.hopAsk ?? HopAsk(); $0.hopAsk!.askedMs = nowMs }
     }
+
+    /// `p` asked to join a full view and was pinged: on trial (when `capacity` are, the one
+    /// on trial longest goes).
+    mutating func putOnTrial(_ p: PeerAddress, _ c: MembershipGuard.Candidate, capacity: Int) {
+        makeRoom(in: .candidate, for: p, capacity: capacity, age: { $0.candidate!.sinceMs }) { $0.candidate = nil }
+        update(p) { $0.candidate = c }
+    }
+
+    /// A trial ends: answered, or too late.
+    mutating func endTrial(_ p: PeerAddress) { if records[p]?.candidate != nil { update(p) { $0.candidate = nil } } }
 
     /// A peer that spoke to us: a dead one comes back (`revive`); the clocks of its active and
     /// vicinity records are set.

@@ -33,6 +33,8 @@ import SkwadModel
         #expect(t.reconciled.keys == holders { $0.reconciledMs != nil })
         #expect(t.rimAsked.keys == holders { $0.rimAskedMs != nil })
         #expect(t.remoteHops.keys == holders { $0.hopAsk != nil })
+        #expect(t.candidates.keys == holders { $0.candidate != nil })
+        #expect(t.candidates.count <= MembershipGuard.candidateCapacity)
         #expect(Set(t.active.keys).isDisjoint(with: t.passive.keys))
         for p in t.dead.keys {
             #expect(t.active[p] == nil && t.passive[p] == nil && t.remote[p] == nil)
@@ -59,7 +61,7 @@ import SkwadModel
             now += UInt64.random(in: 0...300, using: &rng)
             let p = PeerAddress("p\(Int.random(in: 0..<40, using: &rng))")
             let cell = Self.cells.randomElement(using: &rng)!
-            switch Int.random(in: 0..<18, using: &rng) {
+            switch Int.random(in: 0..<20, using: &rng) {
             case 0: if t.hasRoom { t.promote(p, info: NodeInfo(cell: cell), nowMs: now) }
                     else if let v = t.evictionVictim(using: &rng) { t.demote(v, using: &rng); t.promote(p, info: NodeInfo(cell: cell), nowMs: now) }
             case 1: t.demote(p, using: &rng)
@@ -78,6 +80,8 @@ import SkwadModel
             case 13: t.noteRimAsked(p, nowMs: now, capacity: GossipEngine.rimCapacity)
             case 14: t.noteHopAsked(p, nowMs: now, capacity: GossipEngine.remoteHopCapacity)
             case 15: t[hopAsk: p] = nil
+            case 17: t.putOnTrial(p, .init(info: NodeInfo(cell: cell), pingSeq: 1, sinceMs: now), capacity: MembershipGuard.candidateCapacity)
+            case 18: t.endTrial(p)
             case 16: t[reconMisses: p] = Bool.random(using: &rng) ? Int.random(in: 0...3, using: &rng) : nil
             default: t.retainReconMisses(links: Set(t.links))
             }
