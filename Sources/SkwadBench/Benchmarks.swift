@@ -24,6 +24,11 @@ public enum Benchmarks {
         IdentityBenchmark(samples: samples, offered: offered).run()
     }
 
+    /// Start to first link through the LAN beacon, in network namespaces (LanBenchmark.swift).
+    public static func lan(runs: Int) async -> String {
+        await LanBenchmark(runs: runs, binary: ProcessBenchmark.selfBinary()).run()
+    }
+
     /// Summaries of every place of a pack (PlaceBenchmark.swift).
     public static func places(places: Int, reviews: Int, runs: Int) -> String {
         PlaceBenchmark(places: places, reviews: reviews, runs: runs).run()

@@ -16,6 +16,7 @@ extension GossipEngine {
     /// Is the pack in the directory of a node that announced `info`? (§11a) This is also
     /// where a pack's genesis and edits may be sent (§12).
     public static func inDirectory(_ p: PackScope, of info: NodeInfo) -> Bool {
+        if p.isPrivate { return false }   // invite-only: in no directory (PROTOCOL.md §3b)
         guard let fence = p.fence else { return !p.locked }
         let inside = info.place.map { fence.contains(cell: $0) } ?? false
         if p.locked { return inside }
@@ -169,7 +170,9 @@ extension GossipEngine {
         guard !query.isEmpty, query.utf8.count <= Self.maxFindQuery else { stats.drop(.malformedMessage); return }
         let who = peerInfo(from) ?? NodeInfo()
         var ops: [SignedOp] = []
-        for p in replica.findPacks(query, nowMs: nowMs, limit: config.findPackMatches) where mayReceive(who, pack: p.scope, isGenesis: true) {
+        // An invite-only pack answers only a query naming its whole id (a join code's).
+        for p in replica.findPacks(query, nowMs: nowMs, limit: config.findPackMatches)
+        where p.isPrivate ? query == p.id.hex : mayReceive(who, pack: p.scope, isGenesis: true) {
             ops += replica.directoryOps(of: p.id).prefix(config.opsPerAnswer / config.findPackMatches)
         }
         if !ops.isEmpty { sendOps(ops, to: from, repair: true, nowMs: nowMs, into: &out) }

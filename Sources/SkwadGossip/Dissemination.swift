@@ -153,7 +153,9 @@ extension GossipEngine {
     /// Only locked packs are refused: unlocked ones are open to subscribers anywhere.
     func mayHold(_ op: SignedOp, replica: Replica) -> Bool {
         let scope: PackScope?
-        if case .createPack(let c) = op.body.kind { scope = PackScope(id: op.packID, fence: c.fence, locked: c.locked) }
+        if case .createPack(let c) = op.body.kind {
+            scope = PackScope(id: op.packID, fence: c.fence, locked: c.locked, isPrivate: c.inviteOnly)
+        }
         else { scope = replica.scope(op.packID) }
         guard let s = scope, s.locked else { return true }
         return mayReceive(info, pack: s, isGenesis: false)

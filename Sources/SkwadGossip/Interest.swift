@@ -50,7 +50,8 @@ public func mayReceive(_ info: NodeInfo, pack: PackState, isGenesis: Bool) -> Bo
 }
 
 public func mayReceive(_ info: NodeInfo, pack: PackScope, isGenesis: Bool) -> Bool {
-    if isGenesis { return GossipEngine.inDirectory(pack, of: info) }
+    // An invite-only pack's genesis goes where its ops go: to its holders, never by the directory.
+    if isGenesis && !pack.isPrivate { return GossipEngine.inDirectory(pack, of: info) }
     let inside = pack.fence.map { f in info.place.map { f.contains(cell: $0) } ?? false } ?? false
     if pack.locked { return inside }
     return inside || info.subscribed(pack.id)

@@ -19,6 +19,7 @@ extension OpBody {
             var x = Skwad_V1_CreatePack()
             x.name = c.name; x.tags = c.tags; x.color = c.color; x.locked = c.locked
             x.nonce = Data(c.nonce); x.powBits = c.powBits; x.hideScore = c.hideScore
+            x.inviteOnly = c.inviteOnly; x.sealedMeta = Data(c.sealedMeta)
             if let f = c.fence {
                 var w = Skwad_V1_Fence()
                 w.latE6 = f.center.latE6; w.lonE6 = f.center.lonE6; w.radiusM = UInt32(f.radiusMeters.rounded())
@@ -64,6 +65,14 @@ extension OpBody {
         case .profile(let p):
             var x = Skwad_V1_Profile(); x.name = p.name; x.about = p.about
             m.profile = x
+        case .sealed(let s):
+            var x = Skwad_V1_Sealed(); x.epoch = s.epoch; x.box = Data(s.box)
+            m.sealed = x
+        case .packKeys(let k):
+            var x = Skwad_V1_PackKeys(); x.epoch = k.epoch; x.sealed = k.sealed.map { Data($0) }
+            m.packKeys = x
+        case .joined:
+            m.joined = Skwad_V1_Joined()
         }
         var opts = BinaryEncodingOptions(); opts.useDeterministicOrdering = true
         return [UInt8]((try? m.serializedData(options: opts)) ?? Data())
@@ -102,7 +111,8 @@ extension OpBody {
                 fence = Geofence(center: c, radiusMeters: Double(x.fence.radiusM))
             }
             kind = .createPack(CreatePack(name: x.name, tags: x.tags, color: x.color, fence: fence, locked: x.locked,
-                                          nonce: [UInt8](x.nonce), powBits: x.powBits, hideScore: x.hideScore))
+                                          nonce: [UInt8](x.nonce), powBits: x.powBits, hideScore: x.hideScore,
+                                          inviteOnly: x.inviteOnly, sealedMeta: [UInt8](x.sealedMeta)))
         case .post(let x)?:
             packID = try Self.id(m.packID, "pack id")
             kind = .post(Post(title: x.title, body: x.body, tags: x.tags))
@@ -145,6 +155,18 @@ extension OpBody {
         case .profile(let x)?:
             packID = try Self.id(m.packID, "pack id")
             kind = .profile(Profile(name: x.name, about: x.about))
+        case .sealed(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .sealed(Sealed(epoch: x.epoch, box: [UInt8](x.box)))
+        case .packKeys(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            guard x.sealed.count <= Limits.maxPackKeyEntries else {
+                throw ModelError.tooLarge("pack keys for \(x.sealed.count) members, limit \(Limits.maxPackKeyEntries)")
+            }
+            kind = .packKeys(PackKeys(epoch: x.epoch, sealed: x.sealed.map { [UInt8]($0) }))
+        case .joined?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .joined
         case nil:
             throw ModelError.malformed("op has no kind (unknown to wire version 1)")
         }

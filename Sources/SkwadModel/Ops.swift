@@ -40,6 +40,12 @@ public enum OpKind: Hashable, Sendable {
     case directMessage(DirectMessage)
     /// A display name in this pack, by the author's persona (Profiles.swift).
     case profile(Profile)
+    /// An op of an invite-only pack, its kind sealed under the pack key (PrivatePacks.swift).
+    case sealed(Sealed)
+    /// A new pack key of an invite-only pack, sealed to each remaining member (PrivatePacks.swift).
+    case packKeys(PackKeys)
+    /// Inside a sealed op only: its author joined the invite-only pack.
+    case joined
 
     /// Stable name used in the store, stats and JSON.
     public var name: String {
@@ -58,6 +64,9 @@ public enum OpKind: Hashable, Sendable {
         case .reviewReply: "review_reply"
         case .directMessage: "direct_message"
         case .profile: "profile"
+        case .sealed: "sealed"
+        case .packKeys: "pack_keys"
+        case .joined: "joined"
         }
     }
 }
@@ -72,11 +81,16 @@ public struct CreatePack: Hashable, Sendable {
     public var powBits: UInt32
     /// Posts and comments at score <= -hideScore are hidden; 0 on the wire means the default 5.
     public var hideScore: UInt32
+    /// An invite-only pack: name, tags and colour travel in `sealedMeta` only (PrivatePacks.swift).
+    public var inviteOnly: Bool
+    public var sealedMeta: [UInt8]
 
     public init(name: String, tags: [String] = [], color: String = "", fence: Geofence? = nil,
-                locked: Bool = false, nonce: [UInt8], powBits: UInt32 = 0, hideScore: UInt32 = 0) {
+                locked: Bool = false, nonce: [UInt8], powBits: UInt32 = 0, hideScore: UInt32 = 0,
+                inviteOnly: Bool = false, sealedMeta: [UInt8] = []) {
         self.name = name; self.tags = tags; self.color = color; self.fence = fence
         self.locked = locked; self.nonce = nonce; self.powBits = powBits; self.hideScore = hideScore
+        self.inviteOnly = inviteOnly; self.sealedMeta = sealedMeta
     }
 }
 

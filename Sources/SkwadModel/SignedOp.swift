@@ -2,10 +2,32 @@ import SkwadCrypto
 
 /// A decoded op together with its envelope and id. Build one with `SignedOp.sign` (local
 /// ops) or `SignedOp.open` (bytes from elsewhere: decodes, checks limits, verifies).
+///
+/// Its three parts live in one immutable heap object, so a `SignedOp` is one reference wide:
+/// replicas keep tens of thousands in hash tables whose every slot, empty ones included,
+/// held the whole value (the 2,000-node city spent 79 MB of 504 on the ops tables' slots
+/// alone; docs/BENCHMARKS.md "Where a simulated node's memory goes").
 public struct SignedOp: Hashable, Sendable {
-    public let envelope: Envelope
-    public let id: OpID
-    public let body: OpBody
+    private final class Parts: Sendable {
+        let envelope: Envelope
+        let id: OpID
+        let body: OpBody
+        init(envelope: Envelope, id: OpID, body: OpBody) { self.envelope = envelope; self.id = id; self.body = body }
+    }
+
+    private let parts: Parts
+    public var envelope: Envelope { parts.envelope }
+    public var id: OpID { parts.id }
+    public var body: OpBody { parts.body }
+
+    public static func == (a: SignedOp, b: SignedOp) -> Bool {
+        a.parts === b.parts || (a.id == b.id && a.envelope == b.envelope && a.body == b.body)
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(id)
+        h.combine(envelope)
+    }
 
     /// The pack this op belongs to (its own id for `CreatePack`).
     public var packID: PackID { body.packID ?? id }
@@ -14,12 +36,10 @@ public struct SignedOp: Hashable, Sendable {
 
     /// Trusted construction (e.g. reloading from the local store): no signature check.
     public init(trusted envelope: Envelope) throws {
-        self.envelope = envelope
-        self.id = OpID.of(body: envelope.body)
-        self.body = try OpBody(serialized: envelope.body)
+        parts = Parts(envelope: envelope, id: OpID.of(body: envelope.body), body: try OpBody(serialized: envelope.body))
     }
 
-    init(envelope: Envelope, id: OpID, body: OpBody) { self.envelope = envelope; self.id = id; self.body = body }
+    init(envelope: Envelope, id: OpID, body: OpBody) { parts = Parts(envelope: envelope, id: id, body: body) }
 
     /// Signs a body with `key` (whose public key must be `body.author`) and checks limits.
     public static func sign(_ body: OpBody, with key: SigningKeyPair) throws -> SignedOp {
@@ -66,7 +86,10 @@ public enum Validation {
             }
         }
         switch b.kind {
+        case .createPack(let c) where c.inviteOnly:
+            try PrivatePack.check(c)
         case .createPack(let c):
+            guard c.sealedMeta.isEmpty else { throw ModelError.invalid("only an invite-only pack carries sealed_meta") }
             guard !c.name.trimmingWhitespace().isEmpty else { throw ModelError.invalid("pack name is empty") }
             try text(c.name, Limits.maxPackName, "pack name"); try tags(c.tags); try text(c.color, Limits.maxColor, "colour")
             guard (Limits.minNonce...Limits.maxNonce).contains(c.nonce.count) else {
@@ -112,6 +135,9 @@ public enum Validation {
         case .profile(let p):
             guard !p.name.trimmingWhitespace().isEmpty else { throw ModelError.invalid("a display name is empty") }
             try text(p.name, Limits.maxDisplayName, "display name"); try text(p.about, Limits.maxReason, "about")
+        case .sealed(let s): try s.check()
+        case .packKeys(let k): try k.check()
+        case .joined: break
         case .directMessage(let d):
             guard Limits.directSealedSizes.contains(d.sealed.count) else {
                 throw ModelError.invalid("a direct message is \(d.sealed.count) bytes, not one of the size classes \(Limits.directSealedSizes)")

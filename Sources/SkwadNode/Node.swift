@@ -51,6 +51,10 @@ public actor Node {
     var mintProgress: (@Sendable (UInt64) -> Void)?
     /// The gossip engine and its socket, when the node is online (NodeNetwork.swift).
     var network: NetworkState?
+    /// The LAN beacon while online on a non-loopback address (NodeLan.swift).
+    var lan: LanState?
+    /// Why the LAN beacon is not running, when it failed to start (one line).
+    public internal(set) var lanNotice: String?
     /// Blocks, mutes and dismissed reports (NodeModeration.swift), loaded on first use.
     var localModerationCache: LocalModeration?
 
@@ -89,6 +93,8 @@ public actor Node {
             } else {
                 let loaded = try store.loadOps()
                 joined = try store.joinedPacks()
+                // Keys of invite-only packs first: the restore opens their sealed ops.
+                for (pack, ring) in try store.packKeys() { for (epoch, k) in ring { replica.addPackKey(k, epoch: epoch, pack: pack) } }
                 replica.restore(loaded.ops, tombstones: try store.loadTombstones(), own: Set(joined.keys))
                 stats.storeRowsSkipped = loaded.skipped
                 stamps = try store.stamps()
@@ -128,12 +134,18 @@ public actor Node {
         public let adminKey: String?
         /// The UDP address gossip listens on (nil: offline).
         public let listen: String?
+        /// Addresses others can reach it at: each IPv4 interface's (not loopback) with the
+        /// port, when it listens on every interface; else the listen address.
+        public let reachable: [String]
+        /// Whether the LAN beacon runs.
+        public let lanBeacon: Bool
     }
 
     public func whoami() -> WhoAmI {
         WhoAmI(nodeID: Hex.encode(Array(Blake2b.hash256(master.subkey("node-id")).prefix(4))), location: location,
                cell: location.map { Geohash.encode($0, precision: config.geohashPrecision) }, dataDir: config.dataDir,
-               joinedPacks: joined.count, ops: replica.count, adminKey: admin?.publicKey.hex, listen: listenAddress)
+               joinedPacks: joined.count, ops: replica.count, adminKey: admin?.publicKey.hex, listen: listenAddress,
+               reachable: listenAddress.map(Self.reachable) ?? [], lanBeacon: lan != nil)
     }
 
     /// Sets the self-reported location (kept in the store's settings).
@@ -190,6 +202,7 @@ public actor Node {
             default: break
             }
         }
+        let kind = try sealIfPrivate(kind, pack: pack, author: key.publicKey)
         let body = OpBody(packID: packID, author: key.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), location: claim, stamp: stamp, kind: kind)
         do { return (try SignedOp.sign(body, with: key), changes) } catch { throw NodeError("\(error)") }
     }
@@ -226,6 +239,8 @@ public actor Node {
             case .joined(let p, false, _): joined[p] = nil
             case .stamp(let p, let s): stamps[p] = s
             case .setting(let k, let v): notePersonaStamp(k, v)
+            case .packKey(let p, let epoch, let k): replica.addPackKey(k, epoch: epoch, pack: p)
+            case .removedMember: break
             }
         }
     }

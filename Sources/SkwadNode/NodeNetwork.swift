@@ -50,7 +50,9 @@ extension Node {
     /// bound (useful with port 0).
     @discardableResult
     public func goOnline(group: EventLoopGroup, listen: String? = nil, peers: [String]? = nil) async throws -> String {
-        try await goOnline(over: .udp(group: group), listen: listen, peers: peers)
+        let bound = try await goOnline(over: .udp(group: group), listen: listen, peers: peers)
+        lanNotice = await startLanBeacon(group: group, bound: bound)
+        return bound
     }
 
     /// Binds a transport through `binder` and joins through the configured peers. Returns
@@ -84,6 +86,7 @@ extension Node {
     }
 
     public func goOffline() async {
+        await stopLanBeacon()
         guard let n = network else { return }
         network = nil
         await n.transport.close()
@@ -95,6 +98,14 @@ extension Node {
     public func close() async {
         await goOffline()
         lock.release()
+    }
+
+    /// Joins through a member's address (from a join code), as through a seed, once.
+    func contact(_ text: String) throws {
+        guard network != nil else { throw NodeError("go online first: joining reaches the pack through a member") }
+        let addr: PeerAddress
+        do { addr = PeerAddress(describe(try UDPTransport.resolve(text))) } catch { throw NodeError("cannot reach \(text): \(error)") }
+        carryOut(network!.engine.introduce(addr, nowMs: now()).directives)
     }
 
     public var listenAddress: String? { network.map { $0.transport.localAddress.value } }
@@ -201,7 +212,7 @@ extension Node {
     public func networkStats() -> [(String, Int)] {
         guard let n = network else { return [] }
         return n.engine.stats.pairs + [("drop.inboundFull", n.transport.inboundFull), ("transport.rebinds", n.rebinds), ("sessions", n.engine.sessionCount),
-                                       ("limits.addresses", n.engine.addressLimitCount)]
+                                       ("limits.addresses", n.engine.addressLimitCount)] + lanStats
     }
 }
 

@@ -8,7 +8,7 @@ extension Node {
     /// this node's pseudonym in it is the Alpha. The genesis, the membership and the stamp
     /// commit in one transaction.
     public func createPack(name: String, radiusMeters: Double?, locked: Bool, tags: [String], color: String,
-                           asAdmin: Bool = false) throws -> PackSummary {
+                           asAdmin: Bool = false, inviteOnly: Bool = false) throws -> PackSummary {
         try PackNames.check(name)
         let paletteColor: String
         do { paletteColor = try Palette.validate(color) } catch { throw NodeError("\(error)") }
@@ -19,6 +19,7 @@ extension Node {
             fence = Geofence.snapped(center: here, radiusMeters: r)   // centre on the 0.001° grid: no exact place
         }
         if locked && fence == nil { throw NodeError("a locked pack needs a radius (--radius METERS)") }
+        if locked && inviteOnly { throw NodeError("an invite-only pack cannot be locked (its ops claim no location)") }
         let nonce = SecureRandom.bytes(16)
         let key: SigningKeyPair
         if asAdmin {
@@ -33,11 +34,22 @@ extension Node {
         let stamp = ProofOfWork.mint(genesisNonce: nonce, author: key.publicKey.bytes, bits: Int(replica.config.genesisBits(bits)),
                                      progress: mintProgress)
         mintProgress?(0)
-        let create = CreatePack(name: name, tags: tags, color: paletteColor, fence: fence, locked: locked, nonce: nonce, powBits: bits)
+        var create = CreatePack(name: name, tags: tags, color: paletteColor, fence: fence, locked: locked, nonce: nonce, powBits: bits)
+        var packKey: [UInt8]?
+        if inviteOnly {
+            let k = PrivatePack.newKey()
+            packKey = k
+            do {
+                let meta = try PrivatePack.sealMeta(name: name, tags: tags, color: paletteColor, genesisNonce: nonce, key: k)
+                create = CreatePack(name: "", fence: fence, nonce: nonce, powBits: bits, inviteOnly: true, sealedMeta: meta)
+            } catch { throw NodeError("\(error)") }
+        }
         let body = OpBody(packID: nil, author: key.publicKey, hlc: genesisClock.tick(physicalMs: now()), stamp: stamp, kind: .createPack(create))
         let op: SignedOp
         do { op = try SignedOp.sign(body, with: key) } catch { throw NodeError("\(error)") }
-        try commit(op, with: [.stamp(op.id, stamp), .joined(op.id, true, atMs: now())])
+        if inviteOnly { try checkPrivateCapacity(adding: op.id) }
+        let keyChange: [LocalChange] = packKey.map { [.packKey(op.id, epoch: 0, key: $0)] } ?? []
+        try commit(op, with: [.stamp(op.id, stamp), .joined(op.id, true, atMs: now())] + keyChange)
         keys[op.id] = key
         guard let state = replica.pack(op.id) else { throw NodeError("internal: pack \(op.id.short()) not admitted") }
         return replica.summary(state, from: location)

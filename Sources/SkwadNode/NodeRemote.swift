@@ -16,6 +16,9 @@ extension Node {
             failure = "\(error)"
         }
         dropEvictedOps()
+        takePackKeys(ops)
+        // Sealed ops of invite-only packs read as what they opened into (NodePrivatePacks.swift).
+        let ops = ops.map { replica.op($0.id) ?? $0 }
         let letters = conversationArrivals(ops)
         if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) + letters.events + followedArrivals(ops, nowMs: nowMs) { sink(e) } }
         sendReceipts(letters.receipts)

@@ -32,6 +32,8 @@ public enum Command: Equatable, Sendable {
     case places(PlaceCommand)
     /// dm, chat, verify (CommandConversations.swift).
     case conversation(ConversationCommand)
+    /// create --private, invite, join CODE, remove (CommandPrivatePacks.swift).
+    case privatePack(PrivatePackCommand)
 }
 
 public struct CommandError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -44,10 +46,11 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("help", "help [COMMAND]", "list commands, or explain one"),
     ("whoami", "whoami", "your node id, location and data directory"),
     ("locate", "locate LAT,LON", "set your (self-reported) location, e.g. locate 40.4433,-79.9436"),
-    ("create", "create NAME [--radius METERS] [--locked] [--tags a,b] [--color C]",
-     "create a pack and become its Alpha; it lives 24 h, up to 48 h as more people take part (admin packs are permanent)"),
+    ("create", "create NAME [--radius METERS] [--locked] [--tags a,b] [--color C] [--private]",
+     "create a pack and become its Alpha; it lives 24 h, up to 48 h as more people take part (admin packs are permanent); "
+        + "--private: invite-only, everything in it sealed with a pack key (invite PACK)"),
     ("packs", "packs [--sort distance|popular|new] [--tag T]", "packs around you, with distance and bearing"),
-    ("join", "join PACK", "join a pack (by name or id prefix): its posts enter your feed"),
+    ("join", "join PACK|CODE", "join a pack (by name or id prefix), or an invite-only pack with a join code: its posts enter your feed"),
     ("leave", "leave PACK", "leave a pack"),
     ("post", "post PACK \"TITLE\" \"BODY\" [--tags a,b] [--named]",
      "post anonymously in a pack; title up to \(Limits.maxTitle) characters, body up to \(Limits.maxBody) "
@@ -69,7 +72,7 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("trust", "trust ADMINKEY", "trust an admin key (your campus's): its packs are permanent here and it may moderate any pack"),
     ("untrust", "untrust ADMINKEY", "stop trusting an admin key"),
     ("trusted", "trusted", "the admin keys this node trusts, and the config file they are kept in"),
-] + moderationHelp + placeHelp + conversationHelp + [
+] + moderationHelp + placeHelp + conversationHelp + privatePackHelp + [
     ("quit", "quit", "stop the node (also: exit, Ctrl-D)"),
 ]
 
@@ -88,6 +91,12 @@ extension Command {
         case "locate":
             let text = try args.positional("LAT,LON")
             do { cmd = .locate(try GeoPoint(parsing: text)) } catch { throw CommandError("\(error)") }
+        case "create" where args.index(of: "--private") != nil:
+            _ = args.flag("--private")
+            let name = try args.positional("NAME")
+            let radius = try args.double("--radius")
+            if args.flag("--locked") { throw CommandError("an invite-only pack cannot be --locked (its ops claim no location)") }
+            cmd = .privatePack(.create(name: name, radius: radius, tags: try args.list("--tags"), color: try args.value("--color") ?? ""))
         case "create":
             let name = try args.positional("NAME")
             let radius = try args.double("--radius")
@@ -96,7 +105,9 @@ extension Command {
         case "packs":
             let sort = try args.choice("--sort", PackSort.self) ?? .new
             cmd = .packs(sort: sort, tag: try args.value("--tag"))
-        case "join": cmd = .join(try args.positional("PACK"))
+        case "join":
+            let ref = try args.positional("PACK")
+            cmd = JoinCode.looks(ref) ? .privatePack(.join(code: ref)) : .join(ref)
         case "leave": cmd = .leave(try args.positional("PACK"))
         case "post":
             let pack = try args.positional("PACK"), title = try args.positional("\"TITLE\""), body = try args.positional("\"BODY\"")
@@ -151,6 +162,9 @@ extension Command {
         case _ where PlaceCommand.verbs.contains(verb):
             guard let m = try PlaceCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
             cmd = .places(m)
+        case _ where PrivatePackCommand.verbs.contains(verb):
+            guard let c = try PrivatePackCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
+            cmd = .privatePack(c)
         case _ where ConversationCommand.verbs.contains(verb):
             guard let c = try ConversationCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
             cmd = .conversation(c)

@@ -12,7 +12,8 @@ public struct CompletionWords: Sendable, Equatable {
 }
 
 enum Completion {
-    static let packVerbs: Set<String> = ["join", "leave", "feed", "post", "mute", "unmute", "log", "reports", "edit", "delete", "rm"]
+    static let packVerbs: Set<String> = ["join", "leave", "feed", "post", "mute", "unmute", "log", "reports", "edit", "delete", "rm",
+                                         "invite", "remove"]
     static let opVerbs: Set<String> = ["comment", "reply", "up", "down", "unvote", "show", "delete", "rm", "hide", "unhide",
                                        "report", "edit"]
     static let authorVerbs: Set<String> = ["block", "unblock"]

@@ -63,6 +63,7 @@ public struct Executor: Sendable {
         case .moderation(let m): return .moderation(try await runModeration(m))
         case .places(let m): return .places(try await runPlaces(m))
         case .conversation(let c): return .conversation(try await runConversation(c))
+        case .privatePack(let c): return .privatePack(try await runPrivatePack(c))
         }
     }
 
@@ -75,7 +76,7 @@ public struct Executor: Sendable {
 
     /// Why `peers` lists nobody: offline, seeds not answering, or nobody joined yet.
     func noPeersNote() async -> String {
-        guard let listen = await node.listenAddress else { return "offline: start with --listen HOST:PORT --peer HOST:PORT" }
+        guard let listen = await node.listenAddress else { return "offline (--offline): start without it, or with --peer HOST:PORT" }
         if let s = await node.seedStatus() {
             let seeds = s.seeds.joined(separator: ", ")
             let next = "trying again in \(max(1, (s.nextInMs + 999) / 1000)) s"
@@ -83,7 +84,10 @@ public struct Executor: Sendable {
                 : "no peers: seed \(seeds) is not answering (\(Wording.count(s.unanswered, "try", "tries")) so far); "
                     + "\(next), waiting longer each time"
         }
-        return "no peers yet: listening on \(listen); others join through you with --peer \(listen)"
+        let me = await node.whoami()
+        let at = me.reachable.first ?? listen
+        let lan = me.lanBeacon ? "looking for neighbours on the local network; " : ""
+        return "no peers yet: \(lan)others join through you with --peer \(at)"
     }
 
     /// `help` and `help CMD`, every line at most 80 columns.

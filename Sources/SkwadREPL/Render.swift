@@ -118,6 +118,8 @@ public struct Renderer: Sendable {
             var lines = ["node \(w.nodeID)", "location " + (w.location.map { "\($0) (cell \(w.cell ?? "-"))" } ?? "unset (locate LAT,LON)"),
                          "data \(w.dataDir)", "\(Wording.count(w.joinedPacks, "pack")) joined, \(Wording.count(w.ops, "op")) stored",
                          "listening on " + (w.listen ?? "nothing (offline)")]
+            if !w.reachable.isEmpty && w.reachable != [w.listen ?? ""] { lines.append("reachable at " + w.reachable.joined(separator: ", ")) }
+            if w.listen != nil { lines.append(w.lanBeacon ? "finding neighbours on the local network" : "not looking for neighbours on the local network") }
             if let a = w.adminKey { lines.append("admin key \(a)") }
             return lines.joined(separator: "\n")
         case .help(let h): return h
@@ -133,6 +135,7 @@ public struct Renderer: Sendable {
         case .moderation(let m): return moderationText(m)
         case .places(let m): return placesText(m)
         case .conversation(let c): return conversationText(c)
+        case .privatePack(let c): return privatePackText(c)
         }
     }
 
@@ -187,7 +190,8 @@ public struct Renderer: Sendable {
         case .whoami(let w):
             kv += [("node", .string(w.nodeID)), ("location", w.location.map { .string("\($0.lat),\($0.lon)") } ?? .null),
                    ("cell", w.cell.map { .string($0) } ?? .null), ("dataDir", .string(w.dataDir)),
-                   ("joinedPacks", .int(w.joinedPacks)), ("ops", .int(w.ops)), ("listen", w.listen.map { .string($0) } ?? .null)]
+                   ("joinedPacks", .int(w.joinedPacks)), ("ops", .int(w.ops)), ("listen", w.listen.map { .string($0) } ?? .null),
+                   ("reachable", .array(w.reachable.map { .string($0) })), ("lanBeacon", .bool(w.lanBeacon))]
         case .help(let h): kv.append(("help", .string(h)))
         case .trusted(let t):
             kv += [("keys", .array(t.keys.map { .string($0.hex) })), ("own", t.own.map { .string($0.hex) } ?? .null),
@@ -204,6 +208,7 @@ public struct Renderer: Sendable {
         case .moderation(let m): kv += moderationJSON(m)
         case .places(let m): kv += placesJSON(m)
         case .conversation(let c): kv += conversationJSON(c)
+        case .privatePack(let c): kv += privatePackJSON(c)
         }
         return .object(kv)
     }

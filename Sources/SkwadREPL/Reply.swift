@@ -27,6 +27,8 @@ public enum Reply: Sendable {
     case places(PlaceReply)
     /// Replies of dm, chat, verify (RenderConversations.swift).
     case conversation(ConversationReply)
+    /// Replies of create --private, invite, join CODE, remove (CommandPrivatePacks.swift).
+    case privatePack(PrivatePackReply)
 }
 
 /// A neighbour as `peers` shows it.

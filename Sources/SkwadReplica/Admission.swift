@@ -57,6 +57,7 @@ extension Replica {
                 return .rejected(.missingLocation, "pack \(packID.short()) is locked: a location claim is required")
             }
         }
+        if let refused = privacyRule(op, in: pack) { return refused }
         switch op.body.kind {
         case .post, .comment, .vote, .place, .review, .reviewReply:
             break
@@ -76,7 +77,7 @@ extension Replica {
             if kept.count >= Limits.reportsPerHour, let last = kept.last, (op.hlc, op.id) > (last.hlc, last.id) {
                 return .rejected(.reportLimited, "at most \(Limits.reportsPerHour) reports an hour per pseudonym in a pack")
             }
-        case .edit, .createPack, .directMessage, .profile:
+        case .edit, .createPack, .directMessage, .profile, .sealed, .packKeys, .joined:
             break
         }
         return nil
@@ -90,7 +91,7 @@ extension OpKind {
     var needsLocationInLockedPack: Bool {
         switch self {
         case .post, .comment, .vote, .place, .review, .reviewReply: true
-        case .createPack, .delete, .editPack, .moderate, .edit, .report, .directMessage, .profile: false
+        case .createPack, .delete, .editPack, .moderate, .edit, .report, .directMessage, .profile, .sealed, .packKeys, .joined: false
         }
     }
 }

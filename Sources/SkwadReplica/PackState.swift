@@ -27,8 +27,10 @@ public struct PackScope: Sendable, Equatable {
     public let locked: Bool
     /// Its genesis is signed by an admin key (a permanent pack, in every directory unless locked).
     public let isAdmin: Bool
-    public init(id: PackID, fence: Geofence?, locked: Bool, isAdmin: Bool = false) {
-        self.id = id; self.fence = fence; self.locked = locked; self.isAdmin = isAdmin
+    /// An invite-only pack: never in a directory; its genesis goes where its ops go (PROTOCOL.md §3b).
+    public let isPrivate: Bool
+    public init(id: PackID, fence: Geofence?, locked: Bool, isAdmin: Bool = false, isPrivate: Bool = false) {
+        self.id = id; self.fence = fence; self.locked = locked; self.isAdmin = isAdmin; self.isPrivate = isPrivate
     }
 }
 
@@ -42,7 +44,12 @@ public struct PackState: Sendable {
     public var fence: Geofence? { genesisCreate.fence }
     public var locked: Bool { genesisCreate.locked }
     public var createdMs: UInt64 { genesis.hlc.physicalMs }
-    public var scope: PackScope { PackScope(id: id, fence: fence, locked: locked, isAdmin: isAdmin) }
+    public var scope: PackScope { PackScope(id: id, fence: fence, locked: locked, isAdmin: isAdmin, isPrivate: isPrivate) }
+    /// Invite-only (PrivatePackViews.swift).
+    public var isPrivate: Bool { genesisCreate.inviteOnly }
+    /// Per key epoch >= 1 of an invite-only pack: the smallest hlc of the Alpha's `PackKeys`
+    /// for it. An op sealed under an older epoch and later than this is never opened.
+    var rotations: [UInt32: HLC] = [:]
 
     let genesisCreate: CreatePack
     var current: CreatePack
@@ -85,6 +92,10 @@ public struct PackState: Sendable {
     var places = PlaceIndex()
     /// Per author: its last `Profile` in this pack by (hlc, id) (ConversationViews.swift).
     var profiles: [PublicKey: LWW<Profile>] = [:]
+    /// Authors of the sealed ops of an invite-only pack that opened here (its members as far as
+    /// this node can tell), and the `PackKeys` ops.
+    var members: Set<PublicKey> = []
+    var keyOps: [OpID] = []
 
     init(genesis: SignedOp, create: CreatePack, isAdmin: Bool) {
         id = genesis.id; self.genesis = genesis; alpha = genesis.author; self.isAdmin = isAdmin

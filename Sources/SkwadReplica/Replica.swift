@@ -84,6 +84,10 @@ public struct Replica: Sendable {
     /// Reports dropped from the set because smaller ones of the same reporter and hour
     /// arrived (PROTOCOL.md §4, rule 8a); the node deletes them from its store.
     var evicted: [(pack: PackID, id: OpID)] = []
+    /// Keys of invite-only packs this node is a member of, per epoch (local, never on the wire),
+    /// and the packs whose views must be rebuilt because a key or a rotation came (PrivatePackViews.swift).
+    var packKeys: [PackID: [UInt32: [UInt8]]] = [:]
+    var rebuildQueue: Set<PackID> = []
 
     public init(config: ReplicaConfig = .init()) { self.config = config }
 
@@ -102,7 +106,7 @@ public struct Replica: Sendable {
     /// `packs.values[i].fence` copied the whole PackState, perf.)
     public func scope(_ id: PackID) -> PackScope? {
         guard let p = packs[id] else { return nil }
-        return PackScope(id: id, fence: p.fence, locked: p.locked, isAdmin: p.isAdmin)
+        return PackScope(id: id, fence: p.fence, locked: p.locked, isAdmin: p.isAdmin, isPrivate: p.isPrivate)
     }
 
     /// Known, not deleted, not expired packs, sorted, with their scope.
@@ -193,6 +197,7 @@ public struct Replica: Sendable {
             rememberRemote(op.id, source: arrival?.source ?? "")
         }
         apply(op)
+        rebuildQueued()
         var admitted = [op]
         if case .createPack = op.body.kind, let held = pending.removeValue(forKey: op.id) {
             pendingSince[op.id] = nil
@@ -218,10 +223,12 @@ public struct Replica: Sendable {
     }
 
     /// Adds an op to the set and its indexes. No checks: callers checked, or trust the source.
-    mutating func apply(_ op: SignedOp) {
+    mutating func apply(_ received: SignedOp) {
+        var op = received
         ops[op.id] = op
-        if case .createPack(let c) = op.body.kind {
+        if case .createPack(var c) = op.body.kind {
             if packs[op.id] == nil {
+                if c.inviteOnly, let k = packKeys[op.id]?[0], let open = PrivatePack.openMeta(c, key: k) { c = open }
                 packs[op.id] = PackState(genesis: op, create: c, isAdmin: config.adminKeys.contains(op.author))
                 directoryChanged()
             }
@@ -237,6 +244,15 @@ public struct Replica: Sendable {
             packs[pid]!.cellsInside.insert(loc)
         }
         let alpha = packs[pid]!.alpha
+        if case .sealed(let s) = op.body.kind {
+            // Every replica counts the same participants, members or not: by the clear author.
+            if op.author != alpha { packs[pid]!.participants.insert(op.author) }
+            if let inner = openSealed(s, op: op, in: pid) {
+                op = op.opened(as: inner)
+                ops[op.id] = op
+                packs[pid]!.members.insert(op.author)
+            }
+        }
         switch op.body.kind {
         case .post:
             packs[pid]!.posts.append(op.id)
@@ -279,7 +295,15 @@ public struct Replica: Sendable {
         case .profile(let p):
             if packs[pid]!.profiles[op.author] == nil { packs[pid]!.profiles[op.author] = LWW(hlc: op.hlc, id: op.id, value: p) }
             else { packs[pid]!.profiles[op.author]!.merge(hlc: op.hlc, id: op.id, value: p) }
-        case .createPack, .directMessage:
+        case .packKeys(let k):
+            packs[pid]!.keyOps.append(op.id)
+            // An earlier rotation time can close ops already opened: only those later than it,
+            // so a rotation newer than every op of the pack (the usual case) rebuilds nothing.
+            if packs[pid]!.rotations[k.epoch].map({ op.hlc < $0 }) ?? true {
+                packs[pid]!.rotations[k.epoch] = op.hlc
+                if packKeys[pid] != nil, packs[pid]!.order.last?.id != op.id { rebuildQueue.insert(pid) }
+            }
+        case .createPack, .directMessage, .sealed, .joined:
             break
         }
     }
@@ -340,7 +364,7 @@ public struct Replica: Sendable {
         }
         for op in trusted where ops[op.id] == nil {
             guard tombstones[op.packID] == nil else { continue }
-            if packs[op.packID] != nil { apply(op) }
+            if packs[op.packID] != nil { apply(op); rebuildQueued() }
             else if !pendingIDs.contains(op.id) {
                 pending[op.packID, default: []].append(op); pendingIDs.insert(op.id); holdPending(op, source: Self.restoredSource)
             }
@@ -359,6 +383,7 @@ public struct Replica: Sendable {
             let proof = p.deletion.flatMap { d in ops[d.id].map { DeletionProof(genesis: p.genesis, deletion: $0) } }
             for entry in p.order { ops.removeValue(forKey: entry.id) }
             packs.removeValue(forKey: id)
+            packKeys[id] = nil
             directoryChanged()
             forgetRemote(id)
             let t = Tombstone(pack: id, reason: reason, expiresMs: p.isAdmin ? nil : p.createdMs &+ Lifetime.maxMs &+ Lifetime.purgeGraceMs,

@@ -139,7 +139,8 @@ extension Replica {
     public func packs(nowMs: UInt64, from here: GeoPoint? = nil, sort: PackSort = .new, tag: String? = nil) -> [PackSummary] {
         let tagKey = tag?.lowercased()
         let list = packs.values.filter { p in
-            !p.deleted && !p.isExpired(nowMs: nowMs) && (tagKey == nil || p.create.tags.contains { $0.lowercased() == tagKey })
+            !p.deleted && !p.isExpired(nowMs: nowMs) && canRead(p)
+                && (tagKey == nil || p.create.tags.contains { $0.lowercased() == tagKey })
         }.map { summary($0, from: here) }
         switch sort {
         case .new:

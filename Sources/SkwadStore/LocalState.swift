@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SkwadCrypto
 import SkwadModel
 
 /// A change to local-only state (never replicated). Several can be committed in the same
@@ -12,6 +13,10 @@ public enum LocalChange: Sendable, Equatable {
     case joined(PackID, Bool, atMs: UInt64)
     /// This node's proof-of-work stamp for its pseudonym in a pack (minted once).
     case stamp(PackID, UInt64)
+    /// A key of an invite-only pack, by epoch (PrivatePackStore.swift).
+    case packKey(PackID, epoch: UInt32, key: [UInt8])
+    /// A pseudonym the Alpha removed from its invite-only pack (left out of later keys).
+    case removedMember(PackID, PublicKey)
 
     func apply(_ db: Database) throws {
         switch self {
@@ -27,6 +32,12 @@ public enum LocalChange: Sendable, Equatable {
         case .stamp(let pack, let stamp):
             try db.execute(sql: "INSERT OR REPLACE INTO stamp (pack, stamp) VALUES (?, ?)",
                            arguments: [Data(pack.bytes), Int64(bitPattern: stamp)])
+        case .packKey(let pack, let epoch, let key):
+            try db.execute(sql: "INSERT OR REPLACE INTO packKey (pack, epoch, key) VALUES (?, ?, ?)",
+                           arguments: [Data(pack.bytes), Int64(epoch), Data(key)])
+        case .removedMember(let pack, let author):
+            try db.execute(sql: "INSERT OR IGNORE INTO removedMember (pack, author) VALUES (?, ?)",
+                           arguments: [Data(pack.bytes), Data(author.bytes)])
         }
     }
 }

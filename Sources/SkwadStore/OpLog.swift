@@ -71,6 +71,8 @@ extension Store {
                     try db.execute(sql: "DELETE FROM op WHERE pack = ?", arguments: [Data(t.pack.bytes)])
                     try db.execute(sql: "DELETE FROM joinedPack WHERE pack = ?", arguments: [Data(t.pack.bytes)])
                     try db.execute(sql: "DELETE FROM stamp WHERE pack = ?", arguments: [Data(t.pack.bytes)])
+                    try db.execute(sql: "DELETE FROM packKey WHERE pack = ?", arguments: [Data(t.pack.bytes)])
+                    try db.execute(sql: "DELETE FROM removedMember WHERE pack = ?", arguments: [Data(t.pack.bytes)])
                     try SearchIndex.forget(pack: t.pack, in: db)
                     try PlaceSearch.forget(pack: t.pack, in: db)
                 }

@@ -90,6 +90,7 @@ enum Schema {
         }
         registerPlaceMigrations(&m)
         Store.registerConversationTables(&m)
+        Store.registerPrivatePackTables(&m)
         return m
     }
 }

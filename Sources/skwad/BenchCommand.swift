@@ -5,7 +5,7 @@ import SkwadBench
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks; each prints one JSON object.",
-        subcommands: [BenchIngest.self, BenchGossip.self, BenchIdentity.self, BenchProcs.self, BenchHostile.self, BenchPlaces.self])
+        subcommands: [BenchIngest.self, BenchGossip.self, BenchIdentity.self, BenchProcs.self, BenchHostile.self, BenchPlaces.self, BenchLan.self])
 }
 
 struct BenchIngest: ParsableCommand {
@@ -81,6 +81,19 @@ struct BenchIdentity: ParsableCommand {
     func run() throws {
         guard samples > 0, offered > 0 else { throw ValidationError("all options must be positive") }
         print(Benchmarks.identity(samples: samples, offered: offered))
+    }
+}
+
+struct BenchLan: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lan",
+        abstract: "ms from start to first link through the LAN beacon: two nodes in two network namespaces on one veth link (root).")
+
+    @Option(help: "Runs; each is reported, with the median and the slowest.") var runs = 5
+
+    func run() async throws {
+        guard runs > 0 else { throw ValidationError("--runs must be positive") }
+        print(await Benchmarks.lan(runs: runs))
     }
 }
 

@@ -23,6 +23,12 @@ struct NodeOptions: ParsableArguments {
     @Option(name: .long, help: "A peer to join through, HOST:PORT (repeatable).")
     var peer: [String] = []
 
+    @Flag(name: .long, help: "No network: no socket, no LAN beacon.")
+    var offline = false
+
+    @Flag(name: .customLong("no-lan"), help: "Do not look for neighbours on the local network.")
+    var noLan = false
+
     func resolve() throws -> NodeConfig {
         // Without --config: the data directory's config.toml (written by `trust`), if any.
         var c = try config.map { try NodeConfig.load(file: $0) } ?? NodeConfig.loadDefault(dataDir: data ?? NodeConfig.defaultDataDir)
@@ -30,6 +36,8 @@ struct NodeOptions: ParsableArguments {
         if let location { c.location = try GeoPoint(parsing: location) }
         if let listen { c.listen = listen }
         if !peer.isEmpty { c.peers = peer }
+        if offline { c.offline = true }
+        if noLan { c.lanBeacon = false }
         return c
     }
 
@@ -43,15 +51,17 @@ struct NodeOptions: ParsableArguments {
         }
     }
 
-    /// Opens the node and, when a listen address or peers are configured, takes it online.
+    /// Opens the node and, unless offline, takes it online (by default on every interface, a
+    /// port the OS picks, with the LAN beacon).
     func open(group: EventLoopGroup) async -> (NodeConfig, Node) {
         do {
             let config = try resolve()
             let node = try Node(config: config)
             if let notice = node.permissionNotice { FileHandle.standardError.write(Data("skwad: \(notice)\n".utf8)) }
             try await node.ensureAdminPacks()
-            if config.listen != nil || !config.peers.isEmpty {
+            if !config.offline {
                 try await node.goOnline(group: group, listen: config.listen ?? "0.0.0.0:0")
+                if let notice = await node.lanNotice { FileHandle.standardError.write(Data("skwad: \(notice)\n".utf8)) }
             }
             scheduleStartupTrim()
             return (config, node)

@@ -147,7 +147,7 @@ import SkwadReplica
         try await withNode { node, _ in
             let r = repl(node)
             #expect(await run(r, "peers").hasPrefix("no peers yet: offline") == false)
-            #expect(await run(r, "peers").hasPrefix("offline: start with --listen"))
+            #expect(await run(r, "peers").hasPrefix("offline (--offline): start without it"))
             _ = try await node.goOnline(over: memory.binder, listen: "127.0.0.1:0", peers: [seed])
             #expect(await run(r, "peers").hasPrefix("no peers yet: joining through \(seed)"))
             var said = ""

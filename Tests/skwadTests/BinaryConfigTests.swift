@@ -15,7 +15,7 @@ import Testing
         try edited.write(toFile: cfg, atomically: true, encoding: .utf8)
         #expect(try BinaryTests.run(["config", "--check", cfg], input: "").out == "ok\n")
 
-        let r = try BinaryTests.run(["--config", cfg, "--location", "40.4433,-79.9436", "--json"], input: "whoami\ncreate Q --radius 500\n")
+        let r = try BinaryTests.run(["--config", cfg, "--location", "40.4433,-79.9436", "--json", "--offline"], input: "whoami\ncreate Q --radius 500\n")
         #expect(r.status == 0)
         let objects = try r.out.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(objects.count == 2)

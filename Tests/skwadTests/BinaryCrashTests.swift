@@ -9,7 +9,7 @@ import Testing
         let bin = try #require(BinaryTests.binary, "build the skwad executable first")
         let p = Process()
         p.executableURL = bin
-        p.arguments = ["--data", dir]
+        p.arguments = ["--data", dir, "--offline"]
         let stdin = Pipe(), stdout = Pipe()
         p.standardInput = stdin; p.standardOutput = stdout; p.standardError = FileHandle.nullDevice
         try p.run()
@@ -32,7 +32,7 @@ import Testing
         p.waitUntilExit()
         #expect(p.terminationReason == .uncaughtSignal)
 
-        let again = try BinaryTests.run(["--data", dir], input: "feed\n")
+        let again = try BinaryTests.run(["--data", dir, "--offline"], input: "feed\n")
         #expect(again.status == 0 && again.out.contains("kept"))
     }
 }

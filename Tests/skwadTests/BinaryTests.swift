@@ -54,7 +54,7 @@ import Testing
             feed
             quit
             """
-        let first = try Self.run(["--data", dir], input: script)
+        let first = try Self.run(["--data", dir, "--offline"], input: script)
         #expect(first.status == 0)
         let lines = first.out.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("created pack Quad ") && $0.contains("radius 800 m, locked") })
@@ -64,7 +64,7 @@ import Testing
         #expect(!first.out.contains("\u{1B}["))   // no terminal decorations when piped
         #expect(lines.last == "bye")
 
-        let second = try Self.run(["--data", dir], input: "feed\nden\n")
+        let second = try Self.run(["--data", dir, "--offline"], input: "feed\nden\n")
         #expect(second.status == 0)
         #expect(second.out.contains("Free pizza"))
         #expect(second.out.contains("your packs (Alpha): Quad"))
@@ -74,7 +74,7 @@ import Testing
         let dir = tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let script = "create Q\npost Q \"t\" \"b\"\nfeed\nup nothex\n\nhelp feed\n"
-        let r = try Self.run(["--data", dir, "--json"], input: script)
+        let r = try Self.run(["--data", dir, "--json", "--offline"], input: script)
         #expect(r.status == 0)
         let objects = try r.out.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         #expect(objects.count == 5)   // the blank line gets no reply

@@ -34,17 +34,17 @@ import Glibc
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-lock-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // First run creates the directory; then this process holds the lock as a node would.
-        #expect(try BinaryTests.run(["--data", dir], input: "quit\n").status == 0)
+        #expect(try BinaryTests.run(["--data", dir, "--offline"], input: "quit\n").status == 0)
         let fd = open(dir + "/lock", O_RDWR | O_CREAT, 0o600)
         try #require(fd >= 0)
         defer { close(fd) }
         try #require(flock(fd, LOCK_EX | LOCK_NB) == 0)
-        let r = try BinaryTests.run(["--data", dir], input: "quit\n")
+        let r = try BinaryTests.run(["--data", dir, "--offline"], input: "quit\n")
         #expect(r.status == 2)
         let lines = r.err.split(separator: "\n")
         #expect(lines.count == 1 && lines[0].contains(dir) && lines[0].contains("in use"), "\(r.err)")
         // Released, the directory opens again.
         flock(fd, LOCK_UN)
-        #expect(try BinaryTests.run(["--data", dir], input: "quit\n").status == 0)
+        #expect(try BinaryTests.run(["--data", dir, "--offline"], input: "quit\n").status == 0)
     }
 }

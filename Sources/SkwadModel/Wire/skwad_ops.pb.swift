@@ -204,6 +204,30 @@ nonisolated struct Skwad_V1_OpBody: @unchecked Sendable {
     set {_uniqueStorage()._kind = .profile(newValue)}
   }
 
+  var sealed: Skwad_V1_Sealed {
+    get {
+      if case .sealed(let v)? = _storage._kind {return v}
+      return Skwad_V1_Sealed()
+    }
+    set {_uniqueStorage()._kind = .sealed(newValue)}
+  }
+
+  var packKeys: Skwad_V1_PackKeys {
+    get {
+      if case .packKeys(let v)? = _storage._kind {return v}
+      return Skwad_V1_PackKeys()
+    }
+    set {_uniqueStorage()._kind = .packKeys(newValue)}
+  }
+
+  var joined: Skwad_V1_Joined {
+    get {
+      if case .joined(let v)? = _storage._kind {return v}
+      return Skwad_V1_Joined()
+    }
+    set {_uniqueStorage()._kind = .joined(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Kind: Equatable, Sendable {
@@ -223,6 +247,9 @@ nonisolated struct Skwad_V1_OpBody: @unchecked Sendable {
     /// Private conversations (issue 26): 30-39.
     case directMessage(Skwad_V1_DirectMessage)
     case profile(Skwad_V1_Profile)
+    case sealed(Skwad_V1_Sealed)
+    case packKeys(Skwad_V1_PackKeys)
+    case joined(Skwad_V1_Joined)
 
   }
 
@@ -282,11 +309,34 @@ nonisolated struct Skwad_V1_CreatePack: Sendable {
   /// posts/comments at score <= -hide_score are hidden; 0 = default 5
   var hideScore: UInt32 = 0
 
+  /// Invite-only (private) pack (PROTOCOL.md §3b): name, tags and colour are empty in the clear;
+  /// sealed_meta = nonce(24) || XChaCha20-Poly1305(PackMeta) under the pack key of epoch 0.
+  var inviteOnly: Bool = false
+
+  var sealedMeta: Data = Data()
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
 
   fileprivate var _fence: Skwad_V1_Fence? = nil
+}
+
+/// The name, tags and colour of an invite-only pack, inside CreatePack.sealed_meta.
+nonisolated struct Skwad_V1_PackMeta: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var name: String = String()
+
+  var tags: [String] = []
+
+  var color: String = String()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
 }
 
 nonisolated struct Skwad_V1_Post: Sendable {
@@ -651,6 +701,51 @@ nonisolated struct Skwad_V1_Profile: Sendable {
   init() {}
 }
 
+/// An op of an invite-only pack (PROTOCOL.md §3b): `box` = nonce(24) || XChaCha20-Poly1305 of a
+/// padded OpBody holding only the inner kind, under the pack key of `epoch`, with
+/// "skwad/pack/v1" || pack id || author || epoch as associated data. Relays see the pack, the
+/// pseudonym, the time and a size class of 64 bytes.
+nonisolated struct Skwad_V1_Sealed: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var epoch: UInt32 = 0
+
+  var box: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// A new pack key (epoch >= 1) from the Alpha: each entry is crypto_box_seal(key, 32 bytes) to the
+/// X25519 form of one remaining member's pseudonym (80 bytes), 0..10 entries per op.
+nonisolated struct Skwad_V1_PackKeys: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var epoch: UInt32 = 0
+
+  var sealed: [Data] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// Inside a Sealed op only: the author joined the pack (so the Alpha knows it for key rotations).
+nonisolated struct Skwad_V1_Joined: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "skwad.v1"
@@ -692,7 +787,7 @@ nonisolated extension Skwad_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".OpBody"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0\u{1}edit\0\u{1}report\0\u{2}\u{2}place\0\u{1}review\0\u{3}review_reply\0\u{4}\u{8}direct_message\0\u{1}profile\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0\u{1}edit\0\u{1}report\0\u{2}\u{2}place\0\u{1}review\0\u{3}review_reply\0\u{4}\u{8}direct_message\0\u{1}profile\0\u{1}sealed\0\u{3}pack_keys\0\u{1}joined\0")
 
   fileprivate class _StorageClass {
     var _version: UInt32 = 0
@@ -925,6 +1020,45 @@ nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._Mes
             _storage._kind = .profile(v)
           }
         }()
+        case 32: try {
+          var v: Skwad_V1_Sealed?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .sealed(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .sealed(v)
+          }
+        }()
+        case 33: try {
+          var v: Skwad_V1_PackKeys?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .packKeys(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .packKeys(v)
+          }
+        }()
+        case 34: try {
+          var v: Skwad_V1_Joined?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .joined(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .joined(v)
+          }
+        }()
         default: break
         }
       }
@@ -1012,6 +1146,18 @@ nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._Mes
         guard case .profile(let v)? = _storage._kind else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 31)
       }()
+      case .sealed?: try {
+        guard case .sealed(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 32)
+      }()
+      case .packKeys?: try {
+        guard case .packKeys(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 33)
+      }()
+      case .joined?: try {
+        guard case .joined(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 34)
+      }()
       case nil: break
       }
     }
@@ -1081,7 +1227,7 @@ nonisolated extension Skwad_V1_Fence: SwiftProtobuf.Message, SwiftProtobuf._Mess
 
 nonisolated extension Skwad_V1_CreatePack: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".CreatePack"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}tags\0\u{1}color\0\u{1}fence\0\u{1}locked\0\u{1}nonce\0\u{3}pow_bits\0\u{3}hide_score\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}tags\0\u{1}color\0\u{1}fence\0\u{1}locked\0\u{1}nonce\0\u{3}pow_bits\0\u{3}hide_score\0\u{3}invite_only\0\u{3}sealed_meta\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1097,6 +1243,8 @@ nonisolated extension Skwad_V1_CreatePack: SwiftProtobuf.Message, SwiftProtobuf.
       case 6: try { try decoder.decodeSingularBytesField(value: &self.nonce) }()
       case 7: try { try decoder.decodeSingularUInt32Field(value: &self.powBits) }()
       case 8: try { try decoder.decodeSingularUInt32Field(value: &self.hideScore) }()
+      case 9: try { try decoder.decodeSingularBoolField(value: &self.inviteOnly) }()
+      case 10: try { try decoder.decodeSingularBytesField(value: &self.sealedMeta) }()
       default: break
       }
     }
@@ -1131,6 +1279,12 @@ nonisolated extension Skwad_V1_CreatePack: SwiftProtobuf.Message, SwiftProtobuf.
     if self.hideScore != 0 {
       try visitor.visitSingularUInt32Field(value: self.hideScore, fieldNumber: 8)
     }
+    if self.inviteOnly != false {
+      try visitor.visitSingularBoolField(value: self.inviteOnly, fieldNumber: 9)
+    }
+    if !self.sealedMeta.isEmpty {
+      try visitor.visitSingularBytesField(value: self.sealedMeta, fieldNumber: 10)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1143,6 +1297,48 @@ nonisolated extension Skwad_V1_CreatePack: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.nonce != rhs.nonce {return false}
     if lhs.powBits != rhs.powBits {return false}
     if lhs.hideScore != rhs.hideScore {return false}
+    if lhs.inviteOnly != rhs.inviteOnly {return false}
+    if lhs.sealedMeta != rhs.sealedMeta {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_PackMeta: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".PackMeta"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}tags\0\u{1}color\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 2: try { try decoder.decodeRepeatedStringField(value: &self.tags) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.color) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 1)
+    }
+    if !self.tags.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.tags, fieldNumber: 2)
+    }
+    if !self.color.isEmpty {
+      try visitor.visitSingularStringField(value: self.color, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_PackMeta, rhs: Skwad_V1_PackMeta) -> Bool {
+    if lhs.name != rhs.name {return false}
+    if lhs.tags != rhs.tags {return false}
+    if lhs.color != rhs.color {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1821,6 +2017,95 @@ nonisolated extension Skwad_V1_Profile: SwiftProtobuf.Message, SwiftProtobuf._Me
   static func ==(lhs: Skwad_V1_Profile, rhs: Skwad_V1_Profile) -> Bool {
     if lhs.name != rhs.name {return false}
     if lhs.about != rhs.about {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_Sealed: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Sealed"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}epoch\0\u{1}box\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.epoch) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.box) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.epoch != 0 {
+      try visitor.visitSingularUInt32Field(value: self.epoch, fieldNumber: 1)
+    }
+    if !self.box.isEmpty {
+      try visitor.visitSingularBytesField(value: self.box, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_Sealed, rhs: Skwad_V1_Sealed) -> Bool {
+    if lhs.epoch != rhs.epoch {return false}
+    if lhs.box != rhs.box {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_PackKeys: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".PackKeys"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}epoch\0\u{1}sealed\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.epoch) }()
+      case 2: try { try decoder.decodeRepeatedBytesField(value: &self.sealed) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.epoch != 0 {
+      try visitor.visitSingularUInt32Field(value: self.epoch, fieldNumber: 1)
+    }
+    if !self.sealed.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.sealed, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_PackKeys, rhs: Skwad_V1_PackKeys) -> Bool {
+    if lhs.epoch != rhs.epoch {return false}
+    if lhs.sealed != rhs.sealed {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_Joined: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Joined"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_Joined, rhs: Skwad_V1_Joined) -> Bool {
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

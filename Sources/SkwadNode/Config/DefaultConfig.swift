@@ -32,9 +32,17 @@ extension NodeConfig {
         # Admin packs this node creates at start when it holds the admin secret.
         admin_packs = []
 
-        # UDP gossip: listen address "HOST:PORT" (unset: offline) and seed peers.
-        # listen = "127.0.0.1:7400"
+        # UDP gossip: listen address "HOST:PORT" (unset: every interface, a port the OS picks)
+        # and seed peers. `offline = true` (or --offline): no network at all.
+        # listen = "0.0.0.0:7400"
         peers = []
+        offline = false
+
+        # Find neighbours on the local network: a small broadcast beacon on this UDP port (never
+        # routed off the link; it names only our gossip port), sent while listening on a
+        # non-loopback address.
+        lan_beacon = true
+        lan_beacon_port = 7399
 
         # Run without the REPL (a campus node).
         headless = false

@@ -30,8 +30,15 @@ public struct NodeConfig: Sendable, Equatable {
     public var adminSecretFile: String?
     /// Admin packs this node creates at start when it holds the admin secret.
     public var adminPacks: [String] = []
-    /// UDP listen address; nil = offline (no network).
+    /// UDP listen address; nil = all interfaces on a port the OS picks ("0.0.0.0:0"), unless
+    /// `offline`.
     public var listen: String?
+    /// No network at all (`--offline`): no socket, no beacon.
+    public var offline = false
+    /// Find neighbours on the local network by broadcast beacons (PROTOCOL §9, "LAN beacon"),
+    /// on this UDP port, when listening on a non-loopback address.
+    public var lanBeacon = true
+    public var lanBeaconPort = 7399
     /// Seed peers, HOST:PORT.
     public var peers: [String] = []
     /// Run without the REPL (a campus node).
@@ -81,13 +88,15 @@ public struct NodeConfig: Sendable, Equatable {
         return (ProcessInfo.processInfo.environment["HOME"] ?? ".") + "/.skwad"
     }
 
-    /// The embedded default: a device node, offline until given a listen address or peers.
+    /// The embedded default: a device node, online on a port the OS picks, finding neighbours
+    /// on the local network.
     public static var embeddedDefault: NodeConfig { NodeConfig(dataDir: defaultDataDir) }
     /// Where the rate limits' defaults come from.
     static let gossipDefaults = GossipConfig()
 
     static let keys: Set<String> = ["data_dir", "location", "geohash_precision", "pow_bits", "admin_keys", "admin_secret_file",
-                                    "admin_packs", "listen", "peers", "headless", "limits", "max_clock_skew_ms"]
+                                    "admin_packs", "listen", "peers", "headless", "limits", "max_clock_skew_ms",
+                                    "offline", "lan_beacon", "lan_beacon_port"]
     static let limitKeys: Set<String> = ["peer_datagrams_per_second", "peer_bytes_per_second", "pseudonym_ops_per_minute"]
 
     /// toml++ (under TOMLKit) asserts, instead of reporting an error, when a table header
@@ -225,6 +234,18 @@ public struct NodeConfig: Sendable, Equatable {
         if table.contains(key: "peers") {
             c.peers = try strings("peers")
             for p in c.peers where !p.contains(":") { throw bad("peers", "'\(p)' is not HOST:PORT") }
+        }
+        if table.contains(key: "offline") {
+            guard let b = table["offline"]?.bool else { throw bad("offline", "expected true or false") }
+            c.offline = b
+        }
+        if table.contains(key: "lan_beacon") {
+            guard let b = table["lan_beacon"]?.bool else { throw bad("lan_beacon", "expected true or false") }
+            c.lanBeacon = b
+        }
+        if table.contains(key: "lan_beacon_port") {
+            guard let n = table["lan_beacon_port"]?.int, (1...65535).contains(n) else { throw bad("lan_beacon_port", "expected an integer 1...65535") }
+            c.lanBeaconPort = n
         }
         if table.contains(key: "headless") {
             guard let b = table["headless"]?.bool else { throw bad("headless", "expected true or false") }

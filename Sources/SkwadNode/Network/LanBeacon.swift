@@ -1,0 +1,150 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+import SkwadCrypto
+import SkwadGossip
+
+/// Neighbours on the local network (PROTOCOL §9, "LAN beacon"): a node online on a non-loopback
+/// address sends a small UDP datagram to the directed broadcast address of each of its IPv4 interfaces
+/// (a broadcast is never routed off the link) and listens for others' on the same port. A
+/// beacon names only the sender's gossip port and a random instance id (to skip our own): no
+/// key, no cell, no pack. The node joins through the sender's address (`heard`), within its
+/// own limits (Node `lanHeard`).
+///
+/// Layout (288 bytes, zero-padded, so that what it causes — a HELLO of 200 bytes sent at most
+/// 4 times when unanswered — is no larger than 3× it): `"SKWB"` · version 1 · gossip port (u16, big-endian) · instance (8 bytes).
+public final class LanBeacon: Sendable {
+    public static let size = 288
+    static let magic: [UInt8] = Array("SKWB".utf8)
+    static let version: UInt8 = 1
+
+    private let channel: Channel
+    let instance: [UInt8]
+    let gossipPort: Int
+    /// Beacons heard, refused (wrong size, magic or version, from off our subnets), sent.
+    let counters: Counters
+
+    final class Counters: Sendable {
+        let heard = Atomic<Int>(0), refused = Atomic<Int>(0), sent = Atomic<Int>(0)
+    }
+
+    private init(channel: Channel, instance: [UInt8], gossipPort: Int, counters: Counters) {
+        self.channel = channel; self.instance = instance; self.gossipPort = gossipPort; self.counters = counters
+    }
+
+    /// Binds `0.0.0.0:port` with SO_REUSEADDR (every node on the host hears every beacon) and
+    /// SO_BROADCAST; `heard` gets the gossip address of each valid beacon from a subnet of ours.
+    public static func start(port: Int, gossipPort: Int, group: EventLoopGroup,
+                             heard: @escaping @Sendable (PeerAddress) -> Void) async throws -> LanBeacon {
+        let instance = SecureRandom.bytes(8)
+        let counters = Counters()
+        let bootstrap = DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.socketOption(.so_broadcast), value: 1)
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2048))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Reader(instance: instance, counters: counters, heard: heard))
+                }
+            }
+        let channel: Channel
+        do { channel = try await bootstrap.bind(host: "0.0.0.0", port: port).get() } catch {
+            throw NodeError("LAN beacon: cannot listen on UDP port \(port): \(error)")
+        }
+        return LanBeacon(channel: channel, instance: instance, gossipPort: gossipPort, counters: counters)
+    }
+
+    /// The beacon's bytes for `gossipPort`.
+    static func datagram(gossipPort: Int, instance: [UInt8]) -> [UInt8] {
+        var b = magic + [version, UInt8(truncatingIfNeeded: gossipPort >> 8), UInt8(truncatingIfNeeded: gossipPort)] + instance
+        b += [UInt8](repeating: 0, count: size - b.count)
+        return b
+    }
+
+    /// The gossip port a datagram announces, or nil when it is no beacon or ours.
+    static func parse(_ bytes: [UInt8], ownInstance: [UInt8]) -> Int? {
+        guard bytes.count == size, Array(bytes.prefix(4)) == magic, bytes[4] == version else { return nil }
+        let port = Int(bytes[5]) << 8 | Int(bytes[6])
+        guard port > 0, Array(bytes[7..<15]) != ownInstance else { return nil }
+        return port
+    }
+
+    /// Sends one beacon to the broadcast address of every IPv4 interface that has one.
+    /// Returns how many went out.
+    @discardableResult
+    public func announce() -> Int {
+        let bytes = Self.datagram(gossipPort: gossipPort, instance: instance)
+        var sent = 0
+        for target in Self.broadcastTargets(port: channel.localAddress?.port ?? 0) {
+            var buffer = channel.allocator.buffer(capacity: bytes.count)
+            buffer.writeBytes(bytes)
+            channel.writeAndFlush(AddressedEnvelope(remoteAddress: target, data: buffer), promise: nil)
+            sent += 1
+        }
+        counters.sent.add(sent, ordering: .relaxed)
+        return sent
+    }
+
+    public func close() async { try? await channel.close() }
+
+    /// The directed broadcast address of each IPv4 interface with a netmask (not loopback),
+    /// worked out from its address and mask: an address added without `brd` has none set.
+    static func broadcastTargets(port: Int) -> [SocketAddress] {
+        var seen = Set<UInt32>()
+        return ((try? System.enumerateDevices()) ?? []).compactMap { d -> SocketAddress? in
+            guard case .v4 = d.address, let ip = d.address?.ipAddress.flatMap(ipv4), let mask = d.netmask?.ipAddress.flatMap(ipv4),
+                  mask != 0, mask != .max, ip >> 24 != 127 else { return nil }
+            let b = ip | ~mask
+            guard seen.insert(b).inserted else { return nil }
+            return try? SocketAddress(ipAddress: "\(b >> 24).\(b >> 16 & 255).\(b >> 8 & 255).\(b & 255)", port: port)
+        }
+    }
+
+    /// Is `ip` (IPv4 text) inside the subnet of one of our IPv4 interfaces?
+    static func onOurSubnet(_ ip: String) -> Bool {
+        guard let a = ipv4(ip) else { return false }
+        for d in (try? System.enumerateDevices()) ?? [] {
+            guard let mine = d.address?.ipAddress.flatMap(ipv4), let mask = d.netmask?.ipAddress.flatMap(ipv4), mask != 0 else { continue }
+            if a & mask == mine & mask { return true }
+        }
+        return false
+    }
+
+    static func ipv4(_ text: String) -> UInt32? {
+        let parts = text.split(separator: ".")
+        guard parts.count == 4 else { return nil }
+        var v: UInt32 = 0
+        for p in parts {
+            guard let o = UInt8(p) else { return nil }
+            v = v << 8 | UInt32(o)
+        }
+        return v
+    }
+
+    private final class Reader: ChannelInboundHandler, Sendable {
+        typealias InboundIn = AddressedEnvelope<ByteBuffer>
+        let instance: [UInt8]
+        let counters: Counters
+        let heard: @Sendable (PeerAddress) -> Void
+
+        init(instance: [UInt8], counters: Counters, heard: @escaping @Sendable (PeerAddress) -> Void) {
+            self.instance = instance; self.counters = counters; self.heard = heard
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let envelope = unwrapInboundIn(data)
+            // Our own beacon, looped back by the broadcast: neither heard nor refused.
+            if envelope.data.readableBytes == LanBeacon.size,
+               envelope.data.getBytes(at: envelope.data.readerIndex + 7, length: 8) == instance { return }
+            guard envelope.data.readableBytes == LanBeacon.size,
+                  let bytes = envelope.data.getBytes(at: envelope.data.readerIndex, length: LanBeacon.size),
+                  let port = LanBeacon.parse(bytes, ownInstance: instance),
+                  let ip = envelope.remoteAddress.ipAddress, LanBeacon.onOurSubnet(ip),
+                  let address = try? SocketAddress(ipAddress: ip, port: port)
+            else { counters.refused.add(1, ordering: .relaxed); return }
+            counters.heard.add(1, ordering: .relaxed)
+            heard(PeerAddress(describe(address)))
+        }
+    }
+}

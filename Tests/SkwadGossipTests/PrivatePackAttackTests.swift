@@ -1,0 +1,111 @@
+import Testing
+import SkwadCrypto
+import SkwadModel
+import SkwadReplica
+@testable import SkwadGossip
+import SkwadTestKit
+
+/// Invite-only packs under attack, each pushed by a `HostilePeer` through a real session into
+/// a real engine and replica (SECURITY.md "Invite-only packs"), and kept out of the directory.
+@Suite struct PrivatePackAttackTests {
+    static let t0: UInt64 = 1_790_000_000_000
+    static let k0 = [UInt8](repeating: 7, count: 32), k1 = [UInt8](repeating: 9, count: 32)
+    static let here = try! GeoPoint(lat: 40.4433, lon: -79.9436)
+    static let cell = Geohash.encode(here, precision: 7)
+
+    /// An engine and a member's replica (holding `keys`), and a hostile peer with a session to it.
+    struct Target {
+        var e = GossipEngine(seed: 26, secrets: .seeded)
+        var r = Replica(config: .noFloors)
+        var peer = HostilePeer(address: PeerAddress("10.0.0.26:7000"), seed: 26)
+        var nowMs = PrivatePackAttackTests.t0
+
+        init(_ setup: [SignedOp], keys: [(UInt32, [UInt8])], pack: PackID) {
+            #expect(peer.handshake(with: &e, nowMs: nowMs, replica: &r))
+            for (epoch, k) in keys { r.addPackKey(k, epoch: epoch, pack: pack) }
+            for op in setup { #expect(r.admit(op, nowMs: nowMs).isAdmitted) }
+        }
+
+        mutating func push(_ envelopes: [[UInt8]]) {
+            for env in envelopes { _ = peer.send(WireForge.ops([env]), to: &e, nowMs: nowMs, replica: &r) }
+        }
+    }
+
+    @Test func aNonMembersOpIsRefusedInTheClearAndUnreadSealed() throws {
+        var f = OpFactory(seed: 1, nowMs: Self.t0, floors: false)
+        let alpha = f.user(), mallory = f.user()
+        let g = f.createPrivatePack(by: alpha, key: Self.k0)
+        var t = Target([g], keys: [(0, Self.k0)], pack: g.id)
+        // In the clear: refused. Sealed under a key mallory made up: admitted as ciphertext, never read.
+        let clear = f.unchecked(.post(Post(title: "buy followers", body: "")), by: mallory, in: g)
+        let guessed = f.sealed(.post(Post(title: "buy followers", body: "")), by: mallory, in: g, key: Self.k1)
+        t.push([clear, guessed.envelope.serialized()])
+        #expect(t.e.stats.opsRejected["notAllowed"] == 1)
+        #expect(t.r.contains(guessed.id))
+        #expect(t.r.feed(packs: [g.id], nowMs: t.nowMs).isEmpty)
+    }
+
+    @Test func aRemovedMembersOpAfterTheRotationIsUnread() throws {
+        var f = OpFactory(seed: 2, nowMs: Self.t0, floors: false)
+        let alpha = f.user(), bob = f.user(), carol = f.user()
+        let g = f.createPrivatePack(by: alpha, key: Self.k0)
+        let rotation = f.packKeys(by: alpha, in: g, key: Self.k1, epoch: 1, members: [bob])
+        var t = Target([g, rotation], keys: [(0, Self.k0), (1, Self.k1)], pack: g.id)
+        let late = f.sealed(.post(Post(title: "still here", body: "")), by: carol, in: g, key: Self.k0)
+        let bobs = f.sealed(.post(Post(title: "bob's", body: "")), by: bob, in: g, key: Self.k1, epoch: 1)
+        t.push([late.envelope.serialized(), bobs.envelope.serialized()])
+        #expect(t.r.contains(late.id))
+        #expect(t.r.feed(packs: [g.id], nowMs: t.nowMs).map(\.title) == ["bob's"])
+        #expect(!t.r.privateMembers(g.id).contains(f.pseudonym(carol, in: g).publicKey))
+    }
+
+    @Test func forgedAndOversizeKeyHandoutsAreRefused() throws {
+        var f = OpFactory(seed: 3, nowMs: Self.t0, floors: false)
+        let alpha = f.user(), bob = f.user(), mallory = f.user()
+        let g = f.createPrivatePack(by: alpha, key: Self.k0)
+        var t = Target([g], keys: [(0, Self.k0)], pack: g.id)
+        let members = [f.pseudonym(bob, in: g).publicKey]
+        let forged = try PackKeys.make(key: Self.k1, epoch: 1, members: members)
+        let box = forged.sealed[0]
+        t.push([
+            f.unchecked(.packKeys(forged), by: mallory, in: g),                                         // not the Alpha
+            f.unchecked(.packKeys(PackKeys(epoch: 1, sealed: Array(repeating: box, count: 11))), by: alpha, in: g),   // too many
+            f.unchecked(.packKeys(PackKeys(epoch: 1, sealed: [box + [0]])), by: alpha, in: g),           // wrong size
+            f.unchecked(.packKeys(PackKeys(epoch: Limits.maxPackEpoch + 1, sealed: [box])), by: alpha, in: g),  // epoch out of range
+        ])
+        #expect(t.e.stats.opsRejected["notAllowed"] == 1)
+        #expect((t.e.stats.opsRejected["tooLarge"] ?? 0) + (t.e.stats.opsRejected["malformed"] ?? 0) == 3)
+        #expect(t.r.newestEpoch(g.id) == 0)
+        // The engine keeps serving: the Alpha's real handout still goes through.
+        t.push([f.op(.packKeys(forged), by: alpha, in: g).envelope.serialized()])
+        #expect(t.r.newestEpoch(g.id) == 1)
+    }
+
+    @Test func anInviteOnlyPackIsInNoDirectoryAndFoundOnlyByItsWholeId() throws {
+        var f = OpFactory(seed: 4, nowMs: Self.t0, floors: false)
+        let alpha = f.user()
+        let g = f.createPrivatePack(by: alpha, name: "Night Owls", key: Self.k0)
+        let open = f.createPack(by: alpha, name: "Open")
+        let scope = PackScope(id: g.id, fence: nil, locked: false, isPrivate: true)
+        #expect(!GossipEngine.inDirectory(scope, of: NodeInfo(cell: Self.cell)))
+        #expect(!mayReceive(NodeInfo(cell: Self.cell), pack: scope, isGenesis: true))
+        #expect(mayReceive(NodeInfo(cell: Self.cell, subscriptions: [NodeInfo.prefix(g.id)]), pack: scope, isGenesis: true))
+        var config = GossipConfig()
+        config.directoryIntervalMs = 500
+        var h = Harness(count: 2, config: config, cells: [Self.cell, Self.cell])
+        h.nowMs = f.nowMs
+        h.start { i in i == 0 ? [] : [0] }
+        h.run(ms: 1000)
+        for op in [g, open] { _ = h.nodes[0].replica.admit(op, nowMs: h.nowMs) }
+        h.run(ms: 3000)
+        // The directory brought the public pack, not the invite-only one; nor does its id prefix.
+        #expect(h.nodes[1].replica.contains(open.id) && !h.nodes[1].replica.contains(g.id))
+        h.apply(1, h.nodes[1].engine.findPack(String(g.id.hex.prefix(8)), nowMs: h.nowMs, replica: h.nodes[1].replica))
+        h.run(ms: 300)
+        #expect(!h.nodes[1].replica.contains(g.id))
+        // Its whole id (a join code's) does.
+        h.apply(1, h.nodes[1].engine.findPack(g.id.hex, nowMs: h.nowMs, replica: h.nodes[1].replica))
+        h.run(ms: 300)
+        #expect(h.nodes[1].replica.contains(g.id))
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import SkwadModel
+import SkwadNode
+@testable import SkwadREPL
+
+/// The invite-only pack verbs (issue 26): their grammar, and a hostile pack name in what they
+/// print, through the REPL on a loopback pair.
+@Suite(.serialized) struct PrivatePackREPLTests {
+    @Test func theVerbsParse() throws {
+        #expect(try Command.parse("create Flat --private --radius 300 --tags home")
+                == .privatePack(.create(name: "Flat", radius: 300, tags: ["home"], color: "")))
+        #expect(try Command.parse("create Flat --radius 300") == .create(name: "Flat", radius: 300, locked: false, tags: [], color: ""))
+        #expect(throws: CommandError.self) { try Command.parse("create Flat --private --locked --radius 300") }
+        let code = JoinCode(pack: OpID.of(body: [1]), epoch: 0, key: [UInt8](repeating: 2, count: 32), address: "127.0.0.1:9").encoded()
+        #expect(try Command.parse("join \(code)") == .privatePack(.join(code: code)))
+        #expect(try Command.parse("join Quad") == .join("Quad"))
+        #expect(try Command.parse("invite Flat") == .privatePack(.invite("Flat")))
+        #expect(try Command.parse("remove Flat anon·3f2a9c01") == .privatePack(.remove(pack: "Flat", author: "anon·3f2a9c01")))
+        #expect(throws: CommandError.self) { try Command.parse("remove Flat") }
+        #expect(commandHelp.contains { $0.name == "invite" } && commandHelp.contains { $0.name == "remove" })
+    }
+
+    @Test func aJoinedPacksHostileNameIsPrintedSafely() async throws {
+        let net = try await NodePair("private")
+        let hostile = "Fl\u{1B}]0;owned\u{07}at\u{202E}"
+        _ = try await net.a.createPack(name: hostile, radiusMeters: NodePair.radius, locked: false, tags: [], color: "", inviteOnly: true)
+        let ra = REPL(executor: Executor(node: net.a), reader: LineReader(interactive: false, historyPath: nil), mode: .plain)
+        let rb = REPL(executor: Executor(node: net.b), reader: LineReader(interactive: false, historyPath: nil), mode: .plain)
+        let id = try #require(await net.a.packs().first?.pack.id)
+        let invite = await ra.handle("invite \(id.hex)", nowMs: wallClockMs()).output ?? ""
+        let code = try #require(invite.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("skw-") }.map(String.init))
+        let joined = await rb.handle("join \(code)", nowMs: wallClockMs()).output ?? ""
+        #expect(joined.contains("joined invite-only pack"))
+        for out in [invite, joined] {
+            for bad in ["\u{1B}", "\u{07}", "\u{202E}"] { #expect(!out.contains(bad), "\(out.debugDescription)") }
+        }
+        await net.shutdown()
+    }
+}
