@@ -128,7 +128,8 @@ extension GossipEngine {
                 limits.pseudonym = limits.pseudonym.filter { var b = $0.value; return !b.isFull(nowMs: nowMs) }
             }
             guard limits.pseudonym.count < config.pseudonymMemory else { stats.drop(.pseudonymRateLimited); return ([], nil) }
-            limits.pseudonym[op.author] = TokenBucket(rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute, nowMs: nowMs)
+            limits.pseudonym[op.author] = TokenBucket(rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute,
+                                                      nowMs: nowMs)
         }
         guard limits.pseudonym[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); return ([], nil) }
         // Where it came from matters only to the quotas on new packs and on ops waiting for a
@@ -187,7 +188,10 @@ extension GossipEngine {
     mutating func onIHave(_ ids: [[UInt8]], from: PeerAddress, nowMs: UInt64, replica: Replica) {
         for d in ids.prefix(256) where d.count == 8 || d.count == 32 {
             let p = Plumtree.prefix(d)
-            if let known = spread.plumtree.recentID(prefix: p), replica.contains(known) { spread.plumtree.unqueue(known, for: from); continue }
+            if let known = spread.plumtree.recentID(prefix: p), replica.contains(known) {
+                spread.plumtree.unqueue(known, for: from)
+                continue
+            }
             if d.count == 32, let id = try? OpID(bytes: d), replica.contains(id) { continue }
             // Bounded: past `missingCapacity` announced ids, new ones wait for reconciliation.
             if !spread.plumtree.announced(p, by: from, nowMs: nowMs, graftTimeoutMs: config.graftTimeoutMs) { stats.drop(.queueFull) }

@@ -223,7 +223,10 @@ public struct GossipEngine: Sendable {
 
     /// Work that must not wait for an idle tick: lazy notices to flush, announced ops to
     /// graft, handshakes and a neighbour request under way.
-    var busy: Bool { spread.plumtree.hasPromptWork || !spread.newLinks.isEmpty || !spread.stem.embargo.isEmpty || channels.handshakesUnderWay || membership.pendingNeighbor != nil }
+    var busy: Bool {
+        spread.plumtree.hasPromptWork || !spread.newLinks.isEmpty || !spread.stem.embargo.isEmpty
+            || channels.handshakesUnderWay || membership.pendingNeighbor != nil
+    }
 
     /// Asks the shell for a tick `afterMs` from now unless one is due sooner.
     mutating func requestTick(afterMs: UInt64, nowMs: UInt64, into out: inout [GossipDirective]) {
@@ -258,7 +261,9 @@ public struct GossipEngine: Sendable {
     /// every datagram, and reading the five collections it looks at was ≈ 1 % of the city
     /// simulation's time, in cache misses).
     mutating func promptTickIfBusy(nowMs: UInt64, into out: inout [GossipDirective]) {
-        if rounds.started && nowMs + config.tickMs < rounds.tickDueMs && busy { requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out) }
+        if rounds.started && nowMs + config.tickMs < rounds.tickDueMs && busy {
+            requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out)
+        }
     }
 
     // MARK: - sending

@@ -127,7 +127,9 @@ extension GossipEngine {
         guard peers.active[from] != nil, peers.active[target] != nil, target != from else { stats.drop(.notAMember); return }
         let (ping, ourSeq) = pingMessage()
         membership.indirect[ourSeq] = (from, seq, target)
-        if membership.indirect.count > Self.indirectCapacity, let oldest = membership.indirect.keys.min() { membership.indirect[oldest] = nil }
+        if membership.indirect.count > Self.indirectCapacity, let oldest = membership.indirect.keys.min() {
+            membership.indirect[oldest] = nil
+        }
         send(ping, to: target, nowMs: nowMs, into: &out)
     }
 

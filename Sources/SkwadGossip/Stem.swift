@@ -67,7 +67,9 @@ extension GossipEngine {
         // A stem that loops back to a node that stemmed the op already: fluff it here, now
         // (waiting for the fail-safe would cost a second or two).
         if let env = try? Envelope(serialized: envelope), replica.contains(env.id) {
-            if spread.stem.embargo[env.id] != nil, let op = replica.op(env.id) { fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out) }
+            if spread.stem.embargo[env.id] != nil, let op = replica.op(env.id) {
+                fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out)
+            }
             return
         }
         let (fresh, _) = admit(envelope, from: from, nowMs: nowMs, replica: &replica, into: &out)

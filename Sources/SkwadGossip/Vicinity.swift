@@ -289,7 +289,9 @@ extension GossipEngine {
                 peers.addRemote(peer, VicinityEntry(info: peerInfo, distance: 0, lastHeardMs: nowMs))
             }
         } else if peers.active[peer] == nil, peers.vicinity[peer] == nil,
-                  membership.farFences.contains(where: { f in place.center.distance(to: f.center) < info.distance(to: Geohash.decode(cellOf: f.center)) }) {
+                  membership.farFences.contains(where: { f in
+                      place.center.distance(to: f.center) < info.distance(to: Geohash.decode(cellOf: f.center))
+                  }) {
             addPassive(peer, cell: peerInfo.cell, nowMs: nowMs)
         }
     }
@@ -297,7 +299,10 @@ extension GossipEngine {
     mutating func remoteRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         membership.farFences = fencesNeedingContact(replica, nowMs: nowMs)
         for p in peers.remote.keys.sorted() {
-            guard let place = peers.remote[p]!.info.place, membership.farFences.contains(where: { $0.contains(cell: place) }) else { peers.removeRemote(p); continue }
+            guard let place = peers.remote[p]!.info.place, membership.farFences.contains(where: { $0.contains(cell: place) }) else {
+                peers.removeRemote(p)
+                continue
+            }
         }
         // A hop that left a request unanswered (a liar named at the fence's centre never
         // answers: the greedy search asked it every round, hostile seed 6) is asked again at

@@ -95,7 +95,9 @@ import SkwadTestKit
     @Test func unaskedNeighborDeclinesDelayNothing() throws {
         var h = Self.overlay(6)
         let bad = 6
-        let victim = try #require((0..<6).first { h.nodes[$0].engine.membership.pendingNeighbor == nil && h.nodes[$0].engine.membership.neighborRetryMs == 0 })
+        let victim = try #require((0..<6).first {
+            h.nodes[$0].engine.membership.pendingNeighbor == nil && h.nodes[$0].engine.membership.neighborRetryMs == 0
+        })
         var m = WireMessage(); var r = Skwad_Gossip_V1_NeighborReply(); r.accepted = false; m.neighborReply = r
         for _ in 0..<10 { Self.say(m, from: bad, to: victim, in: &h) }
         h.run(ms: 100)

@@ -80,7 +80,8 @@ import SkwadModel
             case 13: t.noteRimAsked(p, nowMs: now, capacity: GossipEngine.rimCapacity)
             case 14: t.noteHopAsked(p, nowMs: now, capacity: GossipEngine.remoteHopCapacity)
             case 15: t[hopAsk: p] = nil
-            case 17: t.putOnTrial(p, .init(info: NodeInfo(cell: cell), pingSeq: 1, sinceMs: now), capacity: MembershipGuard.candidateCapacity)
+            case 17: t.putOnTrial(p, .init(info: NodeInfo(cell: cell), pingSeq: 1, sinceMs: now),
+                                  capacity: MembershipGuard.candidateCapacity)
             case 18: t.endTrial(p)
             case 16: t[reconMisses: p] = Bool.random(using: &rng) ? Int.random(in: 0...3, using: &rng) : nil
             default: t.retainReconMisses(links: Set(t.links))
