@@ -34,7 +34,9 @@ public struct PackScope: Sendable, Equatable {
     }
 }
 
-public struct PackState: Sendable {
+/// A pack's state, one value per pack in a replica's `packs` (read through `PackState`; public
+/// only so that `PackState`'s dynamic members may be: its stored state stays internal).
+public struct PackFields: Sendable {
     public let id: PackID
     public let genesis: SignedOp
     /// The genesis content with pack edits (LWW per field) applied.
@@ -159,4 +161,56 @@ struct EditRegister: Sendable {
             if body == nil { body = LWW(hlc: hlc, id: id, value: b) } else { body!.merge(hlc: hlc, id: id, value: b) }
         }
     }
+}
+
+/// A pack's state as the replica and its views see it: `PackFields` behind a copy-on-write
+/// box, so that a replica's `packs` table holds one reference per slot (empty slots
+/// included) instead of the whole state (the 2,000-node city spent 179 MB of 504 on those
+/// slots; docs/BENCHMARKS.md "Where a simulated node's memory goes"). Fields read and
+/// written through dynamic members; a write to a shared box copies it first.
+@dynamicMemberLookup
+public struct PackState: Sendable {
+    final class Box: @unchecked Sendable {
+        var fields: PackFields
+        init(_ f: PackFields) { fields = f }
+    }
+
+    private var box: Box
+
+    init(genesis: SignedOp, create: CreatePack, isAdmin: Bool) { box = Box(PackFields(genesis: genesis, create: create, isAdmin: isAdmin)) }
+
+    public subscript<T>(dynamicMember path: KeyPath<PackFields, T>) -> T { box.fields[keyPath: path] }
+
+    public subscript<T>(dynamicMember path: WritableKeyPath<PackFields, T>) -> T {
+        get { box.fields[keyPath: path] }
+        _modify {
+            unique()
+            yield &box.fields[keyPath: path]
+        }
+    }
+
+    private mutating func unique() { if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) } }
+
+    public var id: PackID { box.fields.id }
+    public var genesis: SignedOp { box.fields.genesis }
+    /// The genesis content with pack edits (LWW per field) applied.
+    public var create: CreatePack { box.fields.current }
+    public var alpha: PublicKey { box.fields.alpha }
+    public var isAdmin: Bool { box.fields.isAdmin }
+    public var fence: Geofence? { box.fields.fence }
+    public var locked: Bool { box.fields.locked }
+    public var createdMs: UInt64 { box.fields.createdMs }
+    public var scope: PackScope { box.fields.scope }
+    /// Invite-only (PrivatePackViews.swift).
+    public var isPrivate: Bool { box.fields.isPrivate }
+    /// Expiry time, or nil for a permanent (admin) pack.
+    public var expiresMs: UInt64? { box.fields.expiresMs }
+    public func isExpired(nowMs: UInt64) -> Bool { box.fields.isExpired(nowMs: nowMs) }
+    public var popularity: Int { box.fields.popularity }
+    public var postCount: Int { box.fields.postCount }
+    public var opCount: Int { box.fields.opCount }
+
+    mutating func insertOrdered(_ op: SignedOp) { unique(); box.fields.insertOrdered(op) }
+    mutating func applyPostEdit(_ e: Edit, author: PublicKey, hlc: HLC, id: OpID) { unique(); box.fields.applyPostEdit(e, author: author, hlc: hlc, id: id) }
+    mutating func applyEdit(_ e: EditPack, hlc: HLC, id: OpID) { unique(); box.fields.applyEdit(e, hlc: hlc, id: id) }
 }
