@@ -112,8 +112,6 @@ struct PeerTable: Sendable {
 
         private static func time(_ t: UInt64) -> UInt64? { t == .max ? nil : t }
 
-        var isEmpty: Bool { fields == 0 }
-
         /// One bit per `Field` that is set.
         fileprivate var fields: UInt16 {
             var f: UInt16 = 0
@@ -233,7 +231,7 @@ struct PeerTable: Sendable {
                 if after & (1 << f.rawValue) != 0 { holders[Int(f.rawValue)].insert(p) } else { holders[Int(f.rawValue)].remove(p) }
             }
         }
-        if after != 0 { records[p] = rec }
+        if after != 0 { records[p] = rec }   // an empty record is not kept
         return result
     }
 

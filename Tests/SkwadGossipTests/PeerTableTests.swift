@@ -20,7 +20,11 @@ import SkwadModel
         #expect(t.remoteHops.count <= GossipEngine.remoteHopCapacity)
         // One record per peer, none empty, and every role and fact read across the table says
         // what the records say.
-        #expect(!t.records.values.contains { $0.isEmpty })
+        #expect(!t.records.values.contains { r in
+            r.member == nil && r.passiveCell == nil && r.vicinity == nil && r.remote == nil && r.inbound == nil && r.gone == nil
+                && r.mutedMs == nil && r.reconMisses == nil && r.reconciledMs == nil && r.rimAskedMs == nil && r.hopAsk == nil
+                && r.candidate == nil
+        })
         func holders(_ has: (PeerTable.Peer) -> Bool) -> Set<PeerAddress> { Set(t.records.filter { has($0.value) }.keys) }
         #expect(t.active.keys == holders { $0.member != nil })
         #expect(t.passive.keys == holders { $0.passiveCell != nil })
