@@ -27,7 +27,7 @@ extension OpBody {
             }
             m.createPack = x
         case .post(let p):
-            var x = Skwad_V1_Post(); x.title = p.title; x.body = p.body; x.tags = p.tags
+            var x = Skwad_V1_Post(); x.title = p.title; x.body = p.body; x.tags = p.tags; x.ask = p.ask
             m.post = x
         case .comment(let c):
             var x = Skwad_V1_Comment(); x.post = Data(c.post.bytes); x.body = c.body
@@ -73,6 +73,9 @@ extension OpBody {
             m.packKeys = x
         case .joined:
             m.joined = Skwad_V1_Joined()
+        case .pick(let k):
+            var x = Skwad_V1_Pick(); x.ask = Data(k.ask.bytes); x.caption = Data(k.caption.bytes)
+            m.pick = x
         }
         var opts = BinaryEncodingOptions(); opts.useDeterministicOrdering = true
         return [UInt8]((try? m.serializedData(options: opts)) ?? Data())
@@ -115,7 +118,7 @@ extension OpBody {
                                           inviteOnly: x.inviteOnly, sealedMeta: [UInt8](x.sealedMeta)))
         case .post(let x)?:
             packID = try Self.id(m.packID, "pack id")
-            kind = .post(Post(title: x.title, body: x.body, tags: x.tags))
+            kind = .post(Post(title: x.title, body: x.body, tags: x.tags, ask: x.ask))
         case .comment(let x)?:
             packID = try Self.id(m.packID, "pack id")
             kind = .comment(Comment(post: try Self.id(x.post, "comment post"),
@@ -167,6 +170,9 @@ extension OpBody {
         case .joined?:
             packID = try Self.id(m.packID, "pack id")
             kind = .joined
+        case .pick(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            kind = .pick(Pick(ask: try Self.id(x.ask, "pick ask"), caption: try Self.id(x.caption, "pick caption")))
         case nil:
             throw ModelError.malformed("op has no kind (unknown to wire version 1)")
         }

@@ -46,6 +46,8 @@ public enum OpKind: Hashable, Sendable {
     case packKeys(PackKeys)
     /// Inside a sealed op only: its author joined the invite-only pack.
     case joined
+    /// The asker's pick of a caption (issue 28).
+    case pick(Pick)
 
     /// Stable name used in the store, stats and JSON.
     public var name: String {
@@ -67,6 +69,7 @@ public enum OpKind: Hashable, Sendable {
         case .sealed: "sealed"
         case .packKeys: "pack_keys"
         case .joined: "joined"
+        case .pick: "pick"
         }
     }
 }
@@ -98,7 +101,21 @@ public struct Post: Hashable, Sendable {
     public var title: String
     public var body: String
     public var tags: [String]
-    public init(title: String, body: String, tags: [String] = []) { self.title = title; self.body = body; self.tags = tags }
+    /// An ask for captions (CapGrab, PROTOCOL §5 "Captions"): its comments are captions, shown
+    /// by score, and its author may `Pick` one.
+    public var ask: Bool
+    public init(title: String, body: String, tags: [String] = [], ask: Bool = false) {
+        self.title = title; self.body = body; self.tags = tags; self.ask = ask
+    }
+}
+
+/// The asker's pick among the captions of an ask (PROTOCOL §5 "Captions"). Counts only when
+/// its author wrote the ask and `caption` is a comment on the ask in the same pack; per
+/// author, the last by (hlc, id) wins. Admission checks only its shape.
+public struct Pick: Hashable, Sendable {
+    public var ask: OpID
+    public var caption: OpID
+    public init(ask: OpID, caption: OpID) { self.ask = ask; self.caption = caption }
 }
 
 public struct Comment: Hashable, Sendable {

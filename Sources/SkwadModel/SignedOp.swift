@@ -137,7 +137,7 @@ public enum Validation {
             try text(p.name, Limits.maxDisplayName, "display name"); try text(p.about, Limits.maxReason, "about")
         case .sealed(let s): try s.check()
         case .packKeys(let k): try k.check()
-        case .joined: break
+        case .joined, .pick: break
         case .directMessage(let d):
             guard Limits.directSealedSizes.contains(d.sealed.count) else {
                 throw ModelError.invalid("a direct message is \(d.sealed.count) bytes, not one of the size classes \(Limits.directSealedSizes)")

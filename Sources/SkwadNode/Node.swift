@@ -171,7 +171,9 @@ public actor Node {
     /// pseudonym's proof-of-work stamp (the pack's `powBits`); it is returned as a local
     /// change to commit with the op, and reused afterwards.
     /// `persona`: signs with the node's persona in the pack instead (NodeProfiles.swift).
-    func sign(_ kind: OpKind, in packID: PackID, persona: Bool = false) throws -> (op: SignedOp, changes: [LocalChange]) {
+    /// `here`: the op claims the user's cell at the node's geohash precision (a post's place,
+    /// FireUp's `--here`), in a pack that is not locked (a locked pack's claim is its own).
+    func sign(_ kind: OpKind, in packID: PackID, persona: Bool = false, here: Bool = false) throws -> (op: SignedOp, changes: [LocalChange]) {
         let nowMs = now()
         guard let pack = replica.pack(packID), replica.isLive(packID, nowMs: nowMs) else { throw NodeError("that pack is gone (expired or deleted)") }
         guard let key = persona ? personaKey(packID) : key(for: packID) else { throw NodeError("unknown pack") }
@@ -201,6 +203,10 @@ public actor Node {
                 claim = cell
             default: break
             }
+        } else if here {
+            guard let at = location else { throw NodeError("--here attaches where you are: set your location first (locate LAT,LON)") }
+            guard !pack.isPrivate else { throw NodeError("an invite-only pack's ops carry no place (--here)") }
+            claim = Geohash.encode(at, precision: config.geohashPrecision)
         }
         let kind = try sealIfPrivate(kind, pack: pack, author: key.publicKey)
         let body = OpBody(packID: packID, author: key.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), location: claim, stamp: stamp, kind: kind)

@@ -24,6 +24,8 @@ public struct InboxItem: Sendable, Equatable {
         case letter(ConversationEntry)
         /// A post by a pseudonym you follow (NodeFollows.swift).
         case followedPost(PostView)
+        /// The asker picked your caption (NodeCaptions.swift).
+        case picked(ask: OpID, caption: OpID)
     }
     public let kind: Kind
     /// The pack's label, for posts, comments and votes.
@@ -61,6 +63,7 @@ extension Node {
             let last = try store.lastSeq()
             let (ops, skipped) = try store.ops(after: mark, limit: Self.inboxScanLimit)
             var items = opItems(ops, nowMs: nowMs) + letterItems(ops, nowMs: nowMs) + followedItems(ops, nowMs: nowMs)
+                + pickItems(ops, nowMs: nowMs)
             items += try store.unshownNotices().map { InboxItem(kind: .pack($0), packName: $0.name, about: "", atMs: $0.atMs) }
             items.sort { $0.atMs < $1.atMs }
             if !peek { try store.markInboxSeen(seq: last, forgetBeforeMs: nowMs &- 7 * 86_400_000) }

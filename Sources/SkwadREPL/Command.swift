@@ -10,7 +10,7 @@ public enum Command: Equatable, Sendable {
     case packs(sort: PackSort, tag: String?)
     case join(String)
     case leave(String)
-    case post(pack: String, title: String, body: String, tags: [String])
+    case post(pack: String, title: String, body: String, tags: [String], here: Bool = false)
     case comment(target: String, text: String)
     case vote(target: String, value: Int32)
     case feed(pack: String?, sort: FeedSort, limit: Int, tag: String? = nil, within: Double? = nil)
@@ -34,6 +34,8 @@ public enum Command: Equatable, Sendable {
     case conversation(ConversationCommand)
     /// create --private, invite, join CODE, remove (CommandPrivatePacks.swift).
     case privatePack(PrivatePackCommand)
+    /// ask, pick (CommandCaptions.swift).
+    case caption(CaptionCommand)
 }
 
 public struct CommandError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -52,7 +54,7 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("packs", "packs [--sort distance|popular|new] [--tag T]", "packs around you, with distance and bearing"),
     ("join", "join PACK|CODE", "join a pack (by name or id prefix), or an invite-only pack with a join code: its posts enter your feed"),
     ("leave", "leave PACK", "leave a pack"),
-    ("post", "post PACK \"TITLE\" \"BODY\" [--tags a,b] [--named]",
+    ("post", "post PACK \"TITLE\" \"BODY\" [--tags a,b] [--named] [--here]",
      "post anonymously in a pack; title up to \(Limits.maxTitle) characters, body up to \(Limits.maxBody) "
         + "(letters beyond plain ASCII count 2, emoji 4); --named: under your display name there"),
     ("comment", "comment ID \"TEXT\"", "comment on a post, or reply to a comment; up to \(Limits.maxBody) characters"),
@@ -72,7 +74,7 @@ public let commandHelp: [(name: String, usage: String, summary: String)] = [
     ("trust", "trust ADMINKEY", "trust an admin key (your campus's): its packs are permanent here and it may moderate any pack"),
     ("untrust", "untrust ADMINKEY", "stop trusting an admin key"),
     ("trusted", "trusted", "the admin keys this node trusts, and the config file they are kept in"),
-] + moderationHelp + placeHelp + conversationHelp + privatePackHelp + [
+] + moderationHelp + placeHelp + conversationHelp + privatePackHelp + captionHelp + [
     ("quit", "quit", "stop the node (also: exit, Ctrl-D)"),
 ]
 
@@ -111,10 +113,11 @@ extension Command {
         case "leave": cmd = .leave(try args.positional("PACK"))
         case "post":
             let pack = try args.positional("PACK"), title = try args.positional("\"TITLE\""), body = try args.positional("\"BODY\"")
-            let named = args.flag("--named")
+            let named = args.flag("--named"), here = args.flag("--here")
             let tags = try args.list("--tags")
+            if named && here { throw CommandError("--named and --here do not go together (a display name with your place would say who you are)") }
             cmd = named ? .conversation(.namedPost(pack: pack, title: title, body: body, tags: tags))
-                        : .post(pack: pack, title: title, body: body, tags: tags)
+                        : .post(pack: pack, title: title, body: body, tags: tags, here: here)
         case "comment", "reply":
             cmd = .comment(target: try args.positional("ID"), text: try args.positional("\"TEXT\""))
         case "up": cmd = .vote(target: try args.positional("ID"), value: 1)
@@ -165,6 +168,9 @@ extension Command {
         case _ where PrivatePackCommand.verbs.contains(verb):
             guard let c = try PrivatePackCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
             cmd = .privatePack(c)
+        case _ where CaptionCommand.verbs.contains(verb):
+            guard let c = try CaptionCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
+            cmd = .caption(c)
         case _ where ConversationCommand.verbs.contains(verb):
             guard let c = try ConversationCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
             cmd = .conversation(c)

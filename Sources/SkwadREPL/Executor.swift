@@ -26,8 +26,8 @@ public struct Executor: Sendable {
         case .leave(let ref):
             let p = try await node.leave(ref)
             return .done("left \(p.name)", id: p.id)
-        case let .post(pack, title, body, tags):
-            let id = try await node.post(pack: pack, title: title, body: body, tags: tags)
+        case let .post(pack, title, body, tags, here):
+            let id = try await node.post(pack: pack, title: title, body: body, tags: tags, here: here)
             return .done("posted \(id.short(await node.displayIDLength()))", id: id)
         case let .comment(target, text):
             let id = try await node.comment(on: target, text: text)
@@ -64,6 +64,7 @@ public struct Executor: Sendable {
         case .places(let m): return .places(try await runPlaces(m))
         case .conversation(let c): return .conversation(try await runConversation(c))
         case .privatePack(let c): return .privatePack(try await runPrivatePack(c))
+        case .caption(let c): return .caption(try await runCaption(c))
         }
     }
 

@@ -26,6 +26,7 @@ public final class REPL: Sendable {
         r.idLength = await executor.node.displayIDLength()
         if mode == .terminal { r.screen = TerminalSize.current() }
         r.joinedCount = await executor.node.joinedPackIDs.count
+        r.here = await executor.node.location
         do {
             if let swiped = try await swipeLine(line) { return (render(swiped, &r), false) }
             guard let cmd = try Command.parse(line) else { return (nil, false) }

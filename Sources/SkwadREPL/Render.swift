@@ -17,6 +17,8 @@ public struct Renderer: Sendable {
     public var screen: (cols: Int, rows: Int) = (80, 24)
     /// Packs the user is in (the empty feed's hint differs for a member).
     public var joinedCount = 0
+    /// The user's location, when set: `show` gives a post's distance from it.
+    public var here: GeoPoint?
 
     public init(mode: Mode) { self.mode = mode }
 
@@ -98,13 +100,15 @@ public struct Renderer: Sendable {
             var lines = [postLine(t.post)]
             if !t.post.body.isEmpty { lines.append("    " + SafeText.block(t.post.body, indent: "    ")) }
             if !t.post.tags.isEmpty { lines.append("    tags: " + SafeText.line(t.post.tags.joined(separator: ", "))) }
+            if let d = placeDistance(t.post) { lines.append("    posted about \(Self.distance(d)) from you") }
             if let h = t.post.hidden { lines.append("    (hidden: \(h == .moderated ? "by a moderator" : "score too low"))") }
             for c in t.comments {
                 let pad = String(repeating: "  ", count: c.depth + 2)
                 let body = c.removed ? dim("[removed]") : SafeText.block(c.body, indent: pad + "  ")
-                lines.append("\(pad)\(id(c.id))  \(score(c.score))  \(who(c.author, c.role))  \(dim(time(c.hlc)))  \(body)\(c.edited ? " (edited)" : "")")
+                let mark = c.picked ? "★ picked  " : ""
+                lines.append("\(pad)\(id(c.id))  \(score(c.score))  \(mark)\(who(c.author, c.role))  \(dim(time(c.hlc)))  \(body)\(c.edited ? " (edited)" : "")")
             }
-            if t.comments.isEmpty { lines.append(dim("    no comments yet")) }
+            if t.comments.isEmpty { lines.append(dim(t.post.isAsk ? "    no captions yet (comment \(id(t.post.id)) \"TEXT\")" : "    no comments yet")) }
             return lines.joined(separator: "\n")
         case .den(let d):
             var lines = ["your packs (Alpha): " + (d.view.packs.isEmpty ? "none" : d.view.packs.map { "\(SafeText.line($0.name)) \(id($0.id))" }.joined(separator: ", ")),
@@ -136,6 +140,7 @@ public struct Renderer: Sendable {
         case .places(let m): return placesText(m)
         case .conversation(let c): return conversationText(c)
         case .privatePack(let c): return privatePackText(c)
+        case .caption(let c): return captionText(c)
         }
     }
 
@@ -156,9 +161,18 @@ public struct Renderer: Sendable {
 
     func score(_ s: Int) -> String { s > 0 ? "+\(s)" : "\(s)" }
 
+    /// Metres from the user to the centre of the cell a post claims (`post --here`, or a
+    /// locked pack's claim), when both are known.
+    func placeDistance(_ p: PostView) -> Double? {
+        guard let here, let cell = p.location, let c = try? Geohash.decode(cell) else { return nil }
+        return here.distance(to: c.center)
+    }
+
     func postLine(_ p: PostView) -> String {
-        let comments = p.commentCount == 1 ? "1 comment" : "\(p.commentCount) comments"
-        return "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(label(p.pack, p.packName)), pack: p.pack))  \(who(p.author, p.role))\(named(p.displayName))  \(dim(time(p.hlc)))  \(SafeText.line(p.title))\(p.edited ? " (edited)" : "")  \(dim("(\(comments))"))"
+        let noun = p.isAsk ? "caption" : "comment"
+        let comments = p.commentCount == 1 ? "1 \(noun)" : "\(p.commentCount) \(noun)s"
+        let ask = p.isAsk ? "[ask] " : ""
+        return "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(label(p.pack, p.packName)), pack: p.pack))  \(who(p.author, p.role))\(named(p.displayName))  \(dim(time(p.hlc)))  \(ask)\(SafeText.line(p.title))\(p.edited ? " (edited)" : "")  \(dim("(\(comments))"))"
     }
 
     /// A display name published in the post's pack, quoted after the tag (the tag stays: a
@@ -209,6 +223,7 @@ public struct Renderer: Sendable {
         case .places(let m): kv += placesJSON(m)
         case .conversation(let c): kv += conversationJSON(c)
         case .privatePack(let c): kv += privatePackJSON(c)
+        case .caption(let c): kv += captionJSON(c)
         }
         return .object(kv)
     }
@@ -230,13 +245,16 @@ public struct Renderer: Sendable {
                  ("tags", .array(p.tags.map { .string($0) })), ("score", .int(p.score)), ("up", .int(p.upvotes)),
                  ("down", .int(p.downvotes)), ("comments", .int(p.commentCount)), ("time", .int(Int(p.hlc.physicalMs))),
                  ("hidden", p.hidden.map { .string($0.rawValue) } ?? .null), ("edited", .bool(p.edited)),
-                 ("displayName", p.displayName.map { .string($0) } ?? .null)])
+                 ("displayName", p.displayName.map { .string($0) } ?? .null), ("ask", .bool(p.isAsk)),
+                 ("place", p.location.map { .string($0) } ?? .null), ("placeDistance", placeDistance(p).map { .double($0) } ?? .null),
+                 ("picked", p.picked.map { .string($0.hex) } ?? .null)])
     }
 
     func comment(_ c: CommentView) -> JSON {
         .object([("id", .string(c.id.hex)), ("post", .string(c.post.hex)), ("parent", c.parent.map { .string($0.hex) } ?? .null),
                  ("author", .string(pseudonymTag(c.author))), ("role", c.role.map { .string($0.rawValue) } ?? .null), ("body", .string(c.body)), ("score", .int(c.score)),
-                 ("depth", .int(c.depth)), ("removed", .bool(c.removed)), ("edited", .bool(c.edited)), ("time", .int(Int(c.hlc.physicalMs)))])
+                 ("depth", .int(c.depth)), ("removed", .bool(c.removed)), ("edited", .bool(c.edited)), ("time", .int(Int(c.hlc.physicalMs))),
+                 ("picked", .bool(c.picked))])
     }
 
     // MARK: events

@@ -44,6 +44,8 @@ extension Renderer {
         case .place(let n): return "\(when)  " + placeNewsLine(n, item)
         case .followedPost(let p):
             return "\(when)  \(pseudonymTag(p.author)), whom you follow, posted in \(SafeText.line(item.packName)): \(id(p.id))  \(SafeText.line(p.title))"
+        case let .picked(ask, caption):
+            return "\(when)  your caption \(id(caption)) was picked for the ask \(id(ask)) in \(SafeText.line(item.packName)): \(SafeText.line(item.about))"
         case .letter(let e):
             return "\(when)  message from \(pseudonymTag(e.peer)) in \(SafeText.line(item.packName)): \(id(e.id))  \(SafeText.block(e.text, indent: "    "))"
         }
@@ -72,6 +74,8 @@ extension Renderer {
                 kv = [("kind", "message"), ("message", entryJSON(e))]
             case .followedPost(let p):
                 kv = [("kind", "followed_post"), ("post", post(p))]
+            case let .picked(ask, caption):
+                kv = [("kind", "picked"), ("ask", .string(ask.hex)), ("caption", .string(caption.hex))]
             }
             kv += [("packName", .string(item.packName)), ("about", .string(item.about)), ("time", .int(Int(item.atMs)))]
             return .object(kv)

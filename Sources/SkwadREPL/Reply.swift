@@ -29,6 +29,7 @@ public enum Reply: Sendable {
     case conversation(ConversationReply)
     /// Replies of create --private, invite, join CODE, remove (CommandPrivatePacks.swift).
     case privatePack(PrivatePackReply)
+    case caption(CaptionReply)
 }
 
 /// A neighbour as `peers` shows it.

@@ -59,7 +59,7 @@ extension Replica {
         }
         if let refused = privacyRule(op, in: pack) { return refused }
         switch op.body.kind {
-        case .post, .comment, .vote, .place, .review, .reviewReply:
+        case .post, .comment, .vote, .place, .review, .reviewReply, .pick:
             break
         case .editPack, .moderate:
             guard isModerator(op.author, of: pack) else { return .rejected(.notAllowed, "only the Alpha or an admin may do that") }
@@ -85,12 +85,12 @@ extension Replica {
 }
 
 extension OpKind {
-    /// Ops that speak in a locked pack's place (posts, comments, votes, places, reviews and
-    /// replies) must claim a cell
+    /// Ops that speak in a locked pack's place (posts, comments, votes, places, reviews,
+    /// replies and picks) must claim a cell
     /// inside its fence; other kinds may claim one, and then it must lie inside too.
     var needsLocationInLockedPack: Bool {
         switch self {
-        case .post, .comment, .vote, .place, .review, .reviewReply: true
+        case .post, .comment, .vote, .place, .review, .reviewReply, .pick: true
         case .createPack, .delete, .editPack, .moderate, .edit, .report, .directMessage, .profile, .sealed, .packKeys, .joined: false
         }
     }

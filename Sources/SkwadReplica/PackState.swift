@@ -79,6 +79,9 @@ public struct PackFields: Sendable {
     /// Per target (any id an op of this pack names): each voter's last vote. Targets of
     /// other packs are recorded but never read: views look a target up in its own pack.
     var votes: [OpID: [PublicKey: LWW<Int32>]] = [:]
+    /// Per ask (any id a `Pick` names): each picker's last pick. Views read only the ask's own
+    /// author's, and only a caption on that ask in this pack (PROTOCOL §5, "Captions").
+    var picks: [OpID: [PublicKey: LWW<OpID>]] = [:]
     /// Per target: who asked to delete it (effective only for its author, decided in views).
     var deleteRequests: [OpID: Set<PublicKey>] = [:]
     /// Per target: the moderators' last word (hidden or not), among this pack's ops.

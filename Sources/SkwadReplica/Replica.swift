@@ -282,6 +282,13 @@ public struct Replica: Sendable {
             packs[pid]!.applyEdit(e, hlc: op.hlc, id: op.id)
             packs[pid]!.edits.append((op.hlc, op.id))
             directoryChanged()
+        case .pick(let k):
+            if op.author != alpha { packs[pid]!.participants.insert(op.author) }
+            if packs[pid]!.picks[k.ask]?[op.author] == nil {
+                packs[pid]!.picks[k.ask, default: [:]][op.author] = LWW(hlc: op.hlc, id: op.id, value: k.caption)
+            } else {
+                packs[pid]!.picks[k.ask]![op.author]!.merge(hlc: op.hlc, id: op.id, value: k.caption)
+            }
         case .moderate(let m):
             if packs[pid]!.moderation[m.target] == nil { packs[pid]!.moderation[m.target] = LWW(hlc: op.hlc, id: op.id, value: m.hidden) }
             else { packs[pid]!.moderation[m.target]!.merge(hlc: op.hlc, id: op.id, value: m.hidden) }

@@ -51,6 +51,10 @@ public struct PostView: Sendable, Equatable {
     public var edited: Bool = false
     /// The display name its author published in this pack (`Profile`), if any.
     public var displayName: String? = nil
+    /// An ask for captions: its comments are captions (PROTOCOL §5, "Captions").
+    public var isAsk: Bool = false
+    /// The caption its author picked, if that caption is shown.
+    public var picked: OpID? = nil
 }
 
 public struct CommentView: Sendable, Equatable {
@@ -70,6 +74,8 @@ public struct CommentView: Sendable, Equatable {
     public let removed: Bool
     /// Its author edited it (the text shown is the last edit).
     public var edited: Bool = false
+    /// The caption the ask's author picked.
+    public var picked: Bool = false
 }
 
 public struct ThreadView: Sendable, Equatable {
@@ -170,7 +176,17 @@ extension Replica {
                         body: e?.body?.value ?? p.body, tags: p.tags, hlc: op.hlc, location: op.body.location, score: t.score,
                         upvotes: t.up, downvotes: t.down, commentCount: visibleCommentCount(op.id, pack: pack),
                         hidden: hiddenReason(op.id, score: t.score, pack: pack), edited: e != nil,
-                        displayName: pack.profiles[op.author]?.value.name)
+                        displayName: pack.profiles[op.author]?.value.name, isAsk: p.ask, picked: p.ask ? pick(of: op, pack: pack) : nil)
+    }
+
+    /// The caption the author of `ask` picked (PROTOCOL §5, "Captions"): its own last `Pick`
+    /// of this ask, when that names a top-level comment on the ask in the same pack that is
+    /// neither deleted nor hidden. Picks by anyone else count for nothing.
+    func pick(of ask: SignedOp, pack: PackState) -> OpID? {
+        guard let chosen = pack.picks[ask.id]?[ask.author]?.value, let c = ops[chosen], c.packID == ask.packID,
+              case .comment(let cm) = c.body.kind, cm.post == ask.id, cm.parent == nil, !isDeleted(chosen),
+              hiddenReason(chosen, score: tally(c, pack: pack).score, pack: pack) == nil else { return nil }
+        return chosen
     }
 
     /// A comment's text after its author's edits (PROTOCOL.md §5): the last non-empty body
@@ -228,6 +244,16 @@ extension Replica {
             children[cm.parent, default: []].append(c)
         }
         for k in children.keys { children[k]!.sort { $0.hlc != $1.hlc ? $0.hlc < $1.hlc : $0.id < $1.id } }
+        // An ask's captions (its top-level comments): the pick first, then by score, then oldest.
+        let picked = p.ask ? pick(of: op, pack: pack) : nil
+        if p.ask, let top = children[nil] {
+            let scored = top.map { ($0, $0.id == picked, tally($0, pack: pack).score) }
+            children[nil] = scored.sorted { a, b in
+                if a.1 != b.1 { return a.1 }
+                if a.2 != b.2 { return a.2 > b.2 }
+                return a.0.hlc != b.0.hlc ? a.0.hlc < b.0.hlc : a.0.id < b.0.id
+            }.map(\.0)
+        }
         func walk(_ parent: OpID?, depth: Int) -> [CommentView] {
             var out: [CommentView] = []
             for c in children[parent] ?? [] {
@@ -239,7 +265,8 @@ extension Replica {
                 let text = commentText(c, cm, pack: pack)
                 out.append(CommentView(id: c.id, post: postID, parent: cm.parent, author: c.author, role: role(of: c.author, in: pack),
                                        body: removed ? "" : text.text, hlc: c.hlc, score: t.score, upvotes: t.up,
-                                       downvotes: t.down, depth: depth, removed: removed, edited: !removed && text.edited))
+                                       downvotes: t.down, depth: depth, removed: removed, edited: !removed && text.edited,
+                                       picked: c.id == picked))
                 out += sub
             }
             return out

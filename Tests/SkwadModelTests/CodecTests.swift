@@ -17,6 +17,7 @@ import SkwadTestKit
             .delete(Delete(target: id)),
             .editPack(EditPack(name: "n", color: nil, tags: [])), .editPack(EditPack(color: "blue")),
             .moderate(Moderate(target: id, hidden: true, reason: "spam")),
+            .post(Post(title: "caption this", body: "", ask: true)), .pick(Pick(ask: id, caption: pack)),
         ]
         for k in kinds {
             let body = OpBody(packID: pack, author: key.publicKey, hlc: HLC(physicalMs: 5, counter: 2), location: "dpph", stamp: 9, kind: k)

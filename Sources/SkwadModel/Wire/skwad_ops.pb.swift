@@ -228,6 +228,15 @@ nonisolated struct Skwad_V1_OpBody: @unchecked Sendable {
     set {_uniqueStorage()._kind = .joined(newValue)}
   }
 
+  /// Pictures and captions (issue 28): 40-49.
+  var pick: Skwad_V1_Pick {
+    get {
+      if case .pick(let v)? = _storage._kind {return v}
+      return Skwad_V1_Pick()
+    }
+    set {_uniqueStorage()._kind = .pick(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Kind: Equatable, Sendable {
@@ -250,6 +259,8 @@ nonisolated struct Skwad_V1_OpBody: @unchecked Sendable {
     case sealed(Skwad_V1_Sealed)
     case packKeys(Skwad_V1_PackKeys)
     case joined(Skwad_V1_Joined)
+    /// Pictures and captions (issue 28): 40-49.
+    case pick(Skwad_V1_Pick)
 
   }
 
@@ -349,6 +360,9 @@ nonisolated struct Skwad_V1_Post: Sendable {
   var body: String = String()
 
   var tags: [String] = []
+
+  /// an ask for captions (issue 28): its comments are captions
+  var ask: Bool = false
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -746,6 +760,22 @@ nonisolated struct Skwad_V1_Joined: Sendable {
   init() {}
 }
 
+/// The asker's pick among the captions of an ask (issue 28): counts only when its author wrote
+/// the ask and the caption is a comment on it in the same pack; last writer wins per author.
+nonisolated struct Skwad_V1_Pick: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var ask: Data = Data()
+
+  var caption: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "skwad.v1"
@@ -787,7 +817,7 @@ nonisolated extension Skwad_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".OpBody"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0\u{1}edit\0\u{1}report\0\u{2}\u{2}place\0\u{1}review\0\u{3}review_reply\0\u{4}\u{8}direct_message\0\u{1}profile\0\u{1}sealed\0\u{3}pack_keys\0\u{1}joined\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0\u{1}edit\0\u{1}report\0\u{2}\u{2}place\0\u{1}review\0\u{3}review_reply\0\u{4}\u{8}direct_message\0\u{1}profile\0\u{1}sealed\0\u{3}pack_keys\0\u{1}joined\0\u{2}\u{6}pick\0")
 
   fileprivate class _StorageClass {
     var _version: UInt32 = 0
@@ -1059,6 +1089,19 @@ nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._Mes
             _storage._kind = .joined(v)
           }
         }()
+        case 40: try {
+          var v: Skwad_V1_Pick?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .pick(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .pick(v)
+          }
+        }()
         default: break
         }
       }
@@ -1157,6 +1200,10 @@ nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._Mes
       case .joined?: try {
         guard case .joined(let v)? = _storage._kind else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 34)
+      }()
+      case .pick?: try {
+        guard case .pick(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 40)
       }()
       case nil: break
       }
@@ -1346,7 +1393,7 @@ nonisolated extension Skwad_V1_PackMeta: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Skwad_V1_Post: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Post"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}title\0\u{1}body\0\u{1}tags\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}title\0\u{1}body\0\u{1}tags\0\u{1}ask\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1357,6 +1404,7 @@ nonisolated extension Skwad_V1_Post: SwiftProtobuf.Message, SwiftProtobuf._Messa
       case 1: try { try decoder.decodeSingularStringField(value: &self.title) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.body) }()
       case 3: try { try decoder.decodeRepeatedStringField(value: &self.tags) }()
+      case 4: try { try decoder.decodeSingularBoolField(value: &self.ask) }()
       default: break
       }
     }
@@ -1372,6 +1420,9 @@ nonisolated extension Skwad_V1_Post: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if !self.tags.isEmpty {
       try visitor.visitRepeatedStringField(value: self.tags, fieldNumber: 3)
     }
+    if self.ask != false {
+      try visitor.visitSingularBoolField(value: self.ask, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1379,6 +1430,7 @@ nonisolated extension Skwad_V1_Post: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if lhs.title != rhs.title {return false}
     if lhs.body != rhs.body {return false}
     if lhs.tags != rhs.tags {return false}
+    if lhs.ask != rhs.ask {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2106,6 +2158,41 @@ nonisolated extension Skwad_V1_Joined: SwiftProtobuf.Message, SwiftProtobuf._Mes
   }
 
   static func ==(lhs: Skwad_V1_Joined, rhs: Skwad_V1_Joined) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_Pick: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Pick"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}ask\0\u{1}caption\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.ask) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.caption) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.ask.isEmpty {
+      try visitor.visitSingularBytesField(value: self.ask, fieldNumber: 1)
+    }
+    if !self.caption.isEmpty {
+      try visitor.visitSingularBytesField(value: self.caption, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_Pick, rhs: Skwad_V1_Pick) -> Bool {
+    if lhs.ask != rhs.ask {return false}
+    if lhs.caption != rhs.caption {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
