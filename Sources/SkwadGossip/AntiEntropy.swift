@@ -19,19 +19,19 @@ extension GossipEngine {
     /// (Backoff); one that lost a message on the way (no answer from a peer we asked, not even
     /// "settled") is repeated within `reconIntervalMs`: silence is no proof that nothing changed.
     mutating func reconcileRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        for asked in reconUnanswered { reconMisses[asked.peer] = min(1000, (reconMisses[asked.peer] ?? 0) + 1) }
-        reconUnanswered.removeAll(keepingCapacity: true)
+        for asked in spread.reconUnanswered { peers[reconMisses: asked.peer] = min(1000, (peers.reconMisses[asked.peer] ?? 0) + 1) }
+        spread.reconUnanswered.removeAll(keepingCapacity: true)
         let links = self.links
         guard !links.isEmpty else { return }
         // `mayReceive(info, pack:, isGenesis: false)` of each live pack, our cell's place in
         // its fence cached.
-        let (live, inside) = packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
+        let (live, inside) = spread.packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
         let mine = live.indices.filter { live[$0].locked ? inside[$0] : inside[$0] || info.subscribed(live[$0].id) }.map { live[$0] }
         guard !mine.isEmpty else { return }
         // Round robin over our packs (sorted by id), so that none waits longer than
         // ceil(packs / reconPacksPerRound) rounds.
-        let start = reconCursor % mine.count
-        reconCursor = start + config.reconPacksPerRound
+        let start = spread.reconCursor % mine.count
+        spread.reconCursor = start + config.reconPacksPerRound
         for k in 0..<min(config.reconPacksPerRound, mine.count) {
             let state = mine[(start + k) % mine.count]
             let pack = state.id
@@ -40,7 +40,7 @@ extension GossipEngine {
             let eligible = links.filter { isProven($0) && (peerInfo($0).map { mayReceive($0, pack: state, isGenesis: false) } ?? false) }
             guard let peer = preferredLink(among: eligible) else { continue }
             stats.reconciliations += 1
-            reconUnanswered.insert(ReconAsked(pack: pack, peer: peer))
+            spread.reconUnanswered.insert(ReconAsked(pack: pack, peer: peer))
             sendReconcile(pack: pack, lower: .zero, ranges: Reconciliation.initiate(visibleItems(replica, pack: pack)), initiator: true, to: peer, nowMs: nowMs, into: &out)
         }
     }
@@ -54,8 +54,8 @@ extension GossipEngine {
     mutating func preferredLink(among eligible: [PeerAddress]) -> PeerAddress? {
         guard !eligible.isEmpty else { return nil }
         if rng.next() % 8 == 0 { return eligible.randomElement(using: &rng) }
-        let fewest = eligible.map { reconMisses[$0] ?? 0 }.min() ?? 0
-        return eligible.filter { (reconMisses[$0] ?? 0) == fewest }.randomElement(using: &rng)
+        let fewest = eligible.map { peers.reconMisses[$0] ?? 0 }.min() ?? 0
+        return eligible.filter { (peers.reconMisses[$0] ?? 0) == fewest }.randomElement(using: &rng)
     }
 
     /// Sends ranges, split over as many datagrams as needed (each self-contained).
@@ -93,9 +93,9 @@ extension GossipEngine {
     mutating func onReconcile(_ r: ReconcileRound, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         // A link that takes part in reconciliation (either side, pack or directory) can be
         // counted as a contact inside its fences (`isContact`).
-        if isLink(from) && reconMisses[from] == nil { reconMisses[from] = 0 }
+        if isLink(from) && peers.reconMisses[from] == nil { peers[reconMisses: from] = 0 }
         guard let pack = r.pack else { onDirectory(r, from: from, nowMs: nowMs, replica: replica, into: &out); return }
-        if !r.initiator, reconUnanswered.remove(ReconAsked(pack: pack, peer: from)) != nil { reconMisses[from] = 0 }
+        if !r.initiator, spread.reconUnanswered.remove(ReconAsked(pack: pack, peer: from)) != nil { peers[reconMisses: from] = 0 }
         if r.initiator, var asker = r.asker, !isLink(from) {
             if let known = peers.inbound[from]?.info, known.cell == asker.cell { asker.subscriptions.formUnion(known.subscriptions) }
             peers.rememberInbound(from, info: asker, nowMs: nowMs)

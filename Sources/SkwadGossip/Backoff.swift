@@ -1,6 +1,7 @@
-/// A periodic round that slows down while nothing changes (PROTOCOL §9, "Quiet when
-/// idle"): after each round with nothing new since the one before, the interval doubles, up
-/// to `maxMs`; `poke` (something changed) brings the next round within `baseMs`.
+/// The timer of a periodic round (`Round`). One that backs off slows down while nothing
+/// changes (PROTOCOL §9, "Quiet when idle"): after each round with nothing new since the one
+/// before, the interval doubles, up to `maxMs`; `poke` (something changed) brings the next
+/// round within `baseMs`. One with `maxMs == baseMs` runs every `baseMs`.
 struct Backoff: Sendable, Equatable {
     let baseMs: UInt64
     let maxMs: UInt64
@@ -9,10 +10,12 @@ struct Backoff: Sendable, Equatable {
     /// Something changed since the last round.
     private(set) var changed = true
 
-    init(baseMs: UInt64, maxMs: UInt64) {
+    /// `dueMs`: when the first round falls due before `start` (never, by default).
+    init(baseMs: UInt64, maxMs: UInt64, dueMs: UInt64 = .max) {
         self.baseMs = max(1, baseMs)
         self.maxMs = max(self.baseMs, maxMs)
         intervalMs = self.baseMs
+        self.dueMs = dueMs
     }
 
     mutating func start(nowMs: UInt64) { intervalMs = baseMs; dueMs = nowMs &+ baseMs; changed = true }

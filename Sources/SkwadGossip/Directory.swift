@@ -31,7 +31,7 @@ extension GossipEngine {
     mutating func directoryItems(forCell cell: String?, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
         // Decoded on a miss only: a perspective already cached needs no cell.
         var perspective: NodeInfo?
-        return packViews.directoryItems(key: cell ?? "", replica, nowMs: nowMs, capacity: config.directoryCapacity) { scope in
+        return spread.packViews.directoryItems(key: cell ?? "", replica, nowMs: nowMs, capacity: config.directoryCapacity) { scope in
             if perspective == nil { perspective = NodeInfo(cell: cell) }
             return Self.inDirectory(scope, of: perspective!)
         }
@@ -48,7 +48,7 @@ extension GossipEngine {
         // Cells are geohashes (no "|"): a pair's key is never a single cell's.
         let key = (mine ?? "") < (theirs ?? "") ? "\(mine ?? "")|\(theirs ?? "")" : "\(theirs ?? "")|\(mine ?? "")"
         var pair: (a: NodeInfo, b: NodeInfo)?
-        return packViews.directoryItems(key: key, replica, nowMs: nowMs, capacity: config.directoryCapacity) { scope in
+        return spread.packViews.directoryItems(key: key, replica, nowMs: nowMs, capacity: config.directoryCapacity) { scope in
             if pair == nil { pair = (NodeInfo(cell: mine), NodeInfo(cell: theirs)) }
             return Self.inDirectory(scope, of: pair!.a) && Self.inDirectory(scope, of: pair!.b)
         }
@@ -86,14 +86,13 @@ extension GossipEngine {
     /// `rimRetryMs`.
     mutating func rimRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         guard !peers.passive.isEmpty, info.place != nil else { return }
-        let (live, inside) = packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
+        let (live, inside) = spread.packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
         let fences = live.indices.compactMap { inside[$0] && live[$0].locked ? live[$0].fence : nil }
         guard !fences.isEmpty else { return }
-        for (p, c) in peers.passive.sorted(by: { $0.key < $1.key }) where !Self.isCoarse(c) && reconciled[p] == nil {
-            if let asked = rimAsked[p], nowMs < asked &+ Self.rimRetryMs { continue }
+        for (p, c) in peers.passive.sorted(by: { $0.key < $1.key }) where !Self.isCoarse(c) && peers.reconciled[p] == nil {
+            if let asked = peers.rimAsked[p], nowMs < asked &+ Self.rimRetryMs { continue }
             guard let place = NodeInfo.decode(c), fences.contains(where: { $0.contains(cell: place) }) else { continue }
-            rimAsked.makeRoom(for: p, capacity: Self.rimCapacity) { $0 }
-            rimAsked[p] = nowMs
+            peers.noteRimAsked(p, nowMs: nowMs, capacity: Self.rimCapacity)
             sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out)
             return
         }
@@ -105,13 +104,13 @@ extension GossipEngine {
     /// A link just came up: reconcile the directory with it at the next tick (this is also
     /// how packs created while a node had no peer, such as configured admin packs, spread).
     mutating func directoryOnNewLink(_ peer: PeerAddress) {
-        if newLinks.count < config.findPackFanout { newLinks.insert(peer) }
+        if spread.newLinks.count < config.findPackFanout { spread.newLinks.insert(peer) }
     }
 
     mutating func flushNewLinks(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        guard !newLinks.isEmpty else { return }
-        let peers = newLinks.sorted()
-        newLinks = []
+        guard !spread.newLinks.isEmpty else { return }
+        let peers = spread.newLinks.sorted()
+        spread.newLinks = []
         for p in peers.prefix(config.findPackFanout) where isLink(p) { sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out) }
     }
 
@@ -156,7 +155,7 @@ extension GossipEngine {
         let q = String(query.lowercased().prefix(Self.maxFindQuery))
         guard !q.isEmpty else { return [] }
         var targets = links
-        if targets.isEmpty { targets = peers.passive.keys.sorted() + seeds }
+        if targets.isEmpty { targets = peers.passive.keys.sorted() + membership.seeds }
         for p in targets.prefix(config.findPackFanout) {
             send(.findPack(query: q), to: p, nowMs: nowMs, into: &out)
             sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out)

@@ -8,8 +8,8 @@ import SkwadReplica
 /// requested by id (Want), which makes that link eager again. Every op sent obeys the
 /// geofence rule (`mayReceive`).
 extension GossipEngine {
-    func isLazy(_ p: PeerAddress) -> Bool { plumtree.isLazy(p) }
-    mutating func setLazy(_ p: PeerAddress, _ lazy: Bool) { plumtree.setLazy(p, lazy) }
+    func isLazy(_ p: PeerAddress) -> Bool { spread.plumtree.isLazy(p) }
+    mutating func setLazy(_ p: PeerAddress, _ lazy: Bool) { spread.plumtree.setLazy(p, lazy) }
 
     /// Sends admitted ops on to interested neighbours: eagerly, or as IHAVE notices queued
     /// for lazy ones (flushed each tick, 8-byte id prefixes), except to `except`. Each op is
@@ -21,7 +21,7 @@ extension GossipEngine {
         // Links that announced an op to us hold it: they get neither the op nor an IHAVE of it
         // (they still use up one of its `lazyFanout` notices, so the others get the notices
         // they got before).
-        let told = ops.map { plumtree.holds($0.id) }
+        let told = ops.map { spread.plumtree.holds($0.id) }
         let packs = ops.map { replica.scope($0.packID) }
         func may(_ info: NodeInfo, _ i: Int) -> Bool {
             guard let pack = packs[i] else { return false }
@@ -49,12 +49,12 @@ extension GossipEngine {
         for (peer, eligible) in lazyPeers.shuffled(using: &rng) {
             let ids = eligible.filter { announced[$0] < config.lazyFanout && !told[$0].contains(peer) }.map { ops[$0].id }
             for i in eligible { announced[i] += 1 }
-            if !ids.isEmpty { plumtree.enqueue(ids, for: peer) }
+            if !ids.isEmpty { spread.plumtree.enqueue(ids, for: peer) }
         }
     }
 
     mutating func flushLazy(nowMs: UInt64, into out: inout [GossipDirective]) {
-        for (peer, ids) in plumtree.takeQueue() where isLink(peer) {
+        for (peer, ids) in spread.plumtree.takeQueue() where isLink(peer) {
             for chunk in stride(from: 0, to: ids.count, by: 120) {
                 send(.ihave(ids[chunk..<min(ids.count, chunk + 120)].map { Array($0.bytes.prefix(8)) }), to: peer, nowMs: nowMs, into: &out)
             }
@@ -83,11 +83,11 @@ extension GossipEngine {
     /// for a directory pull), in a table of at most `genesisSources` addresses (the least
     /// recently used goes first). Packs cost stamp work besides (PROTOCOL §2, §13).
     mutating func takeGenesis(from: PeerAddress, nowMs: UInt64) -> Bool {
-        if genesisLimits[from] == nil {
-            genesisLimits.makeRoom(for: from, capacity: config.genesisSources) { $0.lastMs }
-            genesisLimits[from] = TokenBucket(rate: config.genesesPerSecond, burst: config.genesisBurst, nowMs: nowMs)
+        if limits.genesis[from] == nil {
+            limits.genesis.makeRoom(for: from, capacity: config.genesisSources) { $0.lastMs }
+            limits.genesis[from] = TokenBucket(rate: config.genesesPerSecond, burst: config.genesisBurst, nowMs: nowMs)
         }
-        return genesisLimits[from]!.take(1, nowMs: nowMs)
+        return limits.genesis[from]!.take(1, nowMs: nowMs)
     }
 
     /// Decodes, verifies and admits one envelope under the per-source and per-pseudonym
@@ -103,7 +103,7 @@ extension GossipEngine {
             // first return is expected, not a sign of a redundant eager link (no Prune), and we
             // spread it as if it were new: we held it back so far, so the part of the tree
             // behind us has not got it.
-            if stem.embargo.removeValue(forKey: id) != nil, let op = replica.op(id) {
+            if spread.stem.embargo.removeValue(forKey: id) != nil, let op = replica.op(id) {
                 return ([op], nil)
             }
             return ([], id)
@@ -118,19 +118,20 @@ extension GossipEngine {
         // cell is outside its fence, so a member lying about its cell cannot relay it to us.
         guard mayHold(op, replica: replica) else { stats.opsRejected["lockedOutsideUs", default: 0] += 1; return ([], nil) }
         if case .createPack = op.body.kind, !takeGenesis(from: from, nowMs: nowMs) { stats.drop(.genesisRateLimited); return ([], nil) }
-        if pseudonymLimits[op.author] == nil {
+        if limits.pseudonym[op.author] == nil {
             // Bounded (`pseudonymMemory`): buckets that refilled are forgotten first; with
             // none to forget, a new pseudonym waits (counted as rate-limited).
             // The sweep runs at most once a second, so a flood of new pseudonyms against a full
             // table costs one pass, not one per op.
-            if pseudonymLimits.count >= config.pseudonymMemory && nowMs >= nextPseudonymSweepMs {
-                nextPseudonymSweepMs = nowMs + 1000
-                pseudonymLimits = pseudonymLimits.filter { var b = $0.value; return !b.isFull(nowMs: nowMs) }
+            if limits.pseudonym.count >= config.pseudonymMemory && nowMs >= limits.nextSweepMs {
+                limits.nextSweepMs = nowMs + 1000
+                limits.pseudonym = limits.pseudonym.filter { var b = $0.value; return !b.isFull(nowMs: nowMs) }
             }
-            guard pseudonymLimits.count < config.pseudonymMemory else { stats.drop(.pseudonymRateLimited); return ([], nil) }
-            pseudonymLimits[op.author] = TokenBucket(rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute, nowMs: nowMs)
+            guard limits.pseudonym.count < config.pseudonymMemory else { stats.drop(.pseudonymRateLimited); return ([], nil) }
+            limits.pseudonym[op.author] = TokenBucket(rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute,
+                                                      nowMs: nowMs)
         }
-        guard pseudonymLimits[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); return ([], nil) }
+        guard limits.pseudonym[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); return ([], nil) }
         // Where it came from matters only to the quotas on new packs and on ops waiting for a
         // genesis: the sender's network group is not computed for the ops of known packs.
         let arrival = op.body.packID == nil || !replica.hasPack(op.packID) ? Arrival(source: from.netgroup, here: info.place) : nil
@@ -173,8 +174,8 @@ extension GossipEngine {
         for data in envelopes.prefix(64) {
             let (admitted, duplicate) = admit(data, from: from, nowMs: nowMs, replica: &replica, into: &out)
             fresh += admitted
-            if repair { for op in admitted { plumtree.markNotPushed(op.id) } }
-            if let duplicate, plumtree.takeNotPushed(duplicate) { continue }
+            if repair { for op in admitted { spread.plumtree.markNotPushed(op.id) } }
+            if let duplicate, spread.plumtree.takeNotPushed(duplicate) { continue }
             sawDuplicate = sawDuplicate || duplicate != nil
         }
         if !repair && sawDuplicate && fresh.isEmpty, isLink(from), !isLazy(from) {
@@ -187,17 +188,20 @@ extension GossipEngine {
     mutating func onIHave(_ ids: [[UInt8]], from: PeerAddress, nowMs: UInt64, replica: Replica) {
         for d in ids.prefix(256) where d.count == 8 || d.count == 32 {
             let p = Plumtree.prefix(d)
-            if let known = plumtree.recentID(prefix: p), replica.contains(known) { plumtree.unqueue(known, for: from); continue }
+            if let known = spread.plumtree.recentID(prefix: p), replica.contains(known) {
+                spread.plumtree.unqueue(known, for: from)
+                continue
+            }
             if d.count == 32, let id = try? OpID(bytes: d), replica.contains(id) { continue }
             // Bounded: past `missingCapacity` announced ids, new ones wait for reconciliation.
-            if !plumtree.announced(p, by: from, nowMs: nowMs, graftTimeoutMs: config.graftTimeoutMs) { stats.drop(.queueFull) }
+            if !spread.plumtree.announced(p, by: from, nowMs: nowMs, graftTimeoutMs: config.graftTimeoutMs) { stats.drop(.queueFull) }
         }
     }
 
     /// Ops announced but not received in time: graft, i.e. ask an announcer for them with a
     /// `Want{graft}`, which makes the link eager at both ends.
     mutating func graftMissing(nowMs: UInt64, into out: inout [GossipDirective]) {
-        let wants = plumtree.dueGrafts(nowMs: nowMs, graftTimeoutMs: config.graftTimeoutMs)
+        let wants = spread.plumtree.dueGrafts(nowMs: nowMs, graftTimeoutMs: config.graftTimeoutMs)
         for (peer, ps) in wants.sorted(by: { $0.key < $1.key }) {
             setLazy(peer, false)
             for chunk in stride(from: 0, to: ps.count, by: 120) {
@@ -214,18 +218,18 @@ extension GossipEngine {
         if graft && isLink(from) { setLazy(from, false) }
         // A peer that never heard of a pack we asked it to reconcile answers with a Want of
         // its genesis (whose id is the pack id, §11): that is its answer to our round.
-        if !graft, !reconUnanswered.isEmpty {
+        if !graft, !spread.reconUnanswered.isEmpty {
             for d in ids.prefix(4) where d.count == 32 {
                 guard let id = try? OpID(bytes: d) else { continue }
-                if reconUnanswered.remove(ReconAsked(pack: id, peer: from)) != nil { reconMisses[from] = 0 }
+                if spread.reconUnanswered.remove(ReconAsked(pack: id, peer: from)) != nil { peers[reconMisses: from] = 0 }
             }
         }
         let peerInfo = peerInfo(from) ?? NodeInfo()
         var ops: [SignedOp] = []
         for d in ids.prefix(256) {
             let id: OpID?
-            if d.count == 8 { id = plumtree.recentID(prefix: Plumtree.prefix(d)) } else { id = try? OpID(bytes: d) }
-            guard let id, stem.embargo[id] == nil, let op = replica.op(id),
+            if d.count == 8 { id = spread.plumtree.recentID(prefix: Plumtree.prefix(d)) } else { id = try? OpID(bytes: d) }
+            guard let id, spread.stem.embargo[id] == nil, let op = replica.op(id),
                   let pack = replica.scope(op.packID) ?? replica.goneScope(op.packID) else { continue }
             if mayReceive(peerInfo, pack: pack, isGenesis: op.isDirectoryEntry) { ops.append(op) }
         }

@@ -19,8 +19,27 @@ public struct GossipEngine: Sendable {
     /// simulator swaps in a memoized one.
     public var opener: @Sendable (Envelope, OpID) throws -> SignedOp = { envelope, _ in try SignedOp.open(envelope) }
     public internal(set) var stats = GossipStats()
+    public internal(set) var info = NodeInfo()
+    /// Secure sessions, handshakes and per-address limits, all bounded (SecureChannels.swift,
+    /// SessionTable.swift, §8, §13).
+    var channels: SecureChannels
+    /// Every peer we know, one record each with its roles and what we know of it, each role
+    /// bounded (PeerTable.swift, PROTOCOL §9).
+    var peers: PeerTable
+    /// Ops per pseudonym, packs per address (EngineState.swift).
+    var limits = RateLimits()
+    /// When each round runs next, and the shell's next tick (EngineState.swift).
+    var rounds: Rounds
+    /// Plumtree, the stem, reconciliation's turn, the pack views (EngineState.swift).
+    var spread: Spread
+    /// Seeds, a neighbour request under way, the join guard, relayed pings (EngineState.swift).
+    var membership = MembershipState()
+
     /// Our own address as others reach us, so we never add ourselves to a view.
-    public var selfAddress: PeerAddress? { didSet { peers.me = selfAddress } }
+    public var selfAddress: PeerAddress? {
+        get { peers.me }
+        set { peers.me = newValue }
+    }
 
     /// Accepts or refuses a peer address before any state is kept for it. Nil: any string
     /// (the simulator's names); a real node accepts canonical IP literals only (§8).
@@ -28,90 +47,17 @@ public struct GossipEngine: Sendable {
         get { channels.addressFilter }
         set { channels.addressFilter = newValue }
     }
-    /// Secure sessions, handshakes and per-address limits, all bounded (SecureChannels.swift,
-    /// SessionTable.swift, §8, §13).
-    var channels: SecureChannels
     /// The session table (read by `stats` and by this module's tests).
     var sessions: SessionTable { channels.sessions }
-    var pseudonymLimits: [PublicKey: TokenBucket] = [:]
-    /// New packs accepted per source address (Dissemination.swift, `takeGenesis`).
-    var genesisLimits: [PeerAddress: TokenBucket] = [:]
-    var nextPseudonymSweepMs: UInt64 = 0
-    /// Every peer we know, by role, each role bounded (PeerTable.swift, PROTOCOL §9).
-    var peers: PeerTable
-    var nextReviveMs: UInt64 = 0
-    var reconCursor = 0
-    /// This round's reconciliations not answered yet (AntiEntropy.swift).
-    var reconUnanswered: Set<ReconAsked> = []
-    /// Reconciliations each link left unanswered since it last answered one (links only:
-    /// pruned with Plumtree's marks every remote round). Links with the fewest are asked.
-    /// No entry: the link never sent us a reconciliation message (pack or directory, either
-    /// side), so it is no contact inside a fence yet (`isContact`).
-    var reconMisses: [PeerAddress: Int] = [:]
-    /// Peers that have sent us a `Reconcile`, and when last: they are proven, not strangers
-    /// (NeedToKnow.swift; `reconciledCapacity`).
-    var reconciled: [PeerAddress: UInt64] = [:]
-    /// What each network group may still ask of our vicinity (NeedToKnow.swift).
-    var strangerBudget = StrangerBudget()
-    /// Passive peers inside a locked fence we hold, pulled by `rimRound`, and when (`rimCapacity`).
-    var rimAsked: [PeerAddress: UInt64] = [:]
-    /// Peers we routed a remote-contact request through that have not answered it (§9):
-    /// at most `remoteHopCapacity`, the oldest going when full.
-    var remoteHops: [PeerAddress: HopAsk] = [:]
-    /// Vicinity entries asked before they had ever exchanged with us and dropped unanswered,
-    /// in a row (reset when such an entry answers): from `nameFailuresForTurns` on, vicinity
-    /// rounds take turns (`vicinityCautiousTurn`) between names and peers that spoke to us.
-    var vicinityNameFailures = 0
-    var vicinityCautiousTurn = false
-    /// The fences of packs we follow from outside, as of the last remote round (§9).
-    var farFences: [Geofence] = []
-    /// Live packs and directory views, until the replica's packs change (PackViews.swift).
-    var packViews = PackViewCache()
-    var pendingNeighbor: (address: PeerAddress, sinceMs: UInt64)?
-    /// A declined or unanswered neighbour request delays the next low-priority one (§9):
-    /// the current delay (doubling from `helloRetryMs` to `quietMaxMs`) and when it ends.
-    var neighborRetryMs: UInt64 = 0
-    var nextLowNeighborMs: UInt64 = 0
-    /// Join limits, newcomers on trial, the eviction budget (MembershipGuard.swift).
-    var guardState = MembershipGuard()
-    /// Dandelion++ stem: this epoch's stem link and the ops under embargo (Stem.swift).
-    var stem = StemState()
-    var seeds: [PeerAddress] = []
-    public internal(set) var info = NodeInfo()
-    /// Plumtree: lazy links, announced ids not yet received, IHAVEs owed (Plumtree.swift).
-    var plumtree: Plumtree
-    var indirect: [UInt64: (requester: PeerAddress, seq: UInt64, target: PeerAddress)] = [:]
-    var nextPingSeq: UInt64 = 1
-    /// Rounds that back off while nothing changes (Backoff.swift), and what they last saw.
-    var shuffleRounds: Backoff
-    var reconRounds: Backoff
-    var vicinityRounds: Backoff
-    var directoryRounds: Backoff
-    var seenVersions = PeerTable.Versions()
-    /// Remote contacts and Plumtree's link set are kept up at the base vicinity interval.
-    var nextRemoteMs: UInt64 = 0
-    var nextRejoinMs: UInt64 = 0
-    /// Re-joins through the seeds since the last time a link was up: each waits twice as
-    /// long as the one before (from `rejoinIntervalMs` up to `rejoinMaxMs`).
-    var rejoinAttempts = 0
-    var nextEagerShuffleMs: UInt64 = 0
-    /// Links that came up since the last tick: their directory is reconciled at once (§11a).
-    var newLinks: Set<PeerAddress> = []
-    /// When we last asked the shell to tick us (shells keep the earliest request).
-    var tickDueMs: UInt64 = .max
-    var started = false
 
     /// `secrets`: where session keys and the cookie secret come from. No default: a node on
     /// a network passes `.secure(random:)`; simulations and tests say `.seeded` on purpose.
     public init(config: GossipConfig = .init(), seed: UInt64, secrets: EngineSecrets) {
         self.config = config
         rng = SplitMix(seed: seed)
-        plumtree = Plumtree(missingCapacity: config.missingCapacity)
         peers = PeerTable(config: config)
-        shuffleRounds = Backoff(baseMs: config.shuffleIntervalMs, maxMs: config.quietMaxMs)
-        reconRounds = Backoff(baseMs: config.reconIntervalMs, maxMs: config.reconQuietMaxMs)
-        vicinityRounds = Backoff(baseMs: config.vicinityIntervalMs, maxMs: config.quietMaxMs)
-        directoryRounds = Backoff(baseMs: config.directoryIntervalMs, maxMs: config.quietMaxMs)
+        rounds = Rounds(config: config)
+        spread = Spread(config: config)
         var cookieRandom = SplitMix(seed: seed ^ 0xC00C_1E5E_C7E7_0001)   // not the engine's own sequence
         channels = SecureChannels(config: config, cookieMaster: secrets.cookieSecret ?? cookieRandom.bytes(32))
         channels.keySeeds = secrets.keySeeds
@@ -129,16 +75,12 @@ public struct GossipEngine: Sendable {
 
     /// Joins through the given seeds. Returns the first directives (handshakes, joins, tick).
     public mutating func start(seeds: [PeerAddress], nowMs: UInt64) -> [GossipDirective] {
-        self.seeds = seeds
-        started = true
+        membership.seeds = seeds
+        rounds.started = true
         var out: [GossipDirective] = []
         for s in seeds { send(joinMessage, to: s, nowMs: nowMs, into: &out) }
-        nextRejoinMs = nowMs + config.rejoinIntervalMs
-        reconRounds.start(nowMs: nowMs)
-        shuffleRounds.start(nowMs: nowMs)
-        vicinityRounds.start(nowMs: nowMs)
-        directoryRounds.start(nowMs: nowMs)
-        nextRemoteMs = nowMs + config.vicinityIntervalMs
+        rounds.nextRejoinMs = nowMs + config.rejoinIntervalMs
+        rounds.start(nowMs: nowMs)
         requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out)
         return out
     }
@@ -149,9 +91,9 @@ public struct GossipEngine: Sendable {
         guard new != info else { return [] }
         let moved = new.cell != info.cell
         info = new
-        if moved { remeasureVicinity(); vicinityRounds.poke(nowMs: nowMs) }
-        reconRounds.poke(nowMs: nowMs)
-        directoryRounds.poke(nowMs: nowMs)
+        if moved { remeasureVicinity(); rounds[.vicinity].poke(nowMs: nowMs) }
+        rounds[.reconcile].poke(nowMs: nowMs)
+        rounds[.directory].poke(nowMs: nowMs)
         var out: [GossipDirective] = []
         for p in links where isProven(p) { send(.interest(info), to: p, nowMs: nowMs, into: &out) }
         return out
@@ -179,7 +121,7 @@ public struct GossipEngine: Sendable {
             // The peer lost its session (restart): offer a new handshake if we know it. A peer
             // we gave up on counts too: it may only have lost a few datagrams, and its own
             // session to us would otherwise stay a black hole.
-            if peers.knows(from) || seeds.contains(from) {
+            if peers.knows(from) || membership.seeds.contains(from) {
                 channels.drop(from)
                 send(pingMessage().0, to: from, nowMs: nowMs, into: &out)
             }
@@ -196,36 +138,56 @@ public struct GossipEngine: Sendable {
 
     public mutating func tick(nowMs: UInt64, replica: inout Replica) -> [GossipDirective] {
         var out: [GossipDirective] = []
-        tickDueMs = .max
+        rounds.tickDueMs = .max
         perform(channels.tick(nowMs: nowMs, stats: &stats), nowMs: nowMs, into: &out)
         flushLazy(nowMs: nowMs, into: &out)
         graftMissing(nowMs: nowMs, into: &out)
         stemFailsafe(nowMs: nowMs, replica: replica, into: &out)
         detectFailures(nowMs: nowMs, into: &out)
         fillActiveView(nowMs: nowMs, into: &out)
-        if nowMs >= nextReviveMs { nextReviveMs = nowMs + config.reviveIntervalMs; reviveRound(nowMs: nowMs, into: &out) }
-        noticeViewChanges(nowMs: nowMs)
-        // A vicinity entry named by others and not asked yet is work left: no backing off (§9).
-        if vicinityRounds.isDue(nowMs: nowMs), peers.hasUncontactedVicinity { vicinityRounds.unsettled() }
-        if vicinityRounds.fire(nowMs: nowMs) { vicinityRound(nowMs: nowMs, into: &out) }
-        if nowMs >= nextRemoteMs {
-            nextRemoteMs = nowMs + config.vicinityIntervalMs
-            let linkSet = Set(links)
-            plumtree.retain(links: linkSet)
-            reconMisses = reconMisses.filter { linkSet.contains($0.key) }
-            remoteRound(nowMs: nowMs, replica: replica, into: &out)
+        for round in Round.allCases {
+            prepare(round, nowMs: nowMs, replica: replica, into: &out)
+            if rounds[round].fire(nowMs: nowMs) { run(round, nowMs: nowMs, replica: &replica, into: &out) }
         }
-        if shuffleRounds.fire(nowMs: nowMs) { shuffle(nowMs: nowMs, into: &out) }
-        flushNewLinks(nowMs: nowMs, replica: replica, into: &out)
-        if directoryRounds.fire(nowMs: nowMs) {
-            directoryRound(nowMs: nowMs, replica: replica, into: &out)
-            rimRound(nowMs: nowMs, replica: replica, into: &out)
-        }
-        if !reconUnanswered.isEmpty, reconRounds.isDue(nowMs: nowMs) { reconRounds.unsettled() }
-        if reconRounds.fire(nowMs: nowMs) { reconcileRound(nowMs: nowMs, replica: replica, into: &out) }
         noticeViewChanges(nowMs: nowMs)
         requestTick(afterMs: busy ? config.tickMs : idleWait(nowMs: nowMs), nowMs: nowMs, into: &out)
         return out
+    }
+
+    /// What a tick does before it asks whether `round` is due: view changes seen so far make
+    /// the vicinity round prompt again; work a round left undone keeps it from backing off
+    /// (§9); links that came up since the last tick have their directory reconciled at once,
+    /// before the directory round (§11a).
+    mutating func prepare(_ round: Round, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        switch round {
+        case .revive, .remote, .shuffle: break
+        case .vicinity:
+            noticeViewChanges(nowMs: nowMs)
+            // A vicinity entry named by others and not asked yet is work left.
+            if rounds[.vicinity].isDue(nowMs: nowMs), peers.hasUncontactedVicinity { rounds[.vicinity].unsettled() }
+        case .directory:
+            flushNewLinks(nowMs: nowMs, replica: replica, into: &out)
+        case .reconcile:
+            if !spread.reconUnanswered.isEmpty, rounds[.reconcile].isDue(nowMs: nowMs) { rounds[.reconcile].unsettled() }
+        }
+    }
+
+    /// Runs one round that fell due.
+    mutating func run(_ round: Round, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
+        switch round {
+        case .revive: reviveRound(nowMs: nowMs, into: &out)
+        case .vicinity: vicinityRound(nowMs: nowMs, into: &out)
+        case .remote:
+            let linkSet = Set(links)
+            spread.plumtree.retain(links: linkSet)
+            peers.retainReconMisses(links: linkSet)
+            remoteRound(nowMs: nowMs, replica: replica, into: &out)
+        case .shuffle: shuffle(nowMs: nowMs, into: &out)
+        case .directory:
+            directoryRound(nowMs: nowMs, replica: replica, into: &out)
+            rimRound(nowMs: nowMs, replica: replica, into: &out)
+        case .reconcile: reconcileRound(nowMs: nowMs, replica: replica, into: &out)
+        }
     }
 
     /// How long an engine without prompt work sleeps: until the soonest of its deadlines (a
@@ -238,8 +200,7 @@ public struct GossipEngine: Sendable {
         var due = nowMs &+ config.idleTickMs
         func at(_ t: UInt64) { if t < due { due = t } }
         at(channels.nextExpiryMs)
-        at(reconRounds.dueMs); at(shuffleRounds.dueMs); at(vicinityRounds.dueMs); at(directoryRounds.dueMs)
-        at(nextRemoteMs); at(nextReviveMs)
+        at(rounds.nextDueMs)
         for m in peers.active.values {
             if m.suspectSinceMs != nil { at(m.lastHeardMs &+ config.deadAfterMs) }
             else if let sent = m.pingSentMs, m.lastHeardMs <= sent { at(sent &+ config.ackTimeoutMs) }
@@ -249,7 +210,7 @@ public struct GossipEngine: Sendable {
             // as many pings went (the 2,000-node city: +42 %).
             else { at(m.lastHeardMs &+ config.pingIntervalMs &+ Self.spread(m.lastHeardMs)) }
         }
-        for c in guardState.candidates.values { at(c.sinceMs &+ MembershipGuard.candidateTimeoutMs) }
+        for c in peers.candidates.values { at(c.sinceMs &+ MembershipGuard.candidateTimeoutMs) }
         // A view with room keeps asking passive peers (its own retry clocks): the old pace.
         if peers.hasRoom { at(nowMs &+ Self.fillingTickMs) }
         return due > nowMs ? max(config.tickMs, due - nowMs) : config.tickMs
@@ -262,12 +223,15 @@ public struct GossipEngine: Sendable {
 
     /// Work that must not wait for an idle tick: lazy notices to flush, announced ops to
     /// graft, handshakes and a neighbour request under way.
-    var busy: Bool { plumtree.hasPromptWork || !newLinks.isEmpty || !stem.embargo.isEmpty || channels.handshakesUnderWay || pendingNeighbor != nil }
+    var busy: Bool {
+        spread.plumtree.hasPromptWork || !spread.newLinks.isEmpty || !spread.stem.embargo.isEmpty
+            || channels.handshakesUnderWay || membership.pendingNeighbor != nil
+    }
 
     /// Asks the shell for a tick `afterMs` from now unless one is due sooner.
     mutating func requestTick(afterMs: UInt64, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard nowMs + afterMs < tickDueMs else { return }
-        tickDueMs = nowMs + afterMs
+        guard nowMs + afterMs < rounds.tickDueMs else { return }
+        rounds.tickDueMs = nowMs + afterMs
         out.append(.scheduleTick(afterMs: afterMs))
     }
 
@@ -275,11 +239,11 @@ public struct GossipEngine: Sendable {
     /// member (shuffle, reconciliation, directory), a new or lost vicinity entry (vicinity).
     mutating func noticeViewChanges(nowMs: UInt64) {
         let v = peers.versions
-        if v.active != seenVersions.active {
-            shuffleRounds.poke(nowMs: nowMs); reconRounds.poke(nowMs: nowMs); directoryRounds.poke(nowMs: nowMs)
+        if v.active != rounds.seenVersions.active {
+            rounds[.shuffle].poke(nowMs: nowMs); rounds[.reconcile].poke(nowMs: nowMs); rounds[.directory].poke(nowMs: nowMs)
         }
-        if v.vicinity != seenVersions.vicinity { vicinityRounds.poke(nowMs: nowMs) }
-        seenVersions = v
+        if v.vicinity != rounds.seenVersions.vicinity { rounds[.vicinity].poke(nowMs: nowMs) }
+        rounds.seenVersions = v
     }
 
     /// An op new to us: our own brings reconciliation back to its base pace at once (and for
@@ -289,15 +253,17 @@ public struct GossipEngine: Sendable {
     /// pushed ops not count at all was tried and dropped (PROTOCOL §9): repair slowed to
     /// minutes for nodes with many packs.
     mutating func somethingNew(_ op: SignedOp, own: Bool, nowMs: UInt64) {
-        if own { reconRounds.poke(nowMs: nowMs) } else { reconRounds.unsettled() }
-        if op.isDirectoryEntry { directoryRounds.poke(nowMs: nowMs) }
+        if own { rounds[.reconcile].poke(nowMs: nowMs) } else { rounds[.reconcile].unsettled() }
+        if op.isDirectoryEntry { rounds[.directory].poke(nowMs: nowMs) }
     }
 
     /// `busy` is asked only when a tick is not already due that soon (it is asked after
     /// every datagram, and reading the five collections it looks at was ≈ 1 % of the city
     /// simulation's time, in cache misses).
     mutating func promptTickIfBusy(nowMs: UInt64, into out: inout [GossipDirective]) {
-        if started && nowMs + config.tickMs < tickDueMs && busy { requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out) }
+        if rounds.started && nowMs + config.tickMs < rounds.tickDueMs && busy {
+            requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out)
+        }
     }
 
     // MARK: - sending

@@ -8,7 +8,7 @@ extension GossipEngine {
     /// introduction budget (20/s, burst 100), since the shell took its address from a datagram
     /// anyone on the link can send. True when a `Join` went out.
     public mutating func introduce(_ peer: PeerAddress, nowMs: UInt64) -> (sent: Bool, directives: [GossipDirective]) {
-        guard started, peer != selfAddress, !isLink(peer), mayIntroduce(peer, nowMs: nowMs) else { return (false, []) }
+        guard rounds.started, peer != selfAddress, !isLink(peer), mayIntroduce(peer, nowMs: nowMs) else { return (false, []) }
         var out: [GossipDirective] = []
         send(joinMessage, to: peer, nowMs: nowMs, into: &out)
         return (true, out)

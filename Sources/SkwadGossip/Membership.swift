@@ -12,8 +12,8 @@ extension GossipEngine {
     /// A ping with the next sequence number; with our info when `withInfo` (a peer that may
     /// not know it), and on every `pingInfoEvery`-th ping anyway (a lost `Interest` heals).
     mutating func pingMessage(withInfo: Bool = true) -> (Message, UInt64) {
-        let seq = nextPingSeq
-        nextPingSeq += 1
+        let seq = membership.nextPingSeq
+        membership.nextPingSeq += 1
         return (.ping(seq: seq, info: withInfo || seq % Self.pingInfoEvery == 0 ? info : nil), seq)
     }
 
@@ -34,7 +34,7 @@ extension GossipEngine {
             demote(victim, nowMs: nowMs, into: &out)
         }
         peers.promote(peer, info: peerInfo ?? NodeInfo(), nowMs: nowMs)
-        if pendingNeighbor?.address == peer { pendingNeighbor = nil }
+        if membership.pendingNeighbor?.address == peer { membership.pendingNeighbor = nil }
         directoryOnNewLink(peer)
         out.append(.peerUp(peer))
     }
@@ -50,8 +50,8 @@ extension GossipEngine {
         if why == .silent && wasActive { return }
         if why == .unreachable { stats.drop(.unreachable) }
         channels.drop(peer)
-        if pendingNeighbor?.address == peer { pendingNeighbor = nil }
-        plumtree.setLazy(peer, false)
+        if membership.pendingNeighbor?.address == peer { membership.pendingNeighbor = nil }
+        spread.plumtree.setLazy(peer, false)
     }
 
     /// A peer that left requests routed through it unanswered: given up on as `.silent`, and
@@ -128,47 +128,47 @@ extension GossipEngine {
     /// a neighbour; with nobody known, joins through the seeds again.
     mutating func fillActiveView(nowMs: UInt64, into out: inout [GossipDirective]) {
         expireCandidates(nowMs: nowMs)
-        if !peers.active.isEmpty { rejoinAttempts = 0 }
-        if let p = pendingNeighbor, nowMs >= p.sinceMs + config.helloRetryMs * UInt64(config.helloAttempts + 1) {
-            pendingNeighbor = nil
+        if !peers.active.isEmpty { rounds.rejoinAttempts = 0 }
+        if let p = membership.pendingNeighbor, nowMs >= p.sinceMs + config.helloRetryMs * UInt64(config.helloAttempts + 1) {
+            membership.pendingNeighbor = nil
             // A peer that took our handshake is alive: the request may have walked on and
             // ended unanswered (§9). It only stops being a candidate; its session stays.
             if channels.isEstablished(p.address) { peers.dropPassive(p.address) } else { forget(p.address, .unreachable, nowMs: nowMs, into: &out) }
             neighborDeclined(nowMs: nowMs)
         }
-        guard peers.hasRoom, pendingNeighbor == nil else { return }
-        if peers.passive.isEmpty, !peers.active.isEmpty, nowMs >= nextEagerShuffleMs {
+        guard peers.hasRoom, membership.pendingNeighbor == nil else { return }
+        if peers.passive.isEmpty, !peers.active.isEmpty, nowMs >= rounds.nextEagerShuffleMs {
             // Nobody to promote: ask a neighbour for samples of its views now.
-            nextEagerShuffleMs = nowMs + config.helloRetryMs
+            rounds.nextEagerShuffleMs = nowMs + config.helloRetryMs
             shuffle(nowMs: nowMs, into: &out)
             return
         }
         let highPriority = peers.active.count < config.activeSize - 1
-        if !highPriority && nowMs < nextLowNeighborMs { return }
+        if !highPriority && nowMs < membership.nextLowNeighborMs { return }
         if let candidate = nearestPassive() {
             // High priority (the receiver must accept, evicting if full) while we hold fewer
             // than activeSize - 1 links: every such exchange brings one more view to that level.
             // A low-priority one (for the last slot) waits out the delay of the last decline.
             let n = NeighborRequest(highPriority: highPriority, info: info, origin: nil, ttl: 3)
-            pendingNeighbor = (candidate, nowMs)
+            membership.pendingNeighbor = (candidate, nowMs)
             send(.neighbor(n), to: candidate, nowMs: nowMs, into: &out)
-        } else if peers.active.isEmpty, !seeds.isEmpty, nowMs >= nextRejoinMs {
-            rejoinAttempts = min(rejoinAttempts + 1, 32)
-            nextRejoinMs = nowMs &+ rejoinDelayMs
-            for s in seeds { send(joinMessage, to: s, nowMs: nowMs, into: &out) }
+        } else if peers.active.isEmpty, !membership.seeds.isEmpty, nowMs >= rounds.nextRejoinMs {
+            rounds.rejoinAttempts = min(rounds.rejoinAttempts + 1, 32)
+            rounds.nextRejoinMs = nowMs &+ rejoinDelayMs
+            for s in membership.seeds { send(joinMessage, to: s, nowMs: nowMs, into: &out) }
         }
     }
 
     /// The wait before the next re-join through the seeds: doubling with each unanswered one.
     var rejoinDelayMs: UInt64 {
-        min(config.rejoinMaxMs, config.rejoinIntervalMs &<< UInt64(min(rejoinAttempts, 16)))
+        min(config.rejoinMaxMs, config.rejoinIntervalMs &<< UInt64(min(rounds.rejoinAttempts, 16)))
     }
 
     /// With no link up and seeds configured: the seeds, how many re-joins went unanswered
     /// since the last link, and when the next one goes out (for the REPL's `peers`).
     public func seedStatus(nowMs: UInt64) -> (seeds: [String], unanswered: Int, nextInMs: UInt64)? {
-        guard peers.active.isEmpty, !seeds.isEmpty else { return nil }
-        return (seeds.map(\.value), rejoinAttempts, nextRejoinMs > nowMs ? nextRejoinMs - nowMs : 0)
+        guard peers.active.isEmpty, !membership.seeds.isEmpty else { return nil }
+        return (membership.seeds.map(\.value), rounds.rejoinAttempts, rounds.nextRejoinMs > nowMs ? rounds.nextRejoinMs - nowMs : 0)
     }
 
     /// A neighbour request was declined or went unanswered: the next low-priority one waits
@@ -176,8 +176,8 @@ extension GossipEngine {
     /// reachable view full, a node one link short would otherwise walk requests around the
     /// overlay several times a second while idle.
     mutating func neighborDeclined(nowMs: UInt64) {
-        neighborRetryMs = min(config.quietMaxMs, max(config.helloRetryMs, neighborRetryMs &* 2))
-        nextLowNeighborMs = nowMs &+ neighborRetryMs
+        membership.neighborRetryMs = min(config.quietMaxMs, max(config.helloRetryMs, membership.neighborRetryMs &* 2))
+        membership.nextLowNeighborMs = nowMs &+ membership.neighborRetryMs
     }
 
     /// Best of three random passive peers by distance from our cell (locality keeps

@@ -11,15 +11,15 @@ import SkwadModel
 /// - a node introduces itself (a handshake) to addresses it learned from others at a
 ///   bounded rate, so a message naming many addresses cannot make it a reflector.
 struct MembershipGuard: Sendable {
-    /// A newcomer waiting to prove it answers before it may displace a member.
+    /// A newcomer waiting to prove it answers before it may displace a member (a fact of its
+    /// peer-table record: `PeerTable.candidates`; capacity `candidateCapacity`, the oldest
+    /// goes first).
     struct Candidate: Sendable {
         var info: NodeInfo
         var pingSeq: UInt64
         var sinceMs: UInt64
     }
 
-    /// Newcomers on trial; capacity `candidateCapacity`, the oldest goes first.
-    var candidates: [PeerAddress: Candidate] = [:]
     /// Last `Join` per source address; capacity `joinMemory`, the oldest goes first.
     var lastJoinMs: [PeerAddress: UInt64] = [:]
     var joins: TokenBucket
@@ -45,11 +45,6 @@ struct MembershipGuard: Sendable {
         lastJoinMs[source] = nowMs
         return true
     }
-
-    mutating func addCandidate(_ peer: PeerAddress, _ c: Candidate) {
-        candidates.makeRoom(for: peer, capacity: Self.candidateCapacity) { $0.sinceMs }
-        candidates[peer] = c
-    }
 }
 
 extension GossipEngine {
@@ -62,7 +57,7 @@ extension GossipEngine {
             return true
         }
         let (ping, seq) = pingMessage()
-        guardState.addCandidate(peer, .init(info: peerInfo, pingSeq: seq, sinceMs: nowMs))
+        peers.putOnTrial(peer, .init(info: peerInfo, pingSeq: seq, sinceMs: nowMs), capacity: MembershipGuard.candidateCapacity)
         stats.candidates += 1
         send(ping, to: peer, nowMs: nowMs, into: &out)
         return false
@@ -71,12 +66,12 @@ extension GossipEngine {
     /// A candidate answered our ping: admit it if a member may be evicted now; either way it
     /// hears the verdict; a refused one is kept as a passive peer (it answered: it is real).
     mutating func candidateAnswered(_ peer: PeerAddress, seq: UInt64, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard let c = guardState.candidates[peer], c.pingSeq == seq else { return }
-        guardState.candidates[peer] = nil
+        guard let c = peers.candidates[peer], c.pingSeq == seq else { return }
+        peers.endTrial(peer)
         let room = peers.hasRoom
-        let accept = room || nowMs >= guardState.nextEvictionMs
+        let accept = room || nowMs >= membership.guardState.nextEvictionMs
         if accept {
-            if !room { stats.evictions += 1; guardState.nextEvictionMs = nowMs + config.evictionIntervalMs }
+            if !room { stats.evictions += 1; membership.guardState.nextEvictionMs = nowMs + config.evictionIntervalMs }
             addActive(peer, info: c.info, nowMs: nowMs, into: &out)
         } else {
             addPassive(peer, cell: c.info.cell, nowMs: nowMs)
@@ -86,16 +81,15 @@ extension GossipEngine {
 
     /// Candidates that did not answer in time are forgotten.
     mutating func expireCandidates(nowMs: UInt64) {
-        for (p, c) in guardState.candidates where nowMs >= c.sinceMs &+ MembershipGuard.candidateTimeoutMs {
-            guardState.candidates[p] = nil
-        }
+        let late = peers.candidates.filter { nowMs >= $0.value.sinceMs &+ MembershipGuard.candidateTimeoutMs }.map(\.key)
+        for p in late { peers.endTrial(p) }
     }
 
     /// May we start a handshake with `peer`, an address we learned from someone else? Peers
     /// that spoke to us, and seeds, always; others at most 20/s (burst 100).
     mutating func mayIntroduce(_ peer: PeerAddress, nowMs: UInt64) -> Bool {
-        if channels.hasSession(peer) || seeds.contains(peer) { return true }
-        guard guardState.introductions.take(1, nowMs: nowMs) else { stats.drop(.introductionLimited); return false }
+        if channels.hasSession(peer) || membership.seeds.contains(peer) { return true }
+        guard membership.guardState.introductions.take(1, nowMs: nowMs) else { stats.drop(.introductionLimited); return false }
         return true
     }
 }

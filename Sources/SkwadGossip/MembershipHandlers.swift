@@ -4,7 +4,7 @@ import SkwadModel
 /// (MessageWire.swift); walk lengths are clamped here, to our own configured walks.
 extension GossipEngine {
     mutating func onJoin(_ theirs: NodeInfo, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard guardState.admitJoin(from: from, nowMs: nowMs) else { stats.drop(.joinLimited); return }
+        guard membership.guardState.admitJoin(from: from, nowMs: nowMs) else { stats.drop(.joinLimited); return }
         if admitOrTry(from, info: theirs, nowMs: nowMs, into: &out) {
             send(.neighborReply(accepted: true, info: info), to: from, nowMs: nowMs, into: &out)
         }
@@ -71,10 +71,10 @@ extension GossipEngine {
         // Only an answer while we wait for one sets the delay of the next (a stranger's
         // unasked decline does not); an acceptance by a member we already hold (a walk that
         // ended at one of our links) gains nothing and counts as a decline.
-        if pendingNeighbor != nil {
-            if accepted && peers.active[from] == nil { neighborRetryMs = 0 } else { neighborDeclined(nowMs: nowMs) }
+        if membership.pendingNeighbor != nil {
+            if accepted && peers.active[from] == nil { membership.neighborRetryMs = 0 } else { neighborDeclined(nowMs: nowMs) }
         }
-        pendingNeighbor = nil
+        membership.pendingNeighbor = nil
         if accepted && peers.active[from] == nil && peers.isFull {
             // A walked request found room after we filled up: decline politely.
             send(.disconnect, to: from, nowMs: nowMs, into: &out)
@@ -101,12 +101,12 @@ extension GossipEngine {
         // Active views are symmetric (HyParView): tell a pinger that holds us as its member
         // while we do not hold it (a Neighbor we never accepted, a Disconnect lost), so it
         // demotes us. Not while a neighbour request or trial between us is under way.
-        let notMember = peers.active[from] == nil && pendingNeighbor?.address != from && guardState.candidates[from] == nil
+        let notMember = peers.active[from] == nil && membership.pendingNeighbor?.address != from && peers.candidates[from] == nil
         send(.ack(seq: seq, info: tell ? info : nil, notMember: notMember), to: from, nowMs: nowMs, into: &out)
     }
 
     mutating func onAck(seq: UInt64, info theirs: NodeInfo?, notMember: Bool, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        let onTrial = guardState.candidates[from] != nil
+        let onTrial = peers.candidates[from] != nil
         if onTrial { candidateAnswered(from, seq: seq, nowMs: nowMs, into: &out) }
         if peers.vicinity[from] != nil, let theirs { offerVicinity(from, info: theirs, heard: true, nowMs: nowMs) }
         if notMember && !onTrial && peers.active[from] != nil {
@@ -117,7 +117,7 @@ extension GossipEngine {
             if st.pingSeq == seq { st.pingSentMs = nil; st.suspectSinceMs = nil }
             peers[active: from] = st
         }
-        if let req = indirect.removeValue(forKey: seq) {
+        if let req = membership.indirect.removeValue(forKey: seq) {
             send(.indirectAck(seq: req.seq, target: req.target), to: req.requester, nowMs: nowMs, into: &out)
         }
     }
@@ -126,8 +126,10 @@ extension GossipEngine {
         // Only a member may ask, and only about a member (no pinging arbitrary addresses).
         guard peers.active[from] != nil, peers.active[target] != nil, target != from else { stats.drop(.notAMember); return }
         let (ping, ourSeq) = pingMessage()
-        indirect[ourSeq] = (from, seq, target)
-        if indirect.count > Self.indirectCapacity, let oldest = indirect.keys.min() { indirect[oldest] = nil }
+        membership.indirect[ourSeq] = (from, seq, target)
+        if membership.indirect.count > Self.indirectCapacity, let oldest = membership.indirect.keys.min() {
+            membership.indirect[oldest] = nil
+        }
         send(ping, to: target, nowMs: nowMs, into: &out)
     }
 

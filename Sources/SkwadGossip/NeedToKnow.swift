@@ -23,7 +23,7 @@ extension GossipEngine {
 
     func audience(of p: PeerAddress) -> Audience {
         if peers.active.keys.contains(p) || peers.remote.keys.contains(p) { return .link }
-        guard reconciled[p] != nil else { return .stranger }
+        guard peers.reconciled[p] != nil else { return .stranger }
         return peers.isLink(p) ? .link : .proven
     }
 
@@ -87,10 +87,7 @@ extension GossipEngine {
     /// recently reconciled forgotten first). True the first time.
     @discardableResult
     mutating func markReconciled(_ p: PeerAddress, nowMs: UInt64) -> Bool {
-        let first = reconciled[p] == nil
-        reconciled.makeRoom(for: p, capacity: Self.reconciledCapacity) { $0 }
-        reconciled[p] = nowMs
-        return first
+        peers.noteReconciled(p, nowMs: nowMs, capacity: Self.reconciledCapacity)
     }
 
     static let reconciledCapacity = 256
@@ -130,7 +127,7 @@ extension GossipEngine {
     mutating func strangerAnswer(target: String?, from: PeerAddress, nowMs: UInt64, replica: Replica) -> VicinityExchange {
         var answer = VicinityExchange(info: info, peers: [], reply: true, target: nil)
         guard let target, let fence = fenceCentred(at: target, replica: replica, nowMs: nowMs) else { return answer }
-        guard strangerBudget.mayName(group: from.netgroup, nowMs: nowMs) else { stats.drop(.vicinityLimited); return answer }
+        guard membership.strangerBudget.mayName(group: from.netgroup, nowMs: nowMs) else { stats.drop(.vicinityLimited); return answer }
         answer.peers = Array(vicinitySample(for: NodeInfo.decode(target), excluding: from, limit: config.vicinitySample * 2)
             .filter { p in NodeInfo.decode(p.cell).map { fence.contains(cell: $0) } ?? false }
             .prefix(config.strangerVicinitySample))
@@ -141,7 +138,7 @@ extension GossipEngine {
     /// remote-contact request names, §9).
     mutating func fenceCentred(at cell: String, replica: Replica, nowMs: UInt64) -> Geofence? {
         guard cell.count == 7 else { return nil }
-        let (live, _) = packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
+        let (live, _) = spread.packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
         return live.lazy.compactMap(\.fence).first { Geohash.encode($0.center, precision: 7) == cell }
     }
 }

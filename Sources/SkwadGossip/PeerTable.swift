@@ -1,7 +1,8 @@
 import SkwadModel
 
-/// Every peer the engine knows, in one table with a stated capacity per role (PROTOCOL §9,
-/// "Peer table"). A peer is known by its address and holds one or more roles:
+/// Every peer the engine knows, one record each (`Peer`), with a stated capacity per role and
+/// per fact (PROTOCOL §9, "Peer table"). A peer is known by its address and holds one or more
+/// roles:
 ///
 /// | role       | what it is                                               | capacity (default)     |
 /// |------------|----------------------------------------------------------|------------------------|
@@ -11,15 +12,30 @@ import SkwadModel
 /// | `remote`   | a contact inside a fence we follow from afar (a link)    | `remoteCapacity` (64)  |
 /// | `inbound`  | counts us among its nearest; not a link (its info only)  | `inboundMemory` (64)   |
 /// | `dead`     | given up on; retried now and then                        | `deadMemory` (64)      |
-/// | `muted`    | left our vicinity exchanges unanswered (not a role: a bar) | `mutedCapacity` (256)  |
 ///
-/// Legal transitions (every change goes through a method of this type):
+/// and what we learnt of it besides, each fact bounded on its own (the oldest goes when full):
+///
+/// | fact          | what it is                                                | capacity (default)            |
+/// |---------------|-----------------------------------------------------------|-------------------------------|
+/// | `muted`       | left our vicinity exchanges unanswered (a bar, no role)   | `mutedCapacity` (256)         |
+/// | `reconMisses` | reconciliations a link left unanswered (AntiEntropy.swift) | links only (pruned each remote round) |
+/// | `reconciled`  | sent us a `Reconcile`: proven, no stranger (NeedToKnow)   | `reconciledCapacity` (256)    |
+/// | `rimAsked`    | pulled as a rim contact, when (Directory.swift)           | `rimCapacity` (64)            |
+/// | `remoteHops`  | a remote-contact request routed through it (Vicinity)     | `remoteHopCapacity` (64)      |
+/// | `candidates`  | on trial to join a full active view (MembershipGuard)     | `candidateCapacity` (16)      |
+///
+/// A record with no role and no fact left is dropped: the table holds nothing else about a
+/// peer, and nothing outside it does (the engine's other state is per message or per pack).
+///
+/// Legal transitions (every change goes through a method of this type, and every method
+/// through `update`, which keeps the per-field indexes):
 /// - unknown or `dead` → `passive` (named in a shuffle, a walk, a vicinity answer: a dead
 ///   peer named by someone else gets another chance); unknown → `vicinity` (`offerVicinity`),
 ///   → `remote`, → `inbound`;
 /// - unknown or `passive` or `dead` → `active` (`promote`: a neighbour request, a join);
 /// - `active` → `passive` (`demote`: a Disconnect, an eviction, an `Ack{not_member}`);
-/// - any → `dead` (`forget` with `.dead` or `.unreachable`): every other role goes with it;
+/// - any → `dead` (`forget` with `.dead` or `.unreachable`): every other role goes with it
+///   (the facts stay, each until its own expiry: a peer that comes back is still proven);
 /// - `vicinity`/`remote` → gone (`forget` with `.silent`); a peer that holds no other role
 ///   (it was not active) is then `dead` too;
 /// - `dead` → `passive` (`revive`: it spoke again), `dead` → unknown (`expireDead`, or the
@@ -55,6 +71,97 @@ struct PeerTable: Sendable {
     struct Inbound: Sendable { var info: NodeInfo; var heardMs: UInt64 }
     struct Gone: Sendable { var cell: String?; var sinceMs: UInt64 }
 
+    /// Everything we keep about one peer: a field per role (nil: it does not hold it) and per
+    /// fact. A record with every field nil is not kept. Role payloads are boxed and times
+    /// stored with a sentinel, so that a record holding one fact (most are muted or proven
+    /// only) stays small: inline, every record would cost as much as one holding every role
+    /// (the 2,000-node city: +33 % memory).
+    struct Peer: Sendable {
+        // roles
+        var member: Member? { get { _member?.value } set { Box.assign(&_member, newValue) } }
+        /// The cell it was named with ("" when none).
+        var passiveCell: String?
+        var vicinity: VicinityEntry? { get { _vicinity?.value } set { Box.assign(&_vicinity, newValue) } }
+        var remote: VicinityEntry? { get { _remote?.value } set { Box.assign(&_remote, newValue) } }
+        var inbound: Inbound? { get { _inbound?.value } set { Box.assign(&_inbound, newValue) } }
+        var gone: Gone? { get { _gone?.value } set { Box.assign(&_gone, newValue) } }
+        // facts
+        /// Since when it is barred from the vicinity view.
+        var mutedMs: UInt64? { get { Self.time(_mutedMs) } set { _mutedMs = newValue ?? .max } }
+        /// Reconciliations it left unanswered since it last answered one (a link that has
+        /// taken part in reconciliation: AntiEntropy.swift).
+        var reconMisses: Int?
+        /// When it last sent us a `Reconcile`: proven, no stranger (NeedToKnow.swift).
+        var reconciledMs: UInt64? { get { Self.time(_reconciledMs) } set { _reconciledMs = newValue ?? .max } }
+        /// When we last pulled it as a rim contact (Directory.swift, `rimRound`).
+        var rimAskedMs: UInt64? { get { Self.time(_rimAskedMs) } set { _rimAskedMs = newValue ?? .max } }
+        /// A remote-contact request routed through it (Vicinity.swift, `remoteRound`).
+        var hopAsk: HopAsk? { get { _hopAsk?.value } set { Box.assign(&_hopAsk, newValue) } }
+        /// On trial: it asked to join a full view and must answer our ping (MembershipGuard.swift).
+        var candidate: MembershipGuard.Candidate? { get { _candidate?.value } set { Box.assign(&_candidate, newValue) } }
+
+        private var _member: Box<Member>?
+        private var _vicinity: Box<VicinityEntry>?
+        private var _remote: Box<VicinityEntry>?
+        private var _inbound: Box<Inbound>?
+        private var _gone: Box<Gone>?
+        private var _hopAsk: Box<HopAsk>?
+        private var _candidate: Box<MembershipGuard.Candidate>?
+        /// `.max`: none (no clock reaches it).
+        private var _mutedMs = UInt64.max, _reconciledMs = UInt64.max, _rimAskedMs = UInt64.max
+
+        private static func time(_ t: UInt64) -> UInt64? { t == .max ? nil : t }
+
+        /// One bit per `Field` that is set.
+        fileprivate var fields: UInt16 {
+            var f: UInt16 = 0
+            func set(_ x: Field, _ on: Bool) { if on { f |= 1 << x.rawValue } }
+            set(.active, _member != nil); set(.passive, passiveCell != nil); set(.vicinity, _vicinity != nil)
+            set(.remote, _remote != nil); set(.inbound, _inbound != nil); set(.dead, _gone != nil)
+            set(.muted, _mutedMs != .max); set(.reconMisses, reconMisses != nil); set(.reconciled, _reconciledMs != .max)
+            set(.rimAsked, _rimAskedMs != .max); set(.hopAsk, _hopAsk != nil); set(.candidate, _candidate != nil)
+            return f
+        }
+    }
+
+    /// A value on the heap, shared by copies of its record until one of them changes it
+    /// (copy on write: changed in place only while no other record holds it).
+    final class Box<Value: Sendable>: @unchecked Sendable {
+        var value: Value
+        init(_ value: Value) { self.value = value }
+
+        static func assign(_ slot: inout Box?, _ new: Value?) {
+            guard let new else { slot = nil; return }
+            if isKnownUniquelyReferenced(&slot) { slot!.value = new } else { slot = Box(new) }
+        }
+    }
+
+    /// The fields of a record, each indexed: which peers hold it (for counts, capacities and
+    /// walks over one role without visiting every record).
+    enum Field: UInt16, CaseIterable, Sendable {
+        case active, passive, vicinity, remote, inbound, dead, muted, reconMisses, reconciled, rimAsked, hopAsk, candidate
+    }
+
+    /// One field across the table: the peers that hold it, and its value for each. Walks go
+    /// in no stated order: callers sort or break ties by address where order matters.
+    struct Column<Value>: Sequence {
+        fileprivate let records: [PeerAddress: Peer]
+        let keys: Set<PeerAddress>
+        fileprivate let field: (Peer) -> Value?
+
+        subscript(p: PeerAddress) -> Value? { records[p].flatMap(field) }
+        var count: Int { keys.count }
+        var isEmpty: Bool { keys.isEmpty }
+        var values: LazyMapSequence<Set<PeerAddress>, Value> {
+            let (records, field) = (records, field)
+            return keys.lazy.map { field(records[$0]!)! }
+        }
+        func makeIterator() -> LazyMapSequence<Set<PeerAddress>, (key: PeerAddress, value: Value)>.Iterator {
+            let (records, field) = (records, field)
+            return keys.lazy.map { (key: $0, value: field(records[$0]!)!) }.makeIterator()
+        }
+    }
+
     struct Capacity: Sendable {
         var active, passive, vicinity, remote, inbound, dead: Int
     }
@@ -69,21 +176,36 @@ struct PeerTable: Sendable {
     let capacity: Capacity
     /// Our own address (never a peer).
     var me: PeerAddress?
-    private(set) var active: [PeerAddress: Member] = [:]
-    private(set) var passive: [PeerAddress: String] = [:]
-    private(set) var vicinity: [PeerAddress: VicinityEntry] = [:]
-    private(set) var remote: [PeerAddress: VicinityEntry] = [:]
-    private(set) var inbound: [PeerAddress: Inbound] = [:]
-    private(set) var dead: [PeerAddress: Gone] = [:]
+    /// One record per peer.
+    private(set) var records: [PeerAddress: Peer] = [:]
+    /// Per field, the peers whose record holds it (kept by `update`).
+    private var holders = [Set<PeerAddress>](repeating: [], count: Field.allCases.count)
+
+    var active: Column<Member> { column(.active) { $0.member } }
+    var passive: Column<String> { column(.passive) { $0.passiveCell } }
+    var vicinity: Column<VicinityEntry> { column(.vicinity) { $0.vicinity } }
+    var remote: Column<VicinityEntry> { column(.remote) { $0.remote } }
+    var inbound: Column<Inbound> { column(.inbound) { $0.inbound } }
+    var dead: Column<Gone> { column(.dead) { $0.gone } }
     /// Vicinity entries dropped as silent or unreachable, with when: barred from the vicinity view until
     /// they speak the vicinity protocol to us (the oldest goes when full).
-    private(set) var muted: [PeerAddress: UInt64] = [:]
+    var muted: Column<UInt64> { column(.muted) { $0.mutedMs } }
+    var reconMisses: Column<Int> { column(.reconMisses) { $0.reconMisses } }
+    var reconciled: Column<UInt64> { column(.reconciled) { $0.reconciledMs } }
+    var rimAsked: Column<UInt64> { column(.rimAsked) { $0.rimAskedMs } }
+    var remoteHops: Column<HopAsk> { column(.hopAsk) { $0.hopAsk } }
+    var candidates: Column<MembershipGuard.Candidate> { column(.candidate) { $0.candidate } }
+
+    private func column<V>(_ f: Field, _ get: @escaping (Peer) -> V?) -> Column<V> {
+        Column(records: records, keys: holders[Int(f.rawValue)], field: get)
+    }
+
     static let mutedCapacity = 256
     /// Cells claimed by vicinity names that were asked and never answered: how many, and the
     /// last when. A cell with `suspectFailures` of them is suspect: a name claiming it ranks
     /// behind every other entry, for a slot and for a turn, until a peer named there answers
     /// (`clearSuspect`) or `expireDead` forgets it (the oldest goes when full). One failure is
-    /// not enough: on a lossy path an honest name fails now and then.
+    /// not enough: on a lossy path an honest name fails now and then. (Kept by cell, not by peer.)
     struct Suspicion: Sendable { var failures: Int; var lastMs: UInt64 }
     private(set) var suspectCells: [String: Suspicion] = [:]
     static let suspectCellCapacity = 32
@@ -95,17 +217,50 @@ struct PeerTable: Sendable {
                             inbound: max(1, config.inboundMemory), dead: max(1, config.deadMemory))
     }
 
+    // MARK: - the one way records change
+
+    /// Changes one record in place, keeps the field indexes, and drops the record once empty.
+    @discardableResult
+    private mutating func update<R>(_ p: PeerAddress, _ body: (inout Peer) -> R) -> R {
+        var rec = records.removeValue(forKey: p) ?? Peer()
+        let before = rec.fields
+        let result = body(&rec)
+        let after = rec.fields
+        if before != after {
+            for f in Field.allCases where (before ^ after) & (1 << f.rawValue) != 0 {
+                if after & (1 << f.rawValue) != 0 { holders[Int(f.rawValue)].insert(p) } else { holders[Int(f.rawValue)].remove(p) }
+            }
+        }
+        if after != 0 { records[p] = rec }   // an empty record is not kept
+        return result
+    }
+
+    /// Makes room for `p` in a field with `capacity`: when `p` does not hold it and the field
+    /// is full, the holder with the smallest `age` (then the smallest address) loses it.
+    private mutating func makeRoom(in f: Field, for p: PeerAddress, capacity: Int, age: (Peer) -> UInt64,
+                                   clear: (inout Peer) -> Void) {
+        guard let oldest = oldestHolder(of: f, unless: p, capacity: capacity, age: age) else { return }
+        update(oldest, clear)
+    }
+
+    private func oldestHolder(of f: Field, unless p: PeerAddress, capacity: Int, age: (Peer) -> UInt64) -> PeerAddress? {
+        let keys = holders[Int(f.rawValue)]
+        guard !keys.contains(p), keys.count >= capacity else { return nil }
+        return keys.min(by: { a, b in (age(records[a]!), a) < (age(records[b]!), b) })
+    }
+
     // MARK: - reading
 
     func roles(of p: PeerAddress) -> [Role] {
-        Role.allCases.filter { r in
-            switch r {
-            case .active: active[p] != nil
-            case .passive: passive[p] != nil
-            case .vicinity: vicinity[p] != nil
-            case .remote: remote[p] != nil
-            case .inbound: inbound[p] != nil
-            case .dead: dead[p] != nil
+        guard let r = records[p] else { return [] }
+        return Role.allCases.filter { role in
+            switch role {
+            case .active: r.member != nil
+            case .passive: r.passiveCell != nil
+            case .vicinity: r.vicinity != nil
+            case .remote: r.remote != nil
+            case .inbound: r.inbound != nil
+            case .dead: r.gone != nil
             }
         }
     }
@@ -115,9 +270,7 @@ struct PeerTable: Sendable {
     /// a cell they claimed) is not a link until it has spoken: learned addresses are verified
     /// before use.
     /// Kept sorted as roles change (`syncLink`): rebuilding and sorting it on every read was
-    /// ≈ 2 % of the 10,000-node city's time (perf), read once per op forwarded. (The rebuilt
-    /// list left out a remote contact that was also a vicinity entry only heard of, which
-    /// `isHeardLink` counted: now both say the same.)
+    /// ≈ 2 % of the 10,000-node city's time (perf), read once per op forwarded.
     private(set) var links: [PeerAddress] = []
 
     /// Puts `p` into `links` or takes it out, as its roles now say (binary search: `links`
@@ -136,53 +289,119 @@ struct PeerTable: Sendable {
     /// A vicinity entry only heard of (named by others) that we have not asked yet.
     var hasUncontactedVicinity: Bool { vicinity.values.contains { $0.lastHeardMs == 0 && $0.askedMs == nil } }
 
-    // Membership is tested on the keys: these run several times per datagram. (A field is
-    // read through the optional, `vicinity[p]?.lastHeardMs`: the optimizer reads it out of
-    // it, where `vicinity.values[i].lastHeardMs` copied the whole entry, perf.)
-    func isLink(_ p: PeerAddress) -> Bool { active.keys.contains(p) || vicinity.keys.contains(p) || remote.keys.contains(p) }
+    func isLink(_ p: PeerAddress) -> Bool {
+        guard let r = records[p] else { return false }
+        return r.member != nil || r.vicinity != nil || r.remote != nil
+    }
     /// Is it among `links` (a vicinity entry counts once heard)?
-    func isHeardLink(_ p: PeerAddress) -> Bool { active.keys.contains(p) || (vicinity[p]?.lastHeardMs ?? 0) > 0 || remote.keys.contains(p) }
-    var isFull: Bool { active.count >= capacity.active }
-    var hasRoom: Bool { active.count < capacity.active }
+    func isHeardLink(_ p: PeerAddress) -> Bool {
+        guard let r = records[p] else { return false }
+        return r.member != nil || (r.vicinity?.lastHeardMs ?? 0) > 0 || r.remote != nil
+    }
+    var isFull: Bool { holders[Int(Field.active.rawValue)].count >= capacity.active }
+    var hasRoom: Bool { holders[Int(Field.active.rawValue)].count < capacity.active }
 
     /// What the peer told us of itself (links first, then inbound).
-    func info(of p: PeerAddress) -> NodeInfo? { active[p]?.info ?? vicinity[p]?.info ?? remote[p]?.info ?? inbound[p]?.info }
+    func info(of p: PeerAddress) -> NodeInfo? {
+        guard let r = records[p] else { return nil }
+        return r.member?.info ?? r.vicinity?.info ?? r.remote?.info ?? r.inbound?.info
+    }
 
     /// The best cell we know for a peer, whatever its role.
     func cell(of p: PeerAddress) -> String? {
-        if let c = active[p]?.info.cell ?? vicinity[p]?.info.cell ?? remote[p]?.info.cell { return c }
-        if let c = passive[p], !c.isEmpty { return c }
-        return dead[p]?.cell
+        guard let r = records[p] else { return nil }
+        if let c = r.member?.info.cell ?? r.vicinity?.info.cell ?? r.remote?.info.cell { return c }
+        if let c = r.passiveCell, !c.isEmpty { return c }
+        return r.gone?.cell
     }
 
     /// Known well enough that DATA without a session from it earns a new handshake (§8).
-    func knows(_ p: PeerAddress) -> Bool { isLink(p) || passive.keys.contains(p) || dead.keys.contains(p) }
+    func knows(_ p: PeerAddress) -> Bool {
+        guard let r = records[p] else { return false }
+        return r.member != nil || r.vicinity != nil || r.remote != nil || r.passiveCell != nil || r.gone != nil
+    }
 
     // MARK: - in-place updates (no role changes)
 
     subscript(active p: PeerAddress) -> Member? {
-        get { active[p] }
-        set { if let v = newValue, active[p] != nil { active[p] = v } }
+        get { records[p]?.member }
+        set { if let v = newValue, records[p]?.member != nil { update(p) { $0.member = v } } }
     }
     subscript(vicinity p: PeerAddress) -> VicinityEntry? {
-        get { vicinity[p] }
-        set { if let v = newValue, vicinity[p] != nil { vicinity[p] = v; syncLink(p) } }
+        get { records[p]?.vicinity }
+        set { if let v = newValue, records[p]?.vicinity != nil { update(p) { $0.vicinity = v }; syncLink(p) } }
     }
+
+    // MARK: - facts
+
+    /// Reconciliations a link left unanswered (nil: it never took part in one).
+    subscript(reconMisses p: PeerAddress) -> Int? {
+        get { records[p]?.reconMisses }
+        set { if newValue != nil || records[p] != nil { update(p) { $0.reconMisses = newValue } } }
+    }
+
+    /// Keeps the misses of links only (pruned with Plumtree's marks every remote round).
+    mutating func retainReconMisses(links: Set<PeerAddress>) {
+        let gone = holders[Int(Field.reconMisses.rawValue)].subtracting(links)
+        for p in gone { update(p) { $0.reconMisses = nil } }
+    }
+
+    /// `p` sent us a `Reconcile` (the least recently reconciled goes when `capacity` are
+    /// kept). True the first time.
+    @discardableResult
+    mutating func noteReconciled(_ p: PeerAddress, nowMs: UInt64, capacity: Int) -> Bool {
+        let first = records[p]?.reconciledMs == nil
+        makeRoom(in: .reconciled, for: p, capacity: capacity, age: { $0.reconciledMs! }) { $0.reconciledMs = nil }
+        update(p) { $0.reconciledMs = nowMs }
+        return first
+    }
+
+    /// We pulled `p` as a rim contact (the least recent goes when `capacity` are kept).
+    mutating func noteRimAsked(_ p: PeerAddress, nowMs: UInt64, capacity: Int) {
+        makeRoom(in: .rimAsked, for: p, capacity: capacity, age: { $0.rimAskedMs! }) { $0.rimAskedMs = nil }
+        update(p) { $0.rimAskedMs = nowMs }
+    }
+
+    /// A remote-contact request routed through `p` (nil: none outstanding, no misses).
+    subscript(hopAsk p: PeerAddress) -> HopAsk? {
+        get { records[p]?.hopAsk }
+        set { if newValue != nil || records[p] != nil { update(p) { $0.hopAsk = newValue } } }
+    }
+
+    /// We route a remote-contact request through `p` now (when `capacity` hops are kept,
+    /// the one asked longest ago goes).
+    mutating func noteHopAsked(_ p: PeerAddress, nowMs: UInt64, capacity: Int) {
+        makeRoom(in: .hopAsk, for: p, capacity: capacity, age: { $0.hopAsk!.askedMs ?? 0 }) { $0.hopAsk = nil }
+        update(p) { $0.hopAsk = $0.hopAsk ?? HopAsk(); $0.hopAsk!.askedMs = nowMs }
+    }
+
+    /// `p` asked to join a full view and was pinged: on trial (when `capacity` are, the one
+    /// on trial longest goes).
+    mutating func putOnTrial(_ p: PeerAddress, _ c: MembershipGuard.Candidate, capacity: Int) {
+        makeRoom(in: .candidate, for: p, capacity: capacity, age: { $0.candidate!.sinceMs }) { $0.candidate = nil }
+        update(p) { $0.candidate = c }
+    }
+
+    /// A trial ends: answered, or too late.
+    mutating func endTrial(_ p: PeerAddress) { if records[p]?.candidate != nil { update(p) { $0.candidate = nil } } }
 
     /// A peer that spoke to us: a dead one comes back (`revive`); the clocks of its active and
     /// vicinity records are set.
     mutating func heard(_ p: PeerAddress, nowMs: UInt64, using rng: inout SplitMix) {
         revive(p, using: &rng)
-        if let i = active.index(forKey: p) { active.values[i].lastHeardMs = nowMs }
-        if let i = vicinity.index(forKey: p) {
-            let first = vicinity.values[i].lastHeardMs == 0
-            vicinity.values[i].lastHeardMs = nowMs
+        guard let r = records[p], r.member != nil || r.vicinity != nil else { return }
+        let first = update(p) { rec -> Bool in
+            rec.member?.lastHeardMs = nowMs
+            guard rec.vicinity != nil else { return false }
+            let first = rec.vicinity!.lastHeardMs == 0
+            rec.vicinity!.lastHeardMs = nowMs
             // Any message settles an exchange we asked a peer for once it has exchanged with
             // us before (alive, on a lossy path); before that, only a `Vicinity` message does
             // (`offerVicinity`): a peer that talks but never answers an exchange goes.
-            if vicinity.values[i].exchangedMs > 0 { vicinity.values[i].askedMs = nil; vicinity.values[i].misses = 0 }
-            if first { syncLink(p) }
+            if rec.vicinity!.exchangedMs > 0 { rec.vicinity!.askedMs = nil; rec.vicinity!.misses = 0 }
+            return first
         }
+        if first { syncLink(p) }
     }
 
     // MARK: - the HyParView views
@@ -191,10 +410,12 @@ struct PeerTable: Sendable {
     /// False when the view is full or the peer is ourselves.
     @discardableResult
     mutating func promote(_ p: PeerAddress, info: NodeInfo, nowMs: UInt64) -> Bool {
-        guard p != me, active[p] == nil, hasRoom else { return false }
-        passive[p] = nil
-        dead[p] = nil
-        active[p] = Member(info: info, lastHeardMs: nowMs, sinceMs: nowMs)
+        guard p != me, records[p]?.member == nil, hasRoom else { return false }
+        update(p) {
+            $0.passiveCell = nil
+            $0.gone = nil
+            $0.member = Member(info: info, lastHeardMs: nowMs, sinceMs: nowMs)
+        }
         versions.active += 1
         syncLink(p)
         return true
@@ -203,7 +424,8 @@ struct PeerTable: Sendable {
     /// active → passive. Returns the member that left, if it was one.
     @discardableResult
     mutating func demote(_ p: PeerAddress, using rng: inout SplitMix) -> Member? {
-        guard let m = active.removeValue(forKey: p) else { return nil }
+        guard let m = records[p]?.member else { return nil }
+        update(p) { $0.member = nil }
         versions.active += 1
         syncLink(p)
         addPassive(p, cell: m.info.cell, using: &rng)
@@ -213,7 +435,7 @@ struct PeerTable: Sendable {
     /// passive → unknown: it took our handshake but never answered a neighbour request (a
     /// walked request may end unanswered, PROTOCOL §9). It is alive, so not dead, and keeps
     /// its other roles.
-    mutating func dropPassive(_ p: PeerAddress) { passive[p] = nil }
+    mutating func dropPassive(_ p: PeerAddress) { if records[p] != nil { update(p) { $0.passiveCell = nil } } }
 
     /// The member a newcomer displaces when the view is full (PROTOCOL §9, "Eviction
     /// protection"; after Bitcoin Core's inbound eviction, which shields peers an attacker
@@ -247,12 +469,14 @@ struct PeerTable: Sendable {
     /// someone else gets another chance); a known passive peer keeps the cell it had unless a
     /// new one is given. Active members are not added.
     mutating func addPassive(_ p: PeerAddress, cell: String?, using rng: inout SplitMix) {
-        guard active[p] == nil, p != me else { return }
-        let revived = dead.removeValue(forKey: p)
-        if passive[p] == nil && passive.count >= capacity.passive, let victim = passiveVictim(for: p, using: &rng) {
-            passive[victim] = nil
+        guard records[p]?.member == nil, p != me else { return }
+        let revived = records[p]?.gone
+        if revived != nil { update(p) { $0.gone = nil } }
+        let passiveCount = holders[Int(Field.passive.rawValue)].count
+        if records[p]?.passiveCell == nil && passiveCount >= capacity.passive, let victim = passiveVictim(for: p, using: &rng) {
+            update(victim) { $0.passiveCell = nil }
         }
-        passive[p] = cell ?? passive[p] ?? revived?.cell ?? ""
+        update(p) { $0.passiveCell = cell ?? $0.passiveCell ?? revived?.cell ?? "" }
     }
 
     /// The passive peer a newcomer `p` displaces when the view is full (PROTOCOL §9): at
@@ -265,13 +489,14 @@ struct PeerTable: Sendable {
     func passiveVictim(for p: PeerAddress, using rng: inout SplitMix) -> PeerAddress? {
         var group: [PeerAddress: String] = [:]
         var perGroup: [String: Int] = [p.netgroup: 1]
-        for q in passive.keys {
+        let keys = holders[Int(Field.passive.rawValue)]
+        for q in keys {
             let g = q.netgroup
             group[q] = g
             perGroup[g, default: 0] += 1
         }
         let most = perGroup.values.max() ?? 0
-        return passive.keys.filter { perGroup[group[$0]!] == most }.sorted().randomElement(using: &rng)
+        return keys.filter { perGroup[group[$0]!] == most }.sorted().randomElement(using: &rng)
     }
 
     // MARK: - vicinity, remote, inbound
@@ -282,32 +507,40 @@ struct PeerTable: Sendable {
     /// lifts the bar.
     mutating func offerVicinity(_ p: PeerAddress, _ e: VicinityEntry, answered: Bool = false) {
         guard p != me else { return }
-        if answered { muted[p] = nil } else if muted[p] != nil { return }
-        if vicinity[p] == nil && vicinity.count >= capacity.vicinity {
-            // A peer only named by others (its cell unproven) takes the slot of a peer that
-            // has spoken to us only while fewer than a quarter of the view are such names:
-            // otherwise it competes with the other names alone. Names claiming the nearest
-            // cells (liars claiming a fence's centre) cannot push out every verified entry.
-            // A name claiming a suspect cell ranks behind every other entry: it takes a free
-            // slot only, and is the first to go.
-            let named = e.lastHeardMs == 0
-            let pool = named && vicinity.values.reduce(0, { $0 + ($1.lastHeardMs == 0 ? 1 : 0) }) >= Self.namedVicinityShare(capacity.vicinity)
-                ? vicinity.filter { $0.value.lastHeardMs == 0 } : vicinity
-            func behind(_ a: VicinityEntry, _ b: VicinityEntry) -> Bool {
-                let sa = isSuspectName(a), sb = isSuspectName(b)
-                return sa != sb ? sb : a.distance < b.distance
-            }
-            guard let (far, entry) = pool.max(by: { a, b in
-                      behind(a.value, b.value) || (!behind(b.value, a.value) && a.key < b.key)
-                  }),
-                  behind(e, entry) else { return }
-            vicinity[far] = nil
+        if answered { if records[p]?.mutedMs != nil { update(p) { $0.mutedMs = nil } } } else if records[p]?.mutedMs != nil { return }
+        if records[p]?.vicinity == nil && holders[Int(Field.vicinity.rawValue)].count >= capacity.vicinity {
+            guard let far = vicinityVictim(for: e) else { return }
+            update(far) { $0.vicinity = nil }
             syncLink(far)
         }
-        if e.lastHeardMs > 0 { dead[p] = nil }
-        if vicinity[p] == nil { versions.vicinity += 1 }
-        vicinity[p] = e
+        let isNew = records[p]?.vicinity == nil
+        update(p) {
+            if e.lastHeardMs > 0 { $0.gone = nil }
+            $0.vicinity = e
+        }
+        if isNew { versions.vicinity += 1 }
         syncLink(p)
+    }
+
+    /// The entry a newcomer `e` pushes out of a full vicinity view, if `e` ranks before it.
+    /// A peer only named by others (its cell unproven) takes the slot of a peer that has
+    /// spoken to us only while fewer than a quarter of the view are such names: otherwise it
+    /// competes with the other names alone. Names claiming the nearest cells (liars claiming
+    /// a fence's centre) cannot push out every verified entry. A name claiming a suspect cell
+    /// ranks behind every other entry: it takes a free slot only, and is the first to go.
+    private func vicinityVictim(for e: VicinityEntry) -> PeerAddress? {
+        let view = vicinity
+        let named = e.lastHeardMs == 0
+        let onlyNames = named && view.values.reduce(0, { $0 + ($1.lastHeardMs == 0 ? 1 : 0) }) >= Self.namedVicinityShare(capacity.vicinity)
+        func behind(_ a: VicinityEntry, _ b: VicinityEntry) -> Bool {
+            let sa = isSuspectName(a), sb = isSuspectName(b)
+            return sa != sb ? sb : a.distance < b.distance
+        }
+        guard let (far, entry) = view.filter({ !onlyNames || $0.value.lastHeardMs == 0 }).max(by: { a, b in
+                  behind(a.value, b.value) || (!behind(b.value, a.value) && a.key < b.key)
+              }),
+              behind(e, entry) else { return nil }
+        return far
     }
 
     /// A vicinity entry only named by others, claiming a cell where a name never answered.
@@ -329,23 +562,25 @@ struct PeerTable: Sendable {
 
     /// Distances change when our own cell does.
     mutating func remeasureVicinity(_ distance: (NodeInfo) -> Double) {
-        for k in vicinity.keys { vicinity[k]!.distance = distance(vicinity[k]!.info) }
+        for k in holders[Int(Field.vicinity.rawValue)] { update(k) { $0.vicinity!.distance = distance($0.vicinity!.info) } }
     }
 
     mutating func addRemote(_ p: PeerAddress, _ e: VicinityEntry) {
-        guard p != me, remote[p] == nil, remote.count < capacity.remote else { return }
-        dead[p] = nil
-        remote[p] = e
+        guard p != me, records[p]?.remote == nil, remote.count < capacity.remote else { return }
+        update(p) { $0.gone = nil; $0.remote = e }
         syncLink(p)
     }
 
-    mutating func removeRemote(_ p: PeerAddress) { remote[p] = nil; syncLink(p) }
+    mutating func removeRemote(_ p: PeerAddress) {
+        if records[p] != nil { update(p) { $0.remote = nil } }
+        syncLink(p)
+    }
 
     /// unknown → inbound (the least recently heard goes when full).
     mutating func rememberInbound(_ p: PeerAddress, info: NodeInfo, nowMs: UInt64) {
         guard p != me else { return }
-        inbound.makeRoom(for: p, capacity: capacity.inbound) { $0.heardMs }
-        inbound[p] = Inbound(info: info, heardMs: nowMs)
+        makeRoom(in: .inbound, for: p, capacity: capacity.inbound, age: { $0.inbound!.heardMs }) { $0.inbound = nil }
+        update(p) { $0.inbound = Inbound(info: info, heardMs: nowMs) }
     }
 
     // MARK: - giving up, and coming back
@@ -356,18 +591,22 @@ struct PeerTable: Sendable {
     /// marks it dead only if it was not an active member. Returns the member it was, if any.
     @discardableResult
     mutating func forget(_ p: PeerAddress, reason: Reason, nowMs: UInt64) -> Member? {
+        guard records[p] != nil else {
+            markDead(p, cell: nil, nowMs: nowMs)
+            return nil
+        }
         let cell = self.cell(of: p)
-        if vicinity.removeValue(forKey: p) != nil {
+        if records[p]?.vicinity != nil {
+            update(p) { $0.vicinity = nil }
             versions.vicinity += 1
             if reason != .dead { mute(p, nowMs: nowMs) }
         }
-        remote[p] = nil
+        if records[p] != nil { update(p) { $0.remote = nil } }
         defer { syncLink(p) }
-        if reason == .silent && active[p] != nil { return nil }
-        let member = active.removeValue(forKey: p)
+        if reason == .silent && records[p]?.member != nil { return nil }
+        let member = records[p]?.member
+        if records[p] != nil { update(p) { $0.member = nil; $0.passiveCell = nil; $0.inbound = nil } }
         if member != nil { versions.active += 1 }
-        passive[p] = nil
-        inbound[p] = nil
         markDead(p, cell: cell, nowMs: nowMs)
         return member
     }
@@ -375,28 +614,31 @@ struct PeerTable: Sendable {
     /// Remembers a peer given up on (the first time only: retries do not renew it); the
     /// oldest goes when full.
     private mutating func markDead(_ p: PeerAddress, cell: String?, nowMs: UInt64) {
-        guard dead[p] == nil, p != me else { return }
-        dead.makeRoom(for: p, capacity: capacity.dead) { $0.sinceMs }
-        dead[p] = Gone(cell: cell, sinceMs: nowMs)
+        guard records[p]?.gone == nil, p != me else { return }
+        makeRoom(in: .dead, for: p, capacity: capacity.dead, age: { $0.gone!.sinceMs }) { $0.gone = nil }
+        update(p) { $0.gone = Gone(cell: cell, sinceMs: nowMs) }
     }
 
     /// dead → passive: the peer spoke again. Returns whether it was dead.
     @discardableResult
     mutating func revive(_ p: PeerAddress, using rng: inout SplitMix) -> Bool {
-        guard let d = dead.removeValue(forKey: p) else { return false }
+        guard let d = records[p]?.gone else { return false }
+        update(p) { $0.gone = nil }
         addPassive(p, cell: d.cell, using: &rng)
         return true
     }
 
-    /// dead → unknown after `forgetMs`.
+    /// dead → unknown after `forgetMs`; so go the vicinity bar and suspect cells.
     mutating func expireDead(nowMs: UInt64, forgetMs: UInt64) {
-        for (p, d) in dead where nowMs >= d.sinceMs &+ forgetMs { dead[p] = nil }
-        for (p, since) in muted where nowMs >= since &+ forgetMs { muted[p] = nil }
+        let expired = dead.filter { nowMs >= $0.value.sinceMs &+ forgetMs }.map(\.key)
+        for p in expired { update(p) { $0.gone = nil } }
+        let unbarred = muted.filter { nowMs >= $0.value &+ forgetMs }.map(\.key)
+        for p in unbarred { update(p) { $0.mutedMs = nil } }
         for (c, v) in suspectCells where nowMs >= v.lastMs &+ forgetMs { suspectCells[c] = nil }
     }
 
     mutating func mute(_ p: PeerAddress, nowMs: UInt64) {
-        muted.makeRoom(for: p, capacity: Self.mutedCapacity) { $0 }
-        muted[p] = nowMs
+        makeRoom(in: .muted, for: p, capacity: Self.mutedCapacity, age: { $0.mutedMs! }) { $0.mutedMs = nil }
+        update(p) { $0.mutedMs = nowMs }
     }
 }

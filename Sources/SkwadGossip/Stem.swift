@@ -30,31 +30,31 @@ extension GossipEngine {
         let may = links.filter { peerInfo($0).map { mayReceive($0, pack: scope, isGenesis: op.isDirectoryEntry) } ?? false }
         let members = may.filter { peers.active[$0] != nil }
         let eligible = members.isEmpty ? may : members
-        if nowMs >= stem.epochEndsMs || stem.relay.map({ !eligible.contains($0) }) ?? true {
-            stem.relay = eligible.randomElement(using: &rng)
-            stem.epochEndsMs = nowMs + config.stemEpochMs
+        if nowMs >= spread.stem.epochEndsMs || spread.stem.relay.map({ !eligible.contains($0) }) ?? true {
+            spread.stem.relay = eligible.randomElement(using: &rng)
+            spread.stem.epochEndsMs = nowMs + config.stemEpochMs
         }
-        return stem.relay.flatMap { eligible.contains($0) ? $0 : nil }
+        return spread.stem.relay.flatMap { eligible.contains($0) ? $0 : nil }
     }
 
     /// Sends our own new op along the stem (or spreads it when there is no stem link).
     mutating func stemOrFluff(_ op: SignedOp, except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        guard config.stemFluff < 1, stem.embargo.count < StemState.embargoCapacity,
+        guard config.stemFluff < 1, spread.stem.embargo.count < StemState.embargoCapacity,
               let relay = stemRelay(for: op, nowMs: nowMs, replica: replica), relay != except else {
             // To every tree link, the stem node we had it from included: it holds the op under
             // embargo and may be our only tree edge to the nodes behind it.
             fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out)
             return
         }
-        plumtree.holds(op.id)
+        spread.plumtree.holds(op.id)
         // Fail-safe: a random wait, so that the stem's nodes do not all fluff at once.
-        stem.embargo[op.id] = nowMs + config.stemFailsafeMs + UInt64.random(in: 0...config.stemFailsafeMs, using: &rng)
+        spread.stem.embargo[op.id] = nowMs + config.stemFailsafeMs + UInt64.random(in: 0...config.stemFailsafeMs, using: &rng)
         stats.stemmed += 1
         send(.stem(envelope: op.envelope.serialized()), to: relay, nowMs: nowMs, into: &out)
     }
 
     mutating func fluff(_ op: SignedOp, except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        stem.embargo[op.id] = nil
+        spread.stem.embargo[op.id] = nil
         stats.fluffed += 1
         // By the shared tree like any op: the eager links form one spanning tree whatever
         // the root. (Pushing to lazy links too made their receivers prune the tree's edges.)
@@ -67,7 +67,9 @@ extension GossipEngine {
         // A stem that loops back to a node that stemmed the op already: fluff it here, now
         // (waiting for the fail-safe would cost a second or two).
         if let env = try? Envelope(serialized: envelope), replica.contains(env.id) {
-            if stem.embargo[env.id] != nil, let op = replica.op(env.id) { fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out) }
+            if spread.stem.embargo[env.id] != nil, let op = replica.op(env.id) {
+                fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out)
+            }
             return
         }
         let (fresh, _) = admit(envelope, from: from, nowMs: nowMs, replica: &replica, into: &out)
@@ -85,9 +87,9 @@ extension GossipEngine {
 
     /// Ops whose fail-safe ran out without their coming back: fluff them now.
     mutating func stemFailsafe(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        guard !stem.embargo.isEmpty else { return }
-        for (id, due) in stem.embargo.sorted(by: { $0.key < $1.key }) where nowMs >= due {
-            stem.embargo[id] = nil
+        guard !spread.stem.embargo.isEmpty else { return }
+        for (id, due) in spread.stem.embargo.sorted(by: { $0.key < $1.key }) where nowMs >= due {
+            spread.stem.embargo[id] = nil
             if let op = replica.op(id) { stats.failsafes += 1; fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out) }
         }
     }
@@ -95,7 +97,7 @@ extension GossipEngine {
     /// A pack's (hlc, id) items without the ops under embargo (what reconciliation shows).
     func visibleItems(_ replica: Replica, pack: PackID) -> [Reconciliation.Item] {
         let all = replica.opIDs(inPack: pack)
-        guard !stem.embargo.isEmpty else { return all }
-        return all.filter { stem.embargo[$0.id] == nil }
+        guard !spread.stem.embargo.isEmpty else { return all }
+        return all.filter { spread.stem.embargo[$0.id] == nil }
     }
 }

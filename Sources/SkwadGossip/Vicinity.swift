@@ -112,7 +112,7 @@ extension GossipEngine {
     /// with us, asked us for it (inbound), or reconciled with us.
     func provedPlace(_ p: PeerAddress) -> Bool {
         if let e = peers.vicinity[p] { return e.exchangedMs > 0 }
-        return peers.inbound[p] != nil || reconMisses[p] != nil
+        return peers.inbound[p] != nil || peers.reconMisses[p] != nil
     }
 
     /// A `Vicinity` message to `to`: the peers near `target` to a proven peer, nobody to a
@@ -154,9 +154,9 @@ extension GossipEngine {
         // city's time to full coverage p90; so did holding back names while one was unanswered,
         // on lossy.toml.)
         var cautious = false
-        if vicinityNameFailures >= Self.nameFailuresForTurns {
-            vicinityCautiousTurn.toggle()
-            cautious = vicinityCautiousTurn
+        if membership.vicinityNameFailures >= Self.nameFailuresForTurns {
+            membership.vicinityCautiousTurn.toggle()
+            cautious = membership.vicinityCautiousTurn
         }
         guard let (peer, entry) = peers.vicinity.filter({ $0.value.askedMs == nil })
             .min(by: { a, b in
@@ -175,12 +175,12 @@ extension GossipEngine {
     }
 
     /// A vicinity entry asked before it had ever exchanged with us was dropped unanswered:
-    /// one more name failure in a row (`vicinityNameFailures`, reset when such an entry
+    /// one more name failure in a row (`membership.vicinityNameFailures`, reset when such an entry
     /// answers), and one more against the cell it claimed (`PeerTable.suspect`).
     static let nameFailuresForTurns = 2
 
     mutating func nameFailed(_ e: VicinityEntry, nowMs: UInt64) {
-        vicinityNameFailures = min(vicinityNameFailures + 1, 1000)
+        membership.vicinityNameFailures = min(membership.vicinityNameFailures + 1, 1000)
         if let c = e.info.cell { peers.suspect(cell: c, nowMs: nowMs) }
     }
 
@@ -192,9 +192,9 @@ extension GossipEngine {
         let proven = isProven(from)
         let theirs = sharpened(v.info, of: from)
         let placed = proven && !Self.isCoarse(theirs.cell)
-        remoteHops[from] = nil
+        peers[hopAsk: from] = nil
         if let e = peers.vicinity[from], e.askedMs != nil, e.exchangedMs == 0 {
-            vicinityNameFailures = 0
+            membership.vicinityNameFailures = 0
             if let c = e.info.cell { peers.clearSuspect(cell: c) }
         }
         if placed {
@@ -213,7 +213,7 @@ extension GossipEngine {
         guard !v.reply else { return }
         // Walking `target` is bounded per network group, for every peer but an active member.
         var target = v.target
-        if let t = target, peers.active[from] == nil, !strangerBudget.mayWalk(group: from.netgroup, target: t, nowMs: nowMs) {
+        if let t = target, peers.active[from] == nil, !membership.strangerBudget.mayWalk(group: from.netgroup, target: t, nowMs: nowMs) {
             stats.drop(.vicinityLimited)
             target = nil
         }
@@ -252,7 +252,7 @@ extension GossipEngine {
         let near = peers.active.filter { isContact($0.key) }.compactMap(\.value.info.place)
             + peers.vicinity.filter { $0.value.lastHeardMs > 0 && isContact($0.key) }.compactMap(\.value.info.place)
         // `inside[i]`: our cell lies inside the fence of `live[i]` (cached; false without a cell).
-        let (live, inside) = packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
+        let (live, inside) = spread.packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
         return live.indices.compactMap { i in
             let s = live[i]
             guard let f = s.fence else { return nil }
@@ -265,7 +265,7 @@ extension GossipEngine {
 
     /// A link counts as a contact while it left fewer than `contactMisses` of our
     /// reconciliation rounds in a row unanswered (§11).
-    func answers(_ p: PeerAddress) -> Bool { (reconMisses[p] ?? 0) < Self.contactMisses }
+    func answers(_ p: PeerAddress) -> Bool { (peers.reconMisses[p] ?? 0) < Self.contactMisses }
     static let contactMisses = 3
 
     /// A link counts as a contact inside a fence it claims to stand in once it has sent us a
@@ -273,13 +273,13 @@ extension GossipEngine {
     /// reconciled with every new link at once), and while it `answers`. A peer that only
     /// pings, joins and claims a cell (`hostile.toml`'s liars, asked too rarely to reach
     /// `contactMisses`) kept an edge node from searching for an honest member (hostile seed 6).
-    func isContact(_ p: PeerAddress) -> Bool { reconMisses[p].map { $0 < Self.contactMisses } ?? false }
+    func isContact(_ p: PeerAddress) -> Bool { peers.reconMisses[p].map { $0 < Self.contactMisses } ?? false }
 
     /// A peer we heard of: keep it if it is inside a fence we need a contact in; else, if it
     /// is nearer to such a fence than we are, keep it as a passive peer (the next hop).
     mutating func offerRemote(_ peer: PeerAddress, info peerInfo: NodeInfo, nowMs: UInt64) {
-        guard !farFences.isEmpty, peer != selfAddress, let place = peerInfo.place else { return }
-        let containing = farFences.filter { $0.contains(cell: place) }
+        guard !membership.farFences.isEmpty, peer != selfAddress, let place = peerInfo.place else { return }
+        let containing = membership.farFences.filter { $0.contains(cell: place) }
         if !containing.isEmpty {
             // Up to `remotePerFence` contacts inside each such fence.
             let wanted = containing.contains { f in
@@ -289,34 +289,39 @@ extension GossipEngine {
                 peers.addRemote(peer, VicinityEntry(info: peerInfo, distance: 0, lastHeardMs: nowMs))
             }
         } else if peers.active[peer] == nil, peers.vicinity[peer] == nil,
-                  farFences.contains(where: { f in place.center.distance(to: f.center) < info.distance(to: Geohash.decode(cellOf: f.center)) }) {
+                  membership.farFences.contains(where: { f in
+                      place.center.distance(to: f.center) < info.distance(to: Geohash.decode(cellOf: f.center))
+                  }) {
             addPassive(peer, cell: peerInfo.cell, nowMs: nowMs)
         }
     }
 
     mutating func remoteRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        farFences = fencesNeedingContact(replica, nowMs: nowMs)
+        membership.farFences = fencesNeedingContact(replica, nowMs: nowMs)
         for p in peers.remote.keys.sorted() {
-            guard let place = peers.remote[p]!.info.place, farFences.contains(where: { $0.contains(cell: place) }) else { peers.removeRemote(p); continue }
+            guard let place = peers.remote[p]!.info.place, membership.farFences.contains(where: { $0.contains(cell: place) }) else {
+                peers.removeRemote(p)
+                continue
+            }
         }
         // A hop that left a request unanswered (a liar named at the fence's centre never
         // answers: the greedy search asked it every round, hostile seed 6) is asked again at
         // most `vicinityMisses` times in all, then silenced like a vicinity entry.
-        for p in remoteHops.keys.sorted() {
-            guard var h = remoteHops[p], let asked = h.askedMs, nowMs >= asked &+ config.vicinityTimeoutMs else { continue }
+        for p in peers.remoteHops.keys.sorted() {
+            guard var h = peers.remoteHops[p], let asked = h.askedMs, nowMs >= asked &+ config.vicinityTimeoutMs else { continue }
             h.askedMs = nil
             h.misses += 1
-            remoteHops[p] = h.misses < config.vicinityMisses ? h : nil
+            peers[hopAsk: p] = h.misses < config.vicinityMisses ? h : nil
             if h.misses >= config.vicinityMisses { silence(p, nowMs: nowMs, into: &out) }
         }
-        for fence in farFences {
+        for fence in membership.farFences {
             guard !peers.remote.values.contains(where: { e in e.info.place.map { fence.contains(cell: $0) } ?? false }) else { continue }
             // The known peer nearest to the fence: the next hop towards it.
             var best: (Double, PeerAddress)?
             func consider(_ p: PeerAddress, _ cell: String?) {
                 // Not through a peer that leaves our exchanges or rounds unanswered, nor one
                 // whose answer to our last request is still due.
-                guard peers.muted[p] == nil, answers(p), remoteHops[p]?.askedMs == nil, let c = NodeInfo.decode(cell) else { return }
+                guard peers.muted[p] == nil, answers(p), peers.remoteHops[p]?.askedMs == nil, let c = NodeInfo.decode(cell) else { return }
                 let d = c.center.distance(to: fence.center)
                 if best.map({ d < $0.0 || (d == $0.0 && p < $0.1) }) ?? true { best = (d, p) }
             }
@@ -326,8 +331,7 @@ extension GossipEngine {
             guard let (_, hop) = best else { continue }
             let m = vicinityMessage(for: Geohash.decode(cellOf: fence.center), to: hop, reply: false,
                                     targetCell: Geohash.encode(fence.center, precision: 7))
-            remoteHops.makeRoom(for: hop, capacity: Self.remoteHopCapacity) { $0.askedMs ?? 0 }
-            remoteHops[hop, default: HopAsk()].askedMs = nowMs
+            peers.noteHopAsked(hop, nowMs: nowMs, capacity: Self.remoteHopCapacity)
             send(m, to: hop, nowMs: nowMs, into: &out)
         }
     }

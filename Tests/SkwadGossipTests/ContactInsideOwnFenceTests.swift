@@ -45,7 +45,7 @@ import SkwadTestKit
         e.onReconcile(pull, from: n3, nowMs: f.nowMs, replica: replica, into: &out)
         #expect(e.fencesNeedingContact(replica, nowMs: f.nowMs).isEmpty)
         // Three of our rounds left unanswered in a row, and it no longer does.
-        e.reconMisses[n3] = GossipEngine.contactMisses
+        e.peers[reconMisses: n3] = GossipEngine.contactMisses
         #expect(e.fencesNeedingContact(replica, nowMs: f.nowMs).count == 1)
     }
 }

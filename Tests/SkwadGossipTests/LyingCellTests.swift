@@ -73,11 +73,11 @@ import SkwadTestKit
         e.vicinityRound(nowMs: 10, into: &out)
         #expect(e.peers.vicinity[liars[0]]?.askedMs == 10)
         e.forget(liars[0], .unreachable, nowMs: 1000, into: &out)   // its handshake failed
-        #expect(e.vicinityNameFailures == 1 && !e.peers.isSuspectName(e.peers.vicinity[liars[1]]!))
+        #expect(e.membership.vicinityNameFailures == 1 && !e.peers.isSuspectName(e.peers.vicinity[liars[1]]!))
         e.vicinityRound(nowMs: 2010, into: &out)
         #expect(e.peers.vicinity[liars[1]]?.askedMs == 2010)
         e.forget(liars[1], .unreachable, nowMs: 3000, into: &out)
-        #expect(e.vicinityNameFailures == 2 && e.peers.isSuspectName(e.peers.vicinity[liars[2]]!))
+        #expect(e.membership.vicinityNameFailures == 2 && e.peers.isSuspectName(e.peers.vicinity[liars[2]]!))
         // Now a round goes to a peer that proved itself, the next to the name outside the
         // suspect cell, though liar2 claims to stand nearer.
         e.vicinityRound(nowMs: 4010, into: &out)
@@ -87,7 +87,7 @@ import SkwadTestKit
         // It answers: names are trusted with every round again.
         e.onVicinity(VicinityExchange(info: NodeInfo(cell: Self.cell(north: 300)), peers: [], reply: true, target: nil),
                      from: honest, nowMs: 6050, replica: Replica(), into: &out)
-        #expect(e.vicinityNameFailures == 0 && e.peers.vicinity[honest]?.exchangedMs == 6050)
+        #expect(e.membership.vicinityNameFailures == 0 && e.peers.vicinity[honest]?.exchangedMs == 6050)
     }
 
     @Test func atMostHalfOfAVicinitySampleIsUnproven() {
@@ -125,8 +125,8 @@ import SkwadTestKit
         var now = f.nowMs, askedHonest = false
         for _ in 0..<20 {
             e.remoteRound(nowMs: now, replica: replica, into: &out)
-            #expect(e.farFences.count == 1)
-            if e.remoteHops[honest]?.askedMs == now { askedHonest = true }
+            #expect(e.membership.farFences.count == 1)
+            if e.peers.remoteHops[honest]?.askedMs == now { askedHonest = true }
             if e.peers.muted[liar] != nil { break }
             now += e.config.vicinityIntervalMs
         }
@@ -136,8 +136,8 @@ import SkwadTestKit
         // A hop that answers is no longer owed anything.
         e.onVicinity(VicinityExchange(info: NodeInfo(cell: Self.cell(north: 1500)), peers: [], reply: true, target: nil),
                      from: honest, nowMs: now + 10, replica: replica, into: &out)
-        #expect(e.remoteHops[honest] == nil)
+        #expect(e.peers.remoteHops[honest] == nil)
         e.remoteRound(nowMs: now + 20, replica: replica, into: &out)
-        #expect(e.remoteHops.keys.allSatisfy { $0 != liar })
+        #expect(e.peers.remoteHops.keys.allSatisfy { $0 != liar })
     }
 }

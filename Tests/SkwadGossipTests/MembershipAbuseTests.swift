@@ -95,12 +95,14 @@ import SkwadTestKit
     @Test func unaskedNeighborDeclinesDelayNothing() throws {
         var h = Self.overlay(6)
         let bad = 6
-        let victim = try #require((0..<6).first { h.nodes[$0].engine.pendingNeighbor == nil && h.nodes[$0].engine.neighborRetryMs == 0 })
+        let victim = try #require((0..<6).first {
+            h.nodes[$0].engine.membership.pendingNeighbor == nil && h.nodes[$0].engine.membership.neighborRetryMs == 0
+        })
         var m = WireMessage(); var r = Skwad_Gossip_V1_NeighborReply(); r.accepted = false; m.neighborReply = r
         for _ in 0..<10 { Self.say(m, from: bad, to: victim, in: &h) }
         h.run(ms: 100)
-        #expect(h.nodes[victim].engine.neighborRetryMs == 0)
-        #expect(h.nodes[victim].engine.nextLowNeighborMs <= h.nowMs)
+        #expect(h.nodes[victim].engine.membership.neighborRetryMs == 0)
+        #expect(h.nodes[victim].engine.membership.nextLowNeighborMs <= h.nowMs)
     }
 
     @Test func aStrangersVicinityRequestLearnsAtMostTwoPeersAndAPingNothingAboutUs() throws {
@@ -149,7 +151,7 @@ import SkwadTestKit
             Self.say(m, from: 1, to: 0, in: &h)
         }
         h.run(ms: 10)
-        #expect(h.nodes[0].engine.plumtree.missing.count <= 300)
+        #expect(h.nodes[0].engine.spread.plumtree.missing.count <= 300)
         #expect((h.nodes[0].engine.stats.drops["queueFull"] ?? 0) > 0)
         // 81 fresh pseudonyms each send an op: the bucket table never exceeds 50.
         var f = OpFactory(seed: 77, nowMs: h.nowMs, floors: false)
@@ -162,7 +164,7 @@ import SkwadTestKit
             Self.say(o, from: 1, to: 0, in: &h)
         }
         h.run(ms: 10)
-        #expect(h.nodes[0].engine.pseudonymLimits.count <= 50)
+        #expect(h.nodes[0].engine.limits.pseudonym.count <= 50)
         #expect((h.nodes[0].engine.stats.drops["pseudonymRateLimited"] ?? 0) > 0)
     }
 }

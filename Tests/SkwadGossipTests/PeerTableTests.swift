@@ -3,7 +3,7 @@ import SkwadModel
 @testable import SkwadGossip
 
 /// The peer table keeps its capacities and invariants under any sequence of operations
-/// (PROTOCOL §9, "Peer table"): a seeded random walk over every transition.
+/// (PROTOCOL §9, "Peer table"): a seeded random walk over every transition, role or fact.
 @Suite struct PeerTableTests {
     static let cells = ["u4pruyd", "u4pruyf", "u4pruyg", "u4prv00", "gcpvj0d", "dr5regw"]
 
@@ -15,6 +15,30 @@ import SkwadModel
         #expect(t.inbound.count <= t.capacity.inbound)
         #expect(t.dead.count <= t.capacity.dead)
         #expect(t.muted.count <= PeerTable.mutedCapacity)
+        #expect(t.reconciled.count <= GossipEngine.reconciledCapacity)
+        #expect(t.rimAsked.count <= GossipEngine.rimCapacity)
+        #expect(t.remoteHops.count <= GossipEngine.remoteHopCapacity)
+        // One record per peer, none empty, and every role and fact read across the table says
+        // what the records say.
+        #expect(!t.records.values.contains { r in
+            r.member == nil && r.passiveCell == nil && r.vicinity == nil && r.remote == nil && r.inbound == nil && r.gone == nil
+                && r.mutedMs == nil && r.reconMisses == nil && r.reconciledMs == nil && r.rimAskedMs == nil && r.hopAsk == nil
+                && r.candidate == nil
+        })
+        func holders(_ has: (PeerTable.Peer) -> Bool) -> Set<PeerAddress> { Set(t.records.filter { has($0.value) }.keys) }
+        #expect(t.active.keys == holders { $0.member != nil })
+        #expect(t.passive.keys == holders { $0.passiveCell != nil })
+        #expect(t.vicinity.keys == holders { $0.vicinity != nil })
+        #expect(t.remote.keys == holders { $0.remote != nil })
+        #expect(t.inbound.keys == holders { $0.inbound != nil })
+        #expect(t.dead.keys == holders { $0.gone != nil })
+        #expect(t.muted.keys == holders { $0.mutedMs != nil })
+        #expect(t.reconMisses.keys == holders { $0.reconMisses != nil })
+        #expect(t.reconciled.keys == holders { $0.reconciledMs != nil })
+        #expect(t.rimAsked.keys == holders { $0.rimAskedMs != nil })
+        #expect(t.remoteHops.keys == holders { $0.hopAsk != nil })
+        #expect(t.candidates.keys == holders { $0.candidate != nil })
+        #expect(t.candidates.count <= MembershipGuard.candidateCapacity)
         #expect(Set(t.active.keys).isDisjoint(with: t.passive.keys))
         for p in t.dead.keys {
             #expect(t.active[p] == nil && t.passive[p] == nil && t.remote[p] == nil)
@@ -41,7 +65,7 @@ import SkwadModel
             now += UInt64.random(in: 0...300, using: &rng)
             let p = PeerAddress("p\(Int.random(in: 0..<40, using: &rng))")
             let cell = Self.cells.randomElement(using: &rng)!
-            switch Int.random(in: 0..<12, using: &rng) {
+            switch Int.random(in: 0..<20, using: &rng) {
             case 0: if t.hasRoom { t.promote(p, info: NodeInfo(cell: cell), nowMs: now) }
                     else if let v = t.evictionVictim(using: &rng) { t.demote(v, using: &rng); t.promote(p, info: NodeInfo(cell: cell), nowMs: now) }
             case 1: t.demote(p, using: &rng)
@@ -55,7 +79,16 @@ import SkwadModel
             case 8: t.expireDead(nowMs: now, forgetMs: 20_000)
             case 9: t.heard(p, nowMs: now, using: &rng)
             case 10: t[vicinity: p]?.lastHeardMs = Bool.random(using: &rng) ? now : 0
-            default: t.removeRemote(p)
+            case 11: t.removeRemote(p)
+            case 12: t.noteReconciled(p, nowMs: now, capacity: GossipEngine.reconciledCapacity)
+            case 13: t.noteRimAsked(p, nowMs: now, capacity: GossipEngine.rimCapacity)
+            case 14: t.noteHopAsked(p, nowMs: now, capacity: GossipEngine.remoteHopCapacity)
+            case 15: t[hopAsk: p] = nil
+            case 17: t.putOnTrial(p, .init(info: NodeInfo(cell: cell), pingSeq: 1, sinceMs: now),
+                                  capacity: MembershipGuard.candidateCapacity)
+            case 18: t.endTrial(p)
+            case 16: t[reconMisses: p] = Bool.random(using: &rng) ? Int.random(in: 0...3, using: &rng) : nil
+            default: t.retainReconMisses(links: Set(t.links))
             }
             Self.check(t, me: me)
         }
@@ -81,5 +114,31 @@ import SkwadModel
         #expect(t.roles(of: a) == [.passive] && t.passive[a] == "u4pruyd")
         t.promote(b, info: NodeInfo(), nowMs: 13)
         #expect(t.roles(of: b) == [.active], "dead → active when it asks to be a neighbour")
+    }
+
+    /// What `forget` takes and what it leaves: every role (the peer is then only `dead`); the
+    /// link facts go at the next prune of non-links (the remote round); what outlives its roles
+    /// (proven, barred) stays until its own bound, and a record with nothing left is gone.
+    @Test func forgetLeavesOnlyTheDeadMarkAndTheFactsThatOutliveRoles() {
+        var t = PeerTable(config: GossipConfig())
+        let a = PeerAddress("a")
+        t.promote(a, info: NodeInfo(cell: "u4pruyd"), nowMs: 1)
+        t.offerVicinity(a, VicinityEntry(info: NodeInfo(cell: "u4pruyd"), distance: 1, lastHeardMs: 1))
+        t.addRemote(a, VicinityEntry(info: NodeInfo(cell: "u4pruyd"), distance: 1, lastHeardMs: 1))
+        t.rememberInbound(a, info: NodeInfo(cell: "u4pruyd"), nowMs: 1)
+        t[reconMisses: a] = 2
+        t.noteReconciled(a, nowMs: 2, capacity: 8)
+        t.noteHopAsked(a, nowMs: 3, capacity: 8)
+        t.forget(a, reason: .unreachable, nowMs: 10)
+        #expect(t.roles(of: a) == [.dead])
+        #expect(t.links.isEmpty && t.muted[a] == 10, "no link any more; barred from the vicinity view")
+        t.retainReconMisses(links: Set(t.links))
+        t[hopAsk: a] = nil
+        #expect(t.reconMisses[a] == nil && t.reconciled[a] == 2)
+        t.expireDead(nowMs: 100, forgetMs: 50)
+        #expect(t.roles(of: a).isEmpty && t.muted[a] == nil)
+        #expect(t.records[a]?.reconciledMs == 2, "proven stays, bounded by `reconciledCapacity`")
+        for i in 0..<8 { t.noteReconciled(PeerAddress("q\(i)"), nowMs: 200, capacity: 8) }
+        #expect(t.records[a] == nil, "the least recently reconciled went, and with it the last of its record")
     }
 }

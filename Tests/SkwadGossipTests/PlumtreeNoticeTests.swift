@@ -39,13 +39,13 @@ import SkwadTestKit
     }
 
     static func owed(_ op: SignedOp, to i: Int, _ h: Harness) -> Bool {
-        (h.nodes[0].engine.plumtree.queue[Harness.address(i)] ?? []).contains(op.id)
+        (h.nodes[0].engine.spread.plumtree.queue[Harness.address(i)] ?? []).contains(op.id)
     }
 
     @Test func anOpAnnouncedByALinkIsNotAnnouncedBackToIt() throws {
         var (h, post) = try Self.setUp()
         Self.announce(post, from: 1, in: &h)
-        #expect(h.nodes[0].engine.plumtree.missing[Plumtree.prefix(post.id)] != nil)
+        #expect(h.nodes[0].engine.spread.plumtree.missing[Plumtree.prefix(post.id)] != nil)
         Self.push(post, from: 2, in: &h)
         #expect(h.nodes[0].replica.contains(post.id))
         // Without the rule node 0 owes its lazy link 1 an IHAVE of the post.

@@ -10,7 +10,7 @@ import SkwadTestKit
     @Test func aLinkThatLeftRoundsUnansweredIsAskedRarely() {
         var e = GossipEngine(seed: 3, secrets: .seeded)
         let a = PeerAddress("a"), b = PeerAddress("b"), c = PeerAddress("c")
-        e.reconMisses[a] = 3
+        e.peers[reconMisses: a] = 3
         var picks: [PeerAddress: Int] = [:]
         for _ in 0..<800 { picks[e.preferredLink(among: [a, b, c])!, default: 0] += 1 }
         // Expected: a ≈ 800 / 8 / 3 ≈ 33, b and c ≈ 383 each; at random each would get ≈ 267.
@@ -26,11 +26,11 @@ import SkwadTestKit
         var f = OpFactory(seed: 4, nowMs: h.nowMs)
         let pack = f.createPack(by: f.user())
         let peer = Harness.address(1)
-        h.nodes[0].engine.reconUnanswered = [ReconAsked(pack: pack.id, peer: peer)]
-        h.nodes[0].engine.reconMisses[peer] = 2
+        h.nodes[0].engine.spread.reconUnanswered = [ReconAsked(pack: pack.id, peer: peer)]
+        h.nodes[0].engine.peers[reconMisses: peer] = 2
         var out: [GossipDirective] = []
         h.nodes[0].engine.onWant(ids: [pack.id.bytes], graft: false, from: peer, nowMs: h.nowMs, replica: h.nodes[0].replica, into: &out)
-        #expect(h.nodes[0].engine.reconUnanswered.isEmpty)
-        #expect(h.nodes[0].engine.reconMisses[peer] == 0, "answered: no miss, and it took part in reconciliation")
+        #expect(h.nodes[0].engine.spread.reconUnanswered.isEmpty)
+        #expect(h.nodes[0].engine.peers.reconMisses[peer] == 0, "answered: no miss, and it took part in reconciliation")
     }
 }

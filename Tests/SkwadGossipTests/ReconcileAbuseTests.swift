@@ -47,6 +47,6 @@ import SkwadTestKit
         let unasked = Self.frame(ReconcileRound(pack: g.id, directory: false, initiator: false, lower: .zero, ranges: [], asker: nil))
         for _ in 0..<50 { #expect(HostilePeer.sent(peer.send(unasked, to: &e, nowMs: Self.t0, replica: &r), to: peer.address).isEmpty) }
         #expect(e.stats.datagramsOut == before)
-        #expect(e.reconUnanswered.isEmpty)
+        #expect(e.spread.reconUnanswered.isEmpty)
     }
 }

@@ -36,7 +36,7 @@ import SkwadTestKit
         var (h, pack) = Self.world(rimNamed: true)
         h.run(ms: 10_000)
         #expect(h.nodes[1].replica.hasPack(pack.packID))
-        #expect(h.nodes[0].engine.rimAsked[Harness.address(1)] != nil)
+        #expect(h.nodes[0].engine.peers.rimAsked[Harness.address(1)] != nil)
         // Without the name the rim node has no way to it (the control).
         var (alone, _) = Self.world(rimNamed: false)
         alone.run(ms: 10_000)
@@ -49,7 +49,7 @@ import SkwadTestKit
         var e = h.nodes[0].engine
         var out: [GossipDirective] = []
         e.rimRound(nowMs: h.nowMs, replica: h.nodes[0].replica, into: &out)
-        #expect(e.rimAsked[Harness.address(1)] == h.nowMs)
+        #expect(e.peers.rimAsked[Harness.address(1)] == h.nowMs)
         let first = e.stats.directoryRounds
         e.rimRound(nowMs: h.nowMs + 29_999, replica: h.nodes[0].replica, into: &out)
         #expect(e.stats.directoryRounds == first)
@@ -66,7 +66,7 @@ import SkwadTestKit
         e.addPassive(PeerAddress("n7"), cell: String(Self.rimCell.prefix(4)), nowMs: h.nowMs)
         var out: [GossipDirective] = []
         e.rimRound(nowMs: h.nowMs, replica: h.nodes[0].replica, into: &out)
-        #expect(e.rimAsked.isEmpty && out.isEmpty)
+        #expect(e.peers.rimAsked.isEmpty && out.isEmpty)
         h.nodes[0].engine = e
     }
 }

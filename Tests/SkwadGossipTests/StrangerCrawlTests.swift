@@ -202,7 +202,7 @@ extension StrangerCrawlTests {
         for i in 0..<(GossipEngine.reconciledCapacity + 20) {
             e.markReconciled(PeerAddress("10.0.\(i / 200).\(i % 200):1"), nowMs: UInt64(i))
         }
-        #expect(e.reconciled.count == GossipEngine.reconciledCapacity)
-        #expect(e.reconciled[PeerAddress("10.0.0.0:1")] == nil, "the least recently reconciled went")
+        #expect(e.peers.reconciled.count == GossipEngine.reconciledCapacity)
+        #expect(e.peers.reconciled[PeerAddress("10.0.0.0:1")] == nil, "the least recently reconciled went")
     }
 }
