@@ -7,7 +7,7 @@ let package = Package(
     name: "Skwad",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "skwad", targets: ["skwad"]),
+        .executable(name: "skwad", targets: ["skwad"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
@@ -18,7 +18,7 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0")
     ],
     targets: [
         // C shims for system libraries (Debian: libsodium-dev, libedit-dev).
@@ -27,77 +27,97 @@ let package = Package(
 
         // Pure core: no I/O, no clock.
         .target(name: "SkwadCrypto", dependencies: ["CSodium"]),
-        .target(name: "SkwadModel", dependencies: [
-            "SkwadCrypto",
-            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-        ]),
+        .target(
+            name: "SkwadModel",
+            dependencies: [
+                "SkwadCrypto",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf")
+            ]),
         .target(name: "SkwadReplica", dependencies: ["SkwadModel"]),
-        .target(name: "SkwadGossip", dependencies: [
-            "SkwadReplica",
-            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-        ]),
+        .target(
+            name: "SkwadGossip",
+            dependencies: [
+                "SkwadReplica",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf")
+            ]),
 
         // Shells and tools.
-        .target(name: "SkwadStore", dependencies: [
-            "SkwadReplica",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
-        .target(name: "SkwadNode", dependencies: [
-            "SkwadGossip", "SkwadStore",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "TOMLKit", package: "TOMLKit"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        .target(
+            name: "SkwadStore",
+            dependencies: [
+                "SkwadReplica",
+                .product(name: "GRDB", package: "GRDB.swift")
+            ]),
+        .target(
+            name: "SkwadNode",
+            dependencies: [
+                "SkwadGossip", "SkwadStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+            ]),
         // What the simulator, the benchmarks and the tests share: a second implementation of
         // the wire that sends anything (HostilePeer, WireForge), the in-memory network of engines
         // and its link models, the directive carrier, the one virtual-time queue, the in-memory
         // datagram transport for whole nodes, a loopback sprayer. No NIO, no store.
-        .target(name: "SkwadLab", dependencies: [
-            "SkwadReplica", "SkwadGossip",
-        ]),
-        .target(name: "SkwadSim", dependencies: [
-            "SkwadGossip", "SkwadReplica", "SkwadLab",
-            .product(name: "TOMLKit", package: "TOMLKit"),
-        ]),
+        .target(
+            name: "SkwadLab",
+            dependencies: [
+                "SkwadReplica", "SkwadGossip"
+            ]),
+        .target(
+            name: "SkwadSim",
+            dependencies: [
+                "SkwadGossip", "SkwadReplica", "SkwadLab",
+                .product(name: "TOMLKit", package: "TOMLKit")
+            ]),
         .target(name: "SkwadREPL", dependencies: ["SkwadNode", "CEdit"]),
         // Test fixtures only (op factory, manual clock, timeouts, a wire peer on a loopback
         // socket); re-exports SkwadLab. Never linked by the `skwad` product.
         .target(name: "SkwadTestKit", dependencies: ["SkwadReplica", "SkwadGossip", "SkwadLab"]),
         // The benchmarks `skwad bench` runs (in-process nodes, a sprayed node, child processes).
-        .target(name: "SkwadBench", dependencies: [
-            "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto", "SkwadLab",
-            .product(name: "NIOPosix", package: "swift-nio"),
-        ]),
+        .target(
+            name: "SkwadBench",
+            dependencies: [
+                "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto", "SkwadLab",
+                .product(name: "NIOPosix", package: "swift-nio")
+            ]),
         // The command line only: parses options and calls the node, the REPL, the simulator and the benchmarks.
-        .executableTarget(name: "skwad", dependencies: [
-            "SkwadREPL", "SkwadSim", "SkwadBench", "SkwadNode", "SkwadModel", "SkwadCrypto",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        .executableTarget(
+            name: "skwad",
+            dependencies: [
+                "SkwadREPL", "SkwadSim", "SkwadBench", "SkwadNode", "SkwadModel", "SkwadCrypto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+            ]),
 
         .testTarget(name: "SkwadCryptoTests", dependencies: ["SkwadCrypto"]),
         .testTarget(name: "SkwadModelTests", dependencies: ["SkwadModel", "SkwadTestKit"]),
         .testTarget(name: "SkwadReplicaTests", dependencies: ["SkwadReplica", "SkwadTestKit"]),
-        .testTarget(name: "SkwadStoreTests", dependencies: [
-            "SkwadStore", "SkwadTestKit",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        .testTarget(
+            name: "SkwadStoreTests",
+            dependencies: [
+                "SkwadStore", "SkwadTestKit",
+                .product(name: "GRDB", package: "GRDB.swift")
+            ]),
         .testTarget(name: "SkwadGossipTests", dependencies: ["SkwadGossip", "SkwadTestKit"]),
-        .testTarget(name: "SkwadNodeTests", dependencies: [
-            "SkwadNode", "SkwadStore", "SkwadTestKit",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        .testTarget(
+            name: "SkwadNodeTests",
+            dependencies: [
+                "SkwadNode", "SkwadStore", "SkwadTestKit",
+                .product(name: "GRDB", package: "GRDB.swift")
+            ]),
         .testTarget(name: "SkwadSimTests", dependencies: ["SkwadSim", "SkwadTestKit"]),
         .testTarget(name: "SkwadREPLTests", dependencies: ["SkwadREPL", "SkwadTestKit"]),
-        .testTarget(name: "skwadTests", dependencies: ["SkwadTestKit", "SkwadStore"]),
+        .testTarget(name: "skwadTests", dependencies: ["SkwadTestKit", "SkwadStore"])
     ],
     swiftLanguageModes: [.v6]
 )
@@ -106,9 +126,11 @@ let package = Package(
 // brings it), so they exist only in fuzz builds and never in `swift build`.
 if Context.environment["SKWAD_FUZZ"] == "1" {
     package.targets += [
-        .executableTarget(name: "FuzzDatagram", dependencies: ["SkwadGossip", "SkwadReplica", "SkwadTestKit"], path: "Sources/Fuzz/FuzzDatagram"),
-        .executableTarget(name: "FuzzAdmission", dependencies: ["SkwadReplica", "SkwadModel", "SkwadTestKit"], path: "Sources/Fuzz/FuzzAdmission"),
+        .executableTarget(
+            name: "FuzzDatagram", dependencies: ["SkwadGossip", "SkwadReplica", "SkwadTestKit"], path: "Sources/Fuzz/FuzzDatagram"),
+        .executableTarget(
+            name: "FuzzAdmission", dependencies: ["SkwadReplica", "SkwadModel", "SkwadTestKit"], path: "Sources/Fuzz/FuzzAdmission"),
         .executableTarget(name: "FuzzREPL", dependencies: ["SkwadREPL", "SkwadNode"], path: "Sources/Fuzz/FuzzREPL"),
-        .executableTarget(name: "FuzzConfig", dependencies: ["SkwadNode"], path: "Sources/Fuzz/FuzzConfig"),
+        .executableTarget(name: "FuzzConfig", dependencies: ["SkwadNode"], path: "Sources/Fuzz/FuzzConfig")
     ]
 }

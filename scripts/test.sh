@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test. One build (with the test targets and the `skwad` executable that the
+# Runs every test, after checking the formatting (scripts/format.sh --check). One build (with the test targets and the `skwad` executable that the
 # binary tests drive), then the tests without rebuilding, in two processes one after the
 # other: first the tests that run in real time (node and REPL tests, over the in-memory
 # datagram network but on wall-clock time: the engines' timeouts, the nodes' tick timers and
@@ -12,6 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+scripts/format.sh --check
 swift build --build-tests
 realtime='^(SkwadNodeTests|SkwadREPLTests|skwadTests)\.'
 swift test --skip-build --filter "$realtime"

@@ -13,10 +13,14 @@ public enum Benchmarks {
     }
 
     /// A node on loopback sprayed with HELLOs and junk (HostileBenchmark.swift).
-    public static func hostile(seconds: Double, rate: Double, perSource: Int, addresses: Int, sockets: Int,
-                               postEveryMs: Int) async throws -> String {
-        try await HostileBenchmark(seconds: seconds, rate: rate, perSource: perSource, addresses: addresses,
-                                   sockets: sockets, postEveryMs: postEveryMs).run()
+    public static func hostile(
+        seconds: Double, rate: Double, perSource: Int, addresses: Int, sockets: Int,
+        postEveryMs: Int
+    ) async throws -> String {
+        try await HostileBenchmark(
+            seconds: seconds, rate: rate, perSource: perSource, addresses: addresses,
+            sockets: sockets, postEveryMs: postEveryMs
+        ).run()
     }
 
     /// The price of identity (IdentityBenchmark.swift).
@@ -35,12 +39,16 @@ public enum Benchmarks {
     }
 
     /// N separate `skwad --json` processes (ProcessBenchmark.swift); `binary` nil: this one.
-    public static func processes(nodes: Int, idle: Double, posts: Int, gapMs: Int, bodyBytes: Int, herdTimeout: Double,
-                                 packTimeout: Double, settle: Double, deadPeerTimeout: Double, binary: String?,
-                                 hosts: [(netns: String, address: String)]?, dms: Int) async -> String {
-        await ProcessBenchmark(count: nodes, idleSeconds: idle, posts: posts, gapMs: gapMs, bodyBytes: bodyBytes,
-                               herdTimeout: herdTimeout, packTimeout: packTimeout, settle: settle, deadPeerTimeout: deadPeerTimeout,
-                               binary: binary ?? ProcessBenchmark.selfBinary(), hosts: hosts, dms: dms).run()
+    public static func processes(
+        nodes: Int, idle: Double, posts: Int, gapMs: Int, bodyBytes: Int, herdTimeout: Double,
+        packTimeout: Double, settle: Double, deadPeerTimeout: Double, binary: String?,
+        hosts: [(netns: String, address: String)]?, dms: Int
+    ) async -> String {
+        await ProcessBenchmark(
+            count: nodes, idleSeconds: idle, posts: posts, gapMs: gapMs, bodyBytes: bodyBytes,
+            herdTimeout: herdTimeout, packTimeout: packTimeout, settle: settle, deadPeerTimeout: deadPeerTimeout,
+            binary: binary ?? ProcessBenchmark.selfBinary(), hosts: hosts, dms: dms
+        ).run()
     }
 
     /// A benchmark that could not finish, as its one JSON object.

@@ -56,14 +56,18 @@ final class ChildNode: @unchecked Sendable {
     /// that is not JSON). One request at a time per child.
     func request(_ line: String, timeout: Double = 10) async -> [String: Any]? {
         if exited != nil { return nil }
-        let id: Int = lock.withLock { pendingID += 1; return pendingID }
+        let id: Int = lock.withLock {
+            pendingID += 1; return pendingID
+        }
         let timer = Task { [weak self] in
             try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
             self?.answer(nil, id: id)
         }
         defer { timer.cancel() }
         let reply = await withCheckedContinuation { (c: CheckedContinuation<Reply?, Never>) -> Void in
-            let gone: Bool = lock.withLock { pending = c; return exitStatus != nil }
+            let gone: Bool = lock.withLock {
+                pending = c; return exitStatus != nil
+            }
             if gone { answer(nil, id: id); return }
             do { try stdin.write(contentsOf: Data((line + "\n").utf8)) } catch { answer(nil, id: id) }
         }
@@ -93,7 +97,8 @@ final class ChildNode: @unchecked Sendable {
     var memory: Memory? {
         let id = String(pid)
         guard let rss = ProcessMemory.bytes("VmRSS:", in: "status", pid: id),
-              let anon = ProcessMemory.bytes("RssAnon:", in: "status", pid: id) else { return nil }
+            let anon = ProcessMemory.bytes("RssAnon:", in: "status", pid: id)
+        else { return nil }
         return Memory(rss: rss, anon: anon, pss: ProcessMemory.bytes("Pss:", in: "smaps_rollup", pid: id))
     }
 
@@ -114,12 +119,14 @@ final class ChildNode: @unchecked Sendable {
             let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
             answer(Reply(object: obj ?? ["ok": false, "error": "unparsable reply"]))
         } else if line.hasPrefix("{\"event\":\"post\""),
-                  let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
-                  let post = obj["post"] as? [String: Any], let title = post["title"] as? String {
+            let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+            let post = obj["post"] as? [String: Any], let title = post["title"] as? String
+        {
             lock.withLock { if arrivals[title] == nil { arrivals[title] = t } }
         } else if line.hasPrefix("{\"event\":\"dm\""),
-                  let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
-                  let m = obj["message"] as? [String: Any], let text = m["text"] as? String {
+            let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+            let m = obj["message"] as? [String: Any], let text = m["text"] as? String
+        {
             // A direct message's arrival, under its text with a prefix no post title takes here.
             lock.withLock { if arrivals["dm:" + text] == nil { arrivals["dm:" + text] = t } }
         }
@@ -146,6 +153,6 @@ private func readLines(_ fd: Int32, _ body: (Substring) -> Void) {
             body(Substring(String(decoding: partial[..<nl], as: UTF8.self)))
             partial.removeSubrange(...nl)
         }
-        if partial.count > 1 << 20 { partial.removeAll() }   // a runaway line: drop it
+        if partial.count > 1 << 20 { partial.removeAll() }  // a runaway line: drop it
     }
 }

@@ -11,7 +11,8 @@ extension ProcessBenchmark {
         }
         // The recipient writes once, so node 0 has someone to write to.
         guard let r = await last.request("post \(pack) \"dm target\" \"write to me\"", timeout: 30), r["ok"] as? Bool == true,
-              let target = r["id"] as? String else {
+            let target = r["id"] as? String
+        else {
             throw Failure(reason: "node \(last.index) could not post the DM target" + detail(last))
         }
         let tTarget = monotonicSeconds()
@@ -41,7 +42,9 @@ extension ProcessBenchmark {
             if let t = last.arrival(key) {
                 report.dmMs.append((t - sentAt[k]) * 1000)
                 report.dmEndToEndMs.append((t - typedAt[k]) * 1000)
-            } else { report.lostDMs += 1 }
+            } else {
+                report.lostDMs += 1
+            }
         }
         if report.lostDMs > 0 && report.reason == nil {
             report.fail("\(report.lostDMs) of \(dms) direct messages did not arrive within \(settle) s of the last")

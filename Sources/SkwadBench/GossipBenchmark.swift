@@ -8,7 +8,9 @@ import SkwadReplica
 final class Arrivals: @unchecked Sendable {
     private let lock = NSLock()
     private var times: [String: [Int: Double]] = [:]
-    func record(_ title: String, node: Int, at t: Double) { lock.withLock { if times[title]?[node] == nil { times[title, default: [:]][node] = t } } }
+    func record(_ title: String, node: Int, at t: Double) {
+        lock.withLock { if times[title]?[node] == nil { times[title, default: [:]][node] = t } }
+    }
     func count(_ title: String) -> Int { lock.withLock { times[title]?.count ?? 0 } }
     func latest(_ title: String) -> Double? { lock.withLock { times[title]?.values.max() } }
 }
@@ -31,8 +33,9 @@ struct GossipBenchmark {
         do {
             result = try await measure(group: group, root: root, nodes: &nodes, herdSeconds: &herdSeconds)
         } catch {
-            result = BenchFailure.json(bench: "gossip", reason: "\(error)",
-                                       extra: ["nodes": count, "herd_converged_s": herdSeconds.map { ($0 * 100).rounded() / 100 as Any } ?? NSNull()])
+            result = BenchFailure.json(
+                bench: "gossip", reason: "\(error)",
+                extra: ["nodes": count, "herd_converged_s": herdSeconds.map { ($0 * 100).rounded() / 100 as Any } ?? NSNull()])
         }
         for n in nodes { await n.goOffline() }
         try? await group.shutdownGracefully()
@@ -40,7 +43,9 @@ struct GossipBenchmark {
         return result
     }
 
-    private func measure(group: MultiThreadedEventLoopGroup, root: String, nodes: inout [Node], herdSeconds: inout Double?) async throws -> String {
+    private func measure(
+        group: MultiThreadedEventLoopGroup, root: String, nodes: inout [Node], herdSeconds: inout Double?
+    ) async throws -> String {
         let here = try GeoPoint(lat: 40.4433, lon: -79.9436)
         for i in 0..<count {
             var c = NodeConfig(dataDir: "\(root)/\(i)")
@@ -74,7 +79,8 @@ struct GossipBenchmark {
             try await Task.sleep(nanoseconds: 20_000_000)
         }
         if let missing {
-            throw Failure(description: "node \(missing) never got the pack (10 s)\(herdSeconds == nil ? "; the herd had not converged in 60 s" : "")")
+            throw Failure(
+                description: "node \(missing) never got the pack (10 s)\(herdSeconds == nil ? "; the herd had not converged in 60 s" : "")")
         }
         for n in nodes { _ = try await n.join(pack.id.hex) }
         try await Task.sleep(nanoseconds: 500_000_000)

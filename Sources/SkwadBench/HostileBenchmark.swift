@@ -41,7 +41,11 @@ struct HostileBenchmark {
         let address = try await a.goOnline(group: group, listen: "127.0.0.1:0", peers: [])
         guard let port = UInt16(address.split(separator: ":").last ?? "") else { throw NodeError("no port in \(address)") }
         _ = try await b.goOnline(group: group, listen: "127.0.0.1:0", peers: [address])
-        defer { Task { await a.goOffline(); await b.goOffline(); try? await group.shutdownGracefully() } }
+        defer {
+            Task {
+                await a.goOffline(); await b.goOffline(); try? await group.shutdownGracefully()
+            }
+        }
         var linked = false
         for _ in 0..<500 {
             if await !a.peerSummaries().filter({ $0.state == "active" }).isEmpty { linked = true; break }
@@ -80,7 +84,7 @@ struct HostileBenchmark {
         let wall = GossipBenchmark.seconds() - t0, cpu = ProcessFigures.cpuSeconds() - cpu0
         let rss1 = ProcessFigures.rssBytes()
         rssPeak = max(rssPeak, rss1)
-        try await Task.sleep(nanoseconds: 2_000_000_000)   // late arrivals count, late
+        try await Task.sleep(nanoseconds: 2_000_000_000)  // late arrivals count, late
         let result = done.get()!
         var delays: [Double] = []
         for (title, at) in posted { if let t = arrivals.latest(title) { delays.append((t - at) * 1000) } }

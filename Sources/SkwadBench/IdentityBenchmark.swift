@@ -36,8 +36,9 @@ struct IdentityBenchmark {
             let nonce = SecureRandom.bytes(16)
             let key = source.pseudonym(genesisNonce: nonce)
             let stamp = ProofOfWork.mint(genesisNonce: nonce, author: key.publicKey.bytes, bits: Int(Self.floodBits))
-            let body = OpBody(packID: nil, author: key.publicKey, hlc: clock.tick(physicalMs: nowMs), stamp: stamp,
-                              kind: .createPack(CreatePack(name: "flood\(i)", nonce: nonce)))
+            let body = OpBody(
+                packID: nil, author: key.publicKey, hlc: clock.tick(physicalMs: nowMs), stamp: stamp,
+                kind: .createPack(CreatePack(name: "flood\(i)", nonce: nonce)))
             guard let op = try? SignedOp.sign(body, with: key) else { continue }
             switch replica.admit(op, nowMs: nowMs) {
             case .admitted: admitted += 1

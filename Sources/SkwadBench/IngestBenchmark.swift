@@ -56,8 +56,9 @@ struct IngestBenchmark {
                 kind = .vote(Vote(target: targets[p].randomElement(using: &rng)!, value: Bool.random(using: &rng) ? 1 : -1))
             }
             let (key, stamp) = keys[p][u]
-            let body = OpBody(packID: geneses[p].op.id, author: key.publicKey, hlc: hlc.tick(physicalMs: base),
-                              location: geneses[p].claim, stamp: stamp, kind: kind)
+            let body = OpBody(
+                packID: geneses[p].op.id, author: key.publicKey, hlc: hlc.tick(physicalMs: base),
+                location: geneses[p].claim, stamp: stamp, kind: kind)
             let op = try! SignedOp.sign(body, with: key)
             if case .post = kind { posts[p].append(op.id) }
             if case .vote = kind {} else { targets[p].append(op.id) }

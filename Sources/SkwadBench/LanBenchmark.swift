@@ -21,34 +21,42 @@ struct LanBenchmark {
                 try? FileManager.default.removeItem(atPath: dir)
             }
             guard Self.ip(["netns", "add", a]), Self.ip(["netns", "add", b]),
-                  Self.ip(["link", "add", "veth0", "netns", a, "type", "veth", "peer", "name", "veth0", "netns", b]),
-                  [(a, "10.79.0.1/24"), (b, "10.79.0.2/24")].allSatisfy({ ns, addr in
-                      Self.ip(["-n", ns, "addr", "add", addr, "dev", "veth0"]) && Self.ip(["-n", ns, "link", "set", "veth0", "up"])
-                          && Self.ip(["-n", ns, "link", "set", "lo", "up"])
-                  })
+                Self.ip(["link", "add", "veth0", "netns", a, "type", "veth", "peer", "name", "veth0", "netns", b]),
+                [(a, "10.79.0.1/24"), (b, "10.79.0.2/24")].allSatisfy({ ns, addr in
+                    Self.ip(["-n", ns, "addr", "add", addr, "dev", "veth0"]) && Self.ip(["-n", ns, "link", "set", "veth0", "up"])
+                        && Self.ip(["-n", ns, "link", "set", "lo", "up"])
+                })
             else { return BenchFailure.json(bench: "lan", reason: "cannot make the network namespaces") }
             do {
-                let first = try ChildNode(index: 0, binary: binary, args: ["--data", dir + "/a", "--json"], launcher: ["/usr/sbin/ip", "netns", "exec", a])
+                let first = try ChildNode(
+                    index: 0, binary: binary, args: ["--data", dir + "/a", "--json"], launcher: ["/usr/sbin/ip", "netns", "exec", a])
                 defer { first.stop(deadline: monotonicSeconds() + 2) }
                 // The first node is up (it answers) before the second starts.
-                guard await first.request("whoami") != nil else { return BenchFailure.json(bench: "lan", reason: "first node did not start") }
+                guard await first.request("whoami") != nil else {
+                    return BenchFailure.json(bench: "lan", reason: "first node did not start")
+                }
                 let start = monotonicSeconds()
-                let second = try ChildNode(index: 1, binary: binary, args: ["--data", dir + "/b", "--json"], launcher: ["/usr/sbin/ip", "netns", "exec", b])
+                let second = try ChildNode(
+                    index: 1, binary: binary, args: ["--data", dir + "/b", "--json"], launcher: ["/usr/sbin/ip", "netns", "exec", b])
                 defer { second.stop(deadline: monotonicSeconds() + 2) }
                 var linked: Double?
                 while linked == nil && monotonicSeconds() < start + timeout {
                     if await Self.hasActivePeer(first), await Self.hasActivePeer(second) { linked = monotonicSeconds() - start; break }
                     try? await Task.sleep(nanoseconds: 50_000_000)
                 }
-                guard let linked else { return BenchFailure.json(bench: "lan", reason: "no link within \(Int(timeout)) s", extra: ["run": r]) }
+                guard let linked else {
+                    return BenchFailure.json(bench: "lan", reason: "no link within \(Int(timeout)) s", extra: ["run": r])
+                }
                 times.append(linked * 1000)
             } catch {
                 return BenchFailure.json(bench: "lan", reason: "cannot start skwad: \(error)")
             }
         }
         let sorted = times.sorted()
-        let o: [String: Any] = ["bench": "lan", "converged": true, "runs": runs, "first_link_ms": times.map { ($0 * 10).rounded() / 10 },
-                                "median_ms": (sorted[sorted.count / 2] * 10).rounded() / 10, "max_ms": (sorted.last! * 10).rounded() / 10]
+        let o: [String: Any] = [
+            "bench": "lan", "converged": true, "runs": runs, "first_link_ms": times.map { ($0 * 10).rounded() / 10 },
+            "median_ms": (sorted[sorted.count / 2] * 10).rounded() / 10, "max_ms": (sorted.last! * 10).rounded() / 10
+        ]
         let d = (try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys])) ?? Data()
         return String(decoding: d, as: UTF8.self)
     }

@@ -42,8 +42,9 @@ struct PlaceBenchmark {
         var reviewer = Author(nonce)
         for i in 0..<reviews {
             if i % 5 == 0 { reviewer = Author(nonce) }
-            let r = Review(place: placeIDs[(i * 7919) % places], overallHalf: UInt32(i % 11), location: UInt32(1 + i % 5),
-                           management: UInt32(1 + (i / 3) % 5), amenities: UInt32(1 + (i / 7) % 5), again: i % 3 != 0, text: "review \(i)")
+            let r = Review(
+                place: placeIDs[(i * 7919) % places], overallHalf: UInt32(i % 11), location: UInt32(1 + i % 5),
+                management: UInt32(1 + (i / 3) % 5), amenities: UInt32(1 + (i / 7) % 5), again: i % 3 != 0, text: "review \(i)")
             ops.append(sign(.review(r), by: reviewer, pack: g.id))
         }
         let nowMs = ms + 1
@@ -69,7 +70,7 @@ struct PlaceBenchmark {
             "reviewsCounted": counted, "admitMs": (admitMs * 100).rounded() / 100,
             "summariseAllMs": ["median": (all[all.count / 2] * 100).rounded() / 100, "max": (all.last! * 100).rounded() / 100],
             "onePlaceMs": ["median": (one[one.count / 2] * 100).rounded() / 100, "max": (one.last! * 100).rounded() / 100],
-            "goalMs": Self.goalMs, "withinGoal": all[all.count / 2] <= Self.goalMs,
+            "goalMs": Self.goalMs, "withinGoal": all[all.count / 2] <= Self.goalMs
         ]
         guard let d = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]) else { return "{}" }
         return String(decoding: d, as: UTF8.self)

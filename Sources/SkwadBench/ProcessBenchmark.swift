@@ -18,7 +18,7 @@ struct ProcessBenchmark {
     struct Failure: Error { let reason: String }
 
     func run() async -> String {
-        signal(SIGPIPE, SIG_IGN)   // a child that died must not take this process with it
+        signal(SIGPIPE, SIG_IGN)  // a child that died must not take this process with it
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-bench-procs-\(UUID().uuidString)").path
         let children = ChildRegistry()
         let signals = children.endOnSignals(removing: dir)
@@ -63,7 +63,8 @@ struct ProcessBenchmark {
 
         // 2. One unlocked pack, created by node 0; every node joins it once it has it.
         guard let created = await first.request("create bench --radius 1000", timeout: 60),
-              created["ok"] as? Bool == true, let pack = created["id"] as? String else {
+            created["ok"] as? Bool == true, let pack = created["id"] as? String
+        else {
             throw Failure(reason: "node 0 could not create the pack" + detail(first))
         }
         let tPack = monotonicSeconds()
@@ -134,7 +135,9 @@ struct ProcessBenchmark {
         }
         try checkAlive(nodes)
         report.converged = report.lostPosts == 0
-        if report.lostPosts > 0 { report.reason = "\(report.lostPosts) of \(posts) posts did not reach every node within \(settle) s of the last" }
+        if report.lostPosts > 0 {
+            report.reason = "\(report.lostPosts) of \(posts) posts did not reach every node within \(settle) s of the last"
+        }
         if dms > 0 { try await measureDMs(nodes, pack: pack, titles: titles, committed: committed, report: &report) }
         if deadPeerTimeout > 0 { report.deadPeerSeconds = try await timeDeadPeer(nodes, addresses) }
     }
@@ -150,7 +153,9 @@ struct ProcessBenchmark {
             var listed = false
             for n in rest {
                 let peers = await n.request("peers", timeout: 10)?["peers"] as? [[String: Any]] ?? []
-                if peers.contains(where: { $0["address"] as? String == address && $0["state"] as? String == "active" }) { listed = true; break }
+                if peers.contains(where: { $0["address"] as? String == address && $0["state"] as? String == "active" }) {
+                    listed = true; break
+                }
             }
             if !listed { return monotonicSeconds() - t0 }
             try await Task.sleep(nanoseconds: 100_000_000)
@@ -168,7 +173,8 @@ struct ProcessBenchmark {
         let path = "\(dir)/node\(i).toml"
         try config.write(toFile: path, atomically: true, encoding: .utf8)
         let launcher = hosts.map { ["/usr/sbin/ip", "netns", "exec", $0[i].netns] } ?? []
-        let node = try ChildNode(index: i, binary: binary, args: ["run", "--json", "--config", path, "--data", "\(dir)/node\(i)"], launcher: launcher)
+        let node = try ChildNode(
+            index: i, binary: binary, args: ["run", "--json", "--config", path, "--data", "\(dir)/node\(i)"], launcher: launcher)
         children.add(node)
         return node
     }
@@ -203,7 +209,8 @@ struct ProcessBenchmark {
         var out: [Traffic] = []
         for n in nodes {
             guard let stats = await n.request("stats", timeout: 10)?["stats"] as? [String: Any],
-                  let bytes = stats["bytes.out"] as? Int, let datagrams = stats["datagrams.out"] as? Int else {
+                let bytes = stats["bytes.out"] as? Int, let datagrams = stats["datagrams.out"] as? Int
+            else {
                 throw Failure(reason: "node \(n.index) gave no traffic counters" + detail(n))
             }
             var byKind: [String: Int] = [:]
@@ -233,7 +240,9 @@ struct ProcessBenchmark {
     }
 
     func detail(_ n: ChildNode) -> String {
-        if let s = n.exited ?? (n.process.isRunning ? nil : n.process.terminationStatus) { return " (exited with status \(s)\(n.lastStderr.isEmpty ? "" : ": " + n.lastStderr))" }
+        if let s = n.exited ?? (n.process.isRunning ? nil : n.process.terminationStatus) {
+            return " (exited with status \(s)\(n.lastStderr.isEmpty ? "" : ": " + n.lastStderr))"
+        }
         return n.lastStderr.isEmpty ? "" : " (stderr: \(n.lastStderr))"
     }
 }

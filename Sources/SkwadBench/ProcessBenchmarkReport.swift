@@ -59,8 +59,10 @@ struct Report {
     }
 
     private static func summary(_ xs: [Double], digits: Int = 1) -> [String: Any] {
-        ["p50": round(quantile(xs, 0.5), digits), "p90": round(quantile(xs, 0.9), digits),
-         "max": round(xs.max(), digits), "mean": round(xs.isEmpty ? nil : xs.reduce(0, +) / Double(xs.count), digits)]
+        [
+            "p50": round(quantile(xs, 0.5), digits), "p90": round(quantile(xs, 0.9), digits),
+            "max": round(xs.max(), digits), "mean": round(xs.isEmpty ? nil : xs.reduce(0, +) / Double(xs.count), digits)
+        ]
     }
 
     func json() -> String {
@@ -70,20 +72,23 @@ struct Report {
             "herd_join_s": Self.round(herdJoinSeconds, 2), "pack_spread_s": Self.round(packSpreadSeconds, 2),
             "dead_peer_detected_s": Self.round(deadPeerSeconds, 2),
             "posts": postCommitMs.count, "lost_posts": lostPosts, "lost_deliveries": lostDeliveries,
-            "last_node_ms": Self.summary(lastNodeMs), "last_node_ms_by_post": lastNodeMsByPost.map { Self.round($0) }, "every_node_ms": Self.summary(everyNodeMs),
+            "last_node_ms": Self.summary(lastNodeMs), "last_node_ms_by_post": lastNodeMsByPost.map { Self.round($0) },
+            "every_node_ms": Self.summary(everyNodeMs),
             "post_commit_ms": Self.summary(postCommitMs), "drops": drops,
             "idle_ip_bytes_per_s_per_node": Self.summary(idleBytesPerSecond),
             "idle_per_s_per_node_by_kind": idleByKind.mapValues { Self.round($0, 2) },
             "extra_per_post_per_node_by_kind": perPostByKind.mapValues { Self.round($0, 2) },
             "extra_ip_bytes_per_post_per_node": Self.summary(extraBytesPerPost),
-            "rss_idle_mib": mib(rssIdle), "rss_anon_idle_mib": mib(anonIdle), "pss_idle_mib": mib(pssIdle), "rss_after_posts_mib": mib(rssAfterPosts),
+            "rss_idle_mib": mib(rssIdle), "rss_anon_idle_mib": mib(anonIdle), "pss_idle_mib": mib(pssIdle),
+            "rss_after_posts_mib": mib(rssAfterPosts)
         ]
         if !dmCommitMs.isEmpty {
             o["dms"] = dmCommitMs.count; o["lost_dms"] = lostDMs
             o["dm_commit_ms"] = Self.summary(dmCommitMs); o["dm_ms"] = Self.summary(dmMs)
             o["dm_end_to_end_ms"] = Self.summary(dmEndToEndMs)
             o["post_to_dm_recipient_ms"] = Self.summary(postToRecipientMs)
-            o["dm_over_post_p50"] = Self.round(Self.quantile(dmMs, 0.5).flatMap { d in Self.quantile(postToRecipientMs, 0.5).map { d / max($0, 0.001) } }, 2)
+            o["dm_over_post_p50"] = Self.round(
+                Self.quantile(dmMs, 0.5).flatMap { d in Self.quantile(postToRecipientMs, 0.5).map { d / max($0, 0.001) } }, 2)
         }
         if let reason { o["reason"] = reason }
         guard let data = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]) else {

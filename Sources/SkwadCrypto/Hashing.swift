@@ -1,8 +1,8 @@
 import CSodium
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// BLAKE2b (crypto_generichash).
@@ -19,8 +19,9 @@ public enum Blake2b {
         _ = out.withUnsafeMutableBufferPointer { o in
             message.withUnsafeBufferPointer { m in
                 key.withUnsafeBufferPointer { k in
-                    crypto_generichash(o.baseAddress!, outputCount, m.baseAddress, UInt64(m.count),
-                                       k.count == 0 ? nil : k.baseAddress, k.count)
+                    crypto_generichash(
+                        o.baseAddress!, outputCount, m.baseAddress, UInt64(m.count),
+                        k.count == 0 ? nil : k.baseAddress, k.count)
                 }
             }
         }

@@ -38,7 +38,9 @@ public enum SealedBox {
         var out = [UInt8](repeating: 0, count: message.count + Int(crypto_box_sealbytes()))
         _ = out.withUnsafeMutableBufferPointer { o in
             message.withUnsafeBufferPointer { m in
-                recipient.withUnsafeBufferPointer { crypto_box_seal(o.baseAddress!, m.baseAddress ?? UnsafePointer(bitPattern: 1)!, UInt64(m.count), $0.baseAddress!) }
+                recipient.withUnsafeBufferPointer {
+                    crypto_box_seal(o.baseAddress!, m.baseAddress ?? UnsafePointer(bitPattern: 1)!, UInt64(m.count), $0.baseAddress!)
+                }
             }
         }
         return out
@@ -48,13 +50,17 @@ public enum SealedBox {
         Sodium.ready()
         let overhead = Int(crypto_box_sealbytes())
         guard sealed.count >= overhead else { throw CryptoError.decryptionFailed }
-        guard publicKey.count == 32, secretKey.count == 32 else { throw CryptoError.badLength("box key", expected: 32, got: publicKey.count) }
+        guard publicKey.count == 32, secretKey.count == 32 else {
+            throw CryptoError.badLength("box key", expected: 32, got: publicKey.count)
+        }
         var out = [UInt8](repeating: 0, count: sealed.count - overhead)
         let rc = out.withUnsafeMutableBufferPointer { o in
             sealed.withUnsafeBufferPointer { c in
                 publicKey.withUnsafeBufferPointer { p in
                     secretKey.withUnsafeBufferPointer { s in
-                        crypto_box_seal_open(o.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!, c.baseAddress!, UInt64(c.count), p.baseAddress!, s.baseAddress!)
+                        crypto_box_seal_open(
+                            o.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!, c.baseAddress!, UInt64(c.count), p.baseAddress!,
+                            s.baseAddress!)
                     }
                 }
             }
@@ -67,7 +73,9 @@ public enum SealedBox {
     public static func keyPair() -> (publicKey: [UInt8], secretKey: [UInt8]) {
         Sodium.ready()
         var pk = [UInt8](repeating: 0, count: 32), sk = [UInt8](repeating: 0, count: 32)
-        _ = pk.withUnsafeMutableBufferPointer { p in sk.withUnsafeMutableBufferPointer { crypto_box_keypair(p.baseAddress!, $0.baseAddress!) } }
+        _ = pk.withUnsafeMutableBufferPointer { p in
+            sk.withUnsafeMutableBufferPointer { crypto_box_keypair(p.baseAddress!, $0.baseAddress!) }
+        }
         return (pk, sk)
     }
 }

@@ -57,14 +57,15 @@ public enum PassphraseSeal {
         Sodium.ready()
         precondition(salt.count == crypto_pwhash_saltbytes())
         let password = Array(passphrase.utf8), length = password.count
-        let buffer = password + [0]   // never empty: an empty passphrase still has a base address
+        let buffer = password + [0]  // never empty: an empty passphrase still has a base address
         var key = [UInt8](repeating: 0, count: AEAD.keyCount)
         let rc = key.withUnsafeMutableBufferPointer { k in
             buffer.withUnsafeBufferPointer { p in
                 salt.withUnsafeBufferPointer { s in
                     p.withMemoryRebound(to: CChar.self) { pc in
-                        crypto_pwhash(k.baseAddress!, UInt64(k.count), pc.baseAddress!, UInt64(length), s.baseAddress!,
-                                      UInt64(work.opsLimit), Int(work.memLimitKiB) * 1024, crypto_pwhash_alg_argon2id13())
+                        crypto_pwhash(
+                            k.baseAddress!, UInt64(k.count), pc.baseAddress!, UInt64(length), s.baseAddress!,
+                            UInt64(work.opsLimit), Int(work.memLimitKiB) * 1024, crypto_pwhash_alg_argon2id13())
                     }
                 }
             }

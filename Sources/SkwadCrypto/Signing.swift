@@ -19,8 +19,9 @@ public struct PublicKey: Hashable, Comparable, Sendable, CustomStringConvertible
         return signature.withUnsafeBufferPointer { s in
             message.withUnsafeBufferPointer { m in
                 bytes.withUnsafeBufferPointer { k in
-                    crypto_sign_verify_detached(s.baseAddress!, m.baseAddress ?? UnsafePointer(bitPattern: 1)!,
-                                                UInt64(m.count), k.baseAddress!) == 0
+                    crypto_sign_verify_detached(
+                        s.baseAddress!, m.baseAddress ?? UnsafePointer(bitPattern: 1)!,
+                        UInt64(m.count), k.baseAddress!) == 0
                 }
             }
         }
@@ -78,8 +79,9 @@ public struct SigningKeyPair: Sendable {
         _ = sig.withUnsafeMutableBufferPointer { s in
             message.withUnsafeBufferPointer { m in
                 secretKey.withUnsafeBufferPointer { k in
-                    crypto_sign_detached(s.baseAddress!, nil, m.baseAddress ?? UnsafePointer(bitPattern: 1)!,
-                                         UInt64(m.count), k.baseAddress!)
+                    crypto_sign_detached(
+                        s.baseAddress!, nil, m.baseAddress ?? UnsafePointer(bitPattern: 1)!,
+                        UInt64(m.count), k.baseAddress!)
                 }
             }
         }

@@ -9,8 +9,11 @@ public struct KxKeyPair: Sendable {
         guard seed.count == Int(crypto_kx_SEEDBYTES) else { throw CryptoError.badLength("kx seed", expected: 32, got: seed.count) }
         Sodium.ready()
         var pk = [UInt8](repeating: 0, count: 32), sk = [UInt8](repeating: 0, count: 32)
-        _ = pk.withUnsafeMutableBufferPointer { p in sk.withUnsafeMutableBufferPointer { s in
-            seed.withUnsafeBufferPointer { crypto_kx_seed_keypair(p.baseAddress!, s.baseAddress!, $0.baseAddress!) } } }
+        _ = pk.withUnsafeMutableBufferPointer { p in
+            sk.withUnsafeMutableBufferPointer { s in
+                seed.withUnsafeBufferPointer { crypto_kx_seed_keypair(p.baseAddress!, s.baseAddress!, $0.baseAddress!) }
+            }
+        }
         publicKey = pk; secretKey = sk
     }
 
@@ -29,11 +32,21 @@ public struct KxKeyPair: Sendable {
         Sodium.ready()
         guard peer.count == 32 else { throw CryptoError.badLength("kx public key", expected: 32, got: peer.count) }
         var rx = [UInt8](repeating: 0, count: 32), tx = [UInt8](repeating: 0, count: 32)
-        let rc = rx.withUnsafeMutableBufferPointer { r in tx.withUnsafeMutableBufferPointer { t in
-            publicKey.withUnsafeBufferPointer { p in secretKey.withUnsafeBufferPointer { s in peer.withUnsafeBufferPointer { q in
-                client ? crypto_kx_client_session_keys(r.baseAddress!, t.baseAddress!, p.baseAddress!, s.baseAddress!, q.baseAddress!)
-                       : crypto_kx_server_session_keys(r.baseAddress!, t.baseAddress!, p.baseAddress!, s.baseAddress!, q.baseAddress!)
-            } } } } }
+        let rc = rx.withUnsafeMutableBufferPointer { r in
+            tx.withUnsafeMutableBufferPointer { t in
+                publicKey.withUnsafeBufferPointer { p in
+                    secretKey.withUnsafeBufferPointer { s in
+                        peer.withUnsafeBufferPointer { q in
+                            client
+                                ? crypto_kx_client_session_keys(
+                                    r.baseAddress!, t.baseAddress!, p.baseAddress!, s.baseAddress!, q.baseAddress!)
+                                : crypto_kx_server_session_keys(
+                                    r.baseAddress!, t.baseAddress!, p.baseAddress!, s.baseAddress!, q.baseAddress!)
+                        }
+                    }
+                }
+            }
+        }
         guard rc == 0 else { throw CryptoError.keyDerivationFailed }
         return (rx, tx)
     }
@@ -51,11 +64,19 @@ public enum AEAD {
         guard nonce.count == nonceCount else { throw CryptoError.badLength("AEAD nonce", expected: nonceCount, got: nonce.count) }
         var out = [UInt8](repeating: 0, count: plaintext.count + tagCount)
         var outLen: UInt64 = 0
-        _ = out.withUnsafeMutableBufferPointer { o in plaintext.withUnsafeBufferPointer { m in additionalData.withUnsafeBufferPointer { a in
-            nonce.withUnsafeBufferPointer { n in key.withUnsafeBufferPointer { k in
-                crypto_aead_xchacha20poly1305_ietf_encrypt(o.baseAddress!, &outLen, m.baseAddress, UInt64(m.count),
-                    a.baseAddress, UInt64(a.count), nil, n.baseAddress!, k.baseAddress!)
-            } } } } }
+        _ = out.withUnsafeMutableBufferPointer { o in
+            plaintext.withUnsafeBufferPointer { m in
+                additionalData.withUnsafeBufferPointer { a in
+                    nonce.withUnsafeBufferPointer { n in
+                        key.withUnsafeBufferPointer { k in
+                            crypto_aead_xchacha20poly1305_ietf_encrypt(
+                                o.baseAddress!, &outLen, m.baseAddress, UInt64(m.count),
+                                a.baseAddress, UInt64(a.count), nil, n.baseAddress!, k.baseAddress!)
+                        }
+                    }
+                }
+            }
+        }
         return out
     }
 
@@ -64,11 +85,19 @@ public enum AEAD {
         guard key.count == keyCount, nonce.count == nonceCount, ciphertext.count >= tagCount else { throw CryptoError.decryptionFailed }
         var out = [UInt8](repeating: 0, count: ciphertext.count - tagCount)
         var outLen: UInt64 = 0
-        let rc = out.withUnsafeMutableBufferPointer { o in ciphertext.withUnsafeBufferPointer { c in additionalData.withUnsafeBufferPointer { a in
-            nonce.withUnsafeBufferPointer { n in key.withUnsafeBufferPointer { k in
-                crypto_aead_xchacha20poly1305_ietf_decrypt(o.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!, &outLen, nil, c.baseAddress!, UInt64(c.count),
-                    a.baseAddress, UInt64(a.count), n.baseAddress!, k.baseAddress!)
-            } } } } }
+        let rc = out.withUnsafeMutableBufferPointer { o in
+            ciphertext.withUnsafeBufferPointer { c in
+                additionalData.withUnsafeBufferPointer { a in
+                    nonce.withUnsafeBufferPointer { n in
+                        key.withUnsafeBufferPointer { k in
+                            crypto_aead_xchacha20poly1305_ietf_decrypt(
+                                o.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!, &outLen, nil, c.baseAddress!, UInt64(c.count),
+                                a.baseAddress, UInt64(a.count), n.baseAddress!, k.baseAddress!)
+                        }
+                    }
+                }
+            }
+        }
         guard rc == 0 else { throw CryptoError.decryptionFailed }
         return out
     }
@@ -80,8 +109,10 @@ public enum AEAD {
 /// intermediate arrays: these run for every datagram a gossip node sends and receives.
 extension AEAD {
     /// `header` followed by the sealed `plaintext`. `nonce`: 24 bytes.
-    public static func sealFrame(header: UnsafeRawBufferPointer, _ plaintext: [UInt8], nonce: UnsafeRawBufferPointer,
-                                 key: [UInt8]) throws -> [UInt8] {
+    public static func sealFrame(
+        header: UnsafeRawBufferPointer, _ plaintext: [UInt8], nonce: UnsafeRawBufferPointer,
+        key: [UInt8]
+    ) throws -> [UInt8] {
         Sodium.ready()
         guard key.count == keyCount else { throw CryptoError.badLength("AEAD key", expected: keyCount, got: key.count) }
         guard nonce.count == nonceCount else { throw CryptoError.badLength("AEAD nonce", expected: nonceCount, got: nonce.count) }
@@ -90,10 +121,13 @@ extension AEAD {
             let base = o.baseAddress!
             if h > 0 { UnsafeMutableRawPointer(base).copyMemory(from: header.baseAddress!, byteCount: h) }
             var outLen: UInt64 = 0
-            plaintext.withUnsafeBufferPointer { m in key.withUnsafeBufferPointer { k in
-                _ = crypto_aead_xchacha20poly1305_ietf_encrypt(base + h, &outLen, m.baseAddress, UInt64(m.count),
-                    base, UInt64(h), nil, nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!)
-            } }
+            plaintext.withUnsafeBufferPointer { m in
+                key.withUnsafeBufferPointer { k in
+                    _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                        base + h, &outLen, m.baseAddress, UInt64(m.count),
+                        base, UInt64(h), nil, nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!)
+                }
+            }
             initialized = h + Int(outLen)
         }
     }
@@ -101,15 +135,20 @@ extension AEAD {
     /// Opens `frame[headerCount...]` with `frame[..<headerCount]` as the associated data.
     public static func open(frame: [UInt8], headerCount h: Int, nonce: UnsafeRawBufferPointer, key: [UInt8]) throws -> [UInt8] {
         Sodium.ready()
-        guard key.count == keyCount, nonce.count == nonceCount, h >= 0, frame.count - h >= tagCount else { throw CryptoError.decryptionFailed }
+        guard key.count == keyCount, nonce.count == nonceCount, h >= 0, frame.count - h >= tagCount else {
+            throw CryptoError.decryptionFailed
+        }
         var rc: Int32 = -1
         let out = [UInt8](unsafeUninitializedCapacity: frame.count - h - tagCount) { o, initialized in
             var outLen: UInt64 = 0
-            frame.withUnsafeBufferPointer { f in key.withUnsafeBufferPointer { k in
-                rc = crypto_aead_xchacha20poly1305_ietf_decrypt(o.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!, &outLen, nil,
-                    f.baseAddress! + h, UInt64(f.count - h), f.baseAddress!, UInt64(h),
-                    nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!)
-            } }
+            frame.withUnsafeBufferPointer { f in
+                key.withUnsafeBufferPointer { k in
+                    rc = crypto_aead_xchacha20poly1305_ietf_decrypt(
+                        o.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!, &outLen, nil,
+                        f.baseAddress! + h, UInt64(f.count - h), f.baseAddress!, UInt64(h),
+                        nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!)
+                }
+            }
             initialized = rc == 0 ? Int(outLen) : 0
         }
         guard rc == 0 else { throw CryptoError.decryptionFailed }
@@ -145,8 +184,10 @@ public enum ProofOfWork {
     /// Searches stamps from `start` upward; expected 2^bits hashes. One message buffer is
     /// reused (only the stamp's 8 bytes change), so a hash costs no allocation.
     /// `progress` is called every 65,536 attempts with the number of attempts so far.
-    public static func mint(genesisNonce: [UInt8], author: [UInt8], bits: Int, start: UInt64 = 0,
-                            progress: ((UInt64) -> Void)? = nil) -> UInt64 {
+    public static func mint(
+        genesisNonce: [UInt8], author: [UInt8], bits: Int, start: UInt64 = 0,
+        progress: ((UInt64) -> Void)? = nil
+    ) -> UInt64 {
         guard bits > 0 else { return start }
         var msg = Array("skwad/pow/v1".utf8) + genesisNonce + author + [UInt8](repeating: 0, count: 8)
         let at = msg.count - 8

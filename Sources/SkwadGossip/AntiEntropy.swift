@@ -41,7 +41,9 @@ extension GossipEngine {
             guard let peer = preferredLink(among: eligible) else { continue }
             stats.reconciliations += 1
             spread.reconUnanswered.insert(ReconAsked(pack: pack, peer: peer))
-            sendReconcile(pack: pack, lower: .zero, ranges: Reconciliation.initiate(visibleItems(replica, pack: pack)), initiator: true, to: peer, nowMs: nowMs, into: &out)
+            sendReconcile(
+                pack: pack, lower: .zero, ranges: Reconciliation.initiate(visibleItems(replica, pack: pack)), initiator: true, to: peer,
+                nowMs: nowMs, into: &out)
         }
     }
 
@@ -60,8 +62,10 @@ extension GossipEngine {
 
     /// Sends ranges, split over as many datagrams as needed (each self-contained).
     /// `pack` nil with `directory` set: the pack directory as seen from `directory`'s cell (§11a).
-    mutating func sendReconcile(pack: PackID?, lower: Reconciliation.Bound, ranges: [Reconciliation.RangeMessage], initiator: Bool,
-                                directory: NodeInfo? = nil, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+    mutating func sendReconcile(
+        pack: PackID?, lower: Reconciliation.Bound, ranges: [Reconciliation.RangeMessage], initiator: Bool,
+        directory: NodeInfo? = nil, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]
+    ) {
         var start = lower, chunk: [Reconciliation.RangeMessage] = [], size = 60
         func flush(_ engine: inout GossipEngine) {
             guard !chunk.isEmpty else { return }
@@ -107,17 +111,21 @@ extension GossipEngine {
             return
         }
         guard let state = replica.scope(pack), replica.isLive(pack, nowMs: nowMs),
-              let theirs = peerInfo(from), mayReceive(theirs, pack: state, isGenesis: false) else { return }
+            let theirs = peerInfo(from), mayReceive(theirs, pack: state, isGenesis: false)
+        else { return }
         let answer = Reconciliation.answer(visibleItems(replica, pack: pack), lower: r.lower, ranges: r.ranges)
         // Paginated: at most `opsPerAnswer` ops and ids per message; later rounds bring the rest.
-        if !answer.have.isEmpty { sendOps(answer.have.prefix(config.opsPerAnswer).compactMap { replica.op($0) }, to: from, repair: true, nowMs: nowMs, into: &out) }
+        if !answer.have.isEmpty {
+            sendOps(answer.have.prefix(config.opsPerAnswer).compactMap { replica.op($0) }, to: from, repair: true, nowMs: nowMs, into: &out)
+        }
         sendWants(answer.need, to: from, nowMs: nowMs, into: &out)
         if !answer.done {
             sendReconcile(pack: pack, lower: r.lower, ranges: answer.ranges, initiator: !r.initiator, to: from, nowMs: nowMs, into: &out)
         } else if r.initiator {
             // Settled: an empty answer tells the initiator its round arrived and ended (§11).
-            send(.reconcile(ReconcileRound(pack: pack, directory: false, initiator: false, lower: r.lower, ranges: [], asker: nil)),
-                 to: from, nowMs: nowMs, into: &out)
+            send(
+                .reconcile(ReconcileRound(pack: pack, directory: false, initiator: false, lower: r.lower, ranges: [], asker: nil)),
+                to: from, nowMs: nowMs, into: &out)
         }
     }
 

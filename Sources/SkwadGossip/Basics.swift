@@ -63,7 +63,8 @@ public struct GossipStats: Sendable, Equatable {
     public var opsAdmitted = 0, opsDuplicate = 0, opsSent = 0
     public var drops: [String: Int] = [:]
     public var opsRejected: [String: Int] = [:]
-    public var handshakes = 0, reconciliations = 0, reconBytesOut = 0, directoryRounds = 0, candidates = 0, evictions = 0, stemmed = 0, fluffed = 0, failsafes = 0
+    public var handshakes = 0, reconciliations = 0, reconBytesOut = 0, directoryRounds = 0, candidates = 0, evictions = 0, stemmed = 0,
+        fluffed = 0, failsafes = 0
     /// Session layer (§8): COOKIE frames sent, handshakes admitted by a cookie, pending
     /// sessions that took over, unproven sessions expired, established sessions dropped as
     /// silent (no answer for 5 s to a message that always gets one), table evictions.
@@ -94,13 +95,17 @@ public struct GossipStats: Sendable, Equatable {
 
     /// Flattened for `stats`.
     public var pairs: [(String, Int)] {
-        var out: [(String, Int)] = [("datagrams.in", datagramsIn), ("datagrams.out", datagramsOut), ("bytes.in", bytesIn),
-                                    ("bytes.out", bytesOut), ("ops.admitted", opsAdmitted), ("ops.duplicate", opsDuplicate),
-                                    ("ops.sent", opsSent), ("handshakes", handshakes), ("reconciliations", reconciliations), ("directory_rounds", directoryRounds), ("membership.candidates", candidates), ("membership.evictions", evictions), ("stem.sent", stemmed), ("stem.fluffed", fluffed), ("stem.failsafes", failsafes),
-                                    ("recon.bytes_out", reconBytesOut), ("cookies.sent", cookiesSent),
-                                    ("cookies.handshakes", cookieHandshakes), ("sessions.replaced", sessionsReplaced),
-                                    ("sessions.expired", sessionsExpired), ("sessions.silent", sessionsSilent), ("sessions.evicted", sessionEvictions),
-                                    ("limits.evicted", limitEvictions)]
+        var out: [(String, Int)] = [
+            ("datagrams.in", datagramsIn), ("datagrams.out", datagramsOut), ("bytes.in", bytesIn),
+            ("bytes.out", bytesOut), ("ops.admitted", opsAdmitted), ("ops.duplicate", opsDuplicate),
+            ("ops.sent", opsSent), ("handshakes", handshakes), ("reconciliations", reconciliations), ("directory_rounds", directoryRounds),
+            ("membership.candidates", candidates), ("membership.evictions", evictions), ("stem.sent", stemmed), ("stem.fluffed", fluffed),
+            ("stem.failsafes", failsafes),
+            ("recon.bytes_out", reconBytesOut), ("cookies.sent", cookiesSent),
+            ("cookies.handshakes", cookieHandshakes), ("sessions.replaced", sessionsReplaced),
+            ("sessions.expired", sessionsExpired), ("sessions.silent", sessionsSilent), ("sessions.evicted", sessionEvictions),
+            ("limits.evicted", limitEvictions)
+        ]
         out += messagesSent.sorted { $0.key < $1.key }.map { ("sent.\($0.key)", $0.value) }
         out += bytesSent.sorted { $0.key < $1.key }.map { ("sent_bytes.\($0.key)", $0.value) }
         out += drops.sorted { $0.key < $1.key }.map { ("drop.\($0.key)", $0.value) }
@@ -128,7 +133,8 @@ extension Dictionary where Key: Comparable {
     /// smallest `age` goes (ties: the smallest key, so that runs are deterministic).
     mutating func makeRoom(for key: Key, capacity: Int, age: (Value) -> UInt64) {
         guard self[key] == nil, count >= capacity,
-              let oldest = self.min(by: { a, b in (age(a.value), a.key) < (age(b.value), b.key) }) else { return }
+            let oldest = self.min(by: { a, b in (age(a.value), a.key) < (age(b.value), b.key) })
+        else { return }
         self[oldest.key] = nil
     }
 }

@@ -16,7 +16,7 @@ extension GossipEngine {
     /// Is the pack in the directory of a node that announced `info`? (§11a) This is also
     /// where a pack's genesis and edits may be sent (§12).
     public static func inDirectory(_ p: PackScope, of info: NodeInfo) -> Bool {
-        if p.isPrivate { return false }   // invite-only: in no directory (PROTOCOL.md §3b)
+        if p.isPrivate { return false }  // invite-only: in no directory (PROTOCOL.md §3b)
         guard let fence = p.fence else { return !p.locked }
         let inside = info.place.map { fence.contains(cell: $0) } ?? false
         if p.locked { return inside }
@@ -65,8 +65,9 @@ extension GossipEngine {
         // A stranger is pulled as from no cell (NeedToKnow.swift, `directoryCell`).
         let mine = NodeInfo(cell: directoryCell(for: peer))
         let items = directoryItems(forCell: mine.cell, alsoIn: announcedCell(of: peer), nowMs: nowMs, replica: replica)
-        sendReconcile(pack: nil, lower: .zero, ranges: Reconciliation.initiate(items), initiator: true,
-                      directory: mine, to: peer, nowMs: nowMs, into: &out)
+        sendReconcile(
+            pack: nil, lower: .zero, ranges: Reconciliation.initiate(items), initiator: true,
+            directory: mine, to: peer, nowMs: nowMs, into: &out)
     }
 
     /// Every `directoryIntervalMs`: the directory with one random link.
@@ -124,7 +125,8 @@ extension GossipEngine {
         // own pull) lists only the packs in both directories, as when it opened the round. A
         // pack only the initiator may know thus settles, and one the answerer holds outside
         // its own directory stays a difference that the answer delivers.
-        let items = r.initiator
+        let items =
+            r.initiator
             ? directoryItems(forCell: perspective.cell, nowMs: nowMs, replica: replica)
             : directoryItems(forCell: directoryCell(for: from), alsoIn: announcedCell(of: from), nowMs: nowMs, replica: replica)
         let answer = Reconciliation.answer(items, lower: r.lower, ranges: r.ranges)
@@ -134,14 +136,16 @@ extension GossipEngine {
         if r.initiator && !answer.have.isEmpty {
             // At most `opsPerAnswer` per message: the rest comes in the next rounds.
             let ops = answer.have.prefix(config.opsPerAnswer).compactMap { replica.op($0) }.filter { op in
-                (replica.scope(op.packID) ?? replica.goneScope(op.packID)).map { mayReceive(perspective, pack: $0, isGenesis: true) } ?? false
+                (replica.scope(op.packID) ?? replica.goneScope(op.packID)).map { mayReceive(perspective, pack: $0, isGenesis: true) }
+                    ?? false
             }
             sendOps(ops, to: from, repair: true, nowMs: nowMs, into: &out)
         }
         if !r.initiator { sendWants(answer.need, to: from, nowMs: nowMs, into: &out) }
         if !answer.done {
-            sendReconcile(pack: nil, lower: r.lower, ranges: answer.ranges, initiator: !r.initiator,
-                          directory: perspective, to: from, nowMs: nowMs, into: &out)
+            sendReconcile(
+                pack: nil, lower: r.lower, ranges: answer.ranges, initiator: !r.initiator,
+                directory: perspective, to: from, nowMs: nowMs, into: &out)
         }
     }
 

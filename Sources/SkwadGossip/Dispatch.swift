@@ -15,12 +15,14 @@ extension GossipEngine {
         case .join(let theirs): onJoin(theirs, from: from, nowMs: nowMs, into: &out)
         case .forwardJoin(let joiner, let ttl): onForwardJoin(joiner: joiner, ttl: ttl, from: from, nowMs: nowMs, into: &out)
         case .neighbor(let n): onNeighbor(n, from: from, nowMs: nowMs, into: &out)
-        case .neighborReply(let accepted, let theirs): onNeighborReply(accepted: accepted, info: theirs, from: from, nowMs: nowMs, into: &out)
+        case .neighborReply(let accepted, let theirs):
+            onNeighborReply(accepted: accepted, info: theirs, from: from, nowMs: nowMs, into: &out)
         case .disconnect: demote(from, nowMs: nowMs, into: &out)
         case .shuffle(let named): onShuffle(named, from: from, nowMs: nowMs, into: &out)
         case .shuffleReply(let named): integrate(named, nowMs: nowMs)
         case .ping(let seq, let theirs): onPing(seq: seq, info: theirs, from: from, nowMs: nowMs, into: &out)
-        case .ack(let seq, let theirs, let notMember): onAck(seq: seq, info: theirs, notMember: notMember, from: from, nowMs: nowMs, into: &out)
+        case .ack(let seq, let theirs, let notMember):
+            onAck(seq: seq, info: theirs, notMember: notMember, from: from, nowMs: nowMs, into: &out)
         case .pingReq(let seq, let target): onPingReq(seq: seq, target: target, from: from, nowMs: nowMs, into: &out)
         case .indirectAck(_, let target): onIndirectAck(target: target, nowMs: nowMs)
         case .interest(let theirs): onInterest(theirs, from: from, nowMs: nowMs)

@@ -16,8 +16,10 @@ extension GossipEngine {
     /// announced to at most `lazyFanout` lazy neighbours, picked at random. Vicinity links
     /// carry an op only when fewer than `activeEnough` active members may receive it: where
     /// the random overlay reaches into the fence, it suffices.
-    mutating func forward(_ ops: [SignedOp], except: PeerAddress?, repair: Bool = false, nowMs: UInt64, replica: Replica,
-                          into out: inout [GossipDirective]) {
+    mutating func forward(
+        _ ops: [SignedOp], except: PeerAddress?, repair: Bool = false, nowMs: UInt64, replica: Replica,
+        into out: inout [GossipDirective]
+    ) {
         // Links that announced an op to us hold it: they get neither the op nor an IHAVE of it
         // (they still use up one of its `lazyFanout` notices, so the others get the notices
         // they got before).
@@ -41,8 +43,11 @@ extension GossipEngine {
                 eligible.append(i)
             }
             guard !eligible.isEmpty else { continue }
-            if lazy { lazyPeers.append((peer, eligible)) }
-            else { sendOps(eligible.map { ops[$0] }, to: peer, repair: repair, nowMs: nowMs, into: &out) }
+            if lazy {
+                lazyPeers.append((peer, eligible))
+            } else {
+                sendOps(eligible.map { ops[$0] }, to: peer, repair: repair, nowMs: nowMs, into: &out)
+            }
         }
         guard !lazyPeers.isEmpty else { return }
         var announced = [Int](repeating: 0, count: ops.count)
@@ -93,9 +98,13 @@ extension GossipEngine {
     /// Decodes, verifies and admits one envelope under the per-source and per-pseudonym
     /// limits. Returns the ops newly admitted (the op, and pending ops it released) and
     /// whether it was a duplicate.
-    mutating func admit(_ bytes: [UInt8], from: PeerAddress, nowMs: UInt64, replica: inout Replica,
-                        into out: inout [GossipDirective]) -> (fresh: [SignedOp], duplicate: OpID?) {
-        guard let env = try? Envelope(serialized: bytes) else { stats.opsRejected[Rejection.malformed.rawValue, default: 0] += 1; return ([], nil) }
+    mutating func admit(
+        _ bytes: [UInt8], from: PeerAddress, nowMs: UInt64, replica: inout Replica,
+        into out: inout [GossipDirective]
+    ) -> (fresh: [SignedOp], duplicate: OpID?) {
+        guard let env = try? Envelope(serialized: bytes) else {
+            stats.opsRejected[Rejection.malformed.rawValue, default: 0] += 1; return ([], nil)
+        }
         let id = env.id
         if replica.contains(id) {
             stats.opsDuplicate += 1
@@ -125,11 +134,14 @@ extension GossipEngine {
             // table costs one pass, not one per op.
             if limits.pseudonym.count >= config.pseudonymMemory && nowMs >= limits.nextSweepMs {
                 limits.nextSweepMs = nowMs + 1000
-                limits.pseudonym = limits.pseudonym.filter { var b = $0.value; return !b.isFull(nowMs: nowMs) }
+                limits.pseudonym = limits.pseudonym.filter {
+                    var b = $0.value; return !b.isFull(nowMs: nowMs)
+                }
             }
             guard limits.pseudonym.count < config.pseudonymMemory else { stats.drop(.pseudonymRateLimited); return ([], nil) }
-            limits.pseudonym[op.author] = TokenBucket(rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute,
-                                                      nowMs: nowMs)
+            limits.pseudonym[op.author] = TokenBucket(
+                rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute,
+                nowMs: nowMs)
         }
         guard limits.pseudonym[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); return ([], nil) }
         // Where it came from matters only to the quotas on new packs and on ops waiting for a
@@ -156,8 +168,9 @@ extension GossipEngine {
         let scope: PackScope?
         if case .createPack(let c) = op.body.kind {
             scope = PackScope(id: op.packID, fence: c.fence, locked: c.locked, isPrivate: c.inviteOnly)
+        } else {
+            scope = replica.scope(op.packID)
         }
-        else { scope = replica.scope(op.packID) }
         guard let s = scope, s.locked else { return true }
         return mayReceive(info, pack: s, isGenesis: false)
     }
@@ -168,7 +181,9 @@ extension GossipEngine {
     /// edge, and pruning on them cut tree edges (a node that learnt an op by reconciliation
     /// and passed it on lost its one eager link). Ops that came by repair are passed on as
     /// repair too.
-    mutating func onOps(_ envelopes: [[UInt8]], repair: Bool, from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
+    mutating func onOps(
+        _ envelopes: [[UInt8]], repair: Bool, from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]
+    ) {
         var fresh: [SignedOp] = []
         var sawDuplicate = false
         for data in envelopes.prefix(64) {
@@ -205,7 +220,9 @@ extension GossipEngine {
         for (peer, ps) in wants.sorted(by: { $0.key < $1.key }) {
             setLazy(peer, false)
             for chunk in stride(from: 0, to: ps.count, by: 120) {
-                let ids = ps[chunk..<min(ps.count, chunk + 120)].sorted().map { p in (0..<8).map { UInt8(truncatingIfNeeded: p >> (56 - 8 * $0)) } }
+                let ids = ps[chunk..<min(ps.count, chunk + 120)].sorted().map { p in
+                    (0..<8).map { UInt8(truncatingIfNeeded: p >> (56 - 8 * $0)) }
+                }
                 send(.want(ids: ids, graft: true), to: peer, nowMs: nowMs, into: &out)
             }
         }
@@ -214,7 +231,8 @@ extension GossipEngine {
     /// Sends the wanted ops the requester may receive (geofence rule). A graft makes the
     /// link eager and is answered as a push; any other Want (reconciliation, a missing
     /// genesis) is a pull, answered as such, and leaves the link's mark alone.
-    mutating func onWant(ids: [[UInt8]], graft: Bool, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+    mutating func onWant(ids: [[UInt8]], graft: Bool, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective])
+    {
         if graft && isLink(from) { setLazy(from, false) }
         // A peer that never heard of a pack we asked it to reconcile answers with a Want of
         // its genesis (whose id is the pack id, §11): that is its answer to our round.
@@ -230,7 +248,8 @@ extension GossipEngine {
             let id: OpID?
             if d.count == 8 { id = spread.plumtree.recentID(prefix: Plumtree.prefix(d)) } else { id = try? OpID(bytes: d) }
             guard let id, spread.stem.embargo[id] == nil, let op = replica.op(id),
-                  let pack = replica.scope(op.packID) ?? replica.goneScope(op.packID) else { continue }
+                let pack = replica.scope(op.packID) ?? replica.goneScope(op.packID)
+            else { continue }
             if mayReceive(peerInfo, pack: pack, isGenesis: op.isDirectoryEntry) { ops.append(op) }
         }
         sendOps(ops, to: from, repair: !graft, nowMs: nowMs, into: &out)

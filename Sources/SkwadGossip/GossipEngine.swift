@@ -58,7 +58,7 @@ public struct GossipEngine: Sendable {
         peers = PeerTable(config: config)
         rounds = Rounds(config: config)
         spread = Spread(config: config)
-        var cookieRandom = SplitMix(seed: seed ^ 0xC00C_1E5E_C7E7_0001)   // not the engine's own sequence
+        var cookieRandom = SplitMix(seed: seed ^ 0xC00C_1E5E_C7E7_0001)  // not the engine's own sequence
         channels = SecureChannels(config: config, cookieMaster: secrets.cookieSecret ?? cookieRandom.bytes(32))
         channels.keySeeds = secrets.keySeeds
     }
@@ -127,7 +127,9 @@ public struct GossipEngine: Sendable {
             }
             return out
         case .message(let pt):
-            guard let wire = try? WireMessage(serializedBytes: pt), let m = Message(wire: wire) else { stats.drop(.malformedMessage); return out }
+            guard let wire = try? WireMessage(serializedBytes: pt), let m = Message(wire: wire) else {
+                stats.drop(.malformedMessage); return out
+            }
             handle(m, from: from, nowMs: nowMs, replica: &replica, into: &out)
         }
         promptTickIfBusy(nowMs: nowMs, into: &out)
@@ -202,13 +204,18 @@ public struct GossipEngine: Sendable {
         at(channels.nextExpiryMs)
         at(rounds.nextDueMs)
         for m in peers.active.values {
-            if m.suspectSinceMs != nil { at(m.lastHeardMs &+ config.deadAfterMs) }
-            else if let sent = m.pingSentMs, m.lastHeardMs <= sent { at(sent &+ config.ackTimeoutMs) }
+            if m.suspectSinceMs != nil {
+                at(m.lastHeardMs &+ config.deadAfterMs)
+            } else if let sent = m.pingSentMs, m.lastHeardMs <= sent {
+                at(sent &+ config.ackTimeoutMs)
+            }
             // Up to `fillingTickMs` after the ping falls due, spread by when we last heard it
             // (as the old 250 ms tick spread it). Woken exactly when due, two members that
             // ping each other wake together: each one's ping crosses the other's, and twice
             // as many pings went (the 2,000-node city: +42 %).
-            else { at(m.lastHeardMs &+ config.pingIntervalMs &+ Self.spread(m.lastHeardMs)) }
+            else {
+                at(m.lastHeardMs &+ config.pingIntervalMs &+ Self.spread(m.lastHeardMs))
+            }
         }
         for c in peers.candidates.values { at(c.sinceMs &+ MembershipGuard.candidateTimeoutMs) }
         // A view with room keeps asking passive peers (its own retry clocks): the old pace.
@@ -271,19 +278,26 @@ public struct GossipEngine: Sendable {
     /// Encodes, seals and sends one message (or queues it behind a handshake).
     mutating func send(_ m: Message, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         let m = toldTo(m, to: to)
-        guard let pt = m.handEncoded else { send(m.wire, kind: m.kind, solicits: m.solicitsAnswer, to: to, nowMs: nowMs, into: &out); return }
+        guard let pt = m.handEncoded else {
+            send(m.wire, kind: m.kind, solicits: m.solicitsAnswer, to: to, nowMs: nowMs, into: &out); return
+        }
         send(plaintext: pt, kind: m.kind, solicits: m.solicitsAnswer, to: to, nowMs: nowMs, into: &out)
     }
 
     /// Sends a protobuf message as it is: what a hostile peer in a test says may not even
     /// decode to a `Message`.
-    mutating func send(_ wire: WireMessage, kind: MessageKind = .raw, solicits: Bool = true, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+    mutating func send(
+        _ wire: WireMessage, kind: MessageKind = .raw, solicits: Bool = true, to: PeerAddress, nowMs: UInt64,
+        into out: inout [GossipDirective]
+    ) {
         guard let pt = try? wire.serializedBytes() as [UInt8] else { stats.drop(.tooLarge); return }
         send(plaintext: pt, kind: kind, solicits: solicits, to: to, nowMs: nowMs, into: &out)
     }
 
     /// Checks the address, counts, seals and sends an encoded message.
-    mutating func send(plaintext pt: [UInt8], kind: MessageKind, solicits: Bool, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+    mutating func send(
+        plaintext pt: [UInt8], kind: MessageKind, solicits: Bool, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]
+    ) {
         if let accept = addressFilter, !accept(to) { stats.drop(.badAddress); return }
         guard pt.count <= Frame.maxPlaintext else { stats.drop(.tooLarge); return }
         stats.countSent(kind, bytes: pt.count)

@@ -84,7 +84,8 @@ extension GossipEngine {
 
     /// Up to `shuffleSample` peers of both views (not `excluding`), at random, with their cells.
     mutating func viewSample(excluding: PeerAddress) -> [PeerRef] {
-        let known = peers.active.keys.sorted().filter { $0 != excluding }.map { PeerRef(address: $0, cell: peers.active[$0]!.info.cell) }
+        let known =
+            peers.active.keys.sorted().filter { $0 != excluding }.map { PeerRef(address: $0, cell: peers.active[$0]!.info.cell) }
             + peers.passive.keys.sorted().map { PeerRef(address: $0, cell: peers.passive[$0]!.isEmpty ? nil : peers.passive[$0]) }
         return Array(known.shuffled(using: &rng).prefix(config.shuffleSample))
     }
@@ -133,7 +134,11 @@ extension GossipEngine {
             membership.pendingNeighbor = nil
             // A peer that took our handshake is alive: the request may have walked on and
             // ended unanswered (§9). It only stops being a candidate; its session stays.
-            if channels.isEstablished(p.address) { peers.dropPassive(p.address) } else { forget(p.address, .unreachable, nowMs: nowMs, into: &out) }
+            if channels.isEstablished(p.address) {
+                peers.dropPassive(p.address)
+            } else {
+                forget(p.address, .unreachable, nowMs: nowMs, into: &out)
+            }
             neighborDeclined(nowMs: nowMs)
         }
         guard peers.hasRoom, membership.pendingNeighbor == nil else { return }

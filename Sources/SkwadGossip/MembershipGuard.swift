@@ -26,7 +26,6 @@ struct MembershipGuard: Sendable {
     var introductions: TokenBucket
     var nextEvictionMs: UInt64 = 0
 
-
     static let candidateCapacity = 16
     static let candidateTimeoutMs: UInt64 = 2000
     static let joinMemory = 1024

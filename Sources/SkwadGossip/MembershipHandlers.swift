@@ -9,11 +9,15 @@ extension GossipEngine {
             send(.neighborReply(accepted: true, info: info), to: from, nowMs: nowMs, into: &out)
         }
         for p in peers.active.keys.sorted() where p != from {
-            send(.forwardJoin(joiner: PeerRef(address: from, cell: theirs.cell), ttl: UInt32(config.activeWalk)), to: p, nowMs: nowMs, into: &out)
+            send(
+                .forwardJoin(joiner: PeerRef(address: from, cell: theirs.cell), ttl: UInt32(config.activeWalk)), to: p, nowMs: nowMs,
+                into: &out)
         }
     }
 
-    mutating func onForwardJoin(joiner ref: PeerRef, ttl wireTTL: UInt32, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+    mutating func onForwardJoin(
+        joiner ref: PeerRef, ttl wireTTL: UInt32, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]
+    ) {
         // Walks come only from members, and no longer than ours (PROTOCOL §9).
         guard peers.active[from] != nil else { stats.drop(.notAMember); return }
         let ttl = min(wireTTL, UInt32(config.activeWalk))
@@ -66,7 +70,9 @@ extension GossipEngine {
         send(.neighborReply(accepted: room, info: info), to: asker, nowMs: nowMs, into: &out)
     }
 
-    mutating func onNeighborReply(accepted: Bool, info theirs: NodeInfo, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+    mutating func onNeighborReply(
+        accepted: Bool, info theirs: NodeInfo, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]
+    ) {
         // Any answer ends our request: a walked one is answered by whoever it reached.
         // Only an answer while we wait for one sets the delay of the next (a stranger's
         // unasked decline does not); an acceptance by a member we already hold (a walk that
@@ -105,7 +111,9 @@ extension GossipEngine {
         send(.ack(seq: seq, info: tell ? info : nil, notMember: notMember), to: from, nowMs: nowMs, into: &out)
     }
 
-    mutating func onAck(seq: UInt64, info theirs: NodeInfo?, notMember: Bool, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+    mutating func onAck(
+        seq: UInt64, info theirs: NodeInfo?, notMember: Bool, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]
+    ) {
         let onTrial = peers.candidates[from] != nil
         if onTrial { candidateAnswered(from, seq: seq, nowMs: nowMs, into: &out) }
         if peers.vicinity[from] != nil, let theirs { offerVicinity(from, info: theirs, heard: true, nowMs: nowMs) }

@@ -78,7 +78,8 @@ enum Message: Sendable, Equatable {
 /// Kinds of message, for the per-kind counters of `GossipStats` (`name` is the counter's
 /// key); `raw`: a protobuf message sent as it is (tests' hostile peers).
 enum MessageKind: Int, CaseIterable, Sendable {
-    case join, forwardJoin, neighbor, neighborReply, disconnect, shuffle, shuffleReply, ping, ack, pingReq, indirectAck, interest, vicinity, ops, ihave, want, prune, stem, reconcile, findPack, raw
+    case join, forwardJoin, neighbor, neighborReply, disconnect, shuffle, shuffleReply, ping, ack, pingReq, indirectAck, interest, vicinity,
+        ops, ihave, want, prune, stem, reconcile, findPack, raw
 
     var name: String {
         switch self {

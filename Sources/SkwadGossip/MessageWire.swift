@@ -42,8 +42,10 @@ extension Message {
             self = .indirectAck(seq: ia.seq, target: t)
         case .interest(let i)?: self = .interest(NodeInfo(wire: i))
         case .vicinity(let v)?:
-            self = .vicinity(VicinityExchange(info: NodeInfo(wire: v.info), peers: PeerRef.list(v.peers), reply: v.reply,
-                                              target: v.target.isEmpty ? nil : String(v.target.prefix(12))))
+            self = .vicinity(
+                VicinityExchange(
+                    info: NodeInfo(wire: v.info), peers: PeerRef.list(v.peers), reply: v.reply,
+                    target: v.target.isEmpty ? nil : String(v.target.prefix(12))))
         case .ops(let o)?: self = .ops(envelopes: o.envelopes.prefix(Self.maxListed).map { [UInt8]($0) }, repair: o.repair)
         case .ihave(let ih)?: self = .ihave(ih.ids.prefix(Self.maxListed).map { [UInt8]($0) })
         case .want(let w)?: self = .want(ids: w.ids.prefix(Self.maxListed).map { [UInt8]($0) }, graft: w.graft)
@@ -61,7 +63,8 @@ extension Message {
         var m = WireMessage()
         switch self {
         case .join(let info): var j = Skwad_Gossip_V1_Join(); j.info = info.wire; m.join = j
-        case .forwardJoin(let joiner, let ttl): var f = Skwad_Gossip_V1_ForwardJoin(); f.joiner = joiner.wire; f.ttl = ttl; m.forwardJoin = f
+        case .forwardJoin(let joiner, let ttl):
+            var f = Skwad_Gossip_V1_ForwardJoin(); f.joiner = joiner.wire; f.ttl = ttl; m.forwardJoin = f
         case .neighbor(let n):
             var w = Skwad_Gossip_V1_Neighbor(); w.highPriority = n.highPriority; w.info = n.info.wire
             w.origin = n.origin?.value ?? ""; w.ttl = n.ttl; m.neighbor = w
@@ -74,12 +77,14 @@ extension Message {
         case .ack(let seq, let info, let notMember):
             var a = Skwad_Gossip_V1_Ack(); a.seq = seq; if let info { a.info = info.wire }; a.notMember = notMember; m.ack = a
         case .pingReq(let seq, let target): var r = Skwad_Gossip_V1_PingReq(); r.seq = seq; r.target = target.value; m.pingReq = r
-        case .indirectAck(let seq, let target): var a = Skwad_Gossip_V1_IndirectAck(); a.seq = seq; a.target = target.value; m.indirectAck = a
+        case .indirectAck(let seq, let target):
+            var a = Skwad_Gossip_V1_IndirectAck(); a.seq = seq; a.target = target.value; m.indirectAck = a
         case .interest(let info): m.interest = info.wire
         case .vicinity(let v):
             var w = Skwad_Gossip_V1_Vicinity(); w.info = v.info.wire; w.peers = v.peers.map(\.wire); w.reply = v.reply
             w.target = v.target ?? ""; m.vicinity = w
-        case .ops(let envelopes, let repair): var o = Skwad_Gossip_V1_Ops(); o.envelopes = envelopes.map { Data($0) }; o.repair = repair; m.ops = o
+        case .ops(let envelopes, let repair):
+            var o = Skwad_Gossip_V1_Ops(); o.envelopes = envelopes.map { Data($0) }; o.repair = repair; m.ops = o
         case .ihave(let ids): var ih = Skwad_Gossip_V1_IHave(); ih.ids = ids.map { Data($0) }; m.ihave = ih
         case .want(let ids, let graft): var w = Skwad_Gossip_V1_Want(); w.ids = ids.map { Data($0) }; w.graft = graft; m.want = w
         case .prune: m.prune = Skwad_Gossip_V1_Prune()
@@ -119,8 +124,9 @@ extension NodeInfo {
     }
     init(wire w: Skwad_Gossip_V1_NodeInfo) {
         let place = Self.validPlace(w.cell)
-        self.init(cell: place == nil ? nil : w.cell, place: place,
-                  subscriptions: Set(w.subscriptions.prefix(256).filter { $0.count == 8 }.map { [UInt8]($0) }))
+        self.init(
+            cell: place == nil ? nil : w.cell, place: place,
+            subscriptions: Set(w.subscriptions.prefix(256).filter { $0.count == 8 }.map { [UInt8]($0) }))
     }
     /// A geohash cell of at most 12 characters, or nil.
     static func validCell(_ c: String) -> String? { validPlace(c) == nil ? nil : c }
@@ -138,8 +144,9 @@ extension ReconcileRound {
         guard r.ranges.count <= Message.maxRanges else { return nil }
         let ranges = r.ranges.compactMap(Reconciliation.RangeMessage.init(wire:))
         guard ranges.count == r.ranges.count else { return nil }
-        self.init(pack: pack, directory: r.directory, initiator: r.initiator, lower: Reconciliation.Bound(wire: r.lower),
-                  ranges: ranges, asker: r.hasAsker ? NodeInfo(wire: r.asker) : nil)
+        self.init(
+            pack: pack, directory: r.directory, initiator: r.initiator, lower: Reconciliation.Bound(wire: r.lower),
+            ranges: ranges, asker: r.hasAsker ? NodeInfo(wire: r.asker) : nil)
     }
 
     var wire: Skwad_Gossip_V1_Reconcile {

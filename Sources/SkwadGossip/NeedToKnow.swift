@@ -128,9 +128,10 @@ extension GossipEngine {
         var answer = VicinityExchange(info: info, peers: [], reply: true, target: nil)
         guard let target, let fence = fenceCentred(at: target, replica: replica, nowMs: nowMs) else { return answer }
         guard membership.strangerBudget.mayName(group: from.netgroup, nowMs: nowMs) else { stats.drop(.vicinityLimited); return answer }
-        answer.peers = Array(vicinitySample(for: NodeInfo.decode(target), excluding: from, limit: config.vicinitySample * 2)
-            .filter { p in NodeInfo.decode(p.cell).map { fence.contains(cell: $0) } ?? false }
-            .prefix(config.strangerVicinitySample))
+        answer.peers = Array(
+            vicinitySample(for: NodeInfo.decode(target), excluding: from, limit: config.vicinitySample * 2)
+                .filter { p in NodeInfo.decode(p.cell).map { fence.contains(cell: $0) } ?? false }
+                .prefix(config.strangerVicinitySample))
         return answer
     }
 

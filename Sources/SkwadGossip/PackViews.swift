@@ -66,8 +66,10 @@ struct PackViewCache: Sendable {
     }
 
     private mutating func check(_ replica: Replica, nowMs: UInt64) {
-        guard replica.directoryStamp != stamp || (anyExpired && replica.packsStamp != packsStamp)
-                || nowMs < fromMs || nowMs >= untilMs else { return }
+        guard
+            replica.directoryStamp != stamp || (anyExpired && replica.packsStamp != packsStamp)
+                || nowMs < fromMs || nowMs >= untilMs
+        else { return }
         stamp = replica.directoryStamp
         packsStamp = replica.packsStamp
         fromMs = nowMs
@@ -107,8 +109,10 @@ struct PackViewCache: Sendable {
     /// `replica.directoryItems(nowMs:capacity:include:)` gives — the genesis and edits of
     /// the live packs selected, at most `capacity` packs (the oldest geneses first), sorted
     /// by (hlc, id). `include` is asked once per live pack and perspective.
-    mutating func directoryItems(key: String, _ replica: Replica, nowMs: UInt64, capacity: Int,
-                                 include: (PackScope) -> Bool) -> [Reconciliation.Item] {
+    mutating func directoryItems(
+        key: String, _ replica: Replica, nowMs: UInt64, capacity: Int,
+        include: (PackScope) -> Bool
+    ) -> [Reconciliation.Item] {
         let live = liveIndex(replica, nowMs: nowMs)
         let words = (live.directory.count + 63) / 64
         let members: [UInt64]

@@ -78,27 +78,57 @@ struct PeerTable: Sendable {
     /// (the 2,000-node city: +33 % memory).
     struct Peer: Sendable {
         // roles
-        var member: Member? { get { _member?.value } set { Box.assign(&_member, newValue) } }
+        var member: Member? {
+            get { _member?.value }
+            set { Box.assign(&_member, newValue) }
+        }
         /// The cell it was named with ("" when none).
         var passiveCell: String?
-        var vicinity: VicinityEntry? { get { _vicinity?.value } set { Box.assign(&_vicinity, newValue) } }
-        var remote: VicinityEntry? { get { _remote?.value } set { Box.assign(&_remote, newValue) } }
-        var inbound: Inbound? { get { _inbound?.value } set { Box.assign(&_inbound, newValue) } }
-        var gone: Gone? { get { _gone?.value } set { Box.assign(&_gone, newValue) } }
+        var vicinity: VicinityEntry? {
+            get { _vicinity?.value }
+            set { Box.assign(&_vicinity, newValue) }
+        }
+        var remote: VicinityEntry? {
+            get { _remote?.value }
+            set { Box.assign(&_remote, newValue) }
+        }
+        var inbound: Inbound? {
+            get { _inbound?.value }
+            set { Box.assign(&_inbound, newValue) }
+        }
+        var gone: Gone? {
+            get { _gone?.value }
+            set { Box.assign(&_gone, newValue) }
+        }
         // facts
         /// Since when it is barred from the vicinity view.
-        var mutedMs: UInt64? { get { Self.time(_mutedMs) } set { _mutedMs = newValue ?? .max } }
+        var mutedMs: UInt64? {
+            get { Self.time(_mutedMs) }
+            set { _mutedMs = newValue ?? .max }
+        }
         /// Reconciliations it left unanswered since it last answered one (a link that has
         /// taken part in reconciliation: AntiEntropy.swift).
         var reconMisses: Int?
         /// When it last sent us a `Reconcile`: proven, no stranger (NeedToKnow.swift).
-        var reconciledMs: UInt64? { get { Self.time(_reconciledMs) } set { _reconciledMs = newValue ?? .max } }
+        var reconciledMs: UInt64? {
+            get { Self.time(_reconciledMs) }
+            set { _reconciledMs = newValue ?? .max }
+        }
         /// When we last pulled it as a rim contact (Directory.swift, `rimRound`).
-        var rimAskedMs: UInt64? { get { Self.time(_rimAskedMs) } set { _rimAskedMs = newValue ?? .max } }
+        var rimAskedMs: UInt64? {
+            get { Self.time(_rimAskedMs) }
+            set { _rimAskedMs = newValue ?? .max }
+        }
         /// A remote-contact request routed through it (Vicinity.swift, `remoteRound`).
-        var hopAsk: HopAsk? { get { _hopAsk?.value } set { Box.assign(&_hopAsk, newValue) } }
+        var hopAsk: HopAsk? {
+            get { _hopAsk?.value }
+            set { Box.assign(&_hopAsk, newValue) }
+        }
         /// On trial: it asked to join a full view and must answer our ping (MembershipGuard.swift).
-        var candidate: MembershipGuard.Candidate? { get { _candidate?.value } set { Box.assign(&_candidate, newValue) } }
+        var candidate: MembershipGuard.Candidate? {
+            get { _candidate?.value }
+            set { Box.assign(&_candidate, newValue) }
+        }
 
         private var _member: Box<Member>?
         private var _vicinity: Box<VicinityEntry>?
@@ -212,9 +242,10 @@ struct PeerTable: Sendable {
     static let suspectFailures = 2
 
     init(config: GossipConfig) {
-        capacity = Capacity(active: max(1, config.activeSize), passive: max(1, config.passiveSize),
-                            vicinity: max(1, config.vicinitySize), remote: Self.remoteCapacity,
-                            inbound: max(1, config.inboundMemory), dead: max(1, config.deadMemory))
+        capacity = Capacity(
+            active: max(1, config.activeSize), passive: max(1, config.passiveSize),
+            vicinity: max(1, config.vicinitySize), remote: Self.remoteCapacity,
+            inbound: max(1, config.inboundMemory), dead: max(1, config.deadMemory))
     }
 
     // MARK: - the one way records change
@@ -231,14 +262,16 @@ struct PeerTable: Sendable {
                 if after & (1 << f.rawValue) != 0 { holders[Int(f.rawValue)].insert(p) } else { holders[Int(f.rawValue)].remove(p) }
             }
         }
-        if after != 0 { records[p] = rec }   // an empty record is not kept
+        if after != 0 { records[p] = rec }  // an empty record is not kept
         return result
     }
 
     /// Makes room for `p` in a field with `capacity`: when `p` does not hold it and the field
     /// is full, the holder with the smallest `age` (then the smallest address) loses it.
-    private mutating func makeRoom(in f: Field, for p: PeerAddress, capacity: Int, age: (Peer) -> UInt64,
-                                   clear: (inout Peer) -> Void) {
+    private mutating func makeRoom(
+        in f: Field, for p: PeerAddress, capacity: Int, age: (Peer) -> UInt64,
+        clear: (inout Peer) -> Void
+    ) {
         guard let oldest = oldestHolder(of: f, unless: p, capacity: capacity, age: age) else { return }
         update(oldest, clear)
     }
@@ -372,7 +405,9 @@ struct PeerTable: Sendable {
     /// the one asked longest ago goes).
     mutating func noteHopAsked(_ p: PeerAddress, nowMs: UInt64, capacity: Int) {
         makeRoom(in: .hopAsk, for: p, capacity: capacity, age: { $0.hopAsk!.askedMs ?? 0 }) { $0.hopAsk = nil }
-        update(p) { $0.hopAsk = $0.hopAsk ?? HopAsk(); $0.hopAsk!.askedMs = nowMs }
+        update(p) {
+            $0.hopAsk = $0.hopAsk ?? HopAsk(); $0.hopAsk!.askedMs = nowMs
+        }
     }
 
     /// `p` asked to join a full view and was pinged: on trial (when `capacity` are, the one
@@ -536,10 +571,12 @@ struct PeerTable: Sendable {
             let sa = isSuspectName(a), sb = isSuspectName(b)
             return sa != sb ? sb : a.distance < b.distance
         }
-        guard let (far, entry) = view.filter({ !onlyNames || $0.value.lastHeardMs == 0 }).max(by: { a, b in
-                  behind(a.value, b.value) || (!behind(b.value, a.value) && a.key < b.key)
-              }),
-              behind(e, entry) else { return nil }
+        guard
+            let (far, entry) = view.filter({ !onlyNames || $0.value.lastHeardMs == 0 }).max(by: { a, b in
+                behind(a.value, b.value) || (!behind(b.value, a.value) && a.key < b.key)
+            }),
+            behind(e, entry)
+        else { return nil }
         return far
     }
 
@@ -567,7 +604,9 @@ struct PeerTable: Sendable {
 
     mutating func addRemote(_ p: PeerAddress, _ e: VicinityEntry) {
         guard p != me, records[p]?.remote == nil, remote.count < capacity.remote else { return }
-        update(p) { $0.gone = nil; $0.remote = e }
+        update(p) {
+            $0.gone = nil; $0.remote = e
+        }
         syncLink(p)
     }
 
@@ -605,7 +644,11 @@ struct PeerTable: Sendable {
         defer { syncLink(p) }
         if reason == .silent && records[p]?.member != nil { return nil }
         let member = records[p]?.member
-        if records[p] != nil { update(p) { $0.member = nil; $0.passiveCell = nil; $0.inbound = nil } }
+        if records[p] != nil {
+            update(p) {
+                $0.member = nil; $0.passiveCell = nil; $0.inbound = nil
+            }
+        }
         if member != nil { versions.active += 1 }
         markDead(p, cell: cell, nowMs: nowMs)
         return member

@@ -150,7 +150,11 @@ public enum Reconciliation {
         // Merge runs of skips so replies stay small.
         var merged: [RangeMessage] = []
         for r in out.ranges {
-            if r.mode == .skip, let last = merged.last, last.mode == .skip { merged[merged.count - 1].upper = r.upper } else { merged.append(r) }
+            if r.mode == .skip, let last = merged.last, last.mode == .skip {
+                merged[merged.count - 1].upper = r.upper
+            } else {
+                merged.append(r)
+            }
         }
         out.ranges = merged
         return out

@@ -48,16 +48,17 @@ struct SecureChannels: Sendable {
     var addressFilter: (@Sendable (PeerAddress) -> Bool)?
 
     init(config: GossipConfig, cookieMaster: [UInt8]) {
-        limitsConfig = Limits(maxQueuedPerPeer: config.maxQueuedPerPeer, helloRetryMs: config.helloRetryMs, helloAttempts: config.helloAttempts,
-                              unprovenSessionMs: config.unprovenSessionMs, silentSessionMs: config.silentSessionMs)
+        limitsConfig = Limits(
+            maxQueuedPerPeer: config.maxQueuedPerPeer, helloRetryMs: config.helloRetryMs, helloAttempts: config.helloAttempts,
+            unprovenSessionMs: config.unprovenSessionMs, silentSessionMs: config.silentSessionMs)
         sessions = SessionTable(capacity: config.maxSessions)
-        addressLimits = AddressLimits(capacity: config.maxAddressLimits, datagramsPerSecond: config.peerDatagramsPerSecond,
-                                      bytesPerSecond: config.peerBytesPerSecond)
+        addressLimits = AddressLimits(
+            capacity: config.maxAddressLimits, datagramsPerSecond: config.peerDatagramsPerSecond,
+            bytesPerSecond: config.peerBytesPerSecond)
         handshakeBudget = TokenBucket(rate: config.handshakesPerSecond, burst: config.handshakesPerSecond, nowMs: 0)
         cookieEpochMs = config.cookieEpochMs
         cookies = CookieJar(master: cookieMaster, epochMs: config.cookieEpochMs)
     }
-
 
     var count: Int { sessions.count }
     var addressLimitCount: Int { addressLimits.count }
@@ -73,12 +74,16 @@ struct SecureChannels: Sendable {
     // MARK: - receiving
 
     /// Checks, limits and decrypts one datagram.
-    mutating func receive(_ datagram: [UInt8], from: PeerAddress, nowMs: UInt64, rng: inout SplitMix,
-                          stats: inout GossipStats) -> (Received, [Action]) {
+    mutating func receive(
+        _ datagram: [UInt8], from: PeerAddress, nowMs: UInt64, rng: inout SplitMix,
+        stats: inout GossipStats
+    ) -> (Received, [Action]) {
         stats.datagramsIn += 1
         stats.bytesIn += datagram.count
         guard datagram.count <= Frame.maxDatagram else { stats.drop(.tooLarge); return (.dropped, []) }
-        guard datagram.count >= 4, datagram[0] == Frame.magic[0], datagram[1] == Frame.magic[1] else { stats.drop(.malformedFrame); return (.dropped, []) }
+        guard datagram.count >= 4, datagram[0] == Frame.magic[0], datagram[1] == Frame.magic[1] else {
+            stats.drop(.malformedFrame); return (.dropped, [])
+        }
         guard datagram[2] == Frame.version else { stats.drop(.badVersion); return (.dropped, []) }
         if let accept = addressFilter, !accept(from) { stats.drop(.badAddress); return (.dropped, []) }
         let evictedBefore = addressLimits.evictions
@@ -97,24 +102,33 @@ struct SecureChannels: Sendable {
         return (r, out)
     }
 
-    private mutating func receiveHello(_ d: [UInt8], from: PeerAddress, nowMs: UInt64, rng: inout SplitMix, stats: inout GossipStats,
-                                       into out: inout [Action]) -> Received {
+    private mutating func receiveHello(
+        _ d: [UInt8], from: PeerAddress, nowMs: UInt64, rng: inout SplitMix, stats: inout GossipStats,
+        into out: inout [Action]
+    ) -> Received {
         guard d.count == Frame.helloSize else { stats.drop(.malformedFrame); return .dropped }
         let clientKey = Array(d[4..<36]), cookie = Array(d[36..<52])
         // A repeated HELLO (our WELCOME was lost) gets the same WELCOME, not new keys.
         for pending in [false, true] {
-            guard var s = pending ? sessions.pending(from) : sessions[from], s.clientKey == clientKey, let welcome = s.welcome else { continue }
+            guard var s = pending ? sessions.pending(from) : sessions[from], s.clientKey == clientKey, let welcome = s.welcome else {
+                continue
+            }
             s.received(d.count)
             if s.mayAmplify(welcome.count) {
                 s.sent(welcome.count)
                 out.append(.emit(welcome, to: from))
-            } else { stats.drop(.amplification) }
+            } else {
+                stats.drop(.amplification)
+            }
             if pending { sessions.setPending(s, for: from) } else { sessions[from] = s }
             return .handled
         }
         // Both sides said hello at once: the lower public key stays initiator.
         if let mine = sessions[from], mine.isInitiator, !mine.established,
-           mine.localKx.publicKey.lexicographicallyPrecedes(clientKey) { return .handled }
+            mine.localKx.publicKey.lexicographicallyPrecedes(clientKey)
+        {
+            return .handled
+        }
         // Under load, prove the address first (stateless COOKIE, 36 bytes < 3 × 200).
         if cookie.contains(where: { $0 != 0 }) && cookies.isValid(cookie, for: from, nowMs: nowMs) {
             stats.cookieHandshakes += 1
@@ -131,7 +145,8 @@ struct SecureChannels: Sendable {
             }
         }
         guard var s = Session(responderWith: newKx(&rng), clientKey: clientKey, helloBytes: d.count, nowMs: nowMs),
-              let welcome = s.welcome else { stats.drop(.malformedFrame); return .dropped }
+            let welcome = s.welcome
+        else { stats.drop(.malformedFrame); return .dropped }
         guard s.mayAmplify(welcome.count) else { stats.drop(.amplification); return .dropped }
         s.sent(welcome.count)
         stats.handshakes += 1
@@ -147,13 +162,16 @@ struct SecureChannels: Sendable {
         return .handled
     }
 
-    private mutating func receiveWelcome(_ d: [UInt8], from: PeerAddress, nowMs: UInt64, stats: inout GossipStats,
-                                         into out: inout [Action]) -> Received {
+    private mutating func receiveWelcome(
+        _ d: [UInt8], from: PeerAddress, nowMs: UInt64, stats: inout GossipStats,
+        into out: inout [Action]
+    ) -> Received {
         guard d.count == Frame.welcomeSize, var s = sessions[from], s.hello != nil else {
             stats.drop(.noSession); return .dropped
         }
         guard Array(d[36..<52]) == Blake2b.hash(s.localKx.publicKey, outputCount: 16),
-              s.completeAsInitiator(serverKey: Array(d[4..<36])) else { stats.drop(.malformedFrame); return .dropped }
+            s.completeAsInitiator(serverKey: Array(d[4..<36]))
+        else { stats.drop(.malformedFrame); return .dropped }
         sessions[from] = s
         sessions.touch(from, nowMs: nowMs)
         stats.handshakes += 1
@@ -162,18 +180,23 @@ struct SecureChannels: Sendable {
     }
 
     /// A COOKIE for our pending HELLO: send the HELLO again with the cookie.
-    private mutating func receiveCookie(_ d: [UInt8], from: PeerAddress, nowMs: UInt64, stats: inout GossipStats,
-                                        into out: inout [Action]) -> Received {
+    private mutating func receiveCookie(
+        _ d: [UInt8], from: PeerAddress, nowMs: UInt64, stats: inout GossipStats,
+        into out: inout [Action]
+    ) -> Received {
         guard d.count == Frame.cookieSize, var s = sessions[from], s.hello != nil,
-              Array(d[20..<36]) == Blake2b.hash(s.localKx.publicKey, outputCount: 16) else { stats.drop(.noSession); return .dropped }
+            Array(d[20..<36]) == Blake2b.hash(s.localKx.publicKey, outputCount: 16)
+        else { stats.drop(.noSession); return .dropped }
         guard let hello = s.resendHello(nowMs: nowMs, cookie: Array(d[4..<20])) else { return .handled }
         sessions[from] = s
         out.append(.emit(hello, to: from))
         return .handled
     }
 
-    private mutating func receiveData(_ d: [UInt8], from: PeerAddress, nowMs: UInt64, stats: inout GossipStats,
-                                      into out: inout [Action]) -> Received {
+    private mutating func receiveData(
+        _ d: [UInt8], from: PeerAddress, nowMs: UInt64, stats: inout GossipStats,
+        into out: inout [Action]
+    ) -> Received {
         var reason = DropReason.decryptFailed
         let hadCurrent: Bool
         switch sessions.openCurrent(from, d, nowMs: nowMs) {
@@ -209,7 +232,9 @@ struct SecureChannels: Sendable {
 
     /// Seals a plaintext to `to`, or queues it behind a handshake it starts. `solicits`: the
     /// peer always answers it, so a session that hears nothing back is silent (`expire`).
-    mutating func send(_ pt: [UInt8], to: PeerAddress, solicits: Bool = true, nowMs: UInt64, rng: inout SplitMix, stats: inout GossipStats) -> [Action] {
+    mutating func send(
+        _ pt: [UInt8], to: PeerAddress, solicits: Bool = true, nowMs: UInt64, rng: inout SplitMix, stats: inout GossipStats
+    ) -> [Action] {
         switch sessions.sealCurrent(to, pt, solicits: solicits, nowMs: nowMs, maxQueued: limitsConfig.maxQueuedPerPeer) {
         case .frame(let frame)?: return [.emit(frame, to: to)]
         case .queued?, .failed?: return []

@@ -61,8 +61,8 @@ enum Frame {
 /// 1...2^64-2), so a frame carrying them is refused before decryption.
 struct ReplayWindow: Sendable, Equatable {
     static let size: UInt64 = 64
-    private(set) var highest: UInt64 = 0   // 0: nothing accepted yet (0 is never valid)
-    private(set) var bitmap: UInt64 = 0    // bit i: counter (highest - i) accepted
+    private(set) var highest: UInt64 = 0  // 0: nothing accepted yet (0 is never valid)
+    private(set) var bitmap: UInt64 = 0  // bit i: counter (highest - i) accepted
 
     static func isValid(_ c: UInt64) -> Bool { c != 0 && c != .max }
 
@@ -135,7 +135,7 @@ struct Session: Sendable {
     init(initiatorWith localKx: KxKeyPair, nowMs: UInt64) {
         role = .initiator; self.localKx = localKx; createdMs = nowMs
         phase = .awaitingWelcome(hello: Frame.helloFrame(publicKey: localKx.publicKey, cookie: nil), attempts: 1, sentAtMs: nowMs)
-        proof = .proven   // an initiator sends only what it chose to; only a responder is budgeted
+        proof = .proven  // an initiator sends only what it chose to; only a responder is budgeted
     }
 
     /// A responder to a HELLO of `helloBytes` bytes carrying `clientKey`: keyed at once, its
@@ -206,9 +206,11 @@ struct Session: Sendable {
         let counter = k.sendCounter
         phase = .keyed(k)
         let header = Frame.DataHeader(counter: counter), nonce = Frame.Nonce(counter: counter)
-        return withUnsafeBytes(of: header) { h in withUnsafeBytes(of: nonce) { n in
-            try? AEAD.sealFrame(header: h, plaintext, nonce: n, key: k.tx)
-        } }
+        return withUnsafeBytes(of: header) { h in
+            withUnsafeBytes(of: nonce) { n in
+                try? AEAD.sealFrame(header: h, plaintext, nonce: n, key: k.tx)
+            }
+        }
     }
 
     enum OpenResult { case plaintext([UInt8]), replay, failed }
@@ -220,7 +222,9 @@ struct Session: Sendable {
         let counter = Frame.counter(of: datagram)
         guard k.replay.mayAccept(counter) else { return .replay }
         let nonce = Frame.Nonce(counter: counter)
-        guard let pt = withUnsafeBytes(of: nonce, { n in try? AEAD.open(frame: datagram, headerCount: Frame.dataHeader, nonce: n, key: k.rx) })
+        guard
+            let pt = withUnsafeBytes(
+                of: nonce, { n in try? AEAD.open(frame: datagram, headerCount: Frame.dataHeader, nonce: n, key: k.rx) })
         else { return .failed }
         k.replay.accept(counter)
         phase = .keyed(k)

@@ -134,16 +134,24 @@ struct SessionTable: Sendable {
         var i = slots.startIndex
         while i != slots.endIndex {
             if slots.values[i].current.established, let since = slots.values[i].current.unansweredSinceMs,
-               nowMs >= since, nowMs - since >= silentMs {
+                nowMs >= since, nowMs - since >= silentMs
+            {
                 changes.append((slots.keys[i], .silent))
             } else {
                 if slots.values[i].current.established, let since = slots.values[i].current.unansweredSinceMs { due(since &+ silentMs) }
                 if let pending = slots.values[i].pending {
-                    if pending.age(nowMs) >= unprovenMs { changes.append((slots.keys[i], .pending)) } else { due(pending.createdMs &+ unprovenMs) }
+                    if pending.age(nowMs) >= unprovenMs {
+                        changes.append((slots.keys[i], .pending))
+                    } else {
+                        due(pending.createdMs &+ unprovenMs)
+                    }
                 }
                 if !slots.values[i].current.isInitiator, slots.values[i].current.unproven {
-                    if slots.values[i].current.age(nowMs) >= unprovenMs { changes.append((slots.keys[i], .current)) }
-                    else { due(slots.values[i].current.createdMs &+ unprovenMs) }
+                    if slots.values[i].current.age(nowMs) >= unprovenMs {
+                        changes.append((slots.keys[i], .current))
+                    } else {
+                        due(slots.values[i].current.createdMs &+ unprovenMs)
+                    }
                 }
             }
             slots.formIndex(after: &i)

@@ -40,7 +40,8 @@ extension GossipEngine {
     /// Sends our own new op along the stem (or spreads it when there is no stem link).
     mutating func stemOrFluff(_ op: SignedOp, except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         guard config.stemFluff < 1, spread.stem.embargo.count < StemState.embargoCapacity,
-              let relay = stemRelay(for: op, nowMs: nowMs, replica: replica), relay != except else {
+            let relay = stemRelay(for: op, nowMs: nowMs, replica: replica), relay != except
+        else {
             // To every tree link, the stem node we had it from included: it holds the op under
             // embargo and may be our only tree edge to the nodes behind it.
             fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out)

@@ -48,8 +48,10 @@ struct AddressLimits: Sendable {
             return Self.take(&buckets.values[i], bytes: bytes, nowMs: nowMs)
         }
         if buckets.count >= capacity { evict(nowMs: nowMs) }
-        var fresh = (datagrams: TokenBucket(rate: datagramsPerSecond, burst: datagramsPerSecond, nowMs: nowMs),
-                     bytes: TokenBucket(rate: bytesPerSecond, burst: bytesPerSecond, nowMs: nowMs))
+        var fresh = (
+            datagrams: TokenBucket(rate: datagramsPerSecond, burst: datagramsPerSecond, nowMs: nowMs),
+            bytes: TokenBucket(rate: bytesPerSecond, burst: bytesPerSecond, nowMs: nowMs)
+        )
         let ok = Self.take(&fresh, bytes: bytes, nowMs: nowMs)
         buckets[address] = fresh
         return ok

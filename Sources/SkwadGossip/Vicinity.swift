@@ -59,9 +59,12 @@ extension GossipEngine {
         // A cell no finer than a stranger's (a declining `NeighborReply`, a shuffle answer to
         // a stranger) places nobody among our nearest.
         guard !Self.isCoarse(peerInfo.cell) else { return }
-        peers.offerVicinity(peer, VicinityEntry(info: peerInfo, distance: info.distance(to: peerInfo.place), lastHeardMs: heard ? nowMs : 0,
-                                                exchangedMs: answered ? nowMs : 0),
-                            answered: answered)
+        peers.offerVicinity(
+            peer,
+            VicinityEntry(
+                info: peerInfo, distance: info.distance(to: peerInfo.place), lastHeardMs: heard ? nowMs : 0,
+                exchangedMs: answered ? nowMs : 0),
+            answered: answered)
     }
 
     /// Our own cell changed: distances change with it.
@@ -78,7 +81,9 @@ extension GossipEngine {
     func vicinitySample(for target: Geohash.Cell?, excluding: PeerAddress, limit: Int? = nil) -> [PeerRef] {
         guard let target else { return [] }
         var known: [(Double, PeerAddress, String)] = []
-        for (p, e) in peers.vicinity where p != excluding { if let c = e.info.cell, let pl = e.info.place { known.append((pl.center.distance(to: target.center), p, c)) } }
+        for (p, e) in peers.vicinity where p != excluding {
+            if let c = e.info.cell, let pl = e.info.place { known.append((pl.center.distance(to: target.center), p, c)) }
+        }
         for (p, st) in peers.active where p != excluding && peers.vicinity[p] == nil && peers.muted[p] == nil {
             if let c = st.info.cell, let pl = st.info.place { known.append((pl.center.distance(to: target.center), p, c)) }
         }
@@ -158,17 +163,18 @@ extension GossipEngine {
             membership.vicinityCautiousTurn.toggle()
             cautious = membership.vicinityCautiousTurn
         }
-        guard let (peer, entry) = peers.vicinity.filter({ $0.value.askedMs == nil })
-            .min(by: { a, b in
-                if cautious && (a.value.lastHeardMs == 0) != (b.value.lastHeardMs == 0) { return a.value.lastHeardMs > 0 }
-                if a.value.exchangedMs != b.value.exchangedMs { return a.value.exchangedMs < b.value.exchangedMs }
-                if a.value.exchangedMs == 0 {
-                    let sa = peers.isSuspectName(a.value), sb = peers.isSuspectName(b.value)
-                    if sa != sb { return sb }
-                    if a.value.distance != b.value.distance { return a.value.distance < b.value.distance }
-                }
-                return a.key < b.key
-            })
+        guard
+            let (peer, entry) = peers.vicinity.filter({ $0.value.askedMs == nil })
+                .min(by: { a, b in
+                    if cautious && (a.value.lastHeardMs == 0) != (b.value.lastHeardMs == 0) { return a.value.lastHeardMs > 0 }
+                    if a.value.exchangedMs != b.value.exchangedMs { return a.value.exchangedMs < b.value.exchangedMs }
+                    if a.value.exchangedMs == 0 {
+                        let sa = peers.isSuspectName(a.value), sb = peers.isSuspectName(b.value)
+                        if sa != sb { return sb }
+                        if a.value.distance != b.value.distance { return a.value.distance < b.value.distance }
+                    }
+                    return a.key < b.key
+                })
         else { return }
         peers[vicinity: peer]?.askedMs = nowMs
         send(vicinityMessage(for: entry.info.place, to: peer, reply: false), to: peer, nowMs: nowMs, into: &out)
@@ -249,7 +255,8 @@ extension GossipEngine {
     mutating func fencesNeedingContact(_ replica: Replica, nowMs: UInt64) -> [Geofence] {
         // A link that never took part in reconciliation, or leaves our rounds unanswered (a
         // liar claiming a cell inside the fence, a silent dropper), is no contact there.
-        let near = peers.active.filter { isContact($0.key) }.compactMap(\.value.info.place)
+        let near =
+            peers.active.filter { isContact($0.key) }.compactMap(\.value.info.place)
             + peers.vicinity.filter { $0.value.lastHeardMs > 0 && isContact($0.key) }.compactMap(\.value.info.place)
         // `inside[i]`: our cell lies inside the fence of `live[i]` (cached; false without a cell).
         let (live, inside) = spread.packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
@@ -289,9 +296,10 @@ extension GossipEngine {
                 peers.addRemote(peer, VicinityEntry(info: peerInfo, distance: 0, lastHeardMs: nowMs))
             }
         } else if peers.active[peer] == nil, peers.vicinity[peer] == nil,
-                  membership.farFences.contains(where: { f in
-                      place.center.distance(to: f.center) < info.distance(to: Geohash.decode(cellOf: f.center))
-                  }) {
+            membership.farFences.contains(where: { f in
+                place.center.distance(to: f.center) < info.distance(to: Geohash.decode(cellOf: f.center))
+            })
+        {
             addPassive(peer, cell: peerInfo.cell, nowMs: nowMs)
         }
     }
@@ -329,8 +337,9 @@ extension GossipEngine {
             for (p, e) in peers.vicinity { consider(p, e.info.cell) }
             for (p, c) in peers.passive { consider(p, c) }
             guard let (_, hop) = best else { continue }
-            let m = vicinityMessage(for: Geohash.decode(cellOf: fence.center), to: hop, reply: false,
-                                    targetCell: Geohash.encode(fence.center, precision: 7))
+            let m = vicinityMessage(
+                for: Geohash.decode(cellOf: fence.center), to: hop, reply: false,
+                targetCell: Geohash.encode(fence.center, precision: 7))
             peers.noteHopAsked(hop, nowMs: nowMs, capacity: Self.remoteHopCapacity)
             send(m, to: hop, nowMs: nowMs, into: &out)
         }

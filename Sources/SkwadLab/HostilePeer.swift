@@ -39,7 +39,8 @@ public struct HostilePeer: Sendable {
     public mutating func accept(_ frame: [UInt8]) -> Bool {
         let echo = Blake2b.hash(kx.publicKey, outputCount: 16)
         if frame.count == Self.welcomeSize, frame.starts(with: Self.header(2)), Array(frame[36..<52]) == echo,
-           let keys = try? kx.clientSessionKeys(serverPublicKey: Array(frame[4..<36])) {
+            let keys = try? kx.clientSessionKeys(serverPublicKey: Array(frame[4..<36]))
+        {
             tx = keys.tx; rx = keys.rx; counter = 0
             return true
         }
@@ -90,14 +91,18 @@ public struct HostilePeer: Sendable {
     }
 
     /// Delivers one sealed message; returns what the engine answered.
-    public mutating func send(_ plaintext: [UInt8], to engine: inout GossipEngine, nowMs: UInt64, replica: inout Replica) -> [GossipDirective] {
+    public mutating func send(
+        _ plaintext: [UInt8], to engine: inout GossipEngine, nowMs: UInt64, replica: inout Replica
+    ) -> [GossipDirective] {
         engine.receive(datagram: seal(plaintext), from: address, nowMs: nowMs, replica: &replica)
     }
 
     /// HELLOs with fresh keys from `count` addresses made by `address(i)`; returns every
     /// directive the engine answered.
-    public static func sprayHellos(count: Int, address: (Int) -> PeerAddress, into engine: inout GossipEngine, nowMs: UInt64,
-                                   replica: inout Replica, seed: UInt64 = 1) -> [GossipDirective] {
+    public static func sprayHellos(
+        count: Int, address: (Int) -> PeerAddress, into engine: inout GossipEngine, nowMs: UInt64,
+        replica: inout Replica, seed: UInt64 = 1
+    ) -> [GossipDirective] {
         var r = SplitMix(seed: seed)
         var out: [GossipDirective] = []
         for i in 0..<count {

@@ -1,9 +1,9 @@
 import SkwadGossip
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Sprays a UDP port on loopback from many source addresses and ports with HELLOs (fresh
@@ -63,8 +63,11 @@ public struct UDPSprayer: Sendable {
             let k = nextAddress % max(1, addresses)
             nextAddress += 1
             var src = Self.inet(0, UInt8(k / 254), UInt8(1 + k % 254), port: 0)
-            let ok = withUnsafePointer(to: &src) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            let ok = withUnsafePointer(to: &src) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
             guard ok == 0 else { r.bindErrors += 1; close(fd); return nil }
             var bound = sockaddr_in(); var len = socklen_t(MemoryLayout<sockaddr_in>.size)
             _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
@@ -99,8 +102,13 @@ public struct UDPSprayer: Sendable {
                 d = rng.bytes(1 + Int(rng.next() % 600))
                 r.junk += 1
             }
-            let sent = d.withUnsafeBytes { buf in withUnsafePointer(to: &target) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                sendto(ring[slot].fd, buf.baseAddress, buf.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } }
+            let sent = d.withUnsafeBytes { buf in
+                withUnsafePointer(to: &target) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        sendto(ring[slot].fd, buf.baseAddress, buf.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+            }
             if sent < 0 { r.sendErrors += 1 }
             r.datagrams += 1
             ring[slot].left -= 1

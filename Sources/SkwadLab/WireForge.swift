@@ -28,15 +28,23 @@ public enum WireForge {
         message(2, field(1, bytes: peer(joiner, cell: cell)) + field(2, varint: UInt64(ttl)))
     }
     public static func neighbor(highPriority: Bool, cell: String, origin: String = "", ttl: UInt32 = 0) -> [UInt8] {
-        message(3, field(1, varint: highPriority ? 1 : 0) + field(2, bytes: nodeInfo(cell: cell)) + field(3, string: origin)
+        message(
+            3,
+            field(1, varint: highPriority ? 1 : 0) + field(2, bytes: nodeInfo(cell: cell)) + field(3, string: origin)
                 + field(4, varint: UInt64(ttl)))
     }
     public static func shuffle(origin: String, cell: String, ttl: UInt32, peers: [(String, String)]) -> [UInt8] {
-        message(6, field(1, bytes: peer(origin, cell: cell)) + field(2, varint: UInt64(ttl))
+        message(
+            6,
+            field(1, bytes: peer(origin, cell: cell)) + field(2, varint: UInt64(ttl))
                 + peers.flatMap { field(3, bytes: peer($0.0, cell: $0.1)) })
     }
-    public static func ping(seq: UInt64, cell: String) -> [UInt8] { message(8, field(1, varint: seq) + field(2, bytes: nodeInfo(cell: cell))) }
-    public static func ack(seq: UInt64, cell: String) -> [UInt8] { message(9, field(1, varint: seq) + field(2, bytes: nodeInfo(cell: cell))) }
+    public static func ping(seq: UInt64, cell: String) -> [UInt8] {
+        message(8, field(1, varint: seq) + field(2, bytes: nodeInfo(cell: cell)))
+    }
+    public static func ack(seq: UInt64, cell: String) -> [UInt8] {
+        message(9, field(1, varint: seq) + field(2, bytes: nodeInfo(cell: cell)))
+    }
     public static func ops(_ envelopes: [[UInt8]]) -> [UInt8] { message(12, envelopes.flatMap { field(1, bytes: $0) }) }
     public static func ihave(_ ids: [[UInt8]]) -> [UInt8] { message(13, ids.flatMap { field(1, bytes: $0) }) }
     public static func interest(cell: String) -> [UInt8] { message(17, nodeInfo(cell: cell)) }

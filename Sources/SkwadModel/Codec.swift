@@ -92,7 +92,9 @@ extension OpBody {
         version = m.version
         hlc = HLC(raw: m.hlc)
         stamp = m.stamp
-        if m.location.isEmpty { location = nil } else {
+        if m.location.isEmpty {
+            location = nil
+        } else {
             guard m.location.utf8.count <= Limits.maxGeohash, (try? Geohash.decode(m.location)) != nil else {
                 throw ModelError.malformed("location claim is not a geohash cell")
             }
@@ -113,16 +115,20 @@ extension OpBody {
                 }
                 fence = Geofence(center: c, radiusMeters: Double(x.fence.radiusM))
             }
-            kind = .createPack(CreatePack(name: x.name, tags: x.tags, color: x.color, fence: fence, locked: x.locked,
-                                          nonce: [UInt8](x.nonce), powBits: x.powBits, hideScore: x.hideScore,
-                                          inviteOnly: x.inviteOnly, sealedMeta: [UInt8](x.sealedMeta)))
+            kind = .createPack(
+                CreatePack(
+                    name: x.name, tags: x.tags, color: x.color, fence: fence, locked: x.locked,
+                    nonce: [UInt8](x.nonce), powBits: x.powBits, hideScore: x.hideScore,
+                    inviteOnly: x.inviteOnly, sealedMeta: [UInt8](x.sealedMeta)))
         case .post(let x)?:
             packID = try Self.id(m.packID, "pack id")
             kind = .post(Post(title: x.title, body: x.body, tags: x.tags, ask: x.ask))
         case .comment(let x)?:
             packID = try Self.id(m.packID, "pack id")
-            kind = .comment(Comment(post: try Self.id(x.post, "comment post"),
-                                    parent: x.parent.isEmpty ? nil : try Self.id(x.parent, "comment parent"), body: x.body))
+            kind = .comment(
+                Comment(
+                    post: try Self.id(x.post, "comment post"),
+                    parent: x.parent.isEmpty ? nil : try Self.id(x.parent, "comment parent"), body: x.body))
         case .vote(let x)?:
             packID = try Self.id(m.packID, "pack id")
             kind = .vote(Vote(target: try Self.id(x.target, "vote target"), value: x.value))
@@ -131,15 +137,19 @@ extension OpBody {
             kind = .delete(Delete(target: try Self.id(x.target, "delete target")))
         case .editPack(let x)?:
             packID = try Self.id(m.packID, "pack id")
-            kind = .editPack(EditPack(name: x.hasName ? x.name : nil, color: x.hasColor ? x.color : nil,
-                                      tags: x.setTags ? x.tags : nil))
+            kind = .editPack(
+                EditPack(
+                    name: x.hasName ? x.name : nil, color: x.hasColor ? x.color : nil,
+                    tags: x.setTags ? x.tags : nil))
         case .moderate(let x)?:
             packID = try Self.id(m.packID, "pack id")
             kind = .moderate(Moderate(target: try Self.id(x.target, "moderate target"), hidden: x.hidden, reason: x.reason))
         case .edit(let x)?:
             packID = try Self.id(m.packID, "pack id")
-            kind = .edit(Edit(target: try Self.id(x.target, "edit target"), title: x.hasTitle ? x.title : nil,
-                              body: x.hasBody ? x.body : nil))
+            kind = .edit(
+                Edit(
+                    target: try Self.id(x.target, "edit target"), title: x.hasTitle ? x.title : nil,
+                    body: x.hasBody ? x.body : nil))
         case .report(let x)?:
             packID = try Self.id(m.packID, "pack id")
             kind = .report(Report(sealed: x.sealed.map { [UInt8]($0) }))
@@ -243,9 +253,13 @@ extension ReportContent {
     public init(serialized bytes: [UInt8]) throws {
         guard bytes.count <= Limits.maxReportPlain else { throw ModelError.tooLarge("report content is \(bytes.count) bytes") }
         let m: Skwad_V1_ReportContent
-        do { m = try Skwad_V1_ReportContent(serializedBytes: bytes) } catch { throw ModelError.malformed("report content is not valid protobuf") }
+        do { m = try Skwad_V1_ReportContent(serializedBytes: bytes) } catch {
+            throw ModelError.malformed("report content is not valid protobuf")
+        }
         guard m.target.count == OpID.byteCount else { throw ModelError.malformed("report target must be 32 bytes") }
-        guard !m.reason.isEmpty, m.reason.utf8.count <= Limits.maxReason else { throw ModelError.malformed("report reason must be 1...\(Limits.maxReason) bytes") }
+        guard !m.reason.isEmpty, m.reason.utf8.count <= Limits.maxReason else {
+            throw ModelError.malformed("report reason must be 1...\(Limits.maxReason) bytes")
+        }
         target = OpID(unchecked: [UInt8](m.target)); reason = m.reason
     }
 }

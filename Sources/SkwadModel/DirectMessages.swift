@@ -87,8 +87,10 @@ extension DirectMessage {
     /// Signs `letter` with `sender` (its key must be `letter.sender`), pads it to the smallest
     /// size class that holds it, and seals it to the recipient's pseudonym. `carrier` is the
     /// one-off key that will sign the op.
-    public static func seal(_ letter: DirectLetter, signer sender: SigningKeyPair, pack: PackID,
-        carrier: PublicKey) throws -> DirectMessage {
+    public static func seal(
+        _ letter: DirectLetter, signer sender: SigningKeyPair, pack: PackID,
+        carrier: PublicKey
+    ) throws -> DirectMessage {
         guard sender.publicKey == letter.sender else { throw ModelError.invalid("the letter's sender is not the signing key") }
         try letter.check()
         return try sealUnchecked(letter, signer: sender, pack: pack, carrier: carrier)
@@ -96,8 +98,10 @@ extension DirectMessage {
 
     /// `seal` without its checks: what a hostile peer can write (a letter claiming a sender
     /// whose key did not sign it, an empty text). For attack tests.
-    public static func sealUnchecked(_ letter: DirectLetter, signer sender: SigningKeyPair, pack: PackID,
-        carrier: PublicKey) throws -> DirectMessage {
+    public static func sealUnchecked(
+        _ letter: DirectLetter, signer sender: SigningKeyPair, pack: PackID,
+        carrier: PublicKey
+    ) throws -> DirectMessage {
         let bytes = letter.serialized()
         var seal = Skwad_V1_DirectSeal()
         seal.letter = Data(bytes)
@@ -118,15 +122,19 @@ extension DirectMessage {
     /// by the caller, which knows the pack's genesis.
     public func open(with key: SigningKeyPair, pack: PackID, carrier: PublicKey) -> DirectLetter? {
         guard let pk = try? key.publicKey.curve25519(), let sk = try? key.curve25519SecretKey(),
-              let plain = try? SealedBox.open(sealed, publicKey: pk, secretKey: sk), plain.count >= 2 else { return nil }
+            let plain = try? SealedBox.open(sealed, publicKey: pk, secretKey: sk), plain.count >= 2
+        else { return nil }
         let n = Int(plain[0]) << 8 | Int(plain[1])
         guard n <= plain.count - 2, plain[(2 + n)...].allSatisfy({ $0 == 0 }),
-              let seal = try? Skwad_V1_DirectSeal(serializedBytes: Array(plain[2..<(2 + n)])),
-              let letter = try? DirectLetter(serialized: [UInt8](seal.letter)),
-              letter.recipient == key.publicKey, letter.sender != key.publicKey,
-              letter.sender.verify(signature: [UInt8](seal.signature),
-                                   message: DirectLetter.signedBytes([UInt8](seal.letter), pack: pack,
-                                       carrier: carrier)) else { return nil }
+            let seal = try? Skwad_V1_DirectSeal(serializedBytes: Array(plain[2..<(2 + n)])),
+            let letter = try? DirectLetter(serialized: [UInt8](seal.letter)),
+            letter.recipient == key.publicKey, letter.sender != key.publicKey,
+            letter.sender.verify(
+                signature: [UInt8](seal.signature),
+                message: DirectLetter.signedBytes(
+                    [UInt8](seal.letter), pack: pack,
+                    carrier: carrier))
+        else { return nil }
         return letter
     }
 }

@@ -136,8 +136,9 @@ public enum Geohash {
                 even.toggle()
             }
         }
-        return Cell(center: GeoPoint(unchecked: (latR.0 + latR.1) / 2, (lonR.0 + lonR.1) / 2),
-                    latError: (latR.1 - latR.0) / 2, lonError: (lonR.1 - lonR.0) / 2)
+        return Cell(
+            center: GeoPoint(unchecked: (latR.0 + latR.1) / 2, (lonR.0 + lonR.1) / 2),
+            latError: (latR.1 - latR.0) / 2, lonError: (lonR.1 - lonR.0) / 2)
     }
 }
 

@@ -79,7 +79,9 @@ public struct JoinCode: Equatable, Sendable {
         if epoch > 0 {
             guard body.count >= at + 32 + 1 else { throw ModelError.malformed("join code is too short for its epoch") }
             genesisKey = Array(body[at..<(at + 32)]); at += 32
-        } else { genesisKey = nil }
+        } else {
+            genesisKey = nil
+        }
         guard let a = Self.decodeAddress(Array(body[at...])) else { throw ModelError.malformed("join code: bad member address") }
         address = a
     }

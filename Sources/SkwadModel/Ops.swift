@@ -16,8 +16,10 @@ public struct OpBody: Hashable, Sendable {
     public var stamp: UInt64
     public var kind: OpKind
 
-    public init(version: UInt32 = wireVersion, packID: PackID?, author: PublicKey, hlc: HLC,
-                location: String? = nil, stamp: UInt64 = 0, kind: OpKind) {
+    public init(
+        version: UInt32 = wireVersion, packID: PackID?, author: PublicKey, hlc: HLC,
+        location: String? = nil, stamp: UInt64 = 0, kind: OpKind
+    ) {
         self.version = version; self.packID = packID; self.author = author; self.hlc = hlc
         self.location = location; self.stamp = stamp; self.kind = kind
     }
@@ -88,9 +90,11 @@ public struct CreatePack: Hashable, Sendable {
     public var inviteOnly: Bool
     public var sealedMeta: [UInt8]
 
-    public init(name: String, tags: [String] = [], color: String = "", fence: Geofence? = nil,
-                locked: Bool = false, nonce: [UInt8], powBits: UInt32 = 0, hideScore: UInt32 = 0,
-                inviteOnly: Bool = false, sealedMeta: [UInt8] = []) {
+    public init(
+        name: String, tags: [String] = [], color: String = "", fence: Geofence? = nil,
+        locked: Bool = false, nonce: [UInt8], powBits: UInt32 = 0, hideScore: UInt32 = 0,
+        inviteOnly: Bool = false, sealedMeta: [UInt8] = []
+    ) {
         self.name = name; self.tags = tags; self.color = color; self.fence = fence
         self.locked = locked; self.nonce = nonce; self.powBits = powBits; self.hideScore = hideScore
         self.inviteOnly = inviteOnly; self.sealedMeta = sealedMeta

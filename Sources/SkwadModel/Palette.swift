@@ -18,7 +18,7 @@ public enum Palette {
         Color(name: "green", sgr: "38;5;34"), Color(name: "teal", sgr: "38;5;37"),
         Color(name: "cyan", sgr: "38;5;51"), Color(name: "blue", sgr: "38;5;33"),
         Color(name: "purple", sgr: "38;5;129"), Color(name: "magenta", sgr: "38;5;201"),
-        Color(name: "pink", sgr: "38;5;211"), Color(name: "brown", sgr: "38;5;130"),
+        Color(name: "pink", sgr: "38;5;211"), Color(name: "brown", sgr: "38;5;130")
     ]
 
     public static var names: [String] { colors.map(\.name) }

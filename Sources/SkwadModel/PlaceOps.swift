@@ -24,9 +24,11 @@ public struct Place: Hashable, Sendable {
     /// The landlord's pseudonym in this pack: the one key whose replies count.
     public var landlordKey: PublicKey?
 
-    public init(target: OpID? = nil, address: String, city: String = "", zip: String = "", landlord: String = "",
-                rentMin: UInt32 = 0, rentMax: UInt32 = 0, beds: UInt32 = 0, bathsHalf: UInt32 = 0, termMonths: UInt32 = 0,
-                cell: String? = nil, landlordKey: PublicKey? = nil) {
+    public init(
+        target: OpID? = nil, address: String, city: String = "", zip: String = "", landlord: String = "",
+        rentMin: UInt32 = 0, rentMax: UInt32 = 0, beds: UInt32 = 0, bathsHalf: UInt32 = 0, termMonths: UInt32 = 0,
+        cell: String? = nil, landlordKey: PublicKey? = nil
+    ) {
         self.target = target; self.address = address; self.city = city; self.zip = zip; self.landlord = landlord
         self.rentMin = rentMin; self.rentMax = rentMax; self.beds = beds; self.bathsHalf = bathsHalf
         self.termMonths = termMonths; self.cell = cell; self.landlordKey = landlordKey
@@ -48,8 +50,10 @@ public struct Review: Hashable, Sendable {
     /// A name shown with the review (the reviewer chose not to be anonymous); empty: none.
     public var name: String
 
-    public init(place: OpID, overallHalf: UInt32, location: UInt32, management: UInt32, amenities: UInt32,
-                again: Bool, text: String = "", name: String = "") {
+    public init(
+        place: OpID, overallHalf: UInt32, location: UInt32, management: UInt32, amenities: UInt32,
+        again: Bool, text: String = "", name: String = ""
+    ) {
         self.place = place; self.overallHalf = overallHalf; self.location = location; self.management = management
         self.amenities = amenities; self.again = again; self.text = text; self.name = name
     }
@@ -79,13 +83,17 @@ extension Place {
         target = x.target.isEmpty ? nil : try Self.id(x.target, "place target")
         address = x.address; city = x.city; zip = x.zip; landlord = x.landlord
         rentMin = x.rentMin; rentMax = x.rentMax; beds = x.beds; bathsHalf = x.bathsHalf; termMonths = x.termMonths
-        if x.cell.isEmpty { cell = nil } else {
+        if x.cell.isEmpty {
+            cell = nil
+        } else {
             guard x.cell.utf8.count <= Limits.maxGeohash, (try? Geohash.decode(x.cell)) != nil else {
                 throw ModelError.malformed("place cell is not a geohash cell")
             }
             cell = x.cell
         }
-        if x.landlordKey.isEmpty { landlordKey = nil } else {
+        if x.landlordKey.isEmpty {
+            landlordKey = nil
+        } else {
             guard x.landlordKey.count == PublicKey.byteCount, let k = try? PublicKey(bytes: [UInt8](x.landlordKey)) else {
                 throw ModelError.malformed("landlord key must be 32 bytes")
             }

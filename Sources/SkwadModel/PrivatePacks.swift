@@ -72,12 +72,14 @@ public enum PrivatePack {
     /// and what is inside is within the limits of a public genesis; nil otherwise.
     public static func openMeta(_ c: CreatePack, key: [UInt8]) -> CreatePack? {
         guard c.inviteOnly, c.sealedMeta.count > AEAD.nonceCount,
-              let plain = try? AEAD.open(Array(c.sealedMeta[AEAD.nonceCount...]), additionalData: metaAD(c.nonce),
-                                         nonce: Array(c.sealedMeta[..<AEAD.nonceCount]), key: key),
-              let m = try? Skwad_V1_PackMeta(serializedBytes: plain),
-              !m.name.trimmingWhitespace().isEmpty, m.name.utf8.count <= Limits.maxPackName,
-              m.tags.count <= Limits.maxTags, m.tags.allSatisfy({ !$0.isEmpty && $0.utf8.count <= Limits.maxTag }),
-              m.color.utf8.count <= Limits.maxColor else { return nil }
+            let plain = try? AEAD.open(
+                Array(c.sealedMeta[AEAD.nonceCount...]), additionalData: metaAD(c.nonce),
+                nonce: Array(c.sealedMeta[..<AEAD.nonceCount]), key: key),
+            let m = try? Skwad_V1_PackMeta(serializedBytes: plain),
+            !m.name.trimmingWhitespace().isEmpty, m.name.utf8.count <= Limits.maxPackName,
+            m.tags.count <= Limits.maxTags, m.tags.allSatisfy({ !$0.isEmpty && $0.utf8.count <= Limits.maxTag }),
+            m.color.utf8.count <= Limits.maxColor
+        else { return nil }
         var out = c
         out.name = m.name; out.tags = m.tags; out.color = m.color
         return out
@@ -115,8 +117,11 @@ extension Sealed {
         let padded = (plain.count + Limits.sealedPad - 1) / Limits.sealedPad * Limits.sealedPad
         plain += [UInt8](repeating: 0, count: padded - plain.count)
         let nonce = SecureRandom.bytes(AEAD.nonceCount)
-        let box = nonce + (try AEAD.seal(plain, additionalData: associatedData(pack: pack, author: author, epoch: epoch),
-                                          nonce: nonce, key: key))
+        let box =
+            nonce
+            + (try AEAD.seal(
+                plain, additionalData: associatedData(pack: pack, author: author, epoch: epoch),
+                nonce: nonce, key: key))
         guard box.count <= Limits.maxSealedBox else {
             throw ModelError.tooLarge("sealed op of \(box.count) bytes, limit \(Limits.maxSealedBox)")
         }
@@ -127,16 +132,20 @@ extension Sealed {
     /// is zeros, and the kind is one that may be sealed and within the limits; nil otherwise.
     public func open(key: [UInt8], pack: PackID, author: PublicKey, hlc: HLC) -> OpKind? {
         guard box.count >= Limits.minSealedBox,
-              let plain = try? AEAD.open(Array(box[AEAD.nonceCount...]),
-                                         additionalData: Self.associatedData(pack: pack, author: author, epoch: epoch),
-                                         nonce: Array(box[..<AEAD.nonceCount]), key: key), plain.count >= 2 else { return nil }
+            let plain = try? AEAD.open(
+                Array(box[AEAD.nonceCount...]),
+                additionalData: Self.associatedData(pack: pack, author: author, epoch: epoch),
+                nonce: Array(box[..<AEAD.nonceCount]), key: key), plain.count >= 2
+        else { return nil }
         let n = Int(plain[0]) << 8 | Int(plain[1])
         guard n <= plain.count - 2, plain[(2 + n)...].allSatisfy({ $0 == 0 }),
-              var m = try? Skwad_V1_OpBody(serializedBytes: Array(plain[2..<(2 + n)])),
-              m.version == 0, m.packID.isEmpty, m.author.isEmpty, m.hlc == 0, m.stamp == 0, m.location.isEmpty else { return nil }
+            var m = try? Skwad_V1_OpBody(serializedBytes: Array(plain[2..<(2 + n)])),
+            m.version == 0, m.packID.isEmpty, m.author.isEmpty, m.hlc == 0, m.stamp == 0, m.location.isEmpty
+        else { return nil }
         m.version = wireVersion; m.packID = Data(pack.bytes); m.author = Data(author.bytes); m.hlc = hlc.raw
         guard let bytes = try? m.serializedData(), let body = try? OpBody(serialized: [UInt8](bytes)),
-              body.kind.mayBeSealed, (try? Validation.check(body)) != nil else { return nil }
+            body.kind.mayBeSealed, (try? Validation.check(body)) != nil
+        else { return nil }
         if case .delete(let d) = body.kind, d.target == pack { return nil }
         return body.kind
     }
@@ -144,7 +153,8 @@ extension Sealed {
     func check() throws {
         guard epoch <= Limits.maxPackEpoch else { throw ModelError.invalid("pack key epoch \(epoch) above \(Limits.maxPackEpoch)") }
         guard (Limits.minSealedBox...Limits.maxSealedBox).contains(box.count),
-              (box.count - AEAD.nonceCount - AEAD.tagCount) % Limits.sealedPad == 0 else {
+            (box.count - AEAD.nonceCount - AEAD.tagCount) % Limits.sealedPad == 0
+        else {
             throw ModelError.invalid("sealed op of \(box.count) bytes is not a size class")
         }
     }

@@ -140,7 +140,8 @@ public enum Validation {
         case .joined, .pick: break
         case .directMessage(let d):
             guard Limits.directSealedSizes.contains(d.sealed.count) else {
-                throw ModelError.invalid("a direct message is \(d.sealed.count) bytes, not one of the size classes \(Limits.directSealedSizes)")
+                throw ModelError.invalid(
+                    "a direct message is \(d.sealed.count) bytes, not one of the size classes \(Limits.directSealedSizes)")
             }
         }
     }

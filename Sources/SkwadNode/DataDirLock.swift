@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An exclusive `flock` on `<dataDir>/lock`, held while a node has its data directory open,
@@ -12,8 +12,9 @@ final class DataDirLock: Sendable {
 
     init(dataDir: String) throws {
         do {
-            try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: dataDir, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch { throw NodeError("cannot create data directory \(dataDir): \((error as NSError).localizedDescription)") }
         let path = dataDir + "/lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)

@@ -26,8 +26,9 @@ public enum IdentityTransfer {
             throw NodeError("\(dataDir) holds no identity yet (run a node there once, or import one)")
         }
         let master = try KeyFile.loadOrCreateMaster(dataDir: dataDir)
-        do { return prefix + Data(try PassphraseSeal.seal(master.bytes, passphrase: passphrase, work: work)).base64EncodedString() }
-        catch let e as PassphraseError { throw NodeError("\(e)") }
+        do {
+            return prefix + Data(try PassphraseSeal.seal(master.bytes, passphrase: passphrase, work: work)).base64EncodedString()
+        } catch let e as PassphraseError { throw NodeError("\(e)") }
     }
 
     /// Installs the identity that `text` seals into `dataDir`. Everything is checked before
@@ -41,9 +42,9 @@ public enum IdentityTransfer {
             throw NodeError("not a sealed identity: it starts with '\(prefix)' and is one line of base64 (copied whole?)")
         }
         let master: MasterSecret
-        do { master = try MasterSecret(bytes: try PassphraseSeal.open([UInt8](blob), passphrase: passphrase)) }
-        catch let e as PassphraseError { throw NodeError("\(e)") }
-        catch { throw NodeError("the sealed identity holds no 32-byte master key") }
+        do { master = try MasterSecret(bytes: try PassphraseSeal.open([UInt8](blob), passphrase: passphrase)) } catch let e
+            as PassphraseError
+        { throw NodeError("\(e)") } catch { throw NodeError("the sealed identity holds no 32-byte master key") }
 
         let fm = FileManager.default
         let path = dataDir + "/master.key"
@@ -55,11 +56,13 @@ public enum IdentityTransfer {
             let current = try KeyFile.loadOrCreateMaster(dataDir: dataDir)
             if current == master { return .unchanged }
             guard replace else {
-                throw NodeError("\(dataDir) already holds another identity; --replace keeps it as master.key.replaced-<time> and installs this one")
+                throw NodeError(
+                    "\(dataDir) already holds another identity; --replace keeps it as master.key.replaced-<time> and installs this one")
             }
             let kept = "master.key.replaced-\(nowSeconds)"
-            do { try fm.copyItem(atPath: path, toPath: dataDir + "/" + kept) }
-            catch { throw NodeError("cannot keep the current identity as \(kept): \((error as NSError).localizedDescription)") }
+            do { try fm.copyItem(atPath: path, toPath: dataDir + "/" + kept) } catch {
+                throw NodeError("cannot keep the current identity as \(kept): \((error as NSError).localizedDescription)")
+            }
             outcome = .replaced(keptAs: kept)
         }
         let temporary = path + ".importing"

@@ -28,7 +28,9 @@ enum KeyFile {
 
     /// An admin secret file holds a 64-hex-digit Ed25519 seed (see `skwad keygen`).
     static func loadAdmin(path: String) throws -> SigningKeyPair {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw NodeError("cannot read admin secret file \(path)") }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw NodeError("cannot read admin secret file \(path)")
+        }
         guard let seed = Hex.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)), let key = try? SigningKeyPair(seed: seed) else {
             throw NodeError("\(path) must hold a 64-hex-digit seed (make one with `skwad keygen`)")
         }

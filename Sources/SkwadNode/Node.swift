@@ -80,8 +80,10 @@ public actor Node {
         permissionNotice = FilePermissions.secure(dataDir: config.dataDir)
         var adminKeys = Set(config.adminKeys)
         if let admin { adminKeys.insert(admin.publicKey) }
-        replica = Replica(config: ReplicaConfig(adminKeys: adminKeys, maxFutureSkewMs: config.maxClockSkewMs,
-                                                pseudonymPowFloor: config.powFloors.pseudonym, genesisPowFloor: config.powFloors.genesis))
+        replica = Replica(
+            config: ReplicaConfig(
+                adminKeys: adminKeys, maxFutureSkewMs: config.maxClockSkewMs,
+                pseudonymPowFloor: config.powFloors.pseudonym, genesisPowFloor: config.powFloors.genesis))
         do {
             // A `.memory` store (the REPL fuzzer's per-input node; tests) is always a fresh copy of
             // the empty migrated template (`Store.init()`): there is nothing to load, and the five
@@ -142,10 +144,11 @@ public actor Node {
     }
 
     public func whoami() -> WhoAmI {
-        WhoAmI(nodeID: Hex.encode(Array(Blake2b.hash256(master.subkey("node-id")).prefix(4))), location: location,
-               cell: location.map { Geohash.encode($0, precision: config.geohashPrecision) }, dataDir: config.dataDir,
-               joinedPacks: joined.count, ops: replica.count, adminKey: admin?.publicKey.hex, listen: listenAddress,
-               reachable: listenAddress.map(Self.reachable) ?? [], lanBeacon: lan != nil)
+        WhoAmI(
+            nodeID: Hex.encode(Array(Blake2b.hash256(master.subkey("node-id")).prefix(4))), location: location,
+            cell: location.map { Geohash.encode($0, precision: config.geohashPrecision) }, dataDir: config.dataDir,
+            joinedPacks: joined.count, ops: replica.count, adminKey: admin?.publicKey.hex, listen: listenAddress,
+            reachable: listenAddress.map(Self.reachable) ?? [], lanBeacon: lan != nil)
     }
 
     /// Sets the self-reported location (kept in the store's settings).
@@ -173,16 +176,22 @@ public actor Node {
     /// `persona`: signs with the node's persona in the pack instead (NodeProfiles.swift).
     /// `here`: the op claims the user's cell at the node's geohash precision (a post's place,
     /// FireUp's `--here`), in a pack that is not locked (a locked pack's claim is its own).
-    func sign(_ kind: OpKind, in packID: PackID, persona: Bool = false, here: Bool = false) throws -> (op: SignedOp, changes: [LocalChange]) {
+    func sign(_ kind: OpKind, in packID: PackID, persona: Bool = false, here: Bool = false) throws -> (op: SignedOp, changes: [LocalChange])
+    {
         let nowMs = now()
-        guard let pack = replica.pack(packID), replica.isLive(packID, nowMs: nowMs) else { throw NodeError("that pack is gone (expired or deleted)") }
+        guard let pack = replica.pack(packID), replica.isLive(packID, nowMs: nowMs) else {
+            throw NodeError("that pack is gone (expired or deleted)")
+        }
         guard let key = persona ? personaKey(packID) : key(for: packID) else { throw NodeError("unknown pack") }
         try takeLocalBudget(key.publicKey, nowMs: nowMs)
         var changes: [LocalChange] = []
         let stamp: UInt64
-        if let s = persona ? personaStamp(packID) : stamps[packID] { stamp = s } else {
-            stamp = ProofOfWork.mint(genesisNonce: pack.genesis.createNonce, author: key.publicKey.bytes,
-                                     bits: Int(replica.config.pseudonymBits(pack.create.powBits)), progress: mintProgress)
+        if let s = persona ? personaStamp(packID) : stamps[packID] {
+            stamp = s
+        } else {
+            stamp = ProofOfWork.mint(
+                genesisNonce: pack.genesis.createNonce, author: key.publicKey.bytes,
+                bits: Int(replica.config.pseudonymBits(pack.create.powBits)), progress: mintProgress)
             mintProgress?(0)
             changes.append(persona ? .setting(Self.personaStampSetting(packID), String(stamp)) : .stamp(packID, stamp))
         }
@@ -190,15 +199,21 @@ public actor Node {
         if pack.locked {
             switch kind {
             case .post, .comment, .vote:
-                guard let here = location else { throw NodeError("pack '\(pack.create.name)' is locked to its area: set your location first (locate LAT,LON)") }
+                guard let here = location else {
+                    throw NodeError("pack '\(pack.create.name)' is locked to its area: set your location first (locate LAT,LON)")
+                }
                 guard let f = pack.fence else { break }
                 // The coarsest cell that proves "inside" (PROTOCOL §4): it says no more than that.
                 guard let cell = f.claim(for: here, finestPrecision: f.finestClaimPrecision) else {
                     let d = Int(here.distance(to: f.center))
                     if Double(d) > f.radiusMeters {
-                        throw NodeError("you are outside pack '\(pack.create.name)' (locked to \(Int(f.radiusMeters)) m around its centre; you are \(d) m away)")
+                        throw NodeError(
+                            "you are outside pack '\(pack.create.name)' (locked to \(Int(f.radiusMeters)) m around its centre; you are \(d) m away)"
+                        )
                     }
-                    throw NodeError("you are too near the edge of pack '\(pack.create.name)' to show you are inside (\(d) m from its centre, fence \(Int(f.radiusMeters)) m)")
+                    throw NodeError(
+                        "you are too near the edge of pack '\(pack.create.name)' to show you are inside (\(d) m from its centre, fence \(Int(f.radiusMeters)) m)"
+                    )
                 }
                 claim = cell
             default: break
@@ -209,7 +224,8 @@ public actor Node {
             claim = Geohash.encode(at, precision: config.geohashPrecision)
         }
         let kind = try sealIfPrivate(kind, pack: pack, author: key.publicKey)
-        let body = OpBody(packID: packID, author: key.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), location: claim, stamp: stamp, kind: kind)
+        let body = OpBody(
+            packID: packID, author: key.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), location: claim, stamp: stamp, kind: kind)
         do { return (try SignedOp.sign(body, with: key), changes) } catch { throw NodeError("\(error)") }
     }
 
@@ -265,7 +281,7 @@ public actor Node {
     public func purge() { purge(nowMs: now()) }
 
     func purge(nowMs: UInt64) {
-        let names = joinedPackNames()   // before the purge forgets them: for the inbox (NodeInbox.swift)
+        let names = joinedPackNames()  // before the purge forgets them: for the inbox (NodeInbox.swift)
         let stones = replica.purge(nowMs: nowMs)
         recordGone(stones, names: names, nowMs: nowMs)
         let forgotten = replica.expireTombstones(nowMs: nowMs)

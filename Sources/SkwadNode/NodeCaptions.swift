@@ -41,10 +41,13 @@ extension Node {
         var items: [InboxItem] = []
         for op in ops where replica.contains(op.id) {
             guard case .pick(let k) = op.body.kind, let caption = replica.op(k.caption),
-                  caption.author == key(for: caption.packID)?.publicKey, op.author != caption.author,
-                  let t = replica.thread(k.ask, nowMs: nowMs), t.post.picked == k.caption, t.post.author == op.author else { continue }
-            items.append(InboxItem(kind: .picked(ask: k.ask, caption: k.caption), packName: t.post.packName, about: t.post.title,
-                                   atMs: op.hlc.physicalMs))
+                caption.author == key(for: caption.packID)?.publicKey, op.author != caption.author,
+                let t = replica.thread(k.ask, nowMs: nowMs), t.post.picked == k.caption, t.post.author == op.author
+            else { continue }
+            items.append(
+                InboxItem(
+                    kind: .picked(ask: k.ask, caption: k.caption), packName: t.post.packName, about: t.post.title,
+                    atMs: op.hlc.physicalMs))
         }
         return items
     }

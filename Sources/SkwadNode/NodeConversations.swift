@@ -81,17 +81,22 @@ extension Node {
             var out: [ConversationSummary] = []
             for (key, entries) in all {
                 guard let last = entries.last else { continue }
-                out.append(ConversationSummary(pack: key.pack, packName: replica.pack(key.pack)?.create.name ?? "", peer: key.peer,
-                                               verified: state.verified.contains(ConversationState.verifiedKey(pack: key.pack,
-                                                   peer: key.peer)),
-                                               count: entries.count, last: last))
+                out.append(
+                    ConversationSummary(
+                        pack: key.pack, packName: replica.pack(key.pack)?.create.name ?? "", peer: key.peer,
+                        verified: state.verified.contains(
+                            ConversationState.verifiedKey(
+                                pack: key.pack,
+                                peer: key.peer)),
+                        count: entries.count, last: last))
             }
             return .list(out.sorted { ($0.last.atMs, $0.last.id) > ($1.last.atMs, $1.last.id) })
         }
         let (packID, peer) = try resolvePeer(ref)
-        return .thread(pack: packID, packName: replica.pack(packID)?.create.name ?? "", peer: peer,
-                       verified: state.verified.contains(ConversationState.verifiedKey(pack: packID, peer: peer)),
-                       entries: all.first { $0.key.pack == packID && $0.key.peer == peer }?.entries ?? [])
+        return .thread(
+            pack: packID, packName: replica.pack(packID)?.create.name ?? "", peer: peer,
+            verified: state.verified.contains(ConversationState.verifiedKey(pack: packID, peer: peer)),
+            entries: all.first { $0.key.pack == packID && $0.key.peer == peer }?.entries ?? [])
     }
 
     /// The safety number of your pseudonym and `ref`'s in their pack; `confirm` marks it
@@ -106,8 +111,9 @@ extension Node {
             }
         }
         let verified = conversationState().verified.contains(ConversationState.verifiedKey(pack: packID, peer: peer))
-        return SafetyView(pack: packID, packName: replica.pack(packID)?.create.name ?? "", me: me.publicKey, peer: peer,
-                          number: SafetyNumber.of(me.publicKey, peer, pack: packID), verified: verified)
+        return SafetyView(
+            pack: packID, packName: replica.pack(packID)?.create.name ?? "", me: me.publicKey, peer: peer,
+            number: SafetyNumber.of(me.publicKey, peer, pack: packID), verified: verified)
     }
 
     // MARK: arrivals
@@ -140,8 +146,9 @@ extension Node {
                     if l.letter.isReceipt {
                         for a in l.letter.acks where sent.contains(a) { out.append(.conversation(.delivered(id: a, peer: l.sender))) }
                     } else {
-                        let entry = ConversationEntry(id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
-                                                      atMs: l.hlc.physicalMs, delivered: false)
+                        let entry = ConversationEntry(
+                            id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
+                            atMs: l.hlc.physicalMs, delivered: false)
                         let verified = state.verified.contains(ConversationState.verifiedKey(pack: packID, peer: l.sender))
                         out.append(.conversation(.message(entry, packName: name, verified: verified)))
                         toAck[l.sender, default: []].append(l.id)
@@ -178,10 +185,13 @@ extension Node {
         let styles = packStyles()
         for (packID, ids) in byPack {
             for me in myConversationKeys(packID) {
-                for l in myLetters(in: packID, openedWith: me) where ids.contains(l.id) && !l.letter.isReceipt
-                    && !isBlocked(l.sender) {
-                    let entry = ConversationEntry(id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
-                                                  atMs: l.hlc.physicalMs, delivered: false)
+                for l in myLetters(in: packID, openedWith: me)
+                where ids.contains(l.id) && !l.letter.isReceipt
+                    && !isBlocked(l.sender)
+                {
+                    let entry = ConversationEntry(
+                        id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
+                        atMs: l.hlc.physicalMs, delivered: false)
                     items.append(InboxItem(kind: .letter(entry), packName: styles[packID]?.label ?? "", about: "", atMs: entry.atMs))
                 }
             }
@@ -205,7 +215,10 @@ extension Node {
     /// there, else its pseudonym.
     func replyKey(to peer: PublicKey, in packID: PackID) -> SigningKeyPair? {
         if personaStamp(packID) != nil, let persona = personaKey(packID),
-           myLetters(in: packID, openedWith: persona).contains(where: { $0.sender == peer }) { return persona }
+            myLetters(in: packID, openedWith: persona).contains(where: { $0.sender == peer })
+        {
+            return persona
+        }
         return key(for: packID)
     }
 
@@ -220,17 +233,21 @@ extension Node {
                 for l in myLetters(in: packID, openedWith: me) where !isBlocked(l.sender) {
                     let k = ConversationState.verifiedKey(pack: packID, peer: l.sender)
                     if l.letter.isReceipt { acked[k, default: []].formUnion(l.letter.acks); continue }
-                    entries[k, default: []].append(ConversationEntry(id: l.id, pack: packID, peer: l.sender, mine: false,
-                        text: l.letter.text,
-                                                                     atMs: l.hlc.physicalMs, delivered: false))
+                    entries[k, default: []].append(
+                        ConversationEntry(
+                            id: l.id, pack: packID, peer: l.sender, mine: false,
+                            text: l.letter.text,
+                            atMs: l.hlc.physicalMs, delivered: false))
                 }
             }
         }
         for s in state.sent where replica.isLive(s.pack, nowMs: nowMs) {
             let k = ConversationState.verifiedKey(pack: s.pack, peer: s.peer)
             let atMs = replica.op(s.id)?.hlc.physicalMs ?? s.atMs
-            entries[k, default: []].append(ConversationEntry(id: s.id, pack: s.pack, peer: s.peer, mine: true, text: s.text, atMs: atMs,
-                                                             delivered: acked[k]?.contains(s.id) ?? false))
+            entries[k, default: []].append(
+                ConversationEntry(
+                    id: s.id, pack: s.pack, peer: s.peer, mine: true, text: s.text, atMs: atMs,
+                    delivered: acked[k]?.contains(s.id) ?? false))
         }
         return entries.map { k, v in
             let key = (pack: OpID(unchecked32: Array(k.prefix(32))), peer: try! PublicKey(bytes: Array(k.suffix(32))))
@@ -249,7 +266,9 @@ extension Node {
         for id in replica.directMessageIDs(in: packID) {
             let k = id.bytes + key.publicKey.bytes
             let letter: DirectLetter?
-            if let known = letterMemo[k] { letter = known } else {
+            if let known = letterMemo[k] {
+                letter = known
+            } else {
                 guard let op = replica.op(id), case .directMessage(let dm) = op.body.kind else { continue }
                 letter = dm.open(with: key, pack: packID, carrier: op.author)
                 letterMemo[k] = .some(letter)
@@ -276,27 +295,32 @@ extension Node {
         }
         guard let me = sender ?? replyKey(to: peer, in: packID) else { throw NodeError("unknown pack") }
         let isPersona = me.publicKey != key(for: packID)?.publicKey
-        try takeLocalBudget(me.publicKey, nowMs: nowMs)   // the sender pseudonym's budget, receipts included
+        try takeLocalBudget(me.publicKey, nowMs: nowMs)  // the sender pseudonym's budget, receipts included
         let bits = Int(replica.config.pseudonymBits(pack.create.powBits))
         var changes: [LocalChange] = []
         let myStamp: UInt64
-        if let s = isPersona ? personaStamp(packID) : stamps[packID] { myStamp = s } else {
-            myStamp = ProofOfWork.mint(genesisNonce: pack.genesis.createNonce, author: me.publicKey.bytes, bits: bits,
+        if let s = isPersona ? personaStamp(packID) : stamps[packID] {
+            myStamp = s
+        } else {
+            myStamp = ProofOfWork.mint(
+                genesisNonce: pack.genesis.createNonce, author: me.publicKey.bytes, bits: bits,
                 progress: mintProgress)
             changes.append(isPersona ? .setting(Self.personaStampSetting(packID), String(myStamp)) : .stamp(packID, myStamp))
         }
         let carrier = SigningKeyPair.generate()
         var progress: ((UInt64) -> Void)?
         if acks.isEmpty, let p = mintProgress { progress = p }
-        let carrierStamp = ProofOfWork.mint(genesisNonce: pack.genesis.createNonce, author: carrier.publicKey.bytes, bits: bits,
-                                            progress: progress)
+        let carrierStamp = ProofOfWork.mint(
+            genesisNonce: pack.genesis.createNonce, author: carrier.publicKey.bytes, bits: bits,
+            progress: progress)
         if acks.isEmpty { mintProgress?(0) }
         let op: SignedOp
         do {
             let letter = DirectLetter(sender: me.publicKey, stamp: myStamp, recipient: peer, text: text, acks: acks)
             let dm = try DirectMessage.seal(letter, signer: me, pack: packID, carrier: carrier.publicKey)
-            let body = OpBody(packID: packID, author: carrier.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), stamp: carrierStamp,
-                              kind: .directMessage(dm))
+            let body = OpBody(
+                packID: packID, author: carrier.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), stamp: carrierStamp,
+                kind: .directMessage(dm))
             op = try SignedOp.sign(body, with: carrier)
         } catch { throw NodeError("\(error)") }
         try commit(op, with: changes)
@@ -341,8 +365,10 @@ extension Node {
             }
         }
         guard found.count == 1 else {
-            throw NodeError(found.isEmpty ? "no pseudonym '\(NodeError.quote(ref))' in a live pack here"
-                                          : "'\(NodeError.quote(ref))' matches \(found.count) pseudonyms: type more of it")
+            throw NodeError(
+                found.isEmpty
+                    ? "no pseudonym '\(NodeError.quote(ref))' in a live pack here"
+                    : "'\(NodeError.quote(ref))' matches \(found.count) pseudonyms: type more of it")
         }
         return try peer(found[0].pack, found[0].peer)
     }

@@ -59,7 +59,8 @@ extension Node {
         var out: [NodeEvent] = []
         for op in ops where joined[op.packID] == nil && !isSilenced(op) {
             guard case .post = op.body.kind, followed[ConversationState.verifiedKey(pack: op.packID, peer: op.author)] != nil,
-                  let t = replica.thread(op.id, nowMs: nowMs), t.post.hidden == nil else { continue }
+                let t = replica.thread(op.id, nowMs: nowMs), t.post.hidden == nil
+            else { continue }
             out.append(.conversation(.followedPost(t.post)))
         }
         return out
@@ -73,9 +74,12 @@ extension Node {
         var items: [InboxItem] = []
         for op in ops where replica.contains(op.id) && !isSilenced(op) {
             guard case .post = op.body.kind, followed[ConversationState.verifiedKey(pack: op.packID, peer: op.author)] != nil,
-                  let t = replica.thread(op.id, nowMs: nowMs), t.post.hidden == nil else { continue }
-            items.append(InboxItem(kind: .followedPost(t.post), packName: styles[op.packID]?.label ?? t.post.packName, about: t.post.title,
-                                   atMs: op.hlc.physicalMs))
+                let t = replica.thread(op.id, nowMs: nowMs), t.post.hidden == nil
+            else { continue }
+            items.append(
+                InboxItem(
+                    kind: .followedPost(t.post), packName: styles[op.packID]?.label ?? t.post.packName, about: t.post.title,
+                    atMs: op.hlc.physicalMs))
         }
         return items
     }

@@ -62,7 +62,8 @@ extension Node {
             let mark = try store.inboxMark()
             let last = try store.lastSeq()
             let (ops, skipped) = try store.ops(after: mark, limit: Self.inboxScanLimit)
-            var items = opItems(ops, nowMs: nowMs) + letterItems(ops, nowMs: nowMs) + followedItems(ops, nowMs: nowMs)
+            var items =
+                opItems(ops, nowMs: nowMs) + letterItems(ops, nowMs: nowMs) + followedItems(ops, nowMs: nowMs)
                 + pickItems(ops, nowMs: nowMs)
             items += try store.unshownNotices().map { InboxItem(kind: .pack($0), packName: $0.name, about: "", atMs: $0.atMs) }
             items.sort { $0.atMs < $1.atMs }
@@ -84,8 +85,9 @@ extension Node {
             if !p.isExpired(nowMs: nowMs) && !replica.isLive(id, nowMs: nowMs) {
                 // You deleted it yourself (as its Alpha): nothing to tell you.
                 if !isMine(p.alpha, in: id) { out.append(InboxNotice(kind: .deleted, pack: id, name: name, atMs: nowMs)) }
-            } else if p.isExpired(nowMs: nowMs) { out.append(InboxNotice(kind: .expired, pack: id, name: name, atMs: p.expiresMs ?? nowMs)) }
-            else if let e = p.expiresMs, e > nowMs, e - nowMs <= Self.expiringNoticeMs {
+            } else if p.isExpired(nowMs: nowMs) {
+                out.append(InboxNotice(kind: .expired, pack: id, name: name, atMs: p.expiresMs ?? nowMs))
+            } else if let e = p.expiresMs, e > nowMs, e - nowMs <= Self.expiringNoticeMs {
                 out.append(InboxNotice(kind: .expiring, pack: id, name: name, atMs: e))
             }
         }
@@ -125,20 +127,25 @@ extension Node {
             case .comment(let c):
                 let target = c.parent ?? c.post
                 guard let t = replica.op(target), isMine(t.author, in: t.packID),
-                      let thread = replica.thread(c.post, nowMs: nowMs),
-                      let view = thread.comments.first(where: { $0.id == op.id }), !view.removed else { continue }
-                items.append(InboxItem(kind: .reply(view, parent: c.parent), packName: label, about: about(target), atMs: op.hlc.physicalMs,
-                                       targetIsPost: c.parent == nil))
+                    let thread = replica.thread(c.post, nowMs: nowMs),
+                    let view = thread.comments.first(where: { $0.id == op.id }), !view.removed
+                else { continue }
+                items.append(
+                    InboxItem(
+                        kind: .reply(view, parent: c.parent), packName: label, about: about(target), atMs: op.hlc.physicalMs,
+                        targetIsPost: c.parent == nil))
             case .vote(let v):
                 guard let t = replica.op(v.target), t.packID == op.packID, isMine(t.author, in: t.packID) else { continue }
                 if votes[v.target] == nil { voteOrder.append(v.target) }
-                if let seen = votes[v.target]?[op.author], (seen.hlc, seen.id) > (op.hlc, op.id) {} else {
+                if let seen = votes[v.target]?[op.author], (seen.hlc, seen.id) > (op.hlc, op.id) {
+                } else {
                     votes[v.target, default: [:]][op.author] = (op.hlc, op.id, v.value)
                 }
                 voteMs[v.target] = max(voteMs[v.target] ?? 0, op.hlc.physicalMs)
             case .moderate(let m):
                 guard let t = replica.op(m.target), t.packID == op.packID, isMine(t.author, in: t.packID),
-                      let pack = replica.pack(op.packID), replica.isModerator(op.author, of: pack) else { continue }
+                    let pack = replica.pack(op.packID), replica.isModerator(op.author, of: pack)
+                else { continue }
                 moderation[m.target] = (m.hidden, m.reason, op.hlc.physicalMs)
             case .review, .reviewReply:
                 if let item = placeNews(op, label: label, nowMs: nowMs) { items.append(item) }
@@ -159,28 +166,37 @@ extension Node {
             }
             let score = replica.score(target)
             if up + down > 0 {
-                items.append(InboxItem(kind: .votes(target: target, up: up, down: down, score: score),
-                                       packName: styles[t.packID]?.label ?? "", about: about(target), atMs: voteMs[target] ?? nowMs,
-                                       targetIsPost: isPost(t)))
+                items.append(
+                    InboxItem(
+                        kind: .votes(target: target, up: up, down: down, score: score),
+                        packName: styles[t.packID]?.label ?? "", about: about(target), atMs: voteMs[target] ?? nowMs,
+                        targetIsPost: isPost(t)))
             }
             if let threshold = hideThreshold(t.packID), score <= -threshold, score - delta > -threshold {
-                items.append(InboxItem(kind: .autoHidden(target: target, score: score, threshold: threshold),
-                                       packName: styles[t.packID]?.label ?? "", about: about(target), atMs: voteMs[target] ?? nowMs,
-                                       targetIsPost: isPost(t)))
+                items.append(
+                    InboxItem(
+                        kind: .autoHidden(target: target, score: score, threshold: threshold),
+                        packName: styles[t.packID]?.label ?? "", about: about(target), atMs: voteMs[target] ?? nowMs,
+                        targetIsPost: isPost(t)))
             }
         }
         for (target, m) in moderation.sorted(by: { $0.value.ms < $1.value.ms }) {
             guard let t = replica.op(target) else { continue }
-            items.append(InboxItem(kind: .moderated(target: target, hidden: m.hidden, reason: m.reason),
-                                   packName: styles[t.packID]?.label ?? "", about: about(target), atMs: m.ms, targetIsPost: isPost(t)))
+            items.append(
+                InboxItem(
+                    kind: .moderated(target: target, hidden: m.hidden, reason: m.reason),
+                    packName: styles[t.packID]?.label ?? "", about: about(target), atMs: m.ms, targetIsPost: isPost(t)))
         }
         return items
     }
 
     /// Per target and voter among `votes`: the voter's last vote on it outside `batch` (the
     /// ops since the last look), by (hlc, id).
-    func previousVotes(_ votes: [OpID: [PublicKey: (hlc: HLC, id: OpID, value: Int32)]], batch: Set<OpID>)
-        -> [OpID: [PublicKey: (hlc: HLC, id: OpID, value: Int32)]] {
+    func previousVotes(
+        _ votes: [OpID: [PublicKey: (hlc: HLC, id: OpID, value: Int32)]], batch: Set<OpID>
+    )
+        -> [OpID: [PublicKey: (hlc: HLC, id: OpID, value: Int32)]]
+    {
         var out: [OpID: [PublicKey: (hlc: HLC, id: OpID, value: Int32)]] = [:]
         let packs = Set(votes.keys.compactMap { replica.op($0)?.packID })
         for pack in packs {

@@ -30,7 +30,8 @@ extension Node {
     /// something else than a beacon is one notice line, and the node stays online without it.
     func startLanBeacon(group: EventLoopGroup, bound: String) async -> String? {
         guard config.lanBeacon, let gossip = UDPTransport.socketAddress(canonical: PeerAddress(bound)),
-              let ip = gossip.ipAddress, !ip.hasPrefix("127."), ip != "::1", let port = gossip.port else { return nil }
+            let ip = gossip.ipAddress, !ip.hasPrefix("127."), ip != "::1", let port = gossip.port
+        else { return nil }
         do {
             let beacon = try await LanBeacon.start(port: config.lanBeaconPort, gossipPort: port, group: group) { [weak self] peer in
                 Task { await self?.lanHeard(peer) }
@@ -68,7 +69,8 @@ extension Node {
         guard lan!.inWindow < LanState.perSecond else { return }
         lan!.inWindow += 1
         if lan!.contacted[peer] == nil, lan!.contacted.count >= LanState.capacity,
-           let oldest = lan!.contacted.min(by: { ($0.value, $0.key.value) < ($1.value, $1.key.value) }) {
+            let oldest = lan!.contacted.min(by: { ($0.value, $0.key.value) < ($1.value, $1.key.value) })
+        {
             lan!.contacted[oldest.key] = nil
         }
         lan!.contacted[peer] = nowMs
@@ -80,10 +82,12 @@ extension Node {
     /// `lan.*` counters for `stats`.
     var lanStats: [(String, Int)] {
         guard let l = lan else { return [] }
-        return [("lan.beacons_sent", l.beacon.counters.sent.load(ordering: .relaxed)),
-                ("lan.beacons_heard", l.beacon.counters.heard.load(ordering: .relaxed)),
-                ("lan.beacons_refused", l.beacon.counters.refused.load(ordering: .relaxed)),
-                ("lan.joined_through", l.joined)]
+        return [
+            ("lan.beacons_sent", l.beacon.counters.sent.load(ordering: .relaxed)),
+            ("lan.beacons_heard", l.beacon.counters.heard.load(ordering: .relaxed)),
+            ("lan.beacons_refused", l.beacon.counters.refused.load(ordering: .relaxed)),
+            ("lan.joined_through", l.joined)
+        ]
     }
 }
 

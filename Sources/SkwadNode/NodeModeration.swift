@@ -13,7 +13,9 @@ public struct EditRequest: Sendable, Equatable {
     public var name: String?
     public var color: String?
     public var tags: [String]?
-    public init(text: String? = nil, title: String? = nil, body: String? = nil, name: String? = nil, color: String? = nil, tags: [String]? = nil) {
+    public init(
+        text: String? = nil, title: String? = nil, body: String? = nil, name: String? = nil, color: String? = nil, tags: [String]? = nil
+    ) {
         self.text = text; self.title = title; self.body = body; self.name = name; self.color = color; self.tags = tags
     }
     var changesPack: Bool { name != nil || color != nil || tags != nil }
@@ -56,10 +58,13 @@ extension Node {
             return op.id
         }
         let nowMs = now()
-        guard let pack = replica.pack(packID), replica.isLive(packID, nowMs: nowMs) else { throw NodeError("that pack is gone (expired or deleted)") }
+        guard let pack = replica.pack(packID), replica.isLive(packID, nowMs: nowMs) else {
+            throw NodeError("that pack is gone (expired or deleted)")
+        }
         try takeLocalBudget(key.publicKey, nowMs: nowMs)
-        let stamp = ProofOfWork.mint(genesisNonce: pack.genesis.createNonce, author: key.publicKey.bytes,
-                                     bits: Int(replica.config.pseudonymBits(pack.create.powBits)))
+        let stamp = ProofOfWork.mint(
+            genesisNonce: pack.genesis.createNonce, author: key.publicKey.bytes,
+            bits: Int(replica.config.pseudonymBits(pack.create.powBits)))
         let body = OpBody(packID: packID, author: key.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), stamp: stamp, kind: kind)
         let op: SignedOp
         do { op = try SignedOp.sign(body, with: key) } catch { throw NodeError("\(error)") }
@@ -75,9 +80,12 @@ extension Node {
         let target = try resolveOp(ref)
         guard let pack = replica.pack(target.packID) else { throw NodeError("that pack is gone") }
         guard let key = moderatorKeys(pack).first else {
-            throw NodeError("only the pack's Alpha and admins can \(hidden ? "hide" : "unhide"); you can report it: report \(ref) \"REASON\"")
+            throw NodeError(
+                "only the pack's Alpha and admins can \(hidden ? "hide" : "unhide"); you can report it: report \(ref) \"REASON\"")
         }
-        guard reason.utf8.count <= Limits.maxReason else { throw NodeError("reason is \(reason.utf8.count) bytes, limit \(Limits.maxReason)") }
+        guard reason.utf8.count <= Limits.maxReason else {
+            throw NodeError("reason is \(reason.utf8.count) bytes, limit \(Limits.maxReason)")
+        }
         return try commitModeration(.moderate(Moderate(target: target.id, hidden: hidden, reason: reason)), in: pack.id, key: key)
     }
 
@@ -111,13 +119,15 @@ extension Node {
         if change.changesPack {
             guard let p = asPack else {
                 if asOp != nil { throw NodeError("'\(ref)' is a post or comment: --name/--color/--tags edit a pack") }
-                _ = try resolvePack(ref)   // its own error
+                _ = try resolvePack(ref)  // its own error
                 throw NodeError("no pack '\(ref)'")
             }
             return try editPack(p, change)
         }
         guard let op = asOp else {
-            if asPack != nil { throw NodeError("'\(ref)' is a pack: give a post or comment id to edit text, or --name/--color/--tags to edit the pack") }
+            if asPack != nil {
+                throw NodeError("'\(ref)' is a pack: give a post or comment id to edit text, or --name/--color/--tags to edit the pack")
+            }
             _ = try resolveOp(ref)
             throw NodeError("no post or comment '\(ref)'")
         }
@@ -133,8 +143,9 @@ extension Node {
         if let c = color { do { color = try Palette.validate(c) } catch { throw NodeError("\(error)") } }
         let e = EditPack(name: change.name, color: color, tags: change.tags)
         // The same checks as `create` (op field limits): name 1–64 bytes, colour ≤ 16, tags.
-        do { try Validation.check(OpBody(packID: p.id, author: key.publicKey, hlc: HLC(raw: 0), kind: .editPack(e))) }
-        catch { throw NodeError("\(error)") }
+        do { try Validation.check(OpBody(packID: p.id, author: key.publicKey, hlc: HLC(raw: 0), kind: .editPack(e))) } catch {
+            throw NodeError("\(error)")
+        }
         let id = try commitModeration(.editPack(e), in: p.id, key: key)
         guard let after = replica.pack(p.id) else { throw NodeError("that pack is gone") }
         return .pack(replica.summary(after, from: location), id)
@@ -206,7 +217,9 @@ extension Node {
         var out: [ReportView] = [], seen = Set<OpID>()
         for p in packs {
             for k in moderatorKeys(p) {
-                for r in replica.reports(in: p.id, openedWith: k) where dismissed[r.id] == nil && seen.insert(r.id).inserted { out.append(r) }
+                for r in replica.reports(in: p.id, openedWith: k) where dismissed[r.id] == nil && seen.insert(r.id).inserted {
+                    out.append(r)
+                }
             }
         }
         return out.sorted { $0.hlc != $1.hlc ? $0.hlc < $1.hlc : $0.id < $1.id }
@@ -218,7 +231,8 @@ extension Node {
         guard hex.count >= 2, hex.allSatisfy(\.isHexDigit) else { throw NodeError("'\(ref)' is not a report id (see: reports)") }
         let mine = try reports(pack: nil).filter { $0.id.hex.hasPrefix(hex) }
         guard mine.count == 1 else {
-            throw NodeError(mine.isEmpty ? "no open report '\(ref)' (see: reports)" : "'\(ref)' matches \(mine.count) reports: type more of the id")
+            throw NodeError(
+                mine.isEmpty ? "no open report '\(ref)' (see: reports)" : "'\(ref)' matches \(mine.count) reports: type more of the id")
         }
         try setLocal(.dismissedReport, key: mine[0].id.bytes, on: true)
         localModerationCache?.dismissed[mine[0].id] = now()

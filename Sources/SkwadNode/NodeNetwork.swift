@@ -72,8 +72,9 @@ extension Node {
         gc.peerDatagramsPerSecond = config.peerDatagramsPerSecond
         gc.peerBytesPerSecond = config.peerBytesPerSecond
         gc.pseudonymOpsPerMinute = config.pseudonymOpsPerMinute
-        var engine = GossipEngine(config: gc, seed: SecureRandom.bytes(8).reduce(0) { $0 << 8 | UInt64($1) },
-                                  secrets: .secure(random: { SecureRandom.bytes($0) }))
+        var engine = GossipEngine(
+            config: gc, seed: SecureRandom.bytes(8).reduce(0) { $0 << 8 | UInt64($1) },
+            secrets: .secure(random: { SecureRandom.bytes($0) }))
         let me = transport.localAddress.value
         engine.selfAddress = PeerAddress(me)
         engine.addressFilter = { $0.isCanonical }
@@ -132,7 +133,7 @@ extension Node {
         let addr = UDPTransport.socketAddress(canonical: old.localAddress)
         guard let host = addr?.ipAddress, let port = addr?.port else { return }
         for _ in 0..<60 {
-            guard let n = network, n.transport === old else { return }   // offline, or already bound again
+            guard let n = network, n.transport === old else { return }  // offline, or already bound again
             if let fresh = try? await n.binder.bind(host, port) {
                 guard network != nil, network!.transport === old else { await fresh.close(); return }
                 network!.transport = fresh
@@ -211,8 +212,10 @@ extension Node {
 
     public func networkStats() -> [(String, Int)] {
         guard let n = network else { return [] }
-        return n.engine.stats.pairs + [("drop.inboundFull", n.transport.inboundFull), ("transport.rebinds", n.rebinds), ("sessions", n.engine.sessionCount),
-                                       ("limits.addresses", n.engine.addressLimitCount)] + lanStats
+        return n.engine.stats.pairs + [
+            ("drop.inboundFull", n.transport.inboundFull), ("transport.rebinds", n.rebinds), ("sessions", n.engine.sessionCount),
+            ("limits.addresses", n.engine.addressLimitCount)
+        ] + lanStats
     }
 }
 

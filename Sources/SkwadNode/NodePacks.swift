@@ -7,16 +7,22 @@ extension Node {
     /// Creates a pack (centred on the current location when it has a radius) and joins it;
     /// this node's pseudonym in it is the Alpha. The genesis, the membership and the stamp
     /// commit in one transaction.
-    public func createPack(name: String, radiusMeters: Double?, locked: Bool, tags: [String], color: String,
-                           asAdmin: Bool = false, inviteOnly: Bool = false) throws -> PackSummary {
+    public func createPack(
+        name: String, radiusMeters: Double?, locked: Bool, tags: [String], color: String,
+        asAdmin: Bool = false, inviteOnly: Bool = false
+    ) throws -> PackSummary {
         try PackNames.check(name)
         let paletteColor: String
         do { paletteColor = try Palette.validate(color) } catch { throw NodeError("\(error)") }
         var fence: Geofence?
         if let r = radiusMeters {
-            guard r.isFinite, r >= 1, r <= Double(Limits.maxRadiusMeters) else { throw NodeError("radius must be 1...\(Limits.maxRadiusMeters) metres") }
-            guard let here = location else { throw NodeError("a geofenced pack is centred on you: set your location first (locate LAT,LON)") }
-            fence = Geofence.snapped(center: here, radiusMeters: r)   // centre on the 0.001° grid: no exact place
+            guard r.isFinite, r >= 1, r <= Double(Limits.maxRadiusMeters) else {
+                throw NodeError("radius must be 1...\(Limits.maxRadiusMeters) metres")
+            }
+            guard let here = location else {
+                throw NodeError("a geofenced pack is centred on you: set your location first (locate LAT,LON)")
+            }
+            fence = Geofence.snapped(center: here, radiusMeters: r)  // centre on the 0.001° grid: no exact place
         }
         if locked && fence == nil { throw NodeError("a locked pack needs a radius (--radius METERS)") }
         if locked && inviteOnly { throw NodeError("an invite-only pack cannot be locked (its ops claim no location)") }
@@ -31,8 +37,9 @@ extension Node {
         // A genesis counts against its author's budget, as peers count it (PROTOCOL §13).
         try takeLocalBudget(key.publicKey, nowMs: now())
         let bits = config.powBits
-        let stamp = ProofOfWork.mint(genesisNonce: nonce, author: key.publicKey.bytes, bits: Int(replica.config.genesisBits(bits)),
-                                     progress: mintProgress)
+        let stamp = ProofOfWork.mint(
+            genesisNonce: nonce, author: key.publicKey.bytes, bits: Int(replica.config.genesisBits(bits)),
+            progress: mintProgress)
         mintProgress?(0)
         var create = CreatePack(name: name, tags: tags, color: paletteColor, fence: fence, locked: locked, nonce: nonce, powBits: bits)
         var packKey: [UInt8]?
@@ -44,7 +51,8 @@ extension Node {
                 create = CreatePack(name: "", fence: fence, nonce: nonce, powBits: bits, inviteOnly: true, sealedMeta: meta)
             } catch { throw NodeError("\(error)") }
         }
-        let body = OpBody(packID: nil, author: key.publicKey, hlc: genesisClock.tick(physicalMs: now()), stamp: stamp, kind: .createPack(create))
+        let body = OpBody(
+            packID: nil, author: key.publicKey, hlc: genesisClock.tick(physicalMs: now()), stamp: stamp, kind: .createPack(create))
         let op: SignedOp
         do { op = try SignedOp.sign(body, with: key) } catch { throw NodeError("\(error)") }
         if inviteOnly { try checkPrivateCapacity(adding: op.id) }
@@ -78,8 +86,9 @@ extension Node {
             let byID = live.filter { $0.id.hex.hasPrefix(lower) }
             if byID.count == 1 { return byID[0] }
             if byID.count > 1 {
-                throw NodeError("'\(NodeError.quote(ref))' starts the ids of \(byID.count) packs: "
-                                + "say which (\(choices(byID, typed: lower.count)))")
+                throw NodeError(
+                    "'\(NodeError.quote(ref))' starts the ids of \(byID.count) packs: "
+                        + "say which (\(choices(byID, typed: lower.count)))")
             }
         }
         let named = live.filter { $0.name.lowercased() == lower }
@@ -94,8 +103,9 @@ extension Node {
         }
         if let p = resolveLabel(ref, among: live) { return p }
         if let renamed = PackNames.renamed(from: lower, among: live, replica: replica) {
-            throw NodeError("no pack is named '\(NodeError.quote(ref))' now: "
-                            + "pack '\(renamed.name)' (\(renamed.id.short(6))) was, before a rename; use its new name or its id")
+            throw NodeError(
+                "no pack is named '\(NodeError.quote(ref))' now: "
+                    + "pack '\(renamed.name)' (\(renamed.id.short(6))) was, before a rename; use its new name or its id")
         }
         if PackNames.isHex(lower) { throw NodeError("no pack named or with id '\(NodeError.quote(ref))' (see: packs)", unknownPack: true) }
         throw NodeError("no pack named '\(NodeError.quote(ref))' (see: packs)", unknownPack: true)
@@ -134,8 +144,9 @@ extension Node {
             // A locked pack's genesis goes only to nodes inside its fence (PROTOCOL §12): from
             // outside it, nobody can tell us it exists.
             let who = "\(asked) neighbour\(asked == 1 ? "" : "s")"
-            throw NodeError("no pack named or with id '\(NodeError.quote(ref))': asked \(who) for \(waitMs / 1000) s, "
-                            + "none knew it (a locked pack is found only from inside its fence: locate LAT,LON there first)")
+            throw NodeError(
+                "no pack named or with id '\(NodeError.quote(ref))': asked \(who) for \(waitMs / 1000) s, "
+                    + "none knew it (a locked pack is found only from inside its fence: locate LAT,LON there first)")
         }
     }
 

@@ -53,8 +53,10 @@ public struct ReviewInput: Sendable, Equatable {
     public var again: Bool
     public var text: String
     public var name: String
-    public init(overallHalf: UInt32, location: UInt32, management: UInt32, amenities: UInt32, again: Bool, text: String,
-                name: String = "") {
+    public init(
+        overallHalf: UInt32, location: UInt32, management: UInt32, amenities: UInt32, again: Bool, text: String,
+        name: String = ""
+    ) {
         self.overallHalf = overallHalf; self.location = location; self.management = management; self.amenities = amenities
         self.again = again; self.text = text; self.name = name
     }
@@ -71,7 +73,9 @@ extension Node {
     public func addPlace(pack ref: String?, _ input: PlaceInput) throws -> OpID {
         purgeIfDue()
         let p: PackSummary
-        if let ref { p = try resolvePack(ref) } else {
+        if let ref {
+            p = try resolvePack(ref)
+        } else {
             let live = replica.packs(nowMs: now()).filter { joined[$0.id] != nil }
             guard live.count == 1 else { throw NodeError("say which pack the place is in: --pack PACK") }
             p = live[0]
@@ -126,7 +130,11 @@ extension Node {
             if tag.lowercased() == "me" {
                 guard let k = key(for: pack) else { throw NodeError("unknown pack") }
                 r.landlordKey = k.publicKey
-            } else if tag.lowercased() == "none" { r.landlordKey = nil } else { r.landlordKey = try resolveAuthor(tag) }
+            } else if tag.lowercased() == "none" {
+                r.landlordKey = nil
+            } else {
+                r.landlordKey = try resolveAuthor(tag)
+            }
         }
         try validate(.place(r), in: pack)
     }
@@ -134,8 +142,9 @@ extension Node {
     /// The field limits, checked before anything is signed (one clear line for the user).
     func validate(_ kind: OpKind, in pack: PackID) throws {
         guard let k = key(for: pack) else { throw NodeError("unknown pack") }
-        do { try Validation.check(OpBody(packID: pack, author: k.publicKey, hlc: .zero, kind: kind)) }
-        catch let e as ModelError { throw NodeError(e.reason) }
+        do { try Validation.check(OpBody(packID: pack, author: k.publicKey, hlc: .zero, kind: kind)) } catch let e as ModelError {
+            throw NodeError(e.reason)
+        }
     }
 
     func checkCap(_ cls: PlaceOpClass, in pack: PackID, _ what: String) throws {
@@ -152,11 +161,13 @@ extension Node {
         if place.landlordKey != nil, place.landlordKey == key(for: place.pack)?.publicKey {
             throw NodeError("you are this place's landlord: your review would not count (reply to reviews instead)")
         }
-        let r = Review(place: place.id, overallHalf: input.overallHalf, location: input.location, management: input.management,
-                       amenities: input.amenities, again: input.again, text: input.text, name: input.name)
+        let r = Review(
+            place: place.id, overallHalf: input.overallHalf, location: input.location, management: input.management,
+            amenities: input.amenities, again: input.again, text: input.text, name: input.name)
         try validate(.review(r), in: place.pack)
-        try checkCap(.review, in: place.pack,
-                     "at most \(Limits.reviewsPerDay) reviews a day (\(Limits.reviewsPerPseudonym) in all) per pack")
+        try checkCap(
+            .review, in: place.pack,
+            "at most \(Limits.reviewsPerDay) reviews a day (\(Limits.reviewsPerPseudonym) in all) per pack")
         var (op, changes) = try sign(.review(r), in: place.pack)
         if joined[place.pack] == nil { changes.append(.joined(place.pack, true, atMs: now())) }
         try commit(op, with: changes)
@@ -310,18 +321,24 @@ extension Node {
         switch op.body.kind {
         case .review(let r):
             guard let place = replica.op(r.place), place.packID == op.packID, isMine(place.author, in: place.packID),
-                  let d = replica.place(r.place, nowMs: nowMs), d.reviews.contains(where: { $0.id == op.id && !$0.hidden }) else {
+                let d = replica.place(r.place, nowMs: nowMs), d.reviews.contains(where: { $0.id == op.id && !$0.hidden })
+            else {
                 return nil
             }
-            return InboxItem(kind: .place(PlaceNews(what: .review(overallHalf: r.overallHalf), place: r.place, op: op.id, author: op.author,
-                                                    text: r.text)),
-                             packName: label, about: d.place.record.address, atMs: op.hlc.physicalMs)
+            return InboxItem(
+                kind: .place(
+                    PlaceNews(
+                        what: .review(overallHalf: r.overallHalf), place: r.place, op: op.id, author: op.author,
+                        text: r.text)),
+                packName: label, about: d.place.record.address, atMs: op.hlc.physicalMs)
         case .reviewReply(let rr):
             guard let rv = replica.op(rr.review), rv.packID == op.packID, isMine(rv.author, in: rv.packID),
-                  case .review(let r) = rv.body.kind, let d = replica.place(r.place, nowMs: nowMs),
-                  d.reviews.contains(where: { $0.author == rv.author && $0.reply?.id == op.id }) else { return nil }
-            return InboxItem(kind: .place(PlaceNews(what: .reply, place: r.place, op: op.id, author: op.author, text: rr.text)),
-                             packName: label, about: d.place.record.address, atMs: op.hlc.physicalMs)
+                case .review(let r) = rv.body.kind, let d = replica.place(r.place, nowMs: nowMs),
+                d.reviews.contains(where: { $0.author == rv.author && $0.reply?.id == op.id })
+            else { return nil }
+            return InboxItem(
+                kind: .place(PlaceNews(what: .reply, place: r.place, op: op.id, author: op.author, text: rr.text)),
+                packName: label, about: d.place.record.address, atMs: op.hlc.physicalMs)
         default:
             return nil
         }

@@ -49,7 +49,9 @@ extension Node {
         if let target = try? resolveOp(ref) {
             guard target.author == key(for: target.packID)?.publicKey else {
                 if let pack = replica.pack(target.packID), !moderatorKeys(pack).isEmpty {
-                    throw NodeError("you can only delete your own posts and comments; as a moderator of this pack you can hide it: hide \(ref) [REASON]")
+                    throw NodeError(
+                        "you can only delete your own posts and comments; as a moderator of this pack you can hide it: hide \(ref) [REASON]"
+                    )
                 }
                 throw NodeError("you can only delete your own posts and comments (report it to the moderators: report \(ref) \"REASON\")")
             }
@@ -79,7 +81,8 @@ extension Node {
         var cut = 0, over = bytes - maxBytes
         for ch in text.reversed() where over > 0 { over -= ch.utf8.count; cut += 1 }
         let size = bytes == text.count ? "\(text.count) characters" : "\(text.count) characters, \(bytes) bytes"
-        throw NodeError("\(what) too long: \(size), at most \(maxBytes) bytes (\(maxBytes) plain characters): "
-                        + "cut \(cut) character\(cut == 1 ? "" : "s") from it")
+        throw NodeError(
+            "\(what) too long: \(size), at most \(maxBytes) bytes (\(maxBytes) plain characters): "
+                + "cut \(cut) character\(cut == 1 ? "" : "s") from it")
     }
 }

@@ -25,8 +25,9 @@ extension Node {
             let newest = replica.newestEpoch(pack.id)
             throw NodeError("you were removed from this pack: its key changed (epoch \(newest)) and you have no new key")
         }
-        do { return .sealed(try Sealed.seal(kind, key: key, epoch: epoch, pack: pack.id, author: author)) }
-        catch { throw NodeError("\(error)") }
+        do { return .sealed(try Sealed.seal(kind, key: key, epoch: epoch, pack: pack.id, author: author)) } catch {
+            throw NodeError("\(error)")
+        }
     }
 
     func checkPrivateCapacity(adding pack: PackID) throws {
@@ -80,13 +81,14 @@ extension Node {
         }
         // The genesis is here: the key must open its name, else the code was forged.
         guard let g = replica.pack(c.pack), case .createPack(let cp) = g.genesis.body.kind, cp.inviteOnly,
-              PrivatePack.openMeta(cp, key: c.genesisKey ?? c.key) != nil else {
+            PrivatePack.openMeta(cp, key: c.genesisKey ?? c.key) != nil
+        else {
             if !hadKeys { replica.forgetPackKeys(c.pack) }
             throw NodeError("this join code's key does not open pack \(c.pack.short()): a wrong or forged code")
         }
         changes.append(.joined(c.pack, true, atMs: now()))
         try commit(changes)
-        takePackKeys(replica.packKeyOps(c.pack))   // handouts to this pseudonym already held
+        takePackKeys(replica.packKeyOps(c.pack))  // handouts to this pseudonym already held
         // Once per pseudonym: an Alpha hands later keys to the authors whose sealed ops it opened.
         if let me = key(for: c.pack)?.publicKey, me != g.alpha, !replica.privateMembers(c.pack).contains(me) {
             let (op, more) = try sign(.joined, in: c.pack)
@@ -147,8 +149,9 @@ extension Node {
     func takePackKeys(_ ops: [SignedOp]) {
         for op in ops {
             guard case .packKeys(let k) = op.body.kind, !replica.packKeyRing(op.packID).isEmpty,
-                  replica.packKeyRing(op.packID)[k.epoch] == nil, let me = key(for: op.packID),
-                  let key = k.open(with: me) else { continue }
+                replica.packKeyRing(op.packID)[k.epoch] == nil, let me = key(for: op.packID),
+                let key = k.open(with: me)
+            else { continue }
             do { try commit([.packKey(op.packID, epoch: k.epoch, key: key)]) } catch { stats.storeErrors += 1 }
         }
     }

@@ -55,7 +55,8 @@ extension Node {
             let rows = (try? store.settings(prefix: Self.personaStampPrefix)) ?? [:]
             for (k, v) in rows {
                 guard let bytes = Hex.decode(String(k.dropFirst(Self.personaStampPrefix.count))), let id = try? OpID(bytes: bytes),
-                      let s = UInt64(v) else { continue }
+                    let s = UInt64(v)
+                else { continue }
                 cache[id] = s
             }
             personaStampCache = cache
@@ -66,7 +67,8 @@ extension Node {
     /// Keeps a persona stamp just committed (a `.setting` local change) in memory.
     func notePersonaStamp(_ key: String, _ value: String?) {
         guard key.hasPrefix(Self.personaStampPrefix), let bytes = Hex.decode(String(key.dropFirst(Self.personaStampPrefix.count))),
-              let id = try? OpID(bytes: bytes) else { return }
+            let id = try? OpID(bytes: bytes)
+        else { return }
         _ = personaStamp(id)
         personaStampCache?[id] = value.flatMap { UInt64($0) }
     }

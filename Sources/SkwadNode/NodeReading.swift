@@ -9,7 +9,8 @@ extension Node {
         let filter: Set<PackID>
         if let ref { filter = [try resolvePack(ref).id] } else { filter = Set(joined.keys) }
         // Local blocks and mutes (NodeModeration.swift) apply before the limit.
-        return Array(filterFeed(replica.feed(packs: filter, sort: sort, limit: .max, nowMs: now()), namedPack: ref != nil).prefix(max(0, limit)))
+        return Array(
+            filterFeed(replica.feed(packs: filter, sort: sort, limit: .max, nowMs: now()), namedPack: ref != nil).prefix(max(0, limit)))
     }
 
     /// A post (or the post of a comment) with its comment tree.
@@ -22,7 +23,9 @@ extension Node {
         case .comment(let c): postID = c.post
         default: throw NodeError("'\(NodeError.quote(ref))' is not a post")
         }
-        guard let t = replica.thread(postID, nowMs: now()) else { throw NodeError("post \(postID.short()) was deleted or its pack is gone") }
+        guard let t = replica.thread(postID, nowMs: now()) else {
+            throw NodeError("post \(postID.short()) was deleted or its pack is gone")
+        }
         return filterThread(t)
     }
 
@@ -58,17 +61,19 @@ extension Node {
     public func resolveOp(_ ref: String) throws -> SignedOp {
         let hex = ref.lowercased()
         guard hex.allSatisfy(\.isHexDigit), !hex.isEmpty else {
-            throw NodeError("'\(NodeError.quote(ref))' is not an id: ids are the hex digits feed and show print first on each line (e.g. f5473a)")
+            throw NodeError(
+                "'\(NodeError.quote(ref))' is not an id: ids are the hex digits feed and show print first on each line (e.g. f5473a)")
         }
         guard hex.count >= 2 else {
-            throw NodeError("'\(ref)' is too short for an id: type at least 2 of the hex digits feed and show print first on each line (e.g. f5473a)")
+            throw NodeError(
+                "'\(ref)' is too short for an id: type at least 2 of the hex digits feed and show print first on each line (e.g. f5473a)")
         }
         var found: SignedOp?
         for op in replica.allOps where op.id.hex.hasPrefix(hex) {
             let named: Bool
             switch op.body.kind {
             case .post, .comment, .review, .reviewReply: named = true
-            case .place(let p): named = p.target == nil   // places too (delete, hide, report), not their records
+            case .place(let p): named = p.target == nil  // places too (delete, hide, report), not their records
             default: named = false
             }
             guard named else { continue }

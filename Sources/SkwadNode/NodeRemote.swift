@@ -20,7 +20,9 @@ extension Node {
         // Sealed ops of invite-only packs read as what they opened into (NodePrivatePacks.swift).
         let ops = ops.map { replica.op($0.id) ?? $0 }
         let letters = conversationArrivals(ops)
-        if let sink = eventSink { for e in events(for: ops, nowMs: nowMs) + letters.events + followedArrivals(ops, nowMs: nowMs) { sink(e) } }
+        if let sink = eventSink {
+            for e in events(for: ops, nowMs: nowMs) + letters.events + followedArrivals(ops, nowMs: nowMs) { sink(e) }
+        }
         sendReceipts(letters.receipts)
         return failure
     }
@@ -35,13 +37,15 @@ extension Node {
                 if let t = replica.thread(op.id, nowMs: nowMs), t.post.hidden == nil { out.append(.newPost(t.post)) }
             case .comment(let c) where joined[op.packID] != nil:
                 if let t = replica.thread(c.post, nowMs: nowMs), let view = t.comments.first(where: { $0.id == op.id }), !view.removed,
-                   let name = replica.pack(op.packID)?.create.name {
+                    let name = replica.pack(op.packID)?.create.name
+                {
                     out.append(.newComment(view, packName: name))
                 }
             case .vote(let v):
                 // One line per target and batch, with the score after the whole batch.
                 if !votedOn.contains(v.target), let target = replica.op(v.target), target.packID == op.packID,
-                   isMine(target.author, in: target.packID) {
+                    isMine(target.author, in: target.packID)
+                {
                     votedOn.insert(v.target)
                     out.append(.voteOnYours(target: v.target, score: replica.score(v.target)))
                 }

@@ -111,7 +111,8 @@ extension Node {
         if let tag {
             let key = tag.lowercased()
             posts = posts.filter { p in
-                p.tags.contains { $0.lowercased() == key } || (replica.pack(p.pack)?.create.tags.contains { $0.lowercased() == key } ?? false)
+                p.tags.contains { $0.lowercased() == key }
+                    || (replica.pack(p.pack)?.create.tags.contains { $0.lowercased() == key } ?? false)
             }
         }
         if let here, let withinMeters {

@@ -31,7 +31,9 @@ extension Node {
             throw NodeError("that is this node's own admin key (admin_secret_file): it is always trusted")
         }
         var keys = config.adminKeys
-        if on { guard !keys.contains(key) else { return (key, false) }; keys.append(key) } else {
+        if on {
+            guard !keys.contains(key) else { return (key, false) }; keys.append(key)
+        } else {
             guard keys.contains(key) else { return (key, false) }
             keys.removeAll { $0 == key }
         }

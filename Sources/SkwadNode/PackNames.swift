@@ -13,21 +13,23 @@ enum PackNames {
     /// Throws when `name` could be taken for an id prefix.
     static func check(_ name: String) throws {
         guard isHex(name) else { return }
-        throw NodeError("a pack name made only of hex digits ('\(NodeError.quote(name))') would read as a pack id: "
-                        + "add a letter beyond f, a space or a sign")
+        throw NodeError(
+            "a pack name made only of hex digits ('\(NodeError.quote(name))') would read as a pack id: "
+                + "add a letter beyond f, a space or a sign")
     }
 
     /// The live pack that was called `lowered` (lower-cased) before a rename, when exactly
     /// one was: its genesis name or a name of one of its edits.
     static func renamed(from lowered: String, among live: [PackSummary], replica: Replica) -> PackSummary? {
         let found = live.filter { p in
-            p.name.lowercased() != lowered && replica.directoryOps(of: p.id).contains { op in
-                switch op.body.kind {
-                case .createPack(let c): return c.name.lowercased() == lowered
-                case .editPack(let e): return e.name?.lowercased() == lowered
-                default: return false
+            p.name.lowercased() != lowered
+                && replica.directoryOps(of: p.id).contains { op in
+                    switch op.body.kind {
+                    case .createPack(let c): return c.name.lowercased() == lowered
+                    case .editPack(let e): return e.name?.lowercased() == lowered
+                    default: return false
+                    }
                 }
-            }
         }
         return found.count == 1 ? found[0] : nil
     }

@@ -44,39 +44,52 @@ public struct CommandError: Error, Equatable, CustomStringConvertible, Sendable 
 }
 
 /// Usage and one-line help of every command, in the order `help` lists them.
-public let commandHelp: [(name: String, usage: String, summary: String)] = [
-    ("help", "help [COMMAND]", "list commands, or explain one"),
-    ("whoami", "whoami", "your node id, location and data directory"),
-    ("locate", "locate LAT,LON", "set your (self-reported) location, e.g. locate 40.4433,-79.9436"),
-    ("create", "create NAME [--radius METERS] [--locked] [--tags a,b] [--color C] [--private]",
-     "create a pack and become its Alpha; it lives 24 h, up to 48 h as more people take part (admin packs are permanent); "
-        + "--private: invite-only, everything in it sealed with a pack key (invite PACK)"),
-    ("packs", "packs [--sort distance|popular|new] [--tag T]", "packs around you, with distance and bearing"),
-    ("join", "join PACK|CODE", "join a pack (by name or id prefix), or an invite-only pack with a join code: its posts enter your feed"),
-    ("leave", "leave PACK", "leave a pack"),
-    ("post", "post PACK \"TITLE\" \"BODY\" [--tags a,b] [--named] [--here]",
-     "post anonymously in a pack; title up to \(Limits.maxTitle) characters, body up to \(Limits.maxBody) "
-        + "(letters beyond plain ASCII count 2, emoji 4); --named: under your display name there"),
-    ("comment", "comment ID \"TEXT\"", "comment on a post, or reply to a comment; up to \(Limits.maxBody) characters"),
-    ("up", "up ID", "upvote a post or comment"),
-    ("down", "down ID", "downvote a post or comment"),
-    ("unvote", "unvote ID", "withdraw your vote"),
-    ("feed", "feed [PACK] [--sort new|top] [--limit N] [--tag T] [--within METRES] | feed --following",
-     "posts of your packs (or of one pack); --tag keeps posts with that tag; --within keeps posts of any pack that near you; --following: posts of the pseudonyms you follow"),
-    ("show", "show POST", "a post with its comments"),
-    ("delete", "delete ID", "delete your post or comment, or a pack you are the Alpha of"),
-    ("den", "den", "your packs, posts, comments and upvotes received"),
-    ("peers", "peers", "neighbours this node gossips with"),
-    ("stats", "stats", "datagrams, bytes, ops admitted and dropped, by reason"),
-    ("search", "search TEXT [--pack PACK] [--limit N]", "find posts by words of their title, body, tags or comments, best first"),
-    ("inbox", "inbox", "replies, votes and moderation on your posts and comments, and your packs expiring or gone, since you last looked"),
-    ("map", "map [--radius METRES] [--json]", "the packs around you on a grid: you at the centre, north up"),
-    ("trust", "trust ADMINKEY", "trust an admin key (your campus's): its packs are permanent here and it may moderate any pack"),
-    ("untrust", "untrust ADMINKEY", "stop trusting an admin key"),
-    ("trusted", "trusted", "the admin keys this node trusts, and the config file they are kept in"),
-] + moderationHelp + placeHelp + conversationHelp + privatePackHelp + captionHelp + [
-    ("quit", "quit", "stop the node (also: exit, Ctrl-D)"),
-]
+public let commandHelp: [(name: String, usage: String, summary: String)] =
+    [
+        ("help", "help [COMMAND]", "list commands, or explain one"),
+        ("whoami", "whoami", "your node id, location and data directory"),
+        ("locate", "locate LAT,LON", "set your (self-reported) location, e.g. locate 40.4433,-79.9436"),
+        (
+            "create", "create NAME [--radius METERS] [--locked] [--tags a,b] [--color C] [--private]",
+            "create a pack and become its Alpha; it lives 24 h, up to 48 h as more people take part (admin packs are permanent); "
+                + "--private: invite-only, everything in it sealed with a pack key (invite PACK)"
+        ),
+        ("packs", "packs [--sort distance|popular|new] [--tag T]", "packs around you, with distance and bearing"),
+        (
+            "join", "join PACK|CODE",
+            "join a pack (by name or id prefix), or an invite-only pack with a join code: its posts enter your feed"
+        ),
+        ("leave", "leave PACK", "leave a pack"),
+        (
+            "post", "post PACK \"TITLE\" \"BODY\" [--tags a,b] [--named] [--here]",
+            "post anonymously in a pack; title up to \(Limits.maxTitle) characters, body up to \(Limits.maxBody) "
+                + "(letters beyond plain ASCII count 2, emoji 4); --named: under your display name there"
+        ),
+        ("comment", "comment ID \"TEXT\"", "comment on a post, or reply to a comment; up to \(Limits.maxBody) characters"),
+        ("up", "up ID", "upvote a post or comment"),
+        ("down", "down ID", "downvote a post or comment"),
+        ("unvote", "unvote ID", "withdraw your vote"),
+        (
+            "feed", "feed [PACK] [--sort new|top] [--limit N] [--tag T] [--within METRES] | feed --following",
+            "posts of your packs (or of one pack); --tag keeps posts with that tag; --within keeps posts of any pack that near you; --following: posts of the pseudonyms you follow"
+        ),
+        ("show", "show POST", "a post with its comments"),
+        ("delete", "delete ID", "delete your post or comment, or a pack you are the Alpha of"),
+        ("den", "den", "your packs, posts, comments and upvotes received"),
+        ("peers", "peers", "neighbours this node gossips with"),
+        ("stats", "stats", "datagrams, bytes, ops admitted and dropped, by reason"),
+        ("search", "search TEXT [--pack PACK] [--limit N]", "find posts by words of their title, body, tags or comments, best first"),
+        (
+            "inbox", "inbox",
+            "replies, votes and moderation on your posts and comments, and your packs expiring or gone, since you last looked"
+        ),
+        ("map", "map [--radius METRES] [--json]", "the packs around you on a grid: you at the centre, north up"),
+        ("trust", "trust ADMINKEY", "trust an admin key (your campus's): its packs are permanent here and it may moderate any pack"),
+        ("untrust", "untrust ADMINKEY", "stop trusting an admin key"),
+        ("trusted", "trusted", "the admin keys this node trusts, and the config file they are kept in")
+    ] + moderationHelp + placeHelp + conversationHelp + privatePackHelp + captionHelp + [
+        ("quit", "quit", "stop the node (also: exit, Ctrl-D)")
+    ]
 
 extension Command {
     /// Parses one line. Returns nil for a blank line.
@@ -115,9 +128,13 @@ extension Command {
             let pack = try args.positional("PACK"), title = try args.positional("\"TITLE\""), body = try args.positional("\"BODY\"")
             let named = args.flag("--named"), here = args.flag("--here")
             let tags = try args.list("--tags")
-            if named && here { throw CommandError("--named and --here do not go together (a display name with your place would say who you are)") }
-            cmd = named ? .conversation(.namedPost(pack: pack, title: title, body: body, tags: tags))
-                        : .post(pack: pack, title: title, body: body, tags: tags, here: here)
+            if named && here {
+                throw CommandError("--named and --here do not go together (a display name with your place would say who you are)")
+            }
+            cmd =
+                named
+                ? .conversation(.namedPost(pack: pack, title: title, body: body, tags: tags))
+                : .post(pack: pack, title: title, body: body, tags: tags, here: here)
         case "comment", "reply":
             cmd = .comment(target: try args.positional("ID"), text: try args.positional("\"TEXT\""))
         case "up": cmd = .vote(target: try args.positional("ID"), value: 1)
@@ -247,8 +264,10 @@ struct Args {
 
     func finish() throws {
         if let extra = words.first {
-            throw CommandError(extra.isOption ? "unknown option \(clip(extra.text)); usage: \(usage)"
-                                              : "unexpected '\(clip(extra.text))' (quote text with spaces); usage: \(usage)")
+            throw CommandError(
+                extra.isOption
+                    ? "unknown option \(clip(extra.text)); usage: \(usage)"
+                    : "unexpected '\(clip(extra.text))' (quote text with spaces); usage: \(usage)")
         }
     }
 }

@@ -24,9 +24,11 @@ public enum CaptionCommand: Equatable, Sendable {
 }
 
 let captionHelp: [(name: String, usage: String, summary: String)] = [
-    ("ask", "ask PACK \"PROMPT\" [\"BODY\"] [--tags a,b]",
-     "ask a pack for captions; answers (comment ASK \"TEXT\") are shown by score, and you pick one"),
-    ("pick", "pick ID", "(the asker) pick the favourite caption of your ask: shown first, its author is told; the last pick counts"),
+    (
+        "ask", "ask PACK \"PROMPT\" [\"BODY\"] [--tags a,b]",
+        "ask a pack for captions; answers (comment ASK \"TEXT\") are shown by score, and you pick one"
+    ),
+    ("pick", "pick ID", "(the asker) pick the favourite caption of your ask: shown first, its author is told; the last pick counts")
 ]
 
 public enum CaptionReply: Sendable {
@@ -58,7 +60,8 @@ extension Renderer {
     func captionJSON(_ r: CaptionReply) -> [(String, JSON)] {
         switch r {
         case .asked(let id): return [("id", .string(id.hex))]
-        case let .picked(pick, ask, caption): return [("id", .string(pick.hex)), ("ask", .string(ask.hex)), ("caption", .string(caption.hex))]
+        case let .picked(pick, ask, caption):
+            return [("id", .string(pick.hex)), ("ask", .string(ask.hex)), ("caption", .string(caption.hex))]
         }
     }
 }

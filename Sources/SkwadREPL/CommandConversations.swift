@@ -47,13 +47,17 @@ public enum ConversationCommand: Equatable, Sendable {
 let conversationHelp: [(name: String, usage: String, summary: String)] = [
     ("dm", "dm AUTHOR|ID \"TEXT\"", "a private message to a pseudonym (anon·3f2a9c01), or to the author of a post, comment or message"),
     ("chat", "chat [AUTHOR|ID]", "your conversations, or one of them, with delivery marks"),
-    ("verify", "verify AUTHOR [--confirm|--undo]",
-     "the safety number of you and a pseudonym, the same on both sides; --confirm marks it verified"),
+    (
+        "verify", "verify AUTHOR [--confirm|--undo]",
+        "the safety number of you and a pseudonym, the same on both sides; --confirm marks it verified"
+    ),
     ("follow", "follow AUTHOR|ID", "follow a pseudonym of a pack: its posts in feed --following, a line when one arrives"),
     ("unfollow", "unfollow AUTHOR|ID", "stop following a pseudonym"),
     ("following", "following", "the pseudonyms you follow"),
-    ("profile", "profile PACK --name \"NAME\" [--about \"TEXT\"]",
-     "a display name in that pack only, under a second key of yours there; post ... --named posts under it"),
+    (
+        "profile", "profile PACK --name \"NAME\" [--about \"TEXT\"]",
+        "a display name in that pack only, under a second key of yours there; post ... --named posts under it"
+    )
 ]
 
 /// What a conversation verb produced, before rendering.

@@ -17,7 +17,9 @@ public enum ModerationCommand: Equatable, Sendable {
     case unmute(String)
     case blocks
 
-    static let verbs: Set<String> = ["hide", "unhide", "edit", "log", "report", "reports", "dismiss", "block", "unblock", "mute", "unmute", "blocks"]
+    static let verbs: Set<String> = [
+        "hide", "unhide", "edit", "log", "report", "reports", "dismiss", "block", "unblock", "mute", "unmute", "blocks"
+    ]
 
     /// Parses the arguments of a moderation verb; nil for any other verb.
     static func parse(verb: String, args: inout Args) throws -> ModerationCommand? {
@@ -52,7 +54,10 @@ public enum ModerationCommand: Equatable, Sendable {
 
 /// Help lines of the moderation verbs (listed by `help` with the others).
 let moderationHelp: [(name: String, usage: String, summary: String)] = [
-    ("edit", "edit ID \"TEXT\" | edit PACK --name N", "edit your post or comment (--title, --body), or your pack (--name, --color, --tags)"),
+    (
+        "edit", "edit ID \"TEXT\" | edit PACK --name N",
+        "edit your post or comment (--title, --body), or your pack (--name, --color, --tags)"
+    ),
     ("hide", "hide ID [REASON]", "hide a post or comment (Alpha, admins)"),
     ("unhide", "unhide ID", "restore a hidden post or comment"),
     ("log", "log PACK", "the pack's moderation history"),
@@ -63,5 +68,5 @@ let moderationHelp: [(name: String, usage: String, summary: String)] = [
     ("unblock", "unblock AUTHOR", "undo block"),
     ("mute", "mute PACK", "leave a pack out of your feed and news"),
     ("unmute", "unmute PACK", "undo mute"),
-    ("blocks", "blocks", "who you blocked, what you muted"),
+    ("blocks", "blocks", "who you blocked, what you muted")
 ]

@@ -66,8 +66,11 @@ public enum PlaceCommand: Equatable, Sendable {
             }
             let name = try args.value("--named") ?? ""
             let text = args.optionalPositional() ?? ""
-            return .review(place: place, ReviewInput(overallHalf: UInt32(overall * 2), location: loc, management: man, amenities: am,
-                                                     again: again, text: text, name: name))
+            return .review(
+                place: place,
+                ReviewInput(
+                    overallHalf: UInt32(overall * 2), location: loc, management: man, amenities: am,
+                    again: again, text: text, name: name))
         case "swipe":
             return .swipe(try query(&args))
         case "favs":
@@ -134,15 +137,23 @@ extension Args {
 
 /// Help lines of the place verbs (listed by `help` with the others).
 let placeHelp: [(name: String, usage: String, summary: String)] = [
-    ("place", "place add \"ADDRESS\" [--pack P] [--city C] [--zip Z] [--landlord NAME] [--rent N[-M]] [--beds N] [--baths N]"
-        + " [--term MONTHS] [--at LAT,LON] [--landlord-key me] | place edit PLACE … | place PLACE",
-     "add a place to rent to a pack, edit one (its creator, moderators), or show one with its ratings and reviews"),
-    ("places", "places [TEXT] [--pack P] [--city C] [--zip Z] [--max-rent N] [--min-rating X] [--min-reviews N] [--beds N]"
-        + " [--sort rating|reviews|rent|distance|term|new] [--limit N]",
-     "find places by address, city, zip or landlord; rating is the Bayesian average"),
-    ("review", "review PLACE --overall X --location N --management N --amenities N --again yes|no \"TEXT\" [--named NAME]",
-     "review a place (overall 0–5 in halves, the others 1–5); a second review edits yours"),
+    (
+        "place",
+        "place add \"ADDRESS\" [--pack P] [--city C] [--zip Z] [--landlord NAME] [--rent N[-M]] [--beds N] [--baths N]"
+            + " [--term MONTHS] [--at LAT,LON] [--landlord-key me] | place edit PLACE … | place PLACE",
+        "add a place to rent to a pack, edit one (its creator, moderators), or show one with its ratings and reviews"
+    ),
+    (
+        "places",
+        "places [TEXT] [--pack P] [--city C] [--zip Z] [--max-rent N] [--min-rating X] [--min-reviews N] [--beds N]"
+            + " [--sort rating|reviews|rent|distance|term|new] [--limit N]",
+        "find places by address, city, zip or landlord; rating is the Bayesian average"
+    ),
+    (
+        "review", "review PLACE --overall X --location N --management N --amenities N --again yes|no \"TEXT\" [--named NAME]",
+        "review a place (overall 0–5 in halves, the others 1–5); a second review edits yours"
+    ),
     ("swipe", "swipe [filters of places]", "places one at a time: y favourite, n pass, u undo, q quit (here only)"),
     ("favs", "favs [--sort rent|distance|term|rating|new] [filters of places]", "your favourite places (here only)"),
-    ("compare", "compare A B [C D E]", "2 to 5 places side by side; * marks the best of each row"),
+    ("compare", "compare A B [C D E]", "2 to 5 places side by side; * marks the best of each row")
 ]

@@ -24,8 +24,10 @@ public enum PrivatePackCommand: Equatable, Sendable {
 
 let privatePackHelp: [(name: String, usage: String, summary: String)] = [
     ("invite", "invite PACK", "a join code for an invite-only pack you are in (create NAME --private): give it to whom you invite"),
-    ("remove", "remove PACK AUTHOR",
-     "(the Alpha) remove a member of an invite-only pack: a new key goes to the others; its later posts are unreadable to them"),
+    (
+        "remove", "remove PACK AUTHOR",
+        "(the Alpha) remove a member of an invite-only pack: a new key goes to the others; its later posts are unreadable to them"
+    )
 ]
 
 public enum PrivatePackReply: Sendable {
@@ -39,8 +41,10 @@ extension Executor {
     func runPrivatePack(_ cmd: PrivatePackCommand) async throws -> PrivatePackReply {
         switch cmd {
         case let .create(name, radius, tags, color):
-            return .created(try await node.createPack(name: name, radiusMeters: radius, locked: false, tags: tags, color: color,
-                                                      inviteOnly: true))
+            return .created(
+                try await node.createPack(
+                    name: name, radiusMeters: radius, locked: false, tags: tags, color: color,
+                    inviteOnly: true))
         case .invite(let ref):
             let code = try await node.invite(ref)
             return .invite(code: code, packName: try await node.resolvePack(ref).name)
@@ -74,8 +78,10 @@ extension Renderer {
             return [("id", .string(p.id.hex)), ("name", .string(p.name)), ("inviteOnly", .bool(true))]
         case let .invite(code, packName): return [("code", .string(code)), ("packName", .string(packName))]
         case let .removed(author, packName, epoch, kept):
-            return [("removed", .string(pseudonymTag(author))), ("packName", .string(packName)), ("epoch", .int(Int(epoch))),
-                    ("kept", .int(kept))]
+            return [
+                ("removed", .string(pseudonymTag(author))), ("packName", .string(packName)), ("epoch", .int(Int(epoch))),
+                ("kept", .int(kept))
+            ]
         }
     }
 }

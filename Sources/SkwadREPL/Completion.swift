@@ -12,10 +12,14 @@ public struct CompletionWords: Sendable, Equatable {
 }
 
 enum Completion {
-    static let packVerbs: Set<String> = ["join", "leave", "feed", "post", "mute", "unmute", "log", "reports", "edit", "delete", "rm",
-                                         "invite", "remove"]
-    static let opVerbs: Set<String> = ["comment", "reply", "up", "down", "unvote", "show", "delete", "rm", "hide", "unhide",
-                                       "report", "edit"]
+    static let packVerbs: Set<String> = [
+        "join", "leave", "feed", "post", "mute", "unmute", "log", "reports", "edit", "delete", "rm",
+        "invite", "remove"
+    ]
+    static let opVerbs: Set<String> = [
+        "comment", "reply", "up", "down", "unvote", "show", "delete", "rm", "hide", "unhide",
+        "report", "edit"
+    ]
     static let authorVerbs: Set<String> = ["block", "unblock"]
 
     /// Candidates for `word`, the word under the cursor, given the line before it.

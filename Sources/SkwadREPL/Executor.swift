@@ -31,7 +31,7 @@ public struct Executor: Sendable {
             return .done("posted \(id.short(await node.displayIDLength()))", id: id)
         case let .comment(target, text):
             let id = try await node.comment(on: target, text: text)
-            let word = await node.isReviewReply(id) ? "replied" : "commented"   // `reply REVIEW`: the landlord's reply
+            let word = await node.isReviewReply(id) ? "replied" : "commented"  // `reply REVIEW`: the landlord's reply
             return .done("\(word) \(id.short(await node.displayIDLength()))", id: id)
         case let .vote(target, value):
             let id = try await node.vote(on: target, value: value)
@@ -55,8 +55,10 @@ public struct Executor: Sendable {
             let file = await node.trusted().file
             let short = String(k.hex.prefix(16)) + "…"
             if !changed { return .done(on ? "already trusted: \(short)" : "not trusted: \(short) (see: trusted)", id: nil) }
-            return .done(on ? "trusted admin key \(short): its packs are permanent here and it may moderate any pack; written to \(file)"
-                            : "no longer trusted: \(short); written to \(file)", id: nil)
+            return .done(
+                on
+                    ? "trusted admin key \(short): its packs are permanent here and it may moderate any pack; written to \(file)"
+                    : "no longer trusted: \(short); written to \(file)", id: nil)
         case .trusted: return .trusted(await node.trusted())
         case .stats: return .stats(await node.counters())
         case .quit: return .bye
@@ -81,7 +83,8 @@ public struct Executor: Sendable {
         if let s = await node.seedStatus() {
             let seeds = s.seeds.joined(separator: ", ")
             let next = "trying again in \(max(1, (s.nextInMs + 999) / 1000)) s"
-            return s.unanswered == 0 ? "no peers yet: joining through \(seeds) (\(next) if it does not answer)"
+            return s.unanswered == 0
+                ? "no peers yet: joining through \(seeds) (\(next) if it does not answer)"
                 : "no peers: seed \(seeds) is not answering (\(Wording.count(s.unanswered, "try", "tries")) so far); "
                     + "\(next), waiting longer each time"
         }
@@ -97,9 +100,12 @@ public struct Executor: Sendable {
             guard let h = commandHelp.first(where: { $0.name == topic.lowercased() }) else {
                 throw CommandError("no command '\(clip(topic))'; type help")
             }
-            var lines = Wording.wrap(h.usage, width: 80, indent: "    ") + Wording.wrap(h.summary, width: 78, indent: "  ").map { "  " + $0 }
+            var lines =
+                Wording.wrap(h.usage, width: 80, indent: "    ") + Wording.wrap(h.summary, width: 78, indent: "  ").map { "  " + $0 }
             if h.name == "create" {
-                lines += Wording.wrap("colours (--color): " + Palette.names.joined(separator: ", "), width: 78, indent: "  ").map { "  " + $0 }
+                lines += Wording.wrap("colours (--color): " + Palette.names.joined(separator: ", "), width: 78, indent: "  ").map {
+                    "  " + $0
+                }
             }
             return lines.joined(separator: "\n")
         }
@@ -111,7 +117,9 @@ public struct Executor: Sendable {
             lines.append("  " + h.name.padding(toLength: width, withPad: " ", startingAt: 0) + wrapped[0])
             lines += wrapped.dropFirst().map { pad + $0 }
         }
-        lines += Wording.wrap("PACK is a pack name (NAME·abcd when several packs share it) or an id prefix; ID is a post or comment id prefix; quote text with spaces.", width: 80)
+        lines += Wording.wrap(
+            "PACK is a pack name (NAME·abcd when several packs share it) or an id prefix; ID is a post or comment id prefix; quote text with spaces.",
+            width: 80)
         return lines.joined(separator: "\n")
     }
 }

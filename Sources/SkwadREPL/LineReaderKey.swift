@@ -1,8 +1,8 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension LineReader {
@@ -16,7 +16,9 @@ extension LineReader {
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return next(prompt: "", history: false) }
         var raw = saved
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
-        withUnsafeMutableBytes(of: &raw.c_cc) { cc in cc[Int(VMIN)] = 1; cc[Int(VTIME)] = 0 }
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 1; cc[Int(VTIME)] = 0
+        }
         _ = tcsetattr(STDIN_FILENO, TCSANOW, &raw)
         defer { _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
         var byte: UInt8 = 0

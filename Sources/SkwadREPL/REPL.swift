@@ -59,7 +59,8 @@ public final class REPL: Sendable {
         cache.set(await executor.node.packStyles(), idLength: await executor.node.displayIDLength())
         await executor.node.setEventSink { [reader] e in
             let (styles, idLength) = cache.get()
-            guard let line = Self.eventLine(e, mode: mode, verbose: verbose, styles: styles, idLength: idLength, nowMs: wallClockMs()) else { return }
+            guard let line = Self.eventLine(e, mode: mode, verbose: verbose, styles: styles, idLength: idLength, nowMs: wallClockMs())
+            else { return }
             reader.printAbove(line)
         }
         // The node went online before the sink was set: links that came up in between are
@@ -67,7 +68,11 @@ public final class REPL: Sendable {
         if verbose {
             let (styles, idLength) = cache.get()
             for p in await executor.node.peerSummaries() where p.state == "active" {
-                if let line = Self.eventLine(.peerJoined(p.address), mode: mode, verbose: verbose, styles: styles, idLength: idLength, nowMs: wallClockMs()) { reader.printAbove(line) }
+                if let line = Self.eventLine(
+                    .peerJoined(p.address), mode: mode, verbose: verbose, styles: styles, idLength: idLength, nowMs: wallClockMs())
+                {
+                    reader.printAbove(line)
+                }
             }
         }
         if reader.interactive {
@@ -77,8 +82,9 @@ public final class REPL: Sendable {
             }
         }
         while true {
-            let line = swipeMode.get() != nil && mode == .terminal
-                ? await Self.readKeyOffThread(reader, prompt: "swipe> ")   // one key, no Enter (REPLSwipe.swift)
+            let line =
+                swipeMode.get() != nil && mode == .terminal
+                ? await Self.readKeyOffThread(reader, prompt: "swipe> ")  // one key, no Enter (REPLSwipe.swift)
                 : await Self.readOffThread(reader, prompt: mode == .terminal ? "skwad> " : "")
             guard let line else { break }
             let (out, quit) = await handle(line, nowMs: wallClockMs())
@@ -120,8 +126,10 @@ public final class REPL: Sendable {
 
     /// How activity that arrived on its own is printed: times relative to `nowMs` (the
     /// moment it is printed), peer joins and leaves only when `verbose`.
-    static func eventLine(_ e: NodeEvent, mode: Renderer.Mode, verbose: Bool, styles: [PackID: PackStyle], idLength: Int = 8,
-                          nowMs: UInt64) -> String? {
+    static func eventLine(
+        _ e: NodeEvent, mode: Renderer.Mode, verbose: Bool, styles: [PackID: PackStyle], idLength: Int = 8,
+        nowMs: UInt64
+    ) -> String? {
         switch e {
         case .peerJoined, .peerLeft: if !verbose { return nil }
         default: break
@@ -147,6 +155,10 @@ final class StyleCache: @unchecked Sendable {
     private let lock = NSLock()
     private var styles: [PackID: PackStyle] = [:]
     private var idLength = 8
-    func set(_ s: [PackID: PackStyle], idLength n: Int) { lock.withLock { styles = s; idLength = n } }
+    func set(_ s: [PackID: PackStyle], idLength n: Int) {
+        lock.withLock {
+            styles = s; idLength = n
+        }
+    }
     func get() -> ([PackID: PackStyle], Int) { lock.withLock { (styles, idLength) } }
 }

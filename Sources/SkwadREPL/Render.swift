@@ -73,9 +73,10 @@ public struct Renderer: Sendable {
 
     public func text(_ r: Reply) -> String {
         switch r {
-        case .done(let msg, _): return SafeText.block(msg, indent: "  ")   // may quote pack names
+        case .done(let msg, _): return SafeText.block(msg, indent: "  ")  // may quote pack names
         case .created(let p):
-            return "created pack \(colored(SafeText.line(label(p.id, p.name)), pack: p.id, color: p.color)) \(id(p.id))" + (p.fence.map { " (radius \(Int($0.radiusMeters)) m\(p.locked ? ", locked" : ""))" } ?? "")
+            return "created pack \(colored(SafeText.line(label(p.id, p.name)), pack: p.id, color: p.color)) \(id(p.id))"
+                + (p.fence.map { " (radius \(Int($0.radiusMeters)) m\(p.locked ? ", locked" : ""))" } ?? "")
         case .packs(let list):
             if list.isEmpty { return "no packs yet: create one with create NAME" }
             return list.map { l in
@@ -92,8 +93,9 @@ public struct Renderer: Sendable {
             }.joined(separator: "\n")
         case .feed(let posts):
             if posts.isEmpty {
-                return joinedCount > 0 ? "no posts yet: post one (post PACK \"TITLE\" \"BODY\"), or see other packs (packs)"
-                                       : "no posts: join a pack (packs, join PACK) or post one"
+                return joinedCount > 0
+                    ? "no posts yet: post one (post PACK \"TITLE\" \"BODY\"), or see other packs (packs)"
+                    : "no posts: join a pack (packs, join PACK) or post one"
             }
             return posts.map(postLine).joined(separator: "\n")
         case .thread(let t):
@@ -106,24 +108,40 @@ public struct Renderer: Sendable {
                 let pad = String(repeating: "  ", count: c.depth + 2)
                 let body = c.removed ? dim("[removed]") : SafeText.block(c.body, indent: pad + "  ")
                 let mark = c.picked ? "★ picked  " : ""
-                lines.append("\(pad)\(id(c.id))  \(score(c.score))  \(mark)\(who(c.author, c.role))  \(dim(time(c.hlc)))  \(body)\(c.edited ? " (edited)" : "")")
+                lines.append(
+                    "\(pad)\(id(c.id))  \(score(c.score))  \(mark)\(who(c.author, c.role))  \(dim(time(c.hlc)))  \(body)\(c.edited ? " (edited)" : "")"
+                )
             }
-            if t.comments.isEmpty { lines.append(dim(t.post.isAsk ? "    no captions yet (comment \(id(t.post.id)) \"TEXT\")" : "    no comments yet")) }
+            if t.comments.isEmpty {
+                lines.append(dim(t.post.isAsk ? "    no captions yet (comment \(id(t.post.id)) \"TEXT\")" : "    no comments yet"))
+            }
             return lines.joined(separator: "\n")
         case .den(let d):
-            var lines = ["your packs (Alpha): " + (d.view.packs.isEmpty ? "none" : d.view.packs.map { "\(SafeText.line($0.name)) \(id($0.id))" }.joined(separator: ", ")),
-                         "joined: " + (d.joined.isEmpty ? "none" : d.joined.map { SafeText.line(label($0.id, $0.name)) }.joined(separator: ", ")),
-                         "posts: \(d.view.posts.count)  comments: \(d.view.comments.count)  upvotes received: \(d.view.totalUpvotes)"]
+            var lines = [
+                "your packs (Alpha): "
+                    + (d.view.packs.isEmpty
+                        ? "none" : d.view.packs.map { "\(SafeText.line($0.name)) \(id($0.id))" }.joined(separator: ", ")),
+                "joined: " + (d.joined.isEmpty ? "none" : d.joined.map { SafeText.line(label($0.id, $0.name)) }.joined(separator: ", ")),
+                "posts: \(d.view.posts.count)  comments: \(d.view.comments.count)  upvotes received: \(d.view.totalUpvotes)"
+            ]
             lines += d.view.posts.map { "  " + postLine($0) }
-            lines += d.view.comments.map { "  \(id($0.id))  \(score($0.score))  on \(id($0.post))  \(SafeText.block($0.body, indent: "    "))" }
+            lines += d.view.comments.map {
+                "  \(id($0.id))  \(score($0.score))  on \(id($0.post))  \(SafeText.block($0.body, indent: "    "))"
+            }
             lines += denPlaceLines(d)
             return lines.joined(separator: "\n")
         case .whoami(let w):
-            var lines = ["node \(w.nodeID)", "location " + (w.location.map { "\($0) (cell \(w.cell ?? "-"))" } ?? "unset (locate LAT,LON)"),
-                         "data \(w.dataDir)", "\(Wording.count(w.joinedPacks, "pack")) joined, \(Wording.count(w.ops, "op")) stored",
-                         "listening on " + (w.listen ?? "nothing (offline)")]
-            if !w.reachable.isEmpty && w.reachable != [w.listen ?? ""] { lines.append("reachable at " + w.reachable.joined(separator: ", ")) }
-            if w.listen != nil { lines.append(w.lanBeacon ? "finding neighbours on the local network" : "not looking for neighbours on the local network") }
+            var lines = [
+                "node \(w.nodeID)", "location " + (w.location.map { "\($0) (cell \(w.cell ?? "-"))" } ?? "unset (locate LAT,LON)"),
+                "data \(w.dataDir)", "\(Wording.count(w.joinedPacks, "pack")) joined, \(Wording.count(w.ops, "op")) stored",
+                "listening on " + (w.listen ?? "nothing (offline)")
+            ]
+            if !w.reachable.isEmpty && w.reachable != [w.listen ?? ""] {
+                lines.append("reachable at " + w.reachable.joined(separator: ", "))
+            }
+            if w.listen != nil {
+                lines.append(w.lanBeacon ? "finding neighbours on the local network" : "not looking for neighbours on the local network")
+            }
             if let a = w.adminKey { lines.append("admin key \(a)") }
             return lines.joined(separator: "\n")
         case .help(let h): return h
@@ -172,7 +190,8 @@ public struct Renderer: Sendable {
         let noun = p.isAsk ? "caption" : "comment"
         let comments = p.commentCount == 1 ? "1 \(noun)" : "\(p.commentCount) \(noun)s"
         let ask = p.isAsk ? "[ask] " : ""
-        return "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(label(p.pack, p.packName)), pack: p.pack))  \(who(p.author, p.role))\(named(p.displayName))  \(dim(time(p.hlc)))  \(ask)\(SafeText.line(p.title))\(p.edited ? " (edited)" : "")  \(dim("(\(comments))"))"
+        return
+            "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(label(p.pack, p.packName)), pack: p.pack))  \(who(p.author, p.role))\(named(p.displayName))  \(dim(time(p.hlc)))  \(ask)\(SafeText.line(p.title))\(p.edited ? " (edited)" : "")  \(dim("(\(comments))"))"
     }
 
     /// A display name published in the post's pack, quoted after the tag (the tag stays: a
@@ -197,23 +216,38 @@ public struct Renderer: Sendable {
         case .feed(let posts): kv.append(("posts", .array(posts.map(post))))
         case .thread(let t): kv += [("post", post(t.post)), ("comments", .array(t.comments.map(comment)))]
         case .den(let d):
-            kv += [("packs", .array(d.view.packs.map { pack($0, joined: true) })), ("joined", .array(d.joined.map { .string($0.id.hex) })),
-                   ("posts", .array(d.view.posts.map(post))), ("comments", .array(d.view.comments.map(comment))),
-                   ("totalUpvotes", .int(d.view.totalUpvotes)), ("places", .array(d.places.map(placeJSON))),
-                   ("reviews", .array(d.reviews.map(reviewJSON)))]
+            kv += [
+                ("packs", .array(d.view.packs.map { pack($0, joined: true) })), ("joined", .array(d.joined.map { .string($0.id.hex) })),
+                ("posts", .array(d.view.posts.map(post))), ("comments", .array(d.view.comments.map(comment))),
+                ("totalUpvotes", .int(d.view.totalUpvotes)), ("places", .array(d.places.map(placeJSON))),
+                ("reviews", .array(d.reviews.map(reviewJSON)))
+            ]
         case .whoami(let w):
-            kv += [("node", .string(w.nodeID)), ("location", w.location.map { .string("\($0.lat),\($0.lon)") } ?? .null),
-                   ("cell", w.cell.map { .string($0) } ?? .null), ("dataDir", .string(w.dataDir)),
-                   ("joinedPacks", .int(w.joinedPacks)), ("ops", .int(w.ops)), ("listen", w.listen.map { .string($0) } ?? .null),
-                   ("reachable", .array(w.reachable.map { .string($0) })), ("lanBeacon", .bool(w.lanBeacon))]
+            kv += [
+                ("node", .string(w.nodeID)), ("location", w.location.map { .string("\($0.lat),\($0.lon)") } ?? .null),
+                ("cell", w.cell.map { .string($0) } ?? .null), ("dataDir", .string(w.dataDir)),
+                ("joinedPacks", .int(w.joinedPacks)), ("ops", .int(w.ops)), ("listen", w.listen.map { .string($0) } ?? .null),
+                ("reachable", .array(w.reachable.map { .string($0) })), ("lanBeacon", .bool(w.lanBeacon))
+            ]
         case .help(let h): kv.append(("help", .string(h)))
         case .trusted(let t):
-            kv += [("keys", .array(t.keys.map { .string($0.hex) })), ("own", t.own.map { .string($0.hex) } ?? .null),
-                   ("file", .string(t.file))]
+            kv += [
+                ("keys", .array(t.keys.map { .string($0.hex) })), ("own", t.own.map { .string($0.hex) } ?? .null),
+                ("file", .string(t.file))
+            ]
         case .peers(let ps, let note):
             if let note { kv.append(("note", .string(note))) }
-            kv.append(("peers", .array(ps.map { .object([("address", .string($0.address)), ("state", .string($0.state)),
-                                                         ("cell", $0.cell.map { .string($0) } ?? .null)]) })))
+            kv.append(
+                (
+                    "peers",
+                    .array(
+                        ps.map {
+                            .object([
+                                ("address", .string($0.address)), ("state", .string($0.state)),
+                                ("cell", $0.cell.map { .string($0) } ?? .null)
+                            ])
+                        })
+                ))
         case .stats(let pairs): kv.append(("stats", .object(pairs.map { ($0.0, .int($0.1)) })))
         case .search(let hits): kv.append(("results", .array(hits.map(searchHit))))
         case .inbox(let inbox): kv += inboxJSON(inbox)
@@ -231,30 +265,40 @@ public struct Renderer: Sendable {
     public static func error(_ message: String) -> JSON { .object([("ok", false), ("error", .string(message))]) }
 
     func pack(_ p: PackSummary, joined: Bool) -> JSON {
-        .object([("id", .string(p.id.hex)), ("name", .string(p.name)), ("tags", .array(p.tags.map { .string($0) })),
-                 ("color", .string(p.color)), ("locked", .bool(p.locked)), ("admin", .bool(p.isAdmin)),
-                 ("radius", p.fence.map { .double($0.radiusMeters) } ?? .null),
-                 ("distance", p.distanceMeters.map { .double($0) } ?? .null),
-                 ("label", .string(label(p.id, p.name))), ("alpha", .string(pseudonymTag(p.alpha))), ("popularity", .int(p.popularity)), ("posts", .int(p.postCount)),
-                 ("created", .int(Int(p.createdMs))), ("expires", p.expiresMs.map { .int(Int($0)) } ?? .null), ("joined", .bool(joined))])
+        .object([
+            ("id", .string(p.id.hex)), ("name", .string(p.name)), ("tags", .array(p.tags.map { .string($0) })),
+            ("color", .string(p.color)), ("locked", .bool(p.locked)), ("admin", .bool(p.isAdmin)),
+            ("radius", p.fence.map { .double($0.radiusMeters) } ?? .null),
+            ("distance", p.distanceMeters.map { .double($0) } ?? .null),
+            ("label", .string(label(p.id, p.name))), ("alpha", .string(pseudonymTag(p.alpha))), ("popularity", .int(p.popularity)),
+            ("posts", .int(p.postCount)),
+            ("created", .int(Int(p.createdMs))), ("expires", p.expiresMs.map { .int(Int($0)) } ?? .null), ("joined", .bool(joined))
+        ])
     }
 
     func post(_ p: PostView) -> JSON {
-        .object([("id", .string(p.id.hex)), ("pack", .string(p.pack.hex)), ("packName", .string(p.packName)), ("packLabel", .string(label(p.pack, p.packName))),
-                 ("author", .string(pseudonymTag(p.author))), ("role", p.role.map { .string($0.rawValue) } ?? .null), ("title", .string(p.title)), ("body", .string(p.body)),
-                 ("tags", .array(p.tags.map { .string($0) })), ("score", .int(p.score)), ("up", .int(p.upvotes)),
-                 ("down", .int(p.downvotes)), ("comments", .int(p.commentCount)), ("time", .int(Int(p.hlc.physicalMs))),
-                 ("hidden", p.hidden.map { .string($0.rawValue) } ?? .null), ("edited", .bool(p.edited)),
-                 ("displayName", p.displayName.map { .string($0) } ?? .null), ("ask", .bool(p.isAsk)),
-                 ("place", p.place.map { .string($0) } ?? .null), ("placeDistance", placeDistance(p).map { .double($0) } ?? .null),
-                 ("picked", p.picked.map { .string($0.hex) } ?? .null)])
+        .object([
+            ("id", .string(p.id.hex)), ("pack", .string(p.pack.hex)), ("packName", .string(p.packName)),
+            ("packLabel", .string(label(p.pack, p.packName))),
+            ("author", .string(pseudonymTag(p.author))), ("role", p.role.map { .string($0.rawValue) } ?? .null),
+            ("title", .string(p.title)), ("body", .string(p.body)),
+            ("tags", .array(p.tags.map { .string($0) })), ("score", .int(p.score)), ("up", .int(p.upvotes)),
+            ("down", .int(p.downvotes)), ("comments", .int(p.commentCount)), ("time", .int(Int(p.hlc.physicalMs))),
+            ("hidden", p.hidden.map { .string($0.rawValue) } ?? .null), ("edited", .bool(p.edited)),
+            ("displayName", p.displayName.map { .string($0) } ?? .null), ("ask", .bool(p.isAsk)),
+            ("place", p.place.map { .string($0) } ?? .null), ("placeDistance", placeDistance(p).map { .double($0) } ?? .null),
+            ("picked", p.picked.map { .string($0.hex) } ?? .null)
+        ])
     }
 
     func comment(_ c: CommentView) -> JSON {
-        .object([("id", .string(c.id.hex)), ("post", .string(c.post.hex)), ("parent", c.parent.map { .string($0.hex) } ?? .null),
-                 ("author", .string(pseudonymTag(c.author))), ("role", c.role.map { .string($0.rawValue) } ?? .null), ("body", .string(c.body)), ("score", .int(c.score)),
-                 ("depth", .int(c.depth)), ("removed", .bool(c.removed)), ("edited", .bool(c.edited)), ("time", .int(Int(c.hlc.physicalMs))),
-                 ("picked", .bool(c.picked))])
+        .object([
+            ("id", .string(c.id.hex)), ("post", .string(c.post.hex)), ("parent", c.parent.map { .string($0.hex) } ?? .null),
+            ("author", .string(pseudonymTag(c.author))), ("role", c.role.map { .string($0.rawValue) } ?? .null), ("body", .string(c.body)),
+            ("score", .int(c.score)),
+            ("depth", .int(c.depth)), ("removed", .bool(c.removed)), ("edited", .bool(c.edited)), ("time", .int(Int(c.hlc.physicalMs))),
+            ("picked", .bool(c.picked))
+        ])
     }
 
     // MARK: events
@@ -262,14 +306,16 @@ public struct Renderer: Sendable {
     public func event(_ e: NodeEvent) -> String {
         switch (mode, e) {
         case (.json, .newPost(let p)): return JSON.object([("event", "post"), ("post", post(p))]).render()
-        case (.json, .newComment(let c, let name)): return JSON.object([("event", "comment"), ("packName", .string(name)), ("comment", comment(c))]).render()
+        case (.json, .newComment(let c, let name)):
+            return JSON.object([("event", "comment"), ("packName", .string(name)), ("comment", comment(c))]).render()
         case (.json, .voteOnYours(let t, let s)):
             return JSON.object([("event", "vote"), ("target", .string(t.hex)), ("score", .int(s))]).render()
         case (.json, .peerJoined(let a)): return JSON.object([("event", "peer_joined"), ("address", .string(a))]).render()
         case (.json, .peerLeft(let a)): return JSON.object([("event", "peer_left"), ("address", .string(a))]).render()
         case (_, .newPost(let p)): return "* new post " + postLine(p)
         case (_, .newComment(let c, let name)):
-            return "* new comment in \(SafeText.line(name)) on \(id(c.post)) by \(who(c.author, c.role)): \(SafeText.block(c.body, indent: "    "))"
+            return
+                "* new comment in \(SafeText.line(name)) on \(id(c.post)) by \(who(c.author, c.role)): \(SafeText.block(c.body, indent: "    "))"
         case (_, .voteOnYours(let t, let s)): return "* vote on your \(id(t)): score \(score(s))"
         case (_, .peerJoined(let a)): return "* peer joined \(a)"
         case (_, .peerLeft(let a)): return "* peer left \(a)"

@@ -24,15 +24,20 @@ extension Renderer {
             if entries.isEmpty { return head + "\n  (no messages yet)" }
             return ([head] + entries.map(chatLine)).joined(separator: "\n")
         case .safety(let s):
-            var lines = ["safety number of you (\(pseudonymTag(s.me))) and \(pseudonymTag(s.peer)) in \(SafeText.line(s.packName)):",
-                         "  \(s.number)"]
-            lines.append(s.verified ? "  verified ✓ (verify \(pseudonymTag(s.peer)) --undo removes the mark)"
-                                    : "  compare it with theirs (in person, or another channel); if it matches: "
-                                        + "verify \(pseudonymTag(s.peer)) --confirm")
+            var lines = [
+                "safety number of you (\(pseudonymTag(s.me))) and \(pseudonymTag(s.peer)) in \(SafeText.line(s.packName)):",
+                "  \(s.number)"
+            ]
+            lines.append(
+                s.verified
+                    ? "  verified ✓ (verify \(pseudonymTag(s.peer)) --undo removes the mark)"
+                    : "  compare it with theirs (in person, or another channel); if it matches: "
+                        + "verify \(pseudonymTag(s.peer)) --confirm")
             return lines.joined(separator: "\n")
         case let .followed(key, packName, on):
-            return on ? "following \(pseudonymTag(key)) in \(SafeText.line(packName)): feed --following shows their posts"
-                      : "stopped following \(pseudonymTag(key)) in \(SafeText.line(packName))"
+            return on
+                ? "following \(pseudonymTag(key)) in \(SafeText.line(packName)): feed --following shows their posts"
+                : "stopped following \(pseudonymTag(key)) in \(SafeText.line(packName))"
         case .following(let list):
             if list.isEmpty { return "you follow nobody yet: follow AUTHOR" }
             return list.map {
@@ -55,8 +60,10 @@ extension Renderer {
     }
 
     func entryJSON(_ e: ConversationEntry) -> JSON {
-        .object([("id", .string(e.id.hex)), ("pack", .string(e.pack.hex)), ("peer", .string(pseudonymTag(e.peer))),
-                 ("mine", .bool(e.mine)), ("text", .string(e.text)), ("time", .int(Int(e.atMs))), ("delivered", .bool(e.delivered))])
+        .object([
+            ("id", .string(e.id.hex)), ("pack", .string(e.pack.hex)), ("peer", .string(pseudonymTag(e.peer))),
+            ("mine", .bool(e.mine)), ("text", .string(e.text)), ("time", .int(Int(e.atMs))), ("delivered", .bool(e.delivered))
+        ])
     }
 
     func conversationJSON(_ r: ConversationReply) -> [(String, JSON)] {
@@ -64,27 +71,48 @@ extension Renderer {
         case let .sent(opID, peer, packName):
             return [("id", .string(opID.hex)), ("to", .string(pseudonymTag(peer))), ("packName", .string(packName))]
         case .chat(.list(let list)):
-            return [("conversations", .array(list.map { c in
-                .object([("peer", .string(pseudonymTag(c.peer))), ("pack", .string(c.pack.hex)), ("packName", .string(c.packName)),
-                         ("verified", .bool(c.verified)), ("count", .int(c.count)), ("last", entryJSON(c.last))])
-            }))]
+            return [
+                (
+                    "conversations",
+                    .array(
+                        list.map { c in
+                            .object([
+                                ("peer", .string(pseudonymTag(c.peer))), ("pack", .string(c.pack.hex)), ("packName", .string(c.packName)),
+                                ("verified", .bool(c.verified)), ("count", .int(c.count)), ("last", entryJSON(c.last))
+                            ])
+                        })
+                )
+            ]
         case let .chat(.thread(pack, packName, peer, verified, entries)):
-            return [("peer", .string(pseudonymTag(peer))), ("pack", .string(pack.hex)), ("packName", .string(packName)),
-                    ("verified", .bool(verified)), ("messages", .array(entries.map(entryJSON)))]
+            return [
+                ("peer", .string(pseudonymTag(peer))), ("pack", .string(pack.hex)), ("packName", .string(packName)),
+                ("verified", .bool(verified)), ("messages", .array(entries.map(entryJSON)))
+            ]
         case let .followed(key, packName, on):
             return [("author", .string(pseudonymTag(key))), ("packName", .string(packName)), ("following", .bool(on))]
         case .following(let list):
-            return [("following", .array(list.map { f in
-                .object([("author", .string(pseudonymTag(f.author))), ("pack", .string(f.pack.hex)), ("packName", .string(f.packName)),
-                         ("posts", .int(f.posts))])
-            }))]
+            return [
+                (
+                    "following",
+                    .array(
+                        list.map { f in
+                            .object([
+                                ("author", .string(pseudonymTag(f.author))), ("pack", .string(f.pack.hex)),
+                                ("packName", .string(f.packName)),
+                                ("posts", .int(f.posts))
+                            ])
+                        })
+                )
+            ]
         case .feed(let posts): return [("posts", .array(posts.map(post)))]
         case let .profiled(key, packName, name):
             return [("persona", .string(pseudonymTag(key))), ("packName", .string(packName)), ("name", .string(name))]
         case .posted(let opID): return [("id", .string(opID.hex)), ("message", .string("posted \(opID.short(idLength))"))]
         case .safety(let s):
-            return [("me", .string(pseudonymTag(s.me))), ("peer", .string(pseudonymTag(s.peer))), ("pack", .string(s.pack.hex)),
-                    ("safetyNumber", .string(s.number)), ("verified", .bool(s.verified))]
+            return [
+                ("me", .string(pseudonymTag(s.me))), ("peer", .string(pseudonymTag(s.peer))), ("pack", .string(s.pack.hex)),
+                ("safetyNumber", .string(s.number)), ("verified", .bool(s.verified))
+            ]
         }
     }
 
@@ -92,8 +120,13 @@ extension Renderer {
     func conversationEvent(_ e: ConversationEvent) -> String {
         switch (mode, e) {
         case (.json, let .message(entry, name, verified)):
-            return JSON.object([("event", "dm"), ("packName", .string(name)), ("verified", .bool(verified)), ("message",
-                entryJSON(entry))]).render()
+            return JSON.object([
+                ("event", "dm"), ("packName", .string(name)), ("verified", .bool(verified)),
+                (
+                    "message",
+                    entryJSON(entry)
+                )
+            ]).render()
         case (.json, let .delivered(opID, peer)):
             return JSON.object([("event", "delivered"), ("id", .string(opID.hex)), ("peer", .string(pseudonymTag(peer)))]).render()
         case (_, let .message(entry, name, verified)):

@@ -6,7 +6,9 @@ extension Renderer {
     /// `inbox`: one line per item, oldest first.
     func inboxText(_ inbox: Inbox) -> String {
         var lines = inbox.items.map(inboxLine)
-        if inbox.skipped > 0 { lines.insert(dim("(\(Wording.count(inbox.skipped, "older op")) not read: only the newest \(Node.inboxScanLimit) are)"), at: 0) }
+        if inbox.skipped > 0 {
+            lines.insert(dim("(\(Wording.count(inbox.skipped, "older op")) not read: only the newest \(Node.inboxScanLimit) are)"), at: 0)
+        }
         if lines.isEmpty { return "nothing new since you last looked" }
         return lines.joined(separator: "\n")
     }
@@ -22,32 +24,40 @@ extension Renderer {
         switch item.kind {
         case .reply(let c, let parent):
             let on = yours(parent ?? c.post, parent == nil, item)
-            return "\(when)  \(who(c.author, c.role)) replied to \(on) in \(SafeText.line(item.packName)): \(id(c.id))  \(SafeText.block(c.body, indent: "    "))"
+            return
+                "\(when)  \(who(c.author, c.role)) replied to \(on) in \(SafeText.line(item.packName)): \(id(c.id))  \(SafeText.block(c.body, indent: "    "))"
         case .votes(let target, let up, let down, let s):
             var counts: [String] = []
             if up > 0 { counts.append("+\(up)") }
             if down > 0 { counts.append("-\(down)") }
-            return "\(when)  \(Wording.count(up + down, "vote")) (\(counts.joined(separator: " "))) on \(yours(target, isPost(target, item), item)): score now \(score(s))"
+            return
+                "\(when)  \(Wording.count(up + down, "vote")) (\(counts.joined(separator: " "))) on \(yours(target, isPost(target, item), item)): score now \(score(s))"
         case .moderated(let target, let hidden, let reason):
             let why = reason.isEmpty ? "" : ": \(SafeText.line(reason))"
-            return "\(when)  \(yours(target, isPost(target, item), item)) was \(hidden ? "hidden" : "restored") by a moderator of \(SafeText.line(item.packName))\(hidden ? why : "")"
+            return
+                "\(when)  \(yours(target, isPost(target, item), item)) was \(hidden ? "hidden" : "restored") by a moderator of \(SafeText.line(item.packName))\(hidden ? why : "")"
         case let .autoHidden(target, s, threshold):
             return "\(when)  \(yours(target, isPost(target, item), item)) in \(SafeText.line(item.packName)) was hidden by votes: "
                 + "score \(score(s)) (a pack hides what reaches -\(threshold))"
         case .pack(let n):
             let name = SafeText.line(label(n.pack, n.name))
             switch n.kind {
-            case .expiring: return "\(dim(timeMs(nowMs)))  pack \(name) expires \(mode == .terminal ? Self.relative(n.atMs, now: nowMs) : "at " + Self.isoTime(n.atMs))"
+            case .expiring:
+                return
+                    "\(dim(timeMs(nowMs)))  pack \(name) expires \(mode == .terminal ? Self.relative(n.atMs, now: nowMs) : "at " + Self.isoTime(n.atMs))"
             case .expired: return "\(when)  pack \(name) expired"
             case .deleted: return "\(when)  pack \(name) was deleted by its Alpha"
             }
         case .place(let n): return "\(when)  " + placeNewsLine(n, item)
         case .followedPost(let p):
-            return "\(when)  \(pseudonymTag(p.author)), whom you follow, posted in \(SafeText.line(item.packName)): \(id(p.id))  \(SafeText.line(p.title))"
+            return
+                "\(when)  \(pseudonymTag(p.author)), whom you follow, posted in \(SafeText.line(item.packName)): \(id(p.id))  \(SafeText.line(p.title))"
         case let .picked(ask, caption):
-            return "\(when)  your caption \(id(caption)) was picked for the ask \(id(ask)) in \(SafeText.line(item.packName)): \(SafeText.line(item.about))"
+            return
+                "\(when)  your caption \(id(caption)) was picked for the ask \(id(ask)) in \(SafeText.line(item.packName)): \(SafeText.line(item.about))"
         case .letter(let e):
-            return "\(when)  message from \(pseudonymTag(e.peer)) in \(SafeText.line(item.packName)): \(id(e.id))  \(SafeText.block(e.text, indent: "    "))"
+            return
+                "\(when)  message from \(pseudonymTag(e.peer)) in \(SafeText.line(item.packName)): \(id(e.id))  \(SafeText.block(e.text, indent: "    "))"
         }
     }
 

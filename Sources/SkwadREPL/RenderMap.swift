@@ -24,7 +24,9 @@ public struct MapView: Sendable {
     public static let defaultRadiusRange: ClosedRange<Double> = 500...5_000
 
     static func around(_ node: Node, radius: Double?) async throws -> MapView {
-        guard let here = await node.location else { throw CommandError("map is drawn around you: set your location first (locate LAT,LON)") }
+        guard let here = await node.location else {
+            throw CommandError("map is drawn around you: set your location first (locate LAT,LON)")
+        }
         let styles = await node.packStyles()
         let listing = await node.packs(sort: .distance)
         let packs = listing.map { l -> Pack in
@@ -35,7 +37,8 @@ public struct MapView: Sendable {
             }
             return Pack(summary: p, label: styles[p.id]?.label ?? p.name, color: p.color, joined: l.joined, east: east, north: north)
         }
-        let reach = packs.compactMap { p in p.summary.distanceMeters.map { $0 + (p.summary.fence?.radiusMeters ?? 0) } }
+        let reach =
+            packs.compactMap { p in p.summary.distanceMeters.map { $0 + (p.summary.fence?.radiusMeters ?? 0) } }
             .filter { $0 <= defaultRadiusRange.upperBound }.max() ?? 0
         let r = radius ?? min(defaultRadiusRange.upperBound, max(defaultRadiusRange.lowerBound, reach * 1.1))
         return MapView(center: here, radius: r, packs: packs)
@@ -144,17 +147,21 @@ extension Renderer {
         let g = MapGrid.layout(m, screen: screen)
         let packs: [JSON] = m.packs.enumerated().map { i, p in
             let at = g.cell(of: p)
-            return .object([("id", .string(p.summary.id.hex)), ("name", .string(p.summary.name)), ("label", .string(p.label)),
-                            ("letter", g.letters[i].map { .string(String($0)) } ?? .null),
-                            ("color", .string(Palette.color(for: p.color, id: p.summary.id).name)),
-                            ("distance", p.summary.distanceMeters.map { .double($0) } ?? .null),
-                            ("bearing", p.summary.bearingDegrees.map { .double($0) } ?? .null),
-                            ("radius", p.summary.fence.map { .double($0.radiusMeters) } ?? .null),
-                            ("x", at.map { .int($0.col) } ?? .null), ("y", at.map { .int($0.row) } ?? .null),
-                            ("joined", .bool(p.joined))])
+            return .object([
+                ("id", .string(p.summary.id.hex)), ("name", .string(p.summary.name)), ("label", .string(p.label)),
+                ("letter", g.letters[i].map { .string(String($0)) } ?? .null),
+                ("color", .string(Palette.color(for: p.color, id: p.summary.id).name)),
+                ("distance", p.summary.distanceMeters.map { .double($0) } ?? .null),
+                ("bearing", p.summary.bearingDegrees.map { .double($0) } ?? .null),
+                ("radius", p.summary.fence.map { .double($0.radiusMeters) } ?? .null),
+                ("x", at.map { .int($0.col) } ?? .null), ("y", at.map { .int($0.row) } ?? .null),
+                ("joined", .bool(p.joined))
+            ])
         }
-        return [("center", .string("\(m.center.lat),\(m.center.lon)")), ("radius", .double(m.radius)),
-                ("metresPerColumn", .double(g.metresPerColumn)), ("cols", .int(g.cols)), ("rows", .int(g.rows)),
-                ("packs", .array(packs)), ("grid", .array(g.plainRows.map { .string($0) }))]
+        return [
+            ("center", .string("\(m.center.lat),\(m.center.lon)")), ("radius", .double(m.radius)),
+            ("metresPerColumn", .double(g.metresPerColumn)), ("cols", .int(g.cols)), ("rows", .int(g.rows)),
+            ("packs", .array(packs)), ("grid", .array(g.plainRows.map { .string($0) }))
+        ]
     }
 }

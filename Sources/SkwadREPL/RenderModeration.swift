@@ -37,21 +37,40 @@ extension Renderer {
         case .done(let msg, let opID):
             return (opID.map { [("id", JSON.string($0.hex))] } ?? []) + [("message", .string(msg))]
         case let .log(p, entries):
-            return [("pack", .string(p.id.hex)), ("log", .array(entries.map { e in
-                .object([("id", .string(e.id.hex)), ("author", .string(pseudonymTag(e.author))),
-                         ("role", e.role.map { .string($0.rawValue) } ?? .null), ("action", .string(e.action.rawValue)),
-                         ("target", e.target.map { .string($0.hex) } ?? .null), ("detail", .string(e.detail)),
-                         ("time", .int(Int(e.hlc.physicalMs)))])
-            }))]
+            return [
+                ("pack", .string(p.id.hex)),
+                (
+                    "log",
+                    .array(
+                        entries.map { e in
+                            .object([
+                                ("id", .string(e.id.hex)), ("author", .string(pseudonymTag(e.author))),
+                                ("role", e.role.map { .string($0.rawValue) } ?? .null), ("action", .string(e.action.rawValue)),
+                                ("target", e.target.map { .string($0.hex) } ?? .null), ("detail", .string(e.detail)),
+                                ("time", .int(Int(e.hlc.physicalMs)))
+                            ])
+                        })
+                )
+            ]
         case .reports(let list):
-            return [("reports", .array(list.map { r in
-                .object([("id", .string(r.id.hex)), ("pack", .string(r.pack.hex)), ("target", .string(r.target.hex)),
-                         ("reason", .string(r.reason)), ("excerpt", .string(r.excerpt)), ("hidden", .bool(r.targetHidden)),
-                         ("time", .int(Int(r.hlc.physicalMs)))])
-            }))]
+            return [
+                (
+                    "reports",
+                    .array(
+                        list.map { r in
+                            .object([
+                                ("id", .string(r.id.hex)), ("pack", .string(r.pack.hex)), ("target", .string(r.target.hex)),
+                                ("reason", .string(r.reason)), ("excerpt", .string(r.excerpt)), ("hidden", .bool(r.targetHidden)),
+                                ("time", .int(Int(r.hlc.physicalMs)))
+                            ])
+                        })
+                )
+            ]
         case .blocks(let b):
-            return [("blocked", .array(b.authors.map { .string(pseudonymTag($0.key)) })),
-                    ("muted", .array(b.packs.map { .string($0.id.hex) }))]
+            return [
+                ("blocked", .array(b.authors.map { .string(pseudonymTag($0.key)) })),
+                ("muted", .array(b.packs.map { .string($0.id.hex) }))
+            ]
         }
     }
 }

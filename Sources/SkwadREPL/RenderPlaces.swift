@@ -60,8 +60,10 @@ extension Renderer {
 
     func placePageText(_ page: PlacePage) -> String {
         let p = page.detail.place, r = p.record, s = p.summary
-        var lines = ["\(id(p.id))  \(address(r))  in \(colored(SafeText.line(label(p.pack, p.packName)), pack: p.pack))"
-                     + (p.edited ? " (edited)" : "") + (p.hidden ? "  (hidden by a moderator)" : "")]
+        var lines = [
+            "\(id(p.id))  \(address(r))  in \(colored(SafeText.line(label(p.pack, p.packName)), pack: p.pack))"
+                + (p.edited ? " (edited)" : "") + (p.hidden ? "  (hidden by a moderator)" : "")
+        ]
         var facts = [Self.rent(r) + (r.rentMin > 0 ? " a month" : "")]
         if r.beds > 0 { facts.append(Wording.count(Int(r.beds), "bed")) }
         if r.bathsHalf > 0 { facts.append("\(Self.baths(r.bathsHalf)) bath\(r.bathsHalf == 2 ? "" : "s")") }
@@ -72,15 +74,18 @@ extension Renderer {
         lines.append("  added by \(who(p.creator, p.role))  \(dim(time(p.hlc)))")
         if !p.duplicates.isEmpty { lines.append("  possible duplicate of \(p.duplicates.map(id).joined(separator: ", "))") }
         if s.count == 0 {
-            lines.append("  no reviews yet: review \(id(p.id)) --overall X --location N --management N --amenities N"
-                         + " --again yes|no \"TEXT\"")
+            lines.append(
+                "  no reviews yet: review \(id(p.id)) --overall X --location N --management N --amenities N"
+                    + " --again yes|no \"TEXT\"")
         } else {
-            lines.append("  rating \(Self.stars(s.bayesian)) (Bayesian: pack mean \(Self.stars(page.stats.mean)) over "
-                         + "\(Wording.count(page.stats.reviews, "review")), weight \(PlaceRating.priorWeight))"
-                         + "  average \(Self.stars(s.overall)) of 5 from \(Wording.count(s.count, "review"))")
-            lines.append("  location \(Self.stars(s.location))  management \(Self.stars(s.management))"
-                         + "  amenities \(Self.stars(s.amenities))"
-                         + "  would live here again: \(Int(((s.againShare ?? 0) * 100).rounded()))% (\(s.again) of \(s.count))")
+            lines.append(
+                "  rating \(Self.stars(s.bayesian)) (Bayesian: pack mean \(Self.stars(page.stats.mean)) over "
+                    + "\(Wording.count(page.stats.reviews, "review")), weight \(PlaceRating.priorWeight))"
+                    + "  average \(Self.stars(s.overall)) of 5 from \(Wording.count(s.count, "review"))")
+            lines.append(
+                "  location \(Self.stars(s.location))  management \(Self.stars(s.management))"
+                    + "  amenities \(Self.stars(s.amenities))"
+                    + "  would live here again: \(Int(((s.againShare ?? 0) * 100).rounded()))% (\(s.again) of \(s.count))")
             let top = max(1, s.distribution.max() ?? 1)
             for star in stride(from: 5, through: 0, by: -1) {
                 let n = s.distribution[star]
@@ -90,7 +95,8 @@ extension Renderer {
         }
         for rv in page.detail.reviews {
             let x = rv.review
-            var head = "  \(id(rv.id))  \(String(format: "%.1f", Double(x.overallHalf) / 2))/5"
+            var head =
+                "  \(id(rv.id))  \(String(format: "%.1f", Double(x.overallHalf) / 2))/5"
                 + "  location \(x.location)  management \(x.management)"
                 + "  amenities \(x.amenities)  again: \(x.again ? "yes" : "no")  \(who(rv.author, rv.role))"
             if !x.name.isEmpty { head += " \"\(SafeText.line(x.name))\"" }
@@ -127,8 +133,9 @@ extension Renderer {
             return name.padding(toLength: labelWidth, withPad: " ", startingAt: 0) + cells.joined(separator: " ")
         }
         var lines = ["".padding(toLength: labelWidth, withPad: " ", startingAt: 0) + list.map { cell(id($0.id)) }.joined(separator: " ")]
-        lines.append("address".padding(toLength: labelWidth, withPad: " ", startingAt: 0)
-                     + list.map { cell(SafeText.line($0.record.address)) }.joined(separator: " "))
+        lines.append(
+            "address".padding(toLength: labelWidth, withPad: " ", startingAt: 0)
+                + list.map { cell(SafeText.line($0.record.address)) }.joined(separator: " "))
         let lower: (Double, Double) -> Bool = { $0 < $1 }, higher: (Double, Double) -> Bool = { $0 > $1 }
         func whole(_ v: Double) -> String { String(Int(v.rounded())) }
         func one(_ v: Double) -> String { String(format: "%.1f", v) }
@@ -168,14 +175,24 @@ extension Renderer {
         case .list(let list): return [("places", .array(list.map(placeJSON)))]
         case .favs(let list): return [("favs", .array(list.map(placeJSON)))]
         case .page(let page):
-            return [("place", placeJSON(page.detail.place)), ("reviews", .array(page.detail.reviews.map(reviewJSON))),
-                    ("packMean", page.stats.mean.map { .double($0) } ?? .null), ("packReviews", .int(page.stats.reviews)),
-                    ("priorWeight", .int(PlaceRating.priorWeight))]
+            return [
+                ("place", placeJSON(page.detail.place)), ("reviews", .array(page.detail.reviews.map(reviewJSON))),
+                ("packMean", page.stats.mean.map { .double($0) } ?? .null), ("packReviews", .int(page.stats.reviews)),
+                ("priorWeight", .int(PlaceRating.priorWeight))
+            ]
         case let .compare(list, here):
-            return [("compare", .array(list.map { p in
-                .object([("place", placeJSON(p)), ("rentPerPerson", Self.rentPerPerson(p).map { .double($0) } ?? .null),
-                         ("distance", here.flatMap { Self.distance(p, from: $0) }.map { .double($0) } ?? .null)])
-            }))]
+            return [
+                (
+                    "compare",
+                    .array(
+                        list.map { p in
+                            .object([
+                                ("place", placeJSON(p)), ("rentPerPerson", Self.rentPerPerson(p).map { .double($0) } ?? .null),
+                                ("distance", here.flatMap { Self.distance(p, from: $0) }.map { .double($0) } ?? .null)
+                            ])
+                        })
+                )
+            ]
         case let .card(p, left, _): return [("swipe", p.map(placeJSON) ?? .null), ("left", .int(left))]
         case let .swiped(said, next, left):
             return [("message", .string(said)), ("swipe", next.map(placeJSON) ?? .null), ("left", .int(left))]
@@ -193,10 +210,15 @@ extension Renderer {
             ("beds", .int(Int(r.beds))), ("baths", .double(Double(r.bathsHalf) / 2)), ("termMonths", .int(Int(r.termMonths))),
             ("cell", r.cell.map { .string($0) } ?? .null), ("landlordKey", p.landlordKey.map { .string(pseudonymTag($0)) } ?? .null),
             ("edited", .bool(p.edited)), ("hidden", .bool(p.hidden)), ("duplicates", .array(p.duplicates.map { .string($0.hex) })),
-            ("summary", .object([("count", .int(s.count)), ("overall", num(s.overall)), ("location", num(s.location)),
-                                 ("management", num(s.management)), ("amenities", num(s.amenities)),
-                                 ("distribution", .array(s.distribution.map { .int($0) })), ("again", .int(s.again)),
-                                 ("againShare", num(s.againShare)), ("bayesian", num(s.bayesian))])),
+            (
+                "summary",
+                .object([
+                    ("count", .int(s.count)), ("overall", num(s.overall)), ("location", num(s.location)),
+                    ("management", num(s.management)), ("amenities", num(s.amenities)),
+                    ("distribution", .array(s.distribution.map { .int($0) })), ("again", .int(s.again)),
+                    ("againShare", num(s.againShare)), ("bayesian", num(s.bayesian))
+                ])
+            )
         ])
     }
 
@@ -208,8 +230,15 @@ extension Renderer {
             ("overall", .double(Double(x.overallHalf) / 2)), ("location", .int(Int(x.location))), ("management", .int(Int(x.management))),
             ("amenities", .int(Int(x.amenities))), ("again", .bool(x.again)), ("text", .string(x.text)), ("name", .string(x.name)),
             ("edited", .bool(v.edited)), ("hidden", .bool(v.hidden)),
-            ("reply", v.reply.map { r in .object([("id", .string(r.id.hex)), ("author", .string(pseudonymTag(r.author))),
-                                                  ("time", .int(Int(r.hlc.physicalMs))), ("text", .string(r.text))]) } ?? .null),
+            (
+                "reply",
+                v.reply.map { r in
+                    .object([
+                        ("id", .string(r.id.hex)), ("author", .string(pseudonymTag(r.author))),
+                        ("time", .int(Int(r.hlc.physicalMs))), ("text", .string(r.text))
+                    ])
+                } ?? .null
+            )
         ])
     }
 }
@@ -243,9 +272,11 @@ extension Renderer {
     }
 
     func placeNewsJSON(_ n: PlaceNews) -> [(String, JSON)] {
-        var kv: [(String, JSON)] = [("kind", .string({ if case .review = n.what { "review" } else { "review_reply" } }())),
-                                    ("place", .string(n.place.hex)), ("id", .string(n.op.hex)), ("author", .string(pseudonymTag(n.author))),
-                                    ("text", .string(n.text))]
+        var kv: [(String, JSON)] = [
+            ("kind", .string({ if case .review = n.what { "review" } else { "review_reply" } }())),
+            ("place", .string(n.place.hex)), ("id", .string(n.op.hex)), ("author", .string(pseudonymTag(n.author))),
+            ("text", .string(n.text))
+        ]
         if case .review(let half) = n.what { kv.append(("overall", .double(Double(half) / 2))) }
         return kv
     }

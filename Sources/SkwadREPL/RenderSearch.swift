@@ -8,7 +8,9 @@ extension Renderer {
         for h in hits {
             lines.append(postLine(h.post))
             if let c = h.comment {
-                lines.append("    ↳ \(id(c.id))  \(score(c.score))  \(who(c.author, c.role))  \(dim(time(c.hlc)))  \(SafeText.block(c.body, indent: "      "))")
+                lines.append(
+                    "    ↳ \(id(c.id))  \(score(c.score))  \(who(c.author, c.role))  \(dim(time(c.hlc)))  \(SafeText.block(c.body, indent: "      "))"
+                )
             }
         }
         return lines.joined(separator: "\n")

@@ -6,10 +6,10 @@
 public enum SafeText {
     static func isUnsafe(_ u: Unicode.Scalar) -> Bool {
         switch u.value {
-        case 0x00...0x1F, 0x7F...0x9F: return true                 // C0, DEL, C1 (ESC, CSI, OSC…)
+        case 0x00...0x1F, 0x7F...0x9F: return true  // C0, DEL, C1 (ESC, CSI, OSC…)
         // zero-width, LRM/RLM, separators, embeddings, overrides, isolates
         case 0x200B...0x200F, 0x2028...0x202E, 0x2060...0x206F: return true
-        case 0x061C, 0xFEFF, 0xFFF9...0xFFFB: return true          // Arabic letter mark, BOM, interlinear annotations
+        case 0x061C, 0xFEFF, 0xFFF9...0xFFFB: return true  // Arabic letter mark, BOM, interlinear annotations
         default: return false
         }
     }

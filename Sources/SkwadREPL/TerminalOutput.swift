@@ -31,7 +31,11 @@ enum TerminalOutput {
                 var i = rest.startIndex
                 while i < rest.endIndex {
                     let c = rest[i]
-                    if escape { if c == "m" { escape = false } } else if c == "\u{1B}" { escape = true } else {
+                    if escape {
+                        if c == "m" { escape = false }
+                    } else if c == "\u{1B}" {
+                        escape = true
+                    } else {
                         if cols == room { hard = hard ?? i; break }
                         if c == " ", cols > 0 { cut = i }
                         cols += 1

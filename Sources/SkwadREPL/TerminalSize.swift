@@ -11,7 +11,9 @@ public enum TerminalSize {
             return (Int(w.ws_col), Int(w.ws_row))
         }
         let env = ProcessInfo.processInfo.environment
-        if let c = env["COLUMNS"].flatMap(Int.init), let r = env["LINES"].flatMap(Int.init), (20...1000).contains(c), (10...1000).contains(r) {
+        if let c = env["COLUMNS"].flatMap(Int.init), let r = env["LINES"].flatMap(Int.init), (20...1000).contains(c),
+            (10...1000).contains(r)
+        {
             return (c, r)
         }
         return fallback

@@ -41,7 +41,9 @@ extension Replica {
         if pack.isExpired(nowMs: nowMs) { return .rejected(.packExpired, "pack \(packID.short()) has expired") }
         let g = pack.genesisCreate
         if pack.stamps[op.author] != op.body.stamp,
-           !ProofOfWork.isValid(genesisNonce: g.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(config.pseudonymBits(g.powBits))) {
+            !ProofOfWork.isValid(
+                genesisNonce: g.nonce, author: op.author.bytes, stamp: op.body.stamp, bits: Int(config.pseudonymBits(g.powBits)))
+        {
             return .rejected(.badStamp, "author is not a pseudonym stamped for this pack")
         }
         // A locked pack: a location claim on any kind must lie inside the fence, and posts,

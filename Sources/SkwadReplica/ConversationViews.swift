@@ -30,7 +30,8 @@ extension Replica {
         var opened: [OpID: DirectLetter] = [:]
         for id in directMessageIDs(in: packID) {
             guard let op = ops[id], case .directMessage(let dm) = op.body.kind,
-                  let l = dm.open(with: key, pack: packID, carrier: op.author) else { continue }
+                let l = dm.open(with: key, pack: packID, carrier: op.author)
+            else { continue }
             opened[id] = l
         }
         return letters(in: packID, opened: opened)
@@ -47,8 +48,11 @@ extension Replica {
         var stampOK: [PublicKey: Bool] = [:]
         for e in pack.order {
             guard let letter = opened[e.id], let op = ops[e.id] else { continue }
-            let ok = stampOK[letter.sender] ?? ProofOfWork.isValid(genesisNonce: g.nonce, author: letter.sender.bytes,
-                                                                   stamp: letter.stamp, bits: bits)
+            let ok =
+                stampOK[letter.sender]
+                ?? ProofOfWork.isValid(
+                    genesisNonce: g.nonce, author: letter.sender.bytes,
+                    stamp: letter.stamp, bits: bits)
             stampOK[letter.sender] = ok
             guard ok else { continue }
             let hour = op.hlc.physicalMs / Lifetime.hour

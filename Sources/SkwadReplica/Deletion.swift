@@ -12,18 +12,20 @@ extension Replica {
         guard op.isDeletion(of: op.packID), let proof = tombstones[op.packID]?.proof else { return false }
         let g = proof.genesis
         guard op.author == g.author || config.adminKeys.contains(op.author),
-              (op.hlc, op.id) < (proof.deletion.hlc, proof.deletion.id),
-              case .createPack(let c) = g.body.kind,
-              ProofOfWork.isValid(genesisNonce: c.nonce, author: op.author.bytes, stamp: op.body.stamp,
-                                  bits: Int(config.pseudonymBits(c.powBits)))
+            (op.hlc, op.id) < (proof.deletion.hlc, proof.deletion.id),
+            case .createPack(let c) = g.body.kind,
+            ProofOfWork.isValid(
+                genesisNonce: c.nonce, author: op.author.bytes, stamp: op.body.stamp,
+                bits: Int(config.pseudonymBits(c.powBits)))
         else { return false }
         return true
     }
 
     mutating func replaceProof(of pack: PackID, with deletion: SignedOp) {
         guard let t = tombstones[pack], let proof = t.proof else { return }
-        tombstones[pack] = Tombstone(pack: pack, reason: t.reason, expiresMs: t.expiresMs,
-                                     proof: DeletionProof(genesis: proof.genesis, deletion: deletion))
+        tombstones[pack] = Tombstone(
+            pack: pack, reason: t.reason, expiresMs: t.expiresMs,
+            proof: DeletionProof(genesis: proof.genesis, deletion: deletion))
         rebuildProofIndex()
         if !updatedTombstones.contains(pack) { updatedTombstones.append(pack) }
     }

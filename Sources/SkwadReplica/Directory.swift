@@ -74,7 +74,9 @@ extension Replica {
         for p in packs.values where !p.deleted && !p.isExpired(nowMs: nowMs) {
             // An invite-only pack is found by its id (the join code's), never by its name.
             if p.isPrivate && !byID { continue }
-            if p.create.name.lowercased() == q || p.genesisCreate.name.lowercased() == q || (byID && p.id.hex.hasPrefix(q)) { found.append(p) }
+            if p.create.name.lowercased() == q || p.genesisCreate.name.lowercased() == q || (byID && p.id.hex.hasPrefix(q)) {
+                found.append(p)
+            }
         }
         found.sort { ($0.genesis.hlc, $0.id) < ($1.genesis.hlc, $1.id) }
         return Array(found.prefix(limit))

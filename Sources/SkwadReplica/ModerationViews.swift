@@ -40,17 +40,22 @@ extension Replica {
             let who = role(of: op.author, in: pack)
             switch op.body.kind {
             case .moderate(let m):
-                out.append(ModerationEntry(id: op.id, author: op.author, role: who, hlc: op.hlc, action: m.hidden ? .hide : .unhide,
-                                           target: m.target, detail: m.reason))
+                out.append(
+                    ModerationEntry(
+                        id: op.id, author: op.author, role: who, hlc: op.hlc, action: m.hidden ? .hide : .unhide,
+                        target: m.target, detail: m.reason))
             case .editPack(let e):
                 var parts: [String] = []
                 if let n = e.name { parts.append("name: \(n)") }
                 if let c = e.color { parts.append("colour: \(c)") }
                 if let t = e.tags { parts.append("tags: \(t.joined(separator: ","))") }
-                out.append(ModerationEntry(id: op.id, author: op.author, role: who, hlc: op.hlc, action: .editPack, target: nil,
-                                           detail: parts.joined(separator: "; ")))
+                out.append(
+                    ModerationEntry(
+                        id: op.id, author: op.author, role: who, hlc: op.hlc, action: .editPack, target: nil,
+                        detail: parts.joined(separator: "; ")))
             case .delete(let d) where d.target == packID:
-                out.append(ModerationEntry(id: op.id, author: op.author, role: who, hlc: op.hlc, action: .deletePack, target: nil, detail: ""))
+                out.append(
+                    ModerationEntry(id: op.id, author: op.author, role: who, hlc: op.hlc, action: .deletePack, target: nil, detail: ""))
             default: continue
             }
         }
@@ -77,8 +82,10 @@ extension Replica {
                 default: continue
                 }
             }
-            out.append(ReportView(id: op.id, pack: packID, reporter: op.author, hlc: op.hlc, target: content.target,
-                                  reason: content.reason, excerpt: excerpt, targetHidden: pack.moderation[content.target]?.value == true))
+            out.append(
+                ReportView(
+                    id: op.id, pack: packID, reporter: op.author, hlc: op.hlc, target: content.target,
+                    reason: content.reason, excerpt: excerpt, targetHidden: pack.moderation[content.target]?.value == true))
         }
         return out
     }
@@ -96,8 +103,9 @@ extension Replica {
 extension CommentView {
     /// The same comment as a placeholder without its text (a blocked author's, kept for its replies).
     public func asPlaceholder() -> CommentView {
-        CommentView(id: id, post: post, parent: parent, author: author, role: role, body: "", hlc: hlc, score: score,
-                    upvotes: upvotes, downvotes: downvotes, depth: depth, removed: true)
+        CommentView(
+            id: id, post: post, parent: parent, author: author, role: role, body: "", hlc: hlc, score: score,
+            upvotes: upvotes, downvotes: downvotes, depth: depth, removed: true)
     }
 }
 

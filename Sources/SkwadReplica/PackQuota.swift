@@ -35,9 +35,11 @@ extension Replica {
         let mine = (open[arrival.source]?.count ?? 0) + 1
         // The source holding the most displaceable packs (ties: the smallest name), if it
         // holds more than the newcomer's source would with the newcomer.
-        guard let most = open.filter({ $0.key != arrival.source }).max(by: { a, b in
-            a.value.count != b.value.count ? a.value.count < b.value.count : a.key > b.key
-        }), most.value.count > mine else { return nil }
+        guard
+            let most = open.filter({ $0.key != arrival.source }).max(by: { a, b in
+                a.value.count != b.value.count ? a.value.count < b.value.count : a.key > b.key
+            }), most.value.count > mine
+        else { return nil }
         return most.value.max { a, b in (packs[a]!.genesis.hlc, a) < (packs[b]!.genesis.hlc, b) }
     }
 

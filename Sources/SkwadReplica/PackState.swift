@@ -25,7 +25,6 @@ public struct LWW<Value: Sendable>: Sendable {
     }
 }
 
-
 /// Everything the replica knows about one pack, indexed for the views.
 /// Where a pack's ops may go: what the geofence rule reads of a pack.
 public struct PackScope: Sendable, Equatable {
@@ -221,6 +220,8 @@ public struct PackState: Sendable {
     public var opCount: Int { box.fields.opCount }
 
     mutating func insertOrdered(_ op: SignedOp) { unique(); box.fields.insertOrdered(op) }
-    mutating func applyPostEdit(_ e: Edit, author: PublicKey, hlc: HLC, id: OpID) { unique(); box.fields.applyPostEdit(e, author: author, hlc: hlc, id: id) }
+    mutating func applyPostEdit(_ e: Edit, author: PublicKey, hlc: HLC, id: OpID) {
+        unique(); box.fields.applyPostEdit(e, author: author, hlc: hlc, id: id)
+    }
     mutating func applyEdit(_ e: EditPack, hlc: HLC, id: OpID) { unique(); box.fields.applyEdit(e, hlc: hlc, id: id) }
 }

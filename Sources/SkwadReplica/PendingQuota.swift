@@ -31,9 +31,11 @@ extension Replica {
     /// The held op an op from `source` displaces, or nil: refuse it.
     func pendingVictim(for source: String) -> (id: OpID, pack: PackID)? {
         let mine = (pendingPerSource[source] ?? 0) + 1
-        guard let most = pendingPerSource.filter({ $0.key != source }).max(by: { a, b in
-            a.value != b.value ? a.value < b.value : a.key > b.key
-        }), most.value > mine else { return nil }
+        guard
+            let most = pendingPerSource.filter({ $0.key != source }).max(by: { a, b in
+                a.value != b.value ? a.value < b.value : a.key > b.key
+            }), most.value > mine
+        else { return nil }
         return pendingOrder[most.key]?.last { pendingSource[$0.id] == most.key }
     }
 

@@ -92,8 +92,10 @@ public struct PackPlaceStats: Sendable, Equatable {
 /// pack's ops and the admin keys only, so any order of the same ops gives the same book.
 struct PlaceBook {
     struct Register { var shown: SignedOp; var review: Review; var counting: Int; var hidden: Bool; var reply: ReplyView? }
-    struct Entry { var add: SignedOp; var record: Place; var landlord: PublicKey?; var edited: Bool; var hidden: Bool
-                   var reviews: [PublicKey: Register] = [:] }
+    struct Entry {
+        var add: SignedOp; var record: Place; var landlord: PublicKey?; var edited: Bool; var hidden: Bool
+        var reviews: [PublicKey: Register] = [:]
+    }
     var entries: [OpID: Entry] = [:]
     var mean: Double?
     var reviewCount = 0
@@ -142,16 +144,21 @@ extension Replica {
                 guard let best, case .review(let review) = best.body.kind else { continue }
                 var reply: SignedOp?
                 if let landlord {
-                    for r in ops { for x in ix.replies[r.id] ?? [] where x.author == landlord && !excluded.contains(x.id)
-                                   && !deleted(x) && !hidden(x.id) && reply.map({ later(x, $0) }) ?? true { reply = x } }
+                    for r in ops {
+                        for x in ix.replies[r.id] ?? []
+                        where x.author == landlord && !excluded.contains(x.id)
+                            && !deleted(x) && !hidden(x.id) && reply.map({ later(x, $0) }) ?? true
+                        { reply = x }
+                    }
                 }
                 var replyView: ReplyView?
                 if let reply, case .reviewReply(let rr) = reply.body.kind {
                     replyView = ReplyView(id: reply.id, author: reply.author, hlc: reply.hlc, text: rr.text)
                 }
                 let isHidden = ops.contains { hidden($0.id) }
-                entry.reviews[author] = PlaceBook.Register(shown: best, review: review, counting: counting, hidden: isHidden,
-                                                           reply: replyView)
+                entry.reviews[author] = PlaceBook.Register(
+                    shown: best, review: review, counting: counting, hidden: isHidden,
+                    reply: replyView)
                 if !isHidden && !entry.hidden { sumHalves += Int(review.overallHalf); book.reviewCount += 1 }
             }
             book.entries[pid] = entry
@@ -171,13 +178,15 @@ extension Replica {
         func avg(_ s: Int, _ scale: Double = 1) -> Double? { n == 0 ? nil : Double(s) / scale / Double(n) }
         let w = Double(PlaceRating.priorWeight)
         let bayes = mean.map { m in (w * m + Double(overall) / 2) / (w + Double(n)) }
-        return PlaceSummary(count: n, overall: avg(overall, 2), location: avg(loc), management: avg(man), amenities: avg(am),
-                            distribution: dist, again: again, againShare: avg(again), bayesian: bayes)
+        return PlaceSummary(
+            count: n, overall: avg(overall, 2), location: avg(loc), management: avg(man), amenities: avg(am),
+            distribution: dist, again: again, againShare: avg(again), bayesian: bayes)
     }
 
     static func addressKey(_ r: Place) -> String {
-        String(r.address.lowercased().unicodeScalars.filter { $0.properties.isAlphabetic || $0.properties.numericType != nil }
-            .map(Character.init)) + "|" + r.zip.lowercased().filter { !$0.isWhitespace }
+        String(
+            r.address.lowercased().unicodeScalars.filter { $0.properties.isAlphabetic || $0.properties.numericType != nil }
+                .map(Character.init)) + "|" + r.zip.lowercased().filter { !$0.isWhitespace }
     }
 
     func placeViews(_ book: PlaceBook, pack: PackState, only: OpID? = nil) -> [PlaceView] {
@@ -186,9 +195,11 @@ extension Replica {
         var out: [PlaceView] = []
         for (id, e) in book.entries where only.map({ $0 == id }) ?? true {
             let dups = (byAddress[Self.addressKey(e.record)] ?? []).filter { $0 != id }.sorted()
-            out.append(PlaceView(id: id, pack: pack.id, packName: pack.create.name, creator: e.add.author,
-                                 role: role(of: e.add.author, in: pack), hlc: e.add.hlc, record: e.record, landlordKey: e.landlord,
-                                 edited: e.edited, hidden: e.hidden, summary: placeSummary(e, mean: book.mean), duplicates: dups))
+            out.append(
+                PlaceView(
+                    id: id, pack: pack.id, packName: pack.create.name, creator: e.add.author,
+                    role: role(of: e.add.author, in: pack), hlc: e.add.hlc, record: e.record, landlordKey: e.landlord,
+                    edited: e.edited, hidden: e.hidden, summary: placeSummary(e, mean: book.mean), duplicates: dups))
         }
         return out
     }
@@ -208,13 +219,16 @@ extension Replica {
     /// pack is not live.
     public func place(_ id: OpID, nowMs: UInt64) -> PlaceDetail? {
         guard let op = ops[id], case .place(let p) = op.body.kind, p.target == nil, let pack = packs[op.packID],
-              isLive(pack.id, nowMs: nowMs) else { return nil }
+            isLive(pack.id, nowMs: nowMs)
+        else { return nil }
         let book = placeBook(pack)
         guard let e = book.entries[id], let view = placeViews(book, pack: pack, only: id).first else { return nil }
         var reviews: [ReviewView] = []
         for (author, r) in e.reviews {
-            reviews.append(ReviewView(id: r.shown.id, place: id, author: author, role: role(of: author, in: pack), hlc: r.shown.hlc,
-                                      review: r.review, edited: r.counting > 1, hidden: r.hidden, reply: r.reply))
+            reviews.append(
+                ReviewView(
+                    id: r.shown.id, place: id, author: author, role: role(of: author, in: pack), hlc: r.shown.hlc,
+                    review: r.review, edited: r.counting > 1, hidden: r.hidden, reply: r.reply))
         }
         reviews.sort { (a: ReviewView, b: ReviewView) -> Bool in
             if a.hidden != b.hidden { return !a.hidden }
@@ -274,8 +288,10 @@ extension Replica {
             places += placeViews(book, pack: pack).filter { authors.contains($0.creator) }
             for (placeID, e) in book.entries {
                 for (author, r) in e.reviews where authors.contains(author) {
-                    reviews.append(ReviewView(id: r.shown.id, place: placeID, author: author, role: role(of: author, in: pack),
-                                              hlc: r.shown.hlc, review: r.review, edited: r.counting > 1, hidden: r.hidden, reply: r.reply))
+                    reviews.append(
+                        ReviewView(
+                            id: r.shown.id, place: placeID, author: author, role: role(of: author, in: pack),
+                            hlc: r.shown.hlc, review: r.review, edited: r.counting > 1, hidden: r.hidden, reply: r.reply))
                 }
             }
         }

@@ -240,7 +240,8 @@ public struct Replica: Sendable {
         // Memos of checks this op passed (admission re-checks are pure, so caching is safe).
         packs[pid]!.stamps[op.author] = op.body.stamp
         if let loc = op.body.location, packs[pid]!.locked, !packs[pid]!.cellsInside.contains(loc),
-           packs[pid]!.fence?.contains(geohash: loc) == true {
+            packs[pid]!.fence?.contains(geohash: loc) == true
+        {
             packs[pid]!.cellsInside.insert(loc)
         }
         let alpha = packs[pid]!.alpha
@@ -284,8 +285,11 @@ public struct Replica: Sendable {
             packs[pid]!.picks[k.ask, default: [:]][op.author] =
                 .merged(packs[pid]!.picks[k.ask]?[op.author], hlc: op.hlc, id: op.id, value: k.caption)
         case .moderate(let m):
-            if packs[pid]!.moderation[m.target] == nil { packs[pid]!.moderation[m.target] = LWW(hlc: op.hlc, id: op.id, value: m.hidden) }
-            else { packs[pid]!.moderation[m.target]!.merge(hlc: op.hlc, id: op.id, value: m.hidden) }
+            if packs[pid]!.moderation[m.target] == nil {
+                packs[pid]!.moderation[m.target] = LWW(hlc: op.hlc, id: op.id, value: m.hidden)
+            } else {
+                packs[pid]!.moderation[m.target]!.merge(hlc: op.hlc, id: op.id, value: m.hidden)
+            }
         case .edit(let e):
             packs[pid]!.applyPostEdit(e, author: op.author, hlc: op.hlc, id: op.id)
         case .report:
@@ -294,8 +298,11 @@ public struct Replica: Sendable {
             if op.author != alpha { packs[pid]!.participants.insert(op.author) }
             packs[pid]!.places.apply(op)
         case .profile(let p):
-            if packs[pid]!.profiles[op.author] == nil { packs[pid]!.profiles[op.author] = LWW(hlc: op.hlc, id: op.id, value: p) }
-            else { packs[pid]!.profiles[op.author]!.merge(hlc: op.hlc, id: op.id, value: p) }
+            if packs[pid]!.profiles[op.author] == nil {
+                packs[pid]!.profiles[op.author] = LWW(hlc: op.hlc, id: op.id, value: p)
+            } else {
+                packs[pid]!.profiles[op.author]!.merge(hlc: op.hlc, id: op.id, value: p)
+            }
         case .packKeys(let k):
             packs[pid]!.keyOps.append(op.id)
             // An earlier rotation time can close ops already opened: only those later than it,
@@ -365,8 +372,9 @@ public struct Replica: Sendable {
         }
         for op in trusted where ops[op.id] == nil {
             guard tombstones[op.packID] == nil else { continue }
-            if packs[op.packID] != nil { apply(op); rebuildQueued() }
-            else if !pendingIDs.contains(op.id) {
+            if packs[op.packID] != nil {
+                apply(op); rebuildQueued()
+            } else if !pendingIDs.contains(op.id) {
                 pending[op.packID, default: []].append(op); pendingIDs.insert(op.id); holdPending(op, source: Self.restoredSource)
             }
         }
@@ -378,21 +386,26 @@ public struct Replica: Sendable {
         var made: [Tombstone] = []
         for (id, p) in packs {
             let reason: Tombstone.Reason
-            if p.deleted { reason = .deleted }
-            else if let after = p.purgeAfterMs, nowMs >= after { reason = .expired }
-            else { continue }
+            if p.deleted { reason = .deleted } else if let after = p.purgeAfterMs, nowMs >= after { reason = .expired } else { continue }
             let proof = p.deletion.flatMap { d in ops[d.id].map { DeletionProof(genesis: p.genesis, deletion: $0) } }
             for entry in p.order { ops.removeValue(forKey: entry.id) }
             packs.removeValue(forKey: id)
             packKeys[id] = nil
             directoryChanged()
             forgetRemote(id)
-            let t = Tombstone(pack: id, reason: reason, expiresMs: p.isAdmin ? nil : p.createdMs &+ Lifetime.maxMs &+ Lifetime.purgeGraceMs,
-                              proof: proof)
+            let t = Tombstone(
+                pack: id, reason: reason, expiresMs: p.isAdmin ? nil : p.createdMs &+ Lifetime.maxMs &+ Lifetime.purgeGraceMs,
+                proof: proof)
             tombstones[id] = t
             made.append(t)
         }
-        for t in made { if let held = pending.removeValue(forKey: t.pack) { held.forEach { pendingIDs.remove($0.id); releasePending($0.id) } } }
+        for t in made {
+            if let held = pending.removeValue(forKey: t.pack) {
+                held.forEach {
+                    pendingIDs.remove($0.id); releasePending($0.id)
+                }
+            }
+        }
         if !made.isEmpty { rebuildProofIndex() }
         return made.sorted { $0.pack < $1.pack }
     }

@@ -24,9 +24,11 @@ public struct ReplicaConfig: Sendable {
     public var maxRemotePacks: Int
     public static let defaultMaxRemotePacks = 1_000
 
-    public init(adminKeys: Set<PublicKey> = [], maxFutureSkewMs: UInt64 = ReplicaConfig.defaultMaxFutureSkewMs, pendingLimit: Int = 10_000,
-                pseudonymPowFloor: UInt32 = PowFloor.pseudonymBits, genesisPowFloor: UInt32 = PowFloor.genesisBits,
-                maxRemotePacks: Int = ReplicaConfig.defaultMaxRemotePacks) {
+    public init(
+        adminKeys: Set<PublicKey> = [], maxFutureSkewMs: UInt64 = ReplicaConfig.defaultMaxFutureSkewMs, pendingLimit: Int = 10_000,
+        pseudonymPowFloor: UInt32 = PowFloor.pseudonymBits, genesisPowFloor: UInt32 = PowFloor.genesisBits,
+        maxRemotePacks: Int = ReplicaConfig.defaultMaxRemotePacks
+    ) {
         self.adminKeys = adminKeys; self.maxFutureSkewMs = maxFutureSkewMs; self.pendingLimit = pendingLimit
         self.pseudonymPowFloor = pseudonymPowFloor; self.genesisPowFloor = genesisPowFloor; self.maxRemotePacks = maxRemotePacks
     }

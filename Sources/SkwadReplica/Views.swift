@@ -139,9 +139,10 @@ extension Replica {
         var dist: Double?, bearing: Double?
         if let here, let f = p.fence { dist = here.distance(to: f.center); bearing = here.bearing(to: f.center) }
         let c = p.create
-        return PackSummary(id: p.id, name: c.name, tags: c.tags, color: c.color, fence: p.fence, locked: p.locked,
-                           isAdmin: p.isAdmin, alpha: p.alpha, createdMs: p.createdMs, expiresMs: p.expiresMs,
-                           popularity: p.popularity, postCount: p.postCount, distanceMeters: dist, bearingDegrees: bearing)
+        return PackSummary(
+            id: p.id, name: c.name, tags: c.tags, color: c.color, fence: p.fence, locked: p.locked,
+            isAdmin: p.isAdmin, alpha: p.alpha, createdMs: p.createdMs, expiresMs: p.expiresMs,
+            popularity: p.popularity, postCount: p.postCount, distanceMeters: dist, bearingDegrees: bearing)
     }
 
     /// Live packs, filtered by tag, sorted (ties broken by id so every node agrees).
@@ -155,8 +156,11 @@ extension Replica {
         case .new:
             return list.sorted { $0.createdMs != $1.createdMs ? $0.createdMs > $1.createdMs : $0.id < $1.id }
         case .popular:
-            return list.sorted { $0.popularity != $1.popularity ? $0.popularity > $1.popularity
-                : ($0.postCount != $1.postCount ? $0.postCount > $1.postCount : $0.id < $1.id) }
+            return list.sorted {
+                $0.popularity != $1.popularity
+                    ? $0.popularity > $1.popularity
+                    : ($0.postCount != $1.postCount ? $0.postCount > $1.postCount : $0.id < $1.id)
+            }
         case .distance:
             return list.sorted {
                 switch ($0.distanceMeters, $1.distanceMeters) {
@@ -174,13 +178,14 @@ extension Replica {
     func postView(_ op: SignedOp, _ p: Post, pack: PackState) -> PostView {
         let t = tally(op, pack: pack)
         let e = pack.edits_[op.id]?[op.author]
-        return PostView(id: op.id, pack: pack.id, packName: pack.create.name, author: op.author,
-                        role: role(of: op.author, in: pack), title: e?.title?.value ?? p.title,
-                        body: e?.body?.value ?? p.body, tags: p.tags, hlc: op.hlc, location: op.body.location, score: t.score,
-                        upvotes: t.up, downvotes: t.down, commentCount: visibleCommentCount(op.id, pack: pack),
-                        hidden: hiddenReason(op.id, score: t.score, pack: pack), edited: e != nil,
-                        displayName: pack.profiles[op.author]?.value.name, isAsk: p.ask, picked: p.ask ? pick(of: op, pack: pack) : nil,
-                        place: pack.locked ? nil : op.body.location)
+        return PostView(
+            id: op.id, pack: pack.id, packName: pack.create.name, author: op.author,
+            role: role(of: op.author, in: pack), title: e?.title?.value ?? p.title,
+            body: e?.body?.value ?? p.body, tags: p.tags, hlc: op.hlc, location: op.body.location, score: t.score,
+            upvotes: t.up, downvotes: t.down, commentCount: visibleCommentCount(op.id, pack: pack),
+            hidden: hiddenReason(op.id, score: t.score, pack: pack), edited: e != nil,
+            displayName: pack.profiles[op.author]?.value.name, isAsk: p.ask, picked: p.ask ? pick(of: op, pack: pack) : nil,
+            place: pack.locked ? nil : op.body.location)
     }
 
     /// The caption the author of `ask` picked (PROTOCOL §5, "Captions"): its own last `Pick`
@@ -188,8 +193,9 @@ extension Replica {
     /// neither deleted nor hidden. Picks by anyone else count for nothing.
     func pick(of ask: SignedOp, pack: PackState) -> OpID? {
         guard let chosen = pack.picks[ask.id]?[ask.author]?.value, let c = ops[chosen], c.packID == ask.packID,
-              case .comment(let cm) = c.body.kind, cm.post == ask.id, cm.parent == nil, !isDeleted(chosen),
-              hiddenReason(chosen, score: tally(c, pack: pack).score, pack: pack) == nil else { return nil }
+            case .comment(let cm) = c.body.kind, cm.post == ask.id, cm.parent == nil, !isDeleted(chosen),
+            hiddenReason(chosen, score: tally(c, pack: pack).score, pack: pack) == nil
+        else { return nil }
         return chosen
     }
 
@@ -205,7 +211,8 @@ extension Replica {
     func visibleCommentCount(_ post: OpID, pack: PackState) -> Int {
         (pack.commentsByPost[post] ?? []).reduce(0) { n, id in
             guard let op = ops[id], !isDeleted(id), hiddenReason(id, score: score(id), pack: pack) == nil,
-                  parentPresent(op, post: post) else { return n }
+                parentPresent(op, post: post)
+            else { return n }
             return n + 1
         }
     }
@@ -213,7 +220,8 @@ extension Replica {
     /// The comment's post and parent are present, in the comment's own pack.
     func parentPresent(_ op: SignedOp, post: OpID) -> Bool {
         guard case .comment(let c) = op.body.kind, c.post == post,
-              let pop = ops[post], pop.packID == op.packID else { return false }
+            let pop = ops[post], pop.packID == op.packID
+        else { return false }
         guard let parent = c.parent else { return true }
         guard let par = ops[parent], par.packID == op.packID, case .comment(let pc) = par.body.kind else { return false }
         return pc.post == post
@@ -241,7 +249,8 @@ extension Replica {
     /// is unknown, deleted, or its pack is not live. Hidden posts come with `hidden` set.
     public func thread(_ postID: OpID, nowMs: UInt64) -> ThreadView? {
         guard let op = ops[postID], case .post(let p) = op.body.kind, let pack = packs[op.packID],
-              isLive(pack.id, nowMs: nowMs), !isDeleted(postID) else { return nil }
+            isLive(pack.id, nowMs: nowMs), !isDeleted(postID)
+        else { return nil }
         var children: [OpID?: [SignedOp]] = [:]
         for id in pack.commentsByPost[postID] ?? [] {
             guard let c = ops[id], case .comment(let cm) = c.body.kind, parentPresent(c, post: postID) else { continue }
@@ -267,10 +276,12 @@ extension Replica {
                 let removed = isDeleted(c.id) || hiddenReason(c.id, score: t.score, pack: pack) != nil
                 if removed && sub.isEmpty { continue }
                 let text = commentText(c, cm, pack: pack)
-                out.append(CommentView(id: c.id, post: postID, parent: cm.parent, author: c.author, role: role(of: c.author, in: pack),
-                                       body: removed ? "" : text.text, hlc: c.hlc, score: t.score, upvotes: t.up,
-                                       downvotes: t.down, depth: depth, removed: removed, edited: !removed && text.edited,
-                                       picked: c.id == picked))
+                out.append(
+                    CommentView(
+                        id: c.id, post: postID, parent: cm.parent, author: c.author, role: role(of: c.author, in: pack),
+                        body: removed ? "" : text.text, hlc: c.hlc, score: t.score, upvotes: t.up,
+                        downvotes: t.down, depth: depth, removed: removed, edited: !removed && text.edited,
+                        picked: c.id == picked))
                 out += sub
             }
             return out
@@ -294,13 +305,17 @@ extension Replica {
             }
             for (post, ids) in pack.commentsByPost {
                 for id in ids {
-                    guard let op = ops[id], authors.contains(op.author), case .comment(let c) = op.body.kind, !isDeleted(id) else { continue }
+                    guard let op = ops[id], authors.contains(op.author), case .comment(let c) = op.body.kind, !isDeleted(id) else {
+                        continue
+                    }
                     let t = tally(op, pack: pack)
                     let text = commentText(op, c, pack: pack)
-                    comments.append(CommentView(id: id, post: post, parent: c.parent, author: op.author,
-                                                role: role(of: op.author, in: pack), body: text.text, hlc: op.hlc,
-                                                score: t.score, upvotes: t.up, downvotes: t.down, depth: 0, removed: false,
-                                                edited: text.edited))
+                    comments.append(
+                        CommentView(
+                            id: id, post: post, parent: c.parent, author: op.author,
+                            role: role(of: op.author, in: pack), body: text.text, hlc: op.hlc,
+                            score: t.score, upvotes: t.up, downvotes: t.down, depth: 0, removed: false,
+                            edited: text.edited))
                     upvotes += t.up
                 }
             }

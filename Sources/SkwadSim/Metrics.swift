@@ -14,13 +14,13 @@ struct Metrics {
 
     // per op
     var holders: [Int32]
-    var fullAtMs: [UInt64]              // UInt64.max until every eligible node held it
+    var fullAtMs: [UInt64]  // UInt64.max until every eligible node held it
     var created: [Bool]
     var createdCount = 0
     var notCreated = 0
-    var eligibleSum = 0                 // over created ops
-    var heldSum = 0                     // current holders, over created ops
-    var fullCount = 0                   // ops every eligible node has held at some time
+    var eligibleSum = 0  // over created ops
+    var heldSum = 0  // current holders, over created ops
+    var fullCount = 0  // ops every eligible node has held at some time
 
     // deliveries
     var latencies: [UInt32] = []
@@ -150,8 +150,10 @@ struct Metrics {
     var coverage: Double { eligibleSum == 0 ? 1 : Double(heldSum) / Double(eligibleSum) }
 
     mutating func sample(atMs: UInt64, online: Int) {
-        samples.append(CoverageSample(timeMs: atMs, opsCreated: createdCount, coverage: coverage, opsFullyCovered: fullCount,
-                                      messages: messagesTotal, bytes: bytesTotal, onlineNodes: online))
+        samples.append(
+            CoverageSample(
+                timeMs: atMs, opsCreated: createdCount, coverage: coverage, opsFullyCovered: fullCount,
+                messages: messagesTotal, bytes: bytesTotal, onlineNodes: online))
     }
 }
 

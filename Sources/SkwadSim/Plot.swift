@@ -28,16 +28,17 @@ public func coverageSVG(title: String, series: [(name: String, samples: [Coverag
     func y(_ c: Double) -> Double { top + plotH * (1 - min(1, max(0, c))) }
     func f(_ v: Double) -> String { String(format: "%.1f", v) }
     func esc(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(
+            of: ">", with: "&gt;")
     }
 
     var s = """
-    <?xml version="1.0" encoding="UTF-8"?>
-    <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif" font-size="13">
-    <rect width="100%" height="100%" fill="white"/>
-    <text x="\(f(left))" y="28" font-size="16" font-weight="bold">\(esc(title))</text>
+        <?xml version="1.0" encoding="UTF-8"?>
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif" font-size="13">
+        <rect width="100%" height="100%" fill="white"/>
+        <text x="\(f(left))" y="28" font-size="16" font-weight="bold">\(esc(title))</text>
 
-    """
+        """
     // Grid and y ticks (0 %...100 %).
     for i in 0...10 {
         let c = Double(i) / 10
@@ -55,7 +56,8 @@ public func coverageSVG(title: String, series: [(name: String, samples: [Coverag
     // Axes and their titles.
     s += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"#333\"/>\n"
     s += "<text x=\"\(f(left + plotW / 2))\" y=\"\(f(height - 22))\" text-anchor=\"middle\">virtual time (s)</text>\n"
-    s += "<text transform=\"translate(24 \(f(top + plotH / 2))) rotate(-90)\" text-anchor=\"middle\">coverage of eligible nodes (%)</text>\n"
+    s +=
+        "<text transform=\"translate(24 \(f(top + plotH / 2))) rotate(-90)\" text-anchor=\"middle\">coverage of eligible nodes (%)</text>\n"
     // Lines.
     for (i, series) in series.enumerated() {
         let color = colors[i % colors.count]

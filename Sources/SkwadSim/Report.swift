@@ -43,8 +43,9 @@ public struct Distribution: Codable, Equatable, Sendable {
         guard !values.isEmpty else { return Distribution(count: 0, mean: 0, p50: 0, p90: 0, p99: 0, max: 0) }
         let v = values.sorted()
         func q(_ p: Double) -> Double { v[min(v.count - 1, Int((p * Double(v.count - 1)).rounded()))] }
-        return Distribution(count: v.count, mean: rounded(v.reduce(0, +) / Double(v.count)), p50: q(0.5), p90: q(0.9),
-                            p99: q(0.99), max: v[v.count - 1])
+        return Distribution(
+            count: v.count, mean: rounded(v.reduce(0, +) / Double(v.count)), p50: q(0.5), p90: q(0.9),
+            p99: q(0.99), max: v[v.count - 1])
     }
 }
 

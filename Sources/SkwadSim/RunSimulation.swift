@@ -20,8 +20,9 @@ public struct SimulationResult {
     public func csv() -> String { coverageCSV(outcomes.map { ($0.report.strategy, $0.samples) }) }
     /// Coverage over time per strategy as an SVG document.
     public func svg() -> String {
-        coverageSVG(title: "\(report.scenario): coverage of eligible nodes (seed \(report.seed), \(report.nodes) nodes, \(report.ops) ops)",
-                    series: outcomes.map { ($0.report.strategy, $0.samples) })
+        coverageSVG(
+            title: "\(report.scenario): coverage of eligible nodes (seed \(report.seed), \(report.nodes) nodes, \(report.ops) ops)",
+            series: outcomes.map { ($0.report.strategy, $0.samples) })
     }
 }
 
@@ -49,26 +50,30 @@ public func simulate(scenario: Scenario, seed: UInt64, progress: (SimProgress) -
                 outcomes.append(runStrategy(strategy, world: world, memo: memo, index: i, of: kinds.count, progress: progress))
             }
         } else {
-            let strategy = BaselineStrategy(kind: kind, roundMs: scenario.strategy.roundMs, phase: scenario.strategy.phase,
-                                            k: scenario.strategy.rumorK, seed: seed)
+            let strategy = BaselineStrategy(
+                kind: kind, roundMs: scenario.strategy.roundMs, phase: scenario.strategy.phase,
+                k: scenario.strategy.rumorK, seed: seed)
             outcomes.append(runStrategy(strategy, world: world, memo: memo, index: i, of: kinds.count, progress: progress))
         }
     }
     let n = Double(max(1, world.ops.count))
     let meanEligible = world.ops.reduce(0) { $0 + world.packs[Int($1.pack)].members.count }
     let checks = memo.counts
-    let report = SimReport(scenario: scenario.name, seed: seed, nodes: world.nodeCount, packs: world.packs.count,
-                           lockedPacks: world.packs.filter(\.locked).count, adminPacks: world.packs.filter(\.isAdmin).count,
-                           ops: world.ops.count, opsSkipped: world.skippedOps, meanEligiblePerOp: rounded(Double(meanEligible) / n),
-                           durationMs: scenario.durationMs, signatureChecks: checks.real, signatureChecksMemoized: checks.memoized,
-                           runs: outcomes.map(\.report))
+    let report = SimReport(
+        scenario: scenario.name, seed: seed, nodes: world.nodeCount, packs: world.packs.count,
+        lockedPacks: world.packs.filter(\.locked).count, adminPacks: world.packs.filter(\.isAdmin).count,
+        ops: world.ops.count, opsSkipped: world.skippedOps, meanEligiblePerOp: rounded(Double(meanEligible) / n),
+        durationMs: scenario.durationMs, signatureChecks: checks.real, signatureChecksMemoized: checks.memoized,
+        runs: outcomes.map(\.report))
     return SimulationResult(report: report, world: world, outcomes: outcomes)
 }
 
 /// Runs one strategy (a baseline, or any engine adapted to `SimProtocol`) over a world.
-public func runStrategy<S: SimStrategy>(_ strategy: S, world: World, memo: SignatureMemo = SignatureMemo(),
-                                        index: Int = 0, of count: Int = 1,
-                                        progress: (SimProgress) -> Void = { _ in }) -> StrategyOutcome {
+public func runStrategy<S: SimStrategy>(
+    _ strategy: S, world: World, memo: SignatureMemo = SignatureMemo(),
+    index: Int = 0, of count: Int = 1,
+    progress: (SimProgress) -> Void = { _ in }
+) -> StrategyOutcome {
     var sim = Simulator(world: world, strategy: strategy, memo: memo)
     let m = sim.run(strategyIndex: index, strategyCount: count, progress: progress)
     var report = strategyReport(strategy: strategy, metrics: m, replicas: sim.replicas, events: sim.events)
@@ -149,13 +154,16 @@ func identicalPacks(world: World, replicas: [Replica]) -> (identical: Int, check
         if members.dropFirst().allSatisfy({ replicas[Int($0)].opIDs(inPack: id).map(\.id) == reference }) { identical += 1; continue }
         let counts = members.map { replicas[Int($0)].opIDs(inPack: id).count }
         let most = counts.max() ?? 0
-        var d = DivergentPack(pack: index, radiusM: p.fence.map { ($0.radiusMeters * 10).rounded() / 10 }, locked: p.locked,
-                              members: members.count, ops: most, completeMembers: counts.filter { $0 == most }.count)
+        var d = DivergentPack(
+            pack: index, radiusM: p.fence.map { ($0.radiusMeters * 10).rounded() / 10 }, locked: p.locked,
+            members: members.count, ops: most, completeMembers: counts.filter { $0 == most }.count)
         describeMissing(&d, pack: p, id: id, members: members, world: world, replicas: replicas)
         divergent.append(d)
     }
-    divergent.sort { a, b in Double(a.completeMembers) / Double(a.members) != Double(b.completeMembers) / Double(b.members)
-        ? Double(a.completeMembers) / Double(a.members) < Double(b.completeMembers) / Double(b.members) : a.pack < b.pack }
+    divergent.sort { a, b in
+        Double(a.completeMembers) / Double(a.members) != Double(b.completeMembers) / Double(b.members)
+            ? Double(a.completeMembers) / Double(a.members) < Double(b.completeMembers) / Double(b.members) : a.pack < b.pack
+    }
     return (identical, world.packs.count, Array(divergent.prefix(20)))
 }
 
@@ -172,7 +180,9 @@ func describeMissing(_ d: inout DivergentPack, pack p: SimPack, id: PackID, memb
         if r.pendingCount > 0 { d.incompleteWithPending += 1 }
         for op in union where !held.contains(op) {
             d.missingPairs += 1
-            if let ref = world.ref(of: op) { oldest = min(oldest, world.ops[Int(ref)].createdMs); newest = max(newest, world.ops[Int(ref)].createdMs) }
+            if let ref = world.ref(of: op) {
+                oldest = min(oldest, world.ops[Int(ref)].createdMs); newest = max(newest, world.ops[Int(ref)].createdMs)
+            }
         }
         if d.incompleteSlackM.count < 8, let fence = p.fence {
             let n = Int(m)

@@ -188,9 +188,11 @@ public enum StrategyKind: Sendable, Hashable, CustomStringConvertible {
     /// Skwad's own engine (SkwadGossip), through `SkwadGossipStrategy`.
     case skwad
 
-    public static let all: [StrategyKind] = [.push, .pull, .pushPull,
-                                             .rumor(feedback: true, coin: false), .rumor(feedback: true, coin: true),
-                                             .rumor(feedback: false, coin: false), .rumor(feedback: false, coin: true), .skwad]
+    public static let all: [StrategyKind] = [
+        .push, .pull, .pushPull,
+        .rumor(feedback: true, coin: false), .rumor(feedback: true, coin: true),
+        .rumor(feedback: false, coin: false), .rumor(feedback: false, coin: true), .skwad
+    ]
 
     public var description: String {
         switch self {

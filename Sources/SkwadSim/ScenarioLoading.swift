@@ -18,7 +18,8 @@ extension Scenario {
             s.nodes.placement = try t.choice("placement", s.nodes.placement)
             if let b = try t.numbers("box", count: 4) {
                 guard b[0] < b[2], b[1] < b[3], (-90...90).contains(b[0]), (-90...90).contains(b[2]),
-                      (-180...180).contains(b[1]), (-180...180).contains(b[3]) else {
+                    (-180...180).contains(b[1]), (-180...180).contains(b[3])
+                else {
                     throw t.bad("box", "expected [lat_min, lon_min, lat_max, lon_max] with min < max")
                 }
                 s.nodes.box = Box(latMin: b[0], lonMin: b[1], latMax: b[2], lonMax: b[3])
@@ -31,7 +32,9 @@ extension Scenario {
         for var t in try r.tableArray("campus") {
             let name = try t.string("name", "campus \(s.campuses.count + 1)")
             guard let c = try t.numbers("center", count: 2) else { throw t.bad("center", "required: [lat, lon]") }
-            guard (-90...90).contains(c[0]), (-180...180).contains(c[1]) else { throw t.bad("center", "latitude -90...90, longitude -180...180") }
+            guard (-90...90).contains(c[0]), (-180...180).contains(c[1]) else {
+                throw t.bad("center", "latitude -90...90, longitude -180...180")
+            }
             let radius = try t.double("radius_m", 500, 1...1_000_000)
             let weight = try t.double("weight", 1, 0...1e9)
             try t.finish()
@@ -44,7 +47,9 @@ extension Scenario {
             s.packs.initial = try t.int("initial", s.packs.initial, 0...1_000_000)
             s.packs.initialWindowMs = try t.ms("initial_window_ms", s.packs.initialWindowMs)
             if let rr = try t.numbers("radius_m", count: 2) {
-                guard rr[0] >= 1, rr[0] <= rr[1], rr[1] <= Double(1_000_000) else { throw t.bad("radius_m", "expected [min, max] with 1 <= min <= max <= 1000000") }
+                guard rr[0] >= 1, rr[0] <= rr[1], rr[1] <= Double(1_000_000) else {
+                    throw t.bad("radius_m", "expected [min, max] with 1 <= min <= max <= 1000000")
+                }
                 s.packs.radiusMinMeters = rr[0]; s.packs.radiusMaxMeters = rr[1]
             }
             s.packs.lockedFraction = try t.double("locked", s.packs.lockedFraction, 0...1)
@@ -64,7 +69,9 @@ extension Scenario {
             s.workload.votesPerNodeHour = try t.double("votes_per_node_hour", s.workload.votesPerNodeHour, 0...1e6)
             s.workload.maxOps = try t.int("max_ops", s.workload.maxOps, 0...10_000_000)
             try t.finish()
-            guard s.workload.startMs <= s.workload.endMs else { throw ScenarioError("scenario: key 'workload.end_ms': must not be before workload.start_ms") }
+            guard s.workload.startMs <= s.workload.endMs else {
+                throw ScenarioError("scenario: key 'workload.end_ms': must not be before workload.start_ms")
+            }
         }
         if var t = try r.subtable("network") {
             s.network.baseLatencyMs = try t.double("base_latency_ms", s.network.baseLatencyMs, 0...600_000)
@@ -101,7 +108,8 @@ extension Scenario {
                 guard !names.isEmpty else { throw t.bad("strategies", "name at least one strategy") }
                 s.strategy.strategies = try names.map { n in
                     guard let k = StrategyKind(name: n) else {
-                        throw t.bad("strategies", "unknown strategy '\(n)' (known: \(StrategyKind.all.map(\.description).joined(separator: ", ")))")
+                        throw t.bad(
+                            "strategies", "unknown strategy '\(n)' (known: \(StrategyKind.all.map(\.description).joined(separator: ", ")))")
                     }
                     return k
                 }

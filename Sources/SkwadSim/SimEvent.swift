@@ -5,13 +5,13 @@ import SkwadLab
 /// in a slab and are referred to by index.
 struct SimEvent {
     enum Kind: UInt8 {
-        case message      // node <- a (sender), b = payload slot
-        case timer        // node, b = tag, c = incarnation
-        case localOp      // a = op index
+        case message  // node <- a (sender), b = payload slot
+        case timer  // node, b = tag, c = incarnation
+        case localOp  // a = op index
         case sample
-        case nodeDown     // node
-        case nodeUp       // node, b = 1 when it keeps its data
-        case partitionStart, partitionHeal   // a = partition index
+        case nodeDown  // node
+        case nodeUp  // node, b = 1 when it keeps its data
+        case partitionStart, partitionHeal  // a = partition index
     }
     var kind: Kind
     var node: Int32

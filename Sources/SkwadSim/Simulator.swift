@@ -108,8 +108,10 @@ struct Simulator<S: SimStrategy> {
                 localOp(OpRef(e.a))
             case .sample:
                 metrics.sample(atMs: nowMs, online: online)
-                progress(SimProgress(strategy: strategy.name, strategyIndex: strategyIndex, strategyCount: strategyCount,
-                                     nowMs: nowMs, durationMs: duration, events: events))
+                progress(
+                    SimProgress(
+                        strategy: strategy.name, strategyIndex: strategyIndex, strategyCount: strategyCount,
+                        nowMs: nowMs, durationMs: duration, events: events))
             case .nodeDown:
                 let n = Int(e.node)
                 guard up[n] else { continue }
@@ -165,8 +167,11 @@ struct Simulator<S: SimStrategy> {
                 case .partitioned: metrics.droppedPartition += 1
                 case .arrives(let at):
                     let slot: UInt32
-                    if let free = freeSlots.popLast() { slot = free; payloads[Int(slot)] = payload }
-                    else { slot = UInt32(payloads.count); payloads.append(payload) }
+                    if let free = freeSlots.popLast() {
+                        slot = free; payloads[Int(slot)] = payload
+                    } else {
+                        slot = UInt32(payloads.count); payloads.append(payload)
+                    }
                     queue.push(time: at, kind: .message, node: Int32(to), a: Int32(n), b: slot)
                 }
             case .deliver(let ref):

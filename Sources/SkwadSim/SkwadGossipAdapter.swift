@@ -106,12 +106,13 @@ public struct SkwadGossipNode: SimProtocol {
     /// sent in this call are charged to its first datagram (totals are what the report uses).
     mutating func apply(_ out: [GossipDirective], opsBefore: Int, _ ctx: inout SimContext<Payload>) {
         var ops = engine.stats.opsSent - opsBefore
-        carrier.carry(out, nowMs: ctx.nowMs,
-                      send: { bytes, to in
-                          ctx.send(bytes, to: to, bytes: bytes.count + Self.ipUdpBytes, ops: ops)
-                          ops = 0
-                      },
-                      timer: { tag, after in ctx.schedule(afterMs: after, tag: tag) },
-                      admitted: { ctx.admitted($0) })
+        carrier.carry(
+            out, nowMs: ctx.nowMs,
+            send: { bytes, to in
+                ctx.send(bytes, to: to, bytes: bytes.count + Self.ipUdpBytes, ops: ops)
+                ops = 0
+            },
+            timer: { tag, after in ctx.schedule(afterMs: after, tag: tag) },
+            admitted: { ctx.admitted($0) })
     }
 }

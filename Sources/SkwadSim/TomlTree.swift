@@ -123,7 +123,9 @@ struct TableReader {
         case .double(let x): d = x
         default: throw bad(key, "expected a number, got \(v.typeName)")
         }
-        guard d.isFinite, range.contains(d) else { throw bad(key, "expected a number in \(range.lowerBound)...\(range.upperBound), got \(d)") }
+        guard d.isFinite, range.contains(d) else {
+            throw bad(key, "expected a number in \(range.lowerBound)...\(range.upperBound), got \(d)")
+        }
         return d
     }
 
@@ -141,7 +143,9 @@ struct TableReader {
 
     mutating func choice<E: RawRepresentable & CaseIterable>(_ key: String, _ def: E) throws -> E where E.RawValue == String {
         let s = try string(key, def.rawValue)
-        guard let e = E(rawValue: s) else { throw bad(key, "expected one of \(E.allCases.map(\.rawValue).joined(separator: ", ")), got '\(s)'") }
+        guard let e = E(rawValue: s) else {
+            throw bad(key, "expected one of \(E.allCases.map(\.rawValue).joined(separator: ", ")), got '\(s)'")
+        }
         return e
     }
 
@@ -161,7 +165,9 @@ struct TableReader {
         guard let v = value(key) else { return nil }
         if case .string(let s) = v { return [s] }
         guard case .array(let a) = v else { throw bad(key, "expected an array of strings") }
-        return try a.map { x in guard case .string(let s) = x else { throw bad(key, "expected an array of strings") }; return s }
+        return try a.map { x in
+            guard case .string(let s) = x else { throw bad(key, "expected an array of strings") }; return s
+        }
     }
 
     mutating func subtable(_ key: String) throws -> TableReader? {

@@ -47,7 +47,9 @@ struct WorkloadGenerator {
         for _ in 0..<s.packs.initial { events.append((UInt64(rng.below(Int(s.packs.initialWindowMs) + 1)), .pack)) }
         let w = s.workload
         let n = Double(s.nodes.count)
-        for (rate, kind) in [(w.packsPerNodeHour, Kind.pack), (w.postsPerNodeHour, .post), (w.commentsPerNodeHour, .comment), (w.votesPerNodeHour, .vote)] where rate > 0 {
+        for (rate, kind) in [
+            (w.packsPerNodeHour, Kind.pack), (w.postsPerNodeHour, .post), (w.commentsPerNodeHour, .comment), (w.votesPerNodeHour, .vote)
+        ] where rate > 0 {
             let meanGap = 3_600_000 / (rate * n)
             var t = Double(w.startMs) + rng.exponential(mean: meanGap)
             while t < Double(w.endMs) {
@@ -89,7 +91,9 @@ struct WorkloadGenerator {
 
     private mutating func makePack(at t: UInt64) -> Bool {
         guard let origin = randomUpNode(at: t) else { return false }
-        let fence: Geofence? = s.packs.global ? nil
+        let fence: Geofence? =
+            s.packs.global
+            ? nil
             : Geofence(center: geo.locations[origin], radiusMeters: rng.uniform(s.packs.radiusMinMeters, s.packs.radiusMaxMeters)).asEncoded
         let locked = fence != nil && rng.chance(s.packs.lockedFraction)
         return addPack(at: t, origin: origin, fence: fence, locked: locked, admin: false, name: "pack \(packs.count + 1)")
@@ -127,16 +131,19 @@ struct WorkloadGenerator {
         return inside
     }
 
-    private mutating func addPack(at t: UInt64, origin: Int, fence: Geofence?, locked: Bool, admin: Bool, name: String,
-                                  members given: [Int32]? = nil) -> Bool {
+    private mutating func addPack(
+        at t: UInt64, origin: Int, fence: Geofence?, locked: Bool, admin: Bool, name: String,
+        members given: [Int32]? = nil
+    ) -> Bool {
         let members = given ?? eligible(fence: fence, locked: locked)
         let packIndex = Int32(packs.count)
         let nonce = rng.bytes(16)
         let create = CreatePack(name: name, tags: ["sim"], color: "", fence: fence, locked: locked, nonce: nonce, powBits: s.packs.powBits)
         let key = admin ? adminKey : pseudonym(origin, nonce: nonce, pack: packIndex)
         let stamp = stampFor(key, nonce: nonce, cacheKey: admin ? -1 - Int64(packIndex) : Self.keyID(origin, packIndex))
-        let body = OpBody(packID: nil, author: key.publicKey, hlc: clocks[origin].tick(physicalMs: s.epochMs + t),
-                          stamp: stamp, kind: .createPack(create))
+        let body = OpBody(
+            packID: nil, author: key.publicKey, hlc: clocks[origin].tick(physicalMs: s.epochMs + t),
+            stamp: stamp, kind: .createPack(create))
         guard let op = try? SignedOp.sign(body, with: key) else { return false }
         nonces.append(nonce)
         posts.append([]); votables.append([])
@@ -151,9 +158,11 @@ struct WorkloadGenerator {
 
     // MARK: - content
 
-    private static let words = ["free", "pizza", "library", "quiet", "study", "room", "coffee", "line", "bus", "late",
-                                "concert", "tonight", "lost", "keys", "found", "cat", "rain", "again", "exam", "moved",
-                                "gym", "open", "lecture", "cancelled", "party", "north", "lawn", "bikes", "sale", "books"]
+    private static let words = [
+        "free", "pizza", "library", "quiet", "study", "room", "coffee", "line", "bus", "late",
+        "concert", "tonight", "lost", "keys", "found", "cat", "rain", "again", "exam", "moved",
+        "gym", "open", "lecture", "cancelled", "party", "north", "lawn", "bikes", "sale", "books"
+    ]
 
     private mutating func text(_ minWords: Int, _ maxWords: Int) -> String {
         let n = minWords + rng.below(maxWords - minWords + 1)
@@ -185,9 +194,10 @@ struct WorkloadGenerator {
         let nonce = nonces[p]
         let key = pseudonym(origin, nonce: nonce, pack: pack)
         let location: String? = packs[p].locked ? geo.cells[origin] : nil
-        let body = OpBody(packID: ops[Int(packs[p].genesis)].op.id, author: key.publicKey,
-                          hlc: clocks[origin].tick(physicalMs: s.epochMs + t), location: location,
-                          stamp: stampFor(key, nonce: nonce, cacheKey: Self.keyID(origin, pack)), kind: opKind)
+        let body = OpBody(
+            packID: ops[Int(packs[p].genesis)].op.id, author: key.publicKey,
+            hlc: clocks[origin].tick(physicalMs: s.epochMs + t), location: location,
+            stamp: stampFor(key, nonce: nonce, cacheKey: Self.keyID(origin, pack)), kind: opKind)
         guard let op = try? SignedOp.sign(body, with: key) else { return false }
         let ref = OpRef(ops.count)
         switch opKind {

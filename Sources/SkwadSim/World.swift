@@ -86,8 +86,10 @@ public final class World: Sendable {
         return !geography.inside(node, fence)
     }
 
-    init(scenario: Scenario, seed: UInt64, replicaConfig: ReplicaConfig, ops: [SimOp], packs: [SimPack],
-         memberships: [[Membership]], skippedOps: Int, geography: Geography, churn: ChurnSchedule, partitions: PartitionPlan) {
+    init(
+        scenario: Scenario, seed: UInt64, replicaConfig: ReplicaConfig, ops: [SimOp], packs: [SimPack],
+        memberships: [[Membership]], skippedOps: Int, geography: Geography, churn: ChurnSchedule, partitions: PartitionPlan
+    ) {
         self.scenario = scenario; self.seed = seed; self.replicaConfig = replicaConfig; self.ops = ops; self.packs = packs
         self.memberships = memberships; self.skippedOps = skippedOps; self.geography = geography; self.churn = churn
         self.partitions = partitions
@@ -108,9 +110,10 @@ public final class World: Sendable {
         let parts = PartitionPlan.draw(s, geography: geo, seed: seed)
         var gen = WorkloadGenerator(scenario: s, seed: seed, geography: geo, churn: churn)
         gen.run()
-        return World(scenario: s, seed: seed, replicaConfig: Self.replicaConfig(admin: gen.adminKey.publicKey),
-                     ops: gen.ops, packs: gen.packs, memberships: gen.memberships, skippedOps: gen.skipped,
-                     geography: geo, churn: churn, partitions: parts)
+        return World(
+            scenario: s, seed: seed, replicaConfig: Self.replicaConfig(admin: gen.adminKey.publicKey),
+            ops: gen.ops, packs: gen.packs, memberships: gen.memberships, skippedOps: gen.skipped,
+            geography: geo, churn: churn, partitions: parts)
     }
 }
 

@@ -36,19 +36,21 @@ extension Store {
     static func registerConversationTables(_ m: inout DatabaseMigrator) {
         m.registerMigration("i26: conversations") { db in
             // Local only: the text of direct messages this user sent, and verified pseudonyms.
-            try db.execute(sql: """
-                CREATE TABLE sentLetter (
-                  id BLOB PRIMARY KEY, pack BLOB NOT NULL, peer BLOB NOT NULL, text TEXT NOT NULL, atMs INTEGER NOT NULL) WITHOUT ROWID;
-                CREATE TABLE verifiedPeer (pack BLOB NOT NULL, peer BLOB NOT NULL, atMs INTEGER NOT NULL,
-                  PRIMARY KEY (pack, peer)) WITHOUT ROWID;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE sentLetter (
+                      id BLOB PRIMARY KEY, pack BLOB NOT NULL, peer BLOB NOT NULL, text TEXT NOT NULL, atMs INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE verifiedPeer (pack BLOB NOT NULL, peer BLOB NOT NULL, atMs INTEGER NOT NULL,
+                      PRIMARY KEY (pack, peer)) WITHOUT ROWID;
+                    """)
         }
         m.registerMigration("i26: follows") { db in
             // Local only: pseudonyms (of one pack each) the user follows.
-            try db.execute(sql: """
-                CREATE TABLE followedAuthor (pack BLOB NOT NULL, author BLOB NOT NULL, atMs INTEGER NOT NULL,
-                  PRIMARY KEY (pack, author)) WITHOUT ROWID;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE followedAuthor (pack BLOB NOT NULL, author BLOB NOT NULL, atMs INTEGER NOT NULL,
+                      PRIMARY KEY (pack, author)) WITHOUT ROWID;
+                    """)
         }
     }
 
@@ -61,11 +63,16 @@ extension Store {
                 if on {
                     let n = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM followedAuthor") ?? 0
                     guard n < ConversationState.followedCapacity else { throw StoreError("followedAuthor holds \(n) entries, its limit") }
-                    try db.execute(sql: "INSERT OR IGNORE INTO followedAuthor (pack, author, atMs) VALUES (?, ?, ?)",
-                                   arguments: [Data(pack.bytes), Data(author.bytes), Int64(clamping: atMs)])
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO followedAuthor (pack, author, atMs) VALUES (?, ?, ?)",
+                        arguments: [Data(pack.bytes), Data(author.bytes), Int64(clamping: atMs)])
                 } else {
-                    try db.execute(sql: "DELETE FROM followedAuthor WHERE pack = ? AND author = ?", arguments: [Data(pack.bytes),
-                        Data(author.bytes)])
+                    try db.execute(
+                        sql: "DELETE FROM followedAuthor WHERE pack = ? AND author = ?",
+                        arguments: [
+                            Data(pack.bytes),
+                            Data(author.bytes)
+                        ])
                 }
                 return db.changesCount > 0
             }
@@ -77,8 +84,10 @@ extension Store {
         do {
             return try db.read { db in
                 var out: [String: String] = [:]
-                for r in try Row.fetchAll(db, sql: "SELECT key, value FROM setting WHERE substr(key, 1, ?) = ?",
-                    arguments: [prefix.count, prefix]) {
+                for r in try Row.fetchAll(
+                    db, sql: "SELECT key, value FROM setting WHERE substr(key, 1, ?) = ?",
+                    arguments: [prefix.count, prefix])
+                {
                     out[r[0]] = r[1]
                 }
                 return out
@@ -90,12 +99,14 @@ extension Store {
     public func addSentLetter(_ s: SentLetter) throws {
         do {
             try db.write { db in
-                try db.execute(sql: "INSERT OR IGNORE INTO sentLetter (id, pack, peer, text, atMs) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [Data(s.id.bytes), Data(s.pack.bytes), Data(s.peer.bytes), s.text, Int64(clamping: s.atMs)])
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO sentLetter (id, pack, peer, text, atMs) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [Data(s.id.bytes), Data(s.pack.bytes), Data(s.peer.bytes), s.text, Int64(clamping: s.atMs)])
                 let n = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sentLetter") ?? 0
                 if n > ConversationState.sentCapacity {
-                    try db.execute(sql: "DELETE FROM sentLetter WHERE id IN (SELECT id FROM sentLetter ORDER BY atMs, id LIMIT ?)",
-                                   arguments: [n - ConversationState.sentCapacity])
+                    try db.execute(
+                        sql: "DELETE FROM sentLetter WHERE id IN (SELECT id FROM sentLetter ORDER BY atMs, id LIMIT ?)",
+                        arguments: [n - ConversationState.sentCapacity])
                 }
             }
         } catch { throw StoreError("cannot save a sent message", error) }
@@ -108,11 +119,16 @@ extension Store {
                 if on {
                     let n = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM verifiedPeer") ?? 0
                     guard n < ConversationState.verifiedCapacity else { throw StoreError("verifiedPeer holds \(n) entries, its limit") }
-                    try db.execute(sql: "INSERT OR IGNORE INTO verifiedPeer (pack, peer, atMs) VALUES (?, ?, ?)",
-                                   arguments: [Data(pack.bytes), Data(peer.bytes), Int64(clamping: atMs)])
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO verifiedPeer (pack, peer, atMs) VALUES (?, ?, ?)",
+                        arguments: [Data(pack.bytes), Data(peer.bytes), Int64(clamping: atMs)])
                 } else {
-                    try db.execute(sql: "DELETE FROM verifiedPeer WHERE pack = ? AND peer = ?", arguments: [Data(pack.bytes),
-                        Data(peer.bytes)])
+                    try db.execute(
+                        sql: "DELETE FROM verifiedPeer WHERE pack = ? AND peer = ?",
+                        arguments: [
+                            Data(pack.bytes),
+                            Data(peer.bytes)
+                        ])
                 }
             }
         } catch let e as StoreError { throw e } catch { throw StoreError("cannot save a verification", error) }
@@ -126,7 +142,8 @@ extension Store {
                 for r in try Row.fetchAll(db, sql: "SELECT id, pack, peer, text, atMs FROM sentLetter ORDER BY atMs, id") {
                     let id: Data = r[0], pack: Data = r[1], peer: Data = r[2], text: String = r[3], ms: Int64 = r[4]
                     guard let i = try? OpID(bytes: [UInt8](id)), let p = try? OpID(bytes: [UInt8](pack)),
-                          let k = try? PublicKey(bytes: [UInt8](peer)) else { continue }
+                        let k = try? PublicKey(bytes: [UInt8](peer))
+                    else { continue }
                     out.sent.append(SentLetter(id: i, pack: p, peer: k, text: text, atMs: UInt64(max(0, ms))))
                 }
                 for r in try Row.fetchAll(db, sql: "SELECT pack, author, atMs FROM followedAuthor") {

@@ -24,7 +24,10 @@ public enum FilePermissions {
     /// Refuses a key file that group or others may read or write.
     public static func checkSecretFile(_ path: String) throws {
         guard let m = mode(path), m.mode & 0o077 != 0 else { return }
-        throw Problem(description: "permissions \(octal(m.mode)) for '\(path)' are too open: it must be readable by you alone (chmod 600 '\(path)'); refusing to use it")
+        throw Problem(
+            description:
+                "permissions \(octal(m.mode)) for '\(path)' are too open: it must be readable by you alone (chmod 600 '\(path)'); refusing to use it"
+        )
     }
 
     /// Tightens the directory to 0700 and its regular files to 0600 when the current user

@@ -32,8 +32,9 @@ extension Store {
 
     /// The newest log position.
     public func lastSeq() throws -> Int64 {
-        do { return try db.read { try Int64.fetchOne($0, sql: "SELECT MAX(seq) FROM op") ?? 0 } }
-        catch { throw StoreError("cannot read the op log", error) }
+        do { return try db.read { try Int64.fetchOne($0, sql: "SELECT MAX(seq) FROM op") ?? 0 } } catch {
+            throw StoreError("cannot read the op log", error)
+        }
     }
 
     /// Ops appended after `seq` (trusted decode, as at load), oldest first: at most `limit`,
@@ -42,8 +43,9 @@ extension Store {
         do {
             return try db.read { db in
                 let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM op WHERE seq > ?", arguments: [seq]) ?? 0
-                let rows = try Row.fetchAll(db, sql: "SELECT envelope FROM op WHERE seq > ? ORDER BY seq DESC LIMIT ?",
-                                            arguments: [seq, limit])
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT envelope FROM op WHERE seq > ? ORDER BY seq DESC LIMIT ?",
+                    arguments: [seq, limit])
                 let ops = rows.reversed().compactMap { row -> SignedOp? in
                     let data: Data = row[0]
                     return (try? Envelope(serialized: [UInt8](data))).flatMap { try? SignedOp(trusted: $0) }
@@ -60,8 +62,9 @@ extension Store {
             try db.write { db in
                 var count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM inboxNotice") ?? 0
                 for n in notices where count < Self.maxInboxNotices {
-                    try db.execute(sql: "INSERT OR IGNORE INTO inboxNotice (key, kind, pack, name, atMs) VALUES (?, ?, ?, ?, ?)",
-                                   arguments: [n.key, n.kind.rawValue, Data(n.pack.bytes), n.name, Int64(clamping: n.atMs)])
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO inboxNotice (key, kind, pack, name, atMs) VALUES (?, ?, ?, ?, ?)",
+                        arguments: [n.key, n.kind.rawValue, Data(n.pack.bytes), n.name, Int64(clamping: n.atMs)])
                     count += db.changesCount
                 }
             }
@@ -72,7 +75,8 @@ extension Store {
     public func unshownNotices() throws -> [InboxNotice] {
         do {
             return try db.read { db in
-                try Row.fetchAll(db, sql: "SELECT kind, pack, name, atMs FROM inboxNotice WHERE shown = 0 ORDER BY atMs, key").compactMap { row in
+                try Row.fetchAll(db, sql: "SELECT kind, pack, name, atMs FROM inboxNotice WHERE shown = 0 ORDER BY atMs, key").compactMap {
+                    row in
                     let kind: String = row[0], pack: Data = row[1], name: String = row[2], at: Int64 = row[3]
                     guard let k = InboxNotice.Kind(rawValue: kind), let id = try? OpID(bytes: [UInt8](pack)) else { return nil }
                     return InboxNotice(kind: k, pack: id, name: name, atMs: UInt64(max(0, at)))

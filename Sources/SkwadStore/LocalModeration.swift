@@ -18,7 +18,11 @@ extension Store {
     public enum LocalModerationTable: String, Sendable { case blockedAuthor, mutedPack, dismissedReport }
 
     static func column(_ t: LocalModerationTable) -> String {
-        switch t { case .blockedAuthor: "author"; case .mutedPack: "pack"; case .dismissedReport: "report" }
+        switch t {
+        case .blockedAuthor: "author";
+        case .mutedPack: "pack";
+        case .dismissedReport: "report"
+        }
     }
 
     /// Adds (`on`) or removes a 32-byte key in one of the local moderation tables. Returns
@@ -32,8 +36,9 @@ extension Store {
                 if on {
                     let n = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.rawValue)") ?? 0
                     guard n < LocalModeration.capacity else { throw StoreError("\(table.rawValue) holds \(n) entries, its limit") }
-                    try db.execute(sql: "INSERT OR IGNORE INTO \(table.rawValue) (\(col), atMs) VALUES (?, ?)",
-                                   arguments: [Data(key), Int64(clamping: atMs)])
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO \(table.rawValue) (\(col), atMs) VALUES (?, ?)",
+                        arguments: [Data(key), Int64(clamping: atMs)])
                 } else {
                     try db.execute(sql: "DELETE FROM \(table.rawValue) WHERE \(col) = ?", arguments: [Data(key)])
                 }

@@ -25,19 +25,23 @@ public enum LocalChange: Sendable, Equatable {
         case .setting(let key, nil):
             try db.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: [key])
         case .joined(let pack, true, let ms):
-            try db.execute(sql: "INSERT OR IGNORE INTO joinedPack (pack, joinedMs) VALUES (?, ?)",
-                           arguments: [Data(pack.bytes), Int64(clamping: ms)])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO joinedPack (pack, joinedMs) VALUES (?, ?)",
+                arguments: [Data(pack.bytes), Int64(clamping: ms)])
         case .joined(let pack, false, _):
             try db.execute(sql: "DELETE FROM joinedPack WHERE pack = ?", arguments: [Data(pack.bytes)])
         case .stamp(let pack, let stamp):
-            try db.execute(sql: "INSERT OR REPLACE INTO stamp (pack, stamp) VALUES (?, ?)",
-                           arguments: [Data(pack.bytes), Int64(bitPattern: stamp)])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO stamp (pack, stamp) VALUES (?, ?)",
+                arguments: [Data(pack.bytes), Int64(bitPattern: stamp)])
         case .packKey(let pack, let epoch, let key):
-            try db.execute(sql: "INSERT OR REPLACE INTO packKey (pack, epoch, key) VALUES (?, ?, ?)",
-                           arguments: [Data(pack.bytes), Int64(epoch), Data(key)])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO packKey (pack, epoch, key) VALUES (?, ?, ?)",
+                arguments: [Data(pack.bytes), Int64(epoch), Data(key)])
         case .removedMember(let pack, let author):
-            try db.execute(sql: "INSERT OR IGNORE INTO removedMember (pack, author) VALUES (?, ?)",
-                           arguments: [Data(pack.bytes), Data(author.bytes)])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO removedMember (pack, author) VALUES (?, ?)",
+                arguments: [Data(pack.bytes), Data(author.bytes)])
         }
     }
 }
@@ -47,8 +51,9 @@ extension Store {
     public func apply(_ changes: [LocalChange]) throws { try append([], with: changes) }
 
     public func setting(_ key: String) throws -> String? {
-        do { return try db.read { try String.fetchOne($0, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key]) } }
-        catch { throw StoreError("cannot read setting \(key)", error) }
+        do { return try db.read { try String.fetchOne($0, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key]) } } catch {
+            throw StoreError("cannot read setting \(key)", error)
+        }
     }
 
     public func setSetting(_ key: String, _ value: String?) throws { try apply([.setting(key, value)]) }

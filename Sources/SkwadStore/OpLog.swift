@@ -41,8 +41,9 @@ extension Store {
     }
 
     public func opCount() throws -> Int {
-        do { return try db.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM op") ?? 0 } }
-        catch { throw StoreError("cannot count ops", error) }
+        do { return try db.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM op") ?? 0 } } catch {
+            throw StoreError("cannot count ops", error)
+        }
     }
 
     /// Stored ops by kind name ("post", "vote", ...).
@@ -64,10 +65,13 @@ extension Store {
         do {
             try db.write { db in
                 for t in tombstones {
-                    try db.execute(sql: "INSERT OR REPLACE INTO tombstone (pack, reason, expiresMs, genesis, deletion) VALUES (?, ?, ?, ?, ?)",
-                                   arguments: [Data(t.pack.bytes), t.reason.rawValue, t.expiresMs.map { Int64(clamping: $0) },
-                                               t.proof.map { Data($0.genesis.envelope.serialized()) },
-                                               t.proof.map { Data($0.deletion.envelope.serialized()) }])
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO tombstone (pack, reason, expiresMs, genesis, deletion) VALUES (?, ?, ?, ?, ?)",
+                        arguments: [
+                            Data(t.pack.bytes), t.reason.rawValue, t.expiresMs.map { Int64(clamping: $0) },
+                            t.proof.map { Data($0.genesis.envelope.serialized()) },
+                            t.proof.map { Data($0.deletion.envelope.serialized()) }
+                        ])
                     try db.execute(sql: "DELETE FROM op WHERE pack = ?", arguments: [Data(t.pack.bytes)])
                     try db.execute(sql: "DELETE FROM joinedPack WHERE pack = ?", arguments: [Data(t.pack.bytes)])
                     try db.execute(sql: "DELETE FROM stamp WHERE pack = ?", arguments: [Data(t.pack.bytes)])
@@ -89,9 +93,10 @@ extension Store {
                     // A proof that no longer opens is dropped: the tombstone still blocks the pack.
                     var proof: DeletionProof?
                     if let g: Data = row[3], let d: Data = row[4],
-                       let genesis = try? SignedOp.open(Envelope(serialized: [UInt8](g))),
-                       let deletion = try? SignedOp.open(Envelope(serialized: [UInt8](d))),
-                       genesis.id == id, deletion.body.packID == id {
+                        let genesis = try? SignedOp.open(Envelope(serialized: [UInt8](g))),
+                        let deletion = try? SignedOp.open(Envelope(serialized: [UInt8](d))),
+                        genesis.id == id, deletion.body.packID == id
+                    {
                         proof = DeletionProof(genesis: genesis, deletion: deletion)
                     }
                     return Tombstone(pack: id, reason: r, expiresMs: expires.map { UInt64(max(0, $0)) }, proof: proof)

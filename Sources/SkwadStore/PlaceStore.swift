@@ -11,17 +11,18 @@ extension Schema {
             // (PlaceSearch.catchUp); the node's views decide what is shown.
             // `swipe`: what this user did with a place in swipe mode (local only, never
             // replicated): 1 favourite, 0 passed; `seq` orders undo.
-            try db.execute(sql: """
-                CREATE VIRTUAL TABLE placeText USING fts5(
-                  address, city, zip, landlord, id UNINDEXED, pack UNINDEXED, place UNINDEXED,
-                  tokenize = 'unicode61 remove_diacritics 2');
-                CREATE TABLE swipe (
-                  place BLOB PRIMARY KEY,
-                  fav INTEGER NOT NULL,
-                  seq INTEGER NOT NULL,
-                  atMs INTEGER NOT NULL) WITHOUT ROWID;
-                CREATE INDEX swipeSeq ON swipe (seq);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE VIRTUAL TABLE placeText USING fts5(
+                      address, city, zip, landlord, id UNINDEXED, pack UNINDEXED, place UNINDEXED,
+                      tokenize = 'unicode61 remove_diacritics 2');
+                    CREATE TABLE swipe (
+                      place BLOB PRIMARY KEY,
+                      fav INTEGER NOT NULL,
+                      seq INTEGER NOT NULL,
+                      atMs INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE INDEX swipeSeq ON swipe (seq);
+                    """)
         }
     }
 }
@@ -37,19 +38,21 @@ enum PlaceSearch {
     @discardableResult
     static func catchUp(in db: Database, limit: Int) throws -> Int {
         let from = Int64(try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'places.indexedSeq'") ?? "0") ?? 0
-        let rows = try Row.fetchAll(db, sql: "SELECT seq, kind, envelope FROM op WHERE seq > ? ORDER BY seq LIMIT ?",
-                                    arguments: [from, limit])
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT seq, kind, envelope FROM op WHERE seq > ? ORDER BY seq LIMIT ?",
+            arguments: [from, limit])
         guard let last = rows.last else { return 0 }
         for row in rows {
             let kind: String = row[1]
             guard kind == "place" else { continue }
             let data: Data = row[2]
             guard let env = try? Envelope(serialized: [UInt8](data)), let op = try? SignedOp(trusted: env),
-                  case .place(let p) = op.body.kind else { continue }
+                case .place(let p) = op.body.kind
+            else { continue }
             let rowid = SearchIndex.docid(op.id)
             try db.cachedStatement(sql: insertSQL).execute(arguments: [
                 rowid, p.address, p.city, p.zip, p.landlord, Data(op.id.bytes), Data(op.packID.bytes),
-                Data((p.target ?? op.id).bytes), rowid,
+                Data((p.target ?? op.id).bytes), rowid
             ])
         }
         let seq: Int64 = last[0]
@@ -78,10 +81,12 @@ extension Store {
         do {
             try db.write { db in while try PlaceSearch.catchUp(in: db, limit: 10_000) == 10_000 {} }
             return try db.read { db in
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT place, bm25(placeText, 3.0, 2.0, 2.0, 2.0) AS rank FROM placeText
-                    WHERE placeText MATCH ? ORDER BY rank LIMIT ?
-                    """, arguments: [q, limit * 4])
+                let rows = try Row.fetchCursor(
+                    db,
+                    sql: """
+                        SELECT place, bm25(placeText, 3.0, 2.0, 2.0, 2.0) AS rank FROM placeText
+                        WHERE placeText MATCH ? ORDER BY rank LIMIT ?
+                        """, arguments: [q, limit * 4])
                 var out: [OpID] = [], seen = Set<OpID>()
                 while let row = try rows.next(), out.count < limit {
                     let d: Data = row[0]
@@ -98,8 +103,9 @@ extension Store {
         do {
             try db.write { db in
                 let seq = (try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM swipe") ?? 0) + 1
-                try db.execute(sql: "INSERT OR REPLACE INTO swipe (place, fav, seq, atMs) VALUES (?, ?, ?, ?)",
-                               arguments: [Data(mark.place.bytes), mark.favourite ? 1 : 0, seq, Int64(clamping: mark.atMs)])
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO swipe (place, fav, seq, atMs) VALUES (?, ?, ?, ?)",
+                    arguments: [Data(mark.place.bytes), mark.favourite ? 1 : 0, seq, Int64(clamping: mark.atMs)])
             }
         } catch { throw StoreError("cannot record the swipe", error) }
     }

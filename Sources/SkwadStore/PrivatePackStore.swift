@@ -10,12 +10,13 @@ import SkwadModel
 extension Store {
     static func registerPrivatePackTables(_ m: inout DatabaseMigrator) {
         m.registerMigration("i26: private packs") { db in
-            try db.execute(sql: """
-                CREATE TABLE packKey (pack BLOB NOT NULL, epoch INTEGER NOT NULL, key BLOB NOT NULL,
-                  PRIMARY KEY (pack, epoch)) WITHOUT ROWID;
-                CREATE TABLE removedMember (pack BLOB NOT NULL, author BLOB NOT NULL,
-                  PRIMARY KEY (pack, author)) WITHOUT ROWID;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE packKey (pack BLOB NOT NULL, epoch INTEGER NOT NULL, key BLOB NOT NULL,
+                      PRIMARY KEY (pack, epoch)) WITHOUT ROWID;
+                    CREATE TABLE removedMember (pack BLOB NOT NULL, author BLOB NOT NULL,
+                      PRIMARY KEY (pack, author)) WITHOUT ROWID;
+                    """)
         }
     }
 
@@ -27,7 +28,8 @@ extension Store {
                 for row in try Row.fetchAll(db, sql: "SELECT pack, epoch, key FROM packKey") {
                     let pack: Data = row[0], epoch: Int64 = row[1], key: Data = row[2]
                     guard let id = try? OpID(bytes: [UInt8](pack)), let e = UInt32(exactly: epoch),
-                          key.count == Limits.packKeyBytes else { continue }
+                        key.count == Limits.packKeyBytes
+                    else { continue }
                     out[id, default: [:]][e] = [UInt8](key)
                 }
                 return out

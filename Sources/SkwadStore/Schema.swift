@@ -10,18 +10,19 @@ enum Schema {
         m.registerMigration("v1") { db in
             // Lean on purpose: ingest speed is bounded by inserts into this table. The replica
             // (in memory) dedupes and indexes; the log is read back whole at start.
-            try db.execute(sql: """
-                CREATE TABLE op (
-                  seq INTEGER PRIMARY KEY,
-                  id BLOB NOT NULL,
-                  pack BLOB NOT NULL,
-                  hlc INTEGER NOT NULL,
-                  envelope BLOB NOT NULL);
-                CREATE TABLE tombstone (pack BLOB PRIMARY KEY, reason TEXT NOT NULL) WITHOUT ROWID;
-                CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-                CREATE TABLE joinedPack (pack BLOB PRIMARY KEY, joinedMs INTEGER NOT NULL) WITHOUT ROWID;
-                CREATE TABLE stamp (pack BLOB PRIMARY KEY, stamp INTEGER NOT NULL) WITHOUT ROWID;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE op (
+                      seq INTEGER PRIMARY KEY,
+                      id BLOB NOT NULL,
+                      pack BLOB NOT NULL,
+                      hlc INTEGER NOT NULL,
+                      envelope BLOB NOT NULL);
+                    CREATE TABLE tombstone (pack BLOB PRIMARY KEY, reason TEXT NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE joinedPack (pack BLOB PRIMARY KEY, joinedMs INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE stamp (pack BLOB PRIMARY KEY, stamp INTEGER NOT NULL) WITHOUT ROWID;
+                    """)
         }
         m.registerMigration("v2: op kind, unique op id, pack index") { db in
             // The kind (for stats and inspection with the sqlite3 shell), one row per op id
@@ -33,11 +34,12 @@ enum Schema {
                 let kind = (try? Envelope(serialized: [UInt8](data))).flatMap { try? OpBody(serialized: $0.body) }?.kind.name ?? ""
                 try db.execute(sql: "UPDATE op SET kind = ? WHERE seq = ?", arguments: [kind, seq])
             }
-            try db.execute(sql: """
-                DELETE FROM op WHERE seq NOT IN (SELECT MIN(seq) FROM op GROUP BY id);
-                CREATE UNIQUE INDEX op_id ON op(id);
-                CREATE INDEX op_pack ON op(pack);
-                """)
+            try db.execute(
+                sql: """
+                    DELETE FROM op WHERE seq NOT IN (SELECT MIN(seq) FROM op GROUP BY id);
+                    CREATE UNIQUE INDEX op_id ON op(id);
+                    CREATE INDEX op_pack ON op(pack);
+                    """)
         }
         m.registerMigration("v3: no unique index on op id") { db in
             // Measured with `skwad bench ingest`: random 32-byte keys make every insert touch a
@@ -55,11 +57,12 @@ enum Schema {
         m.registerMigration("v5: local moderation (blocks, mutes, dismissed reports)") { db in
             // Local only, never replicated: pseudonyms this user blocked, packs muted, reports
             // a moderator dismissed. Bounded by `LocalModeration.capacity` rows each.
-            try db.execute(sql: """
-                CREATE TABLE blockedAuthor (author BLOB PRIMARY KEY, atMs INTEGER NOT NULL) WITHOUT ROWID;
-                CREATE TABLE mutedPack (pack BLOB PRIMARY KEY, atMs INTEGER NOT NULL) WITHOUT ROWID;
-                CREATE TABLE dismissedReport (report BLOB PRIMARY KEY, atMs INTEGER NOT NULL) WITHOUT ROWID;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE blockedAuthor (author BLOB PRIMARY KEY, atMs INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE mutedPack (pack BLOB PRIMARY KEY, atMs INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE dismissedReport (report BLOB PRIMARY KEY, atMs INTEGER NOT NULL) WITHOUT ROWID;
+                    """)
         }
         m.registerMigration("v6: full-text search, inbox") { db in
             // Search over titles, bodies, tags and comments (FTS5, ranked with bm25): one
@@ -68,19 +71,20 @@ enum Schema {
             // minute), not by `append`: indexing costs more than the insert itself, and
             // ingest is the node's hot path. Views still decide what is shown: deleted,
             // hidden and expired content is filtered on the way out.
-            try db.execute(sql: """
-                CREATE VIRTUAL TABLE opText USING fts5(
-                  title, body, tags, id UNINDEXED, pack UNINDEXED, post UNINDEXED, author UNINDEXED,
-                  tokenize = 'unicode61 remove_diacritics 2');
-                CREATE TABLE inboxNotice (
-                  key TEXT PRIMARY KEY,
-                  kind TEXT NOT NULL,
-                  pack BLOB NOT NULL,
-                  name TEXT NOT NULL,
-                  atMs INTEGER NOT NULL,
-                  shown INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
-                DELETE FROM setting WHERE key = 'search.indexedSeq';
-                """)
+            try db.execute(
+                sql: """
+                    CREATE VIRTUAL TABLE opText USING fts5(
+                      title, body, tags, id UNINDEXED, pack UNINDEXED, post UNINDEXED, author UNINDEXED,
+                      tokenize = 'unicode61 remove_diacritics 2');
+                    CREATE TABLE inboxNotice (
+                      key TEXT PRIMARY KEY,
+                      kind TEXT NOT NULL,
+                      pack BLOB NOT NULL,
+                      name TEXT NOT NULL,
+                      atMs INTEGER NOT NULL,
+                      shown INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+                    DELETE FROM setting WHERE key = 'search.indexedSeq';
+                    """)
         }
         m.registerMigration("i24: deletion proofs") { db in
             // A deleted pack's tombstone keeps its genesis and the deletion that counts (envelope

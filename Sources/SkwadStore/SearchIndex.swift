@@ -53,7 +53,7 @@ enum SearchIndex {
             let id = docid(op.id)
             try db.cachedStatement(sql: insertSQL).execute(arguments: [
                 id, row.title, row.body, row.tags, Data(op.id.bytes), Data(op.packID.bytes), Data(row.post.bytes),
-                Data(op.author.bytes), id,
+                Data(op.author.bytes), id
             ])
         }
     }
@@ -63,8 +63,9 @@ enum SearchIndex {
     @discardableResult
     static func catchUp(in db: Database, limit: Int) throws -> Int {
         let from = Int64(try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'search.indexedSeq'") ?? "0") ?? 0
-        let rows = try Row.fetchAll(db, sql: "SELECT seq, kind, envelope FROM op WHERE seq > ? ORDER BY seq LIMIT ?",
-                                    arguments: [from, limit])
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT seq, kind, envelope FROM op WHERE seq > ? ORDER BY seq LIMIT ?",
+            arguments: [from, limit])
         guard let last = rows.last else { return 0 }
         var ops: [SignedOp] = []
         for row in rows {
@@ -107,15 +108,18 @@ extension Store {
         do {
             try db.write { db in while try SearchIndex.catchUp(in: db, limit: 10_000) == 10_000 {} }
             return try db.read { db in
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT id, post, pack, bm25(opText, 3.0, 1.0, 2.0) AS rank FROM opText
-                    WHERE opText MATCH ? ORDER BY rank LIMIT ?
-                    """, arguments: [q, packs == nil ? limit : limit * 8])
+                let rows = try Row.fetchCursor(
+                    db,
+                    sql: """
+                        SELECT id, post, pack, bm25(opText, 3.0, 1.0, 2.0) AS rank FROM opText
+                        WHERE opText MATCH ? ORDER BY rank LIMIT ?
+                        """, arguments: [q, packs == nil ? limit : limit * 8])
                 var out: [SearchMatch] = []
                 while let row = try rows.next(), out.count < limit {
                     let id: Data = row[0], post: Data = row[1], pack: Data = row[2], rank: Double = row[3]
                     guard let i = try? OpID(bytes: [UInt8](id)), let p = try? OpID(bytes: [UInt8](post)),
-                          let k = try? OpID(bytes: [UInt8](pack)) else { continue }
+                        let k = try? OpID(bytes: [UInt8](pack))
+                    else { continue }
                     if let packs, !packs.contains(k) { continue }
                     out.append(SearchMatch(id: i, post: p, pack: k, rank: rank))
                 }
@@ -127,13 +131,15 @@ extension Store {
     /// Brings the search index up to the log, reading at most `limit` rows of the log (the
     /// node calls it once a minute, so that a search seldom has much to catch up).
     public func indexForSearch(limit: Int = 10_000) throws {
-        do { try db.write { db in _ = try SearchIndex.catchUp(in: db, limit: limit) } }
-        catch { throw StoreError("cannot update the search index", error) }
+        do { try db.write { db in _ = try SearchIndex.catchUp(in: db, limit: limit) } } catch {
+            throw StoreError("cannot update the search index", error)
+        }
     }
 
     /// Rows in the search index (for tests and inspection).
     public func searchIndexCount() throws -> Int {
-        do { return try db.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM opText") ?? 0 } }
-        catch { throw StoreError("cannot count the search index", error) }
+        do { return try db.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM opText") ?? 0 } } catch {
+            throw StoreError("cannot count the search index", error)
+        }
     }
 }

@@ -65,7 +65,8 @@ public final class Store: Sendable {
 
     /// The SQLite journal mode in use ("wal" for a file store).
     public func journalMode() throws -> String {
-        do { return try db.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") ?? "" } }
-        catch { throw StoreError("cannot read the journal mode", error) }
+        do { return try db.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") ?? "" } } catch {
+            throw StoreError("cannot read the journal mode", error)
+        }
     }
 }

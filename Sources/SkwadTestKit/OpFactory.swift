@@ -47,24 +47,32 @@ public struct OpFactory {
         return hlc.tick(physicalMs: clock.nowMs)
     }
 
-    public mutating func createPack(by user: MasterSecret, name: String = "pack", tags: [String] = [], fence: Geofence? = nil,
-                                    locked: Bool = false, powBits: UInt32 = 0, hideScore: UInt32 = 0,
-                                    signer: SigningKeyPair? = nil) -> SignedOp {
+    public mutating func createPack(
+        by user: MasterSecret, name: String = "pack", tags: [String] = [], fence: Geofence? = nil,
+        locked: Bool = false, powBits: UInt32 = 0, hideScore: UInt32 = 0,
+        signer: SigningKeyPair? = nil
+    ) -> SignedOp {
         let nonce = rng.bytes(16)
         let key = signer ?? user.pseudonym(genesisNonce: nonce)
-        let c = CreatePack(name: name, tags: tags, color: "", fence: fence, locked: locked, nonce: nonce, powBits: powBits, hideScore: hideScore)
-        let body = OpBody(packID: nil, author: key.publicKey, hlc: nextHLC(), stamp: stamp(key, nonce: nonce, bits: floors ? PowFloor.genesis(powBits) : powBits),
-                          kind: .createPack(c))
+        let c = CreatePack(
+            name: name, tags: tags, color: "", fence: fence, locked: locked, nonce: nonce, powBits: powBits, hideScore: hideScore)
+        let body = OpBody(
+            packID: nil, author: key.publicKey, hlc: nextHLC(),
+            stamp: stamp(key, nonce: nonce, bits: floors ? PowFloor.genesis(powBits) : powBits),
+            kind: .createPack(c))
         return try! SignedOp.sign(body, with: key)
     }
 
     /// An op of `kind` by `user` in the pack of `genesis`.
-    public mutating func op(_ kind: OpKind, by user: MasterSecret, in genesis: SignedOp, location: String? = nil,
-                            signer: SigningKeyPair? = nil, hlc: HLC? = nil) -> SignedOp {
+    public mutating func op(
+        _ kind: OpKind, by user: MasterSecret, in genesis: SignedOp, location: String? = nil,
+        signer: SigningKeyPair? = nil, hlc: HLC? = nil
+    ) -> SignedOp {
         let c = Self.create(genesis)
         let key = signer ?? user.pseudonym(genesisNonce: c.nonce)
-        let body = OpBody(packID: genesis.id, author: key.publicKey, hlc: hlc ?? nextHLC(), location: location,
-                          stamp: stamp(key, nonce: c.nonce, bits: floors ? PowFloor.pseudonym(c.powBits) : c.powBits), kind: kind)
+        let body = OpBody(
+            packID: genesis.id, author: key.publicKey, hlc: hlc ?? nextHLC(), location: location,
+            stamp: stamp(key, nonce: c.nonce, bits: floors ? PowFloor.pseudonym(c.powBits) : c.powBits), kind: kind)
         return try! SignedOp.sign(body, with: key)
     }
 
@@ -74,24 +82,31 @@ public struct OpFactory {
     public mutating func unchecked(_ kind: OpKind, by user: MasterSecret, in genesis: SignedOp, signer: SigningKeyPair? = nil) -> [UInt8] {
         let c = Self.create(genesis)
         let key = signer ?? user.pseudonym(genesisNonce: c.nonce)
-        let body = OpBody(packID: genesis.id, author: key.publicKey, hlc: nextHLC(),
-                          stamp: stamp(key, nonce: c.nonce, bits: floors ? PowFloor.pseudonym(c.powBits) : c.powBits), kind: kind)
+        let body = OpBody(
+            packID: genesis.id, author: key.publicKey, hlc: nextHLC(),
+            stamp: stamp(key, nonce: c.nonce, bits: floors ? PowFloor.pseudonym(c.powBits) : c.powBits), kind: kind)
         let bytes = body.serialized()
         return Envelope(body: bytes, signature: key.sign(bytes)).serialized()
     }
 
-    public mutating func post(by user: MasterSecret, in genesis: SignedOp, title: String = "title", body: String = "body",
-                              location: String? = nil) -> SignedOp {
+    public mutating func post(
+        by user: MasterSecret, in genesis: SignedOp, title: String = "title", body: String = "body",
+        location: String? = nil
+    ) -> SignedOp {
         op(.post(Post(title: title, body: body)), by: user, in: genesis, location: location)
     }
 
-    public mutating func comment(by user: MasterSecret, in genesis: SignedOp, on post: SignedOp, parent: SignedOp? = nil,
-                                 text: String = "comment", location: String? = nil) -> SignedOp {
+    public mutating func comment(
+        by user: MasterSecret, in genesis: SignedOp, on post: SignedOp, parent: SignedOp? = nil,
+        text: String = "comment", location: String? = nil
+    ) -> SignedOp {
         op(.comment(Comment(post: post.id, parent: parent?.id, body: text)), by: user, in: genesis, location: location)
     }
 
-    public mutating func vote(by user: MasterSecret, in genesis: SignedOp, on target: SignedOp, value: Int32,
-                              location: String? = nil) -> SignedOp {
+    public mutating func vote(
+        by user: MasterSecret, in genesis: SignedOp, on target: SignedOp, value: Int32,
+        location: String? = nil
+    ) -> SignedOp {
         op(.vote(Vote(target: target.id, value: value)), by: user, in: genesis, location: location)
     }
 }

@@ -27,7 +27,11 @@ public final class TransportWirePeer: @unchecked Sendable {
 
     public func sendRaw(_ bytes: [UInt8]) { transport.send(bytes, to: target) }
 
-    func drain() -> [[UInt8]] { inbox.datagrams.withLock { box in defer { box.removeAll() }; return box } }
+    func drain() -> [[UInt8]] {
+        inbox.datagrams.withLock { box in
+            defer { box.removeAll() }; return box
+        }
+    }
 
     /// HELLO until a WELCOME comes (answering a COOKIE with a HELLO that echoes it): at most
     /// `attempts` HELLOs, each waiting up to `waitMs` for an answer in 5 ms polls.
@@ -37,7 +41,7 @@ public final class TransportWirePeer: @unchecked Sendable {
             let cookie = peer.cookie
             for _ in 0..<max(1, waitMs / 5) {
                 for d in drain() where peer.accept(d) { return }
-                if peer.cookie != cookie { break }   // a COOKIE came: answer it at once
+                if peer.cookie != cookie { break }  // a COOKIE came: answer it at once
                 try await Task.sleep(nanoseconds: 5_000_000)
             }
         }

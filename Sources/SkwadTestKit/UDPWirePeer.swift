@@ -1,9 +1,9 @@
 import SkwadGossip
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A `HostilePeer` on a real UDP socket (127.0.0.1, OS-picked port): it runs the handshake
@@ -27,8 +27,11 @@ public final class UDPWirePeer: @unchecked Sendable {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         var src = Self.loopback(port: 0)
-        let bound = withUnsafePointer(to: &src) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &src) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         guard bound == 0 else { close(fd); throw Failure(description: "bind: errno \(errno)") }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
         var me = sockaddr_in(); var len = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -56,8 +59,13 @@ public final class UDPWirePeer: @unchecked Sendable {
 
     public func sendRaw(_ bytes: [UInt8]) {
         var t = target
-        _ = bytes.withUnsafeBytes { buf in withUnsafePointer(to: &t) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            sendto(fd, buf.baseAddress, buf.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } }
+        _ = bytes.withUnsafeBytes { buf in
+            withUnsafePointer(to: &t) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, buf.baseAddress, buf.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
     }
 
     /// Every datagram waiting on the socket (non-blocking; at most 256).
@@ -80,7 +88,7 @@ public final class UDPWirePeer: @unchecked Sendable {
             let cookie = peer.cookie
             for _ in 0..<max(1, waitMs / 5) {
                 for d in drain() where peer.accept(d) { return }
-                if peer.cookie != cookie { break }   // a COOKIE came: answer it at once
+                if peer.cookie != cookie { break }  // a COOKIE came: answer it at once
                 try await Task.sleep(nanoseconds: 5_000_000)
             }
         }

@@ -5,7 +5,9 @@ import SkwadBench
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks; each prints one JSON object.",
-        subcommands: [BenchIngest.self, BenchGossip.self, BenchIdentity.self, BenchProcs.self, BenchHostile.self, BenchPlaces.self, BenchLan.self])
+        subcommands: [
+            BenchIngest.self, BenchGossip.self, BenchIdentity.self, BenchProcs.self, BenchHostile.self, BenchPlaces.self, BenchLan.self
+        ])
 }
 
 struct BenchIngest: ParsableCommand {
@@ -47,7 +49,9 @@ struct BenchGossip: AsyncParsableCommand {
 struct BenchHostile: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hostile",
-        abstract: "A node on loopback sprayed with HELLOs and junk from many source ports: its RSS growth, CPU share, and an honest peer's post delivery time meanwhile.")
+        abstract:
+            "A node on loopback sprayed with HELLOs and junk from many source ports: its RSS growth, CPU share, and an honest peer's post delivery time meanwhile."
+    )
 
     @Option(help: "Seconds of spray.") var seconds = 30.0
     @Option(help: "Datagrams per second, at most.") var rate = 20_000.0
@@ -62,8 +66,10 @@ struct BenchHostile: AsyncParsableCommand {
             guard seconds > 0, rate > 0, perSource > 0, addresses > 0, sockets > 0, postEveryMs > 0 else {
                 throw ValidationError("all options must be positive")
             }
-            print(try await Benchmarks.hostile(seconds: seconds, rate: rate, perSource: perSource, addresses: addresses,
-                                               sockets: sockets, postEveryMs: postEveryMs))
+            print(
+                try await Benchmarks.hostile(
+                    seconds: seconds, rate: rate, perSource: perSource, addresses: addresses,
+                    sockets: sockets, postEveryMs: postEveryMs))
         } catch {
             print(#"{"bench":"hostile","error":"\#(String(describing: error).replacingOccurrences(of: "\"", with: "'"))"}"#)
         }
@@ -73,7 +79,9 @@ struct BenchHostile: AsyncParsableCommand {
 struct BenchIdentity: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "identity",
-        abstract: "The price of identity: ms to mint a pack genesis and a pseudonym stamp at the floors; packs admitted out of those one source offers.")
+        abstract:
+            "The price of identity: ms to mint a pack genesis and a pseudonym stamp at the floors; packs admitted out of those one source offers."
+    )
 
     @Option(help: "Stamps minted per kind; the mean and median are reported.") var samples = 20
     @Option(help: "Geneses one source offers a node.") var offered = 4_000
@@ -115,7 +123,8 @@ struct BenchPlaces: ParsableCommand {
 struct BenchProcs: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "procs",
-        abstract: "N separate `skwad --json` processes: herd join, idle traffic, post latency timed from outside, extra bytes per post, RSS.")
+        abstract:
+            "N separate `skwad --json` processes: herd join, idle traffic, post latency timed from outside, extra bytes per post, RSS.")
 
     @Option(help: "Processes (nodes).") var nodes = 20
     @Option(help: "Idle window before the posts, seconds.") var idle = 15.0
@@ -125,11 +134,17 @@ struct BenchProcs: AsyncParsableCommand {
     @Option(help: "Seconds allowed for the herd join.") var herdTimeout = 60.0
     @Option(help: "Seconds allowed for every node to get the pack.") var packTimeout = 30.0
     @Option(help: "Seconds to wait after the last post for stragglers.") var settle = 5.0
-    @Option(help: "At the end, kill the last node (SIGKILL) and time until no node lists it as an active peer; at most this many seconds (0: skip).")
+    @Option(
+        help:
+            "At the end, kill the last node (SIGKILL) and time until no node lists it as an active peer; at most this many seconds (0: skip)."
+    )
     var deadPeerTimeout = 30.0
     @Option(help: "Direct messages node 0 sends to the last node after the posts, timed like them (0: none).") var dms = 0
     @Option(help: "The skwad binary to start (default: this one).") var binary: String?
-    @Option(help: "A testbed file (scripts/testbed.sh writes it): one `NETNS ADDRESS` line per node; node i runs in NETNS and listens on ADDRESS.")
+    @Option(
+        help:
+            "A testbed file (scripts/testbed.sh writes it): one `NETNS ADDRESS` line per node; node i runs in NETNS and listens on ADDRESS."
+    )
     var testbed: String?
 
     func run() async throws {
@@ -145,8 +160,10 @@ struct BenchProcs: AsyncParsableCommand {
             }
             guard hosts!.count >= nodes else { throw ValidationError("the testbed has \(hosts!.count) nodes, fewer than \(nodes)") }
         }
-        print(await Benchmarks.processes(nodes: nodes, idle: idle, posts: posts, gapMs: gapMs, bodyBytes: bodyBytes,
-                                         herdTimeout: herdTimeout, packTimeout: packTimeout, settle: settle,
-                                         deadPeerTimeout: deadPeerTimeout, binary: binary, hosts: hosts, dms: dms))
+        print(
+            await Benchmarks.processes(
+                nodes: nodes, idle: idle, posts: posts, gapMs: gapMs, bodyBytes: bodyBytes,
+                herdTimeout: herdTimeout, packTimeout: packTimeout, settle: settle,
+                deadPeerTimeout: deadPeerTimeout, binary: binary, hosts: hosts, dms: dms))
     }
 }

@@ -14,9 +14,9 @@ struct IdentityCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print (or write) this data directory's identity, sealed under a passphrase.",
             discussion: """
-            The passphrase is asked twice on a terminal; otherwise it is the first line of standard \
-            input, or $SKWAD_PASSPHRASE. Sealing takes a fraction of a second (Argon2id, 3 passes over 64 MiB).
-            """)
+                The passphrase is asked twice on a terminal; otherwise it is the first line of standard \
+                input, or $SKWAD_PASSPHRASE. Sealing takes a fraction of a second (Argon2id, 3 passes over 64 MiB).
+                """)
 
         @Option(name: .long, help: "Data directory (default: $SKWAD_DATA or ~/.skwad).")
         var data: String?
@@ -30,7 +30,8 @@ struct IdentityCommand: ParsableCommand {
                 let passphrase = try Passphrase.read(confirm: true)
                 let text = try IdentityTransfer.export(dataDir: dir, passphrase: passphrase)
                 guard let out else { print(text); return }
-                guard FileManager.default.createFile(atPath: out, contents: Data((text + "\n").utf8), attributes: [.posixPermissions: 0o600])
+                guard
+                    FileManager.default.createFile(atPath: out, contents: Data((text + "\n").utf8), attributes: [.posixPermissions: 0o600])
                 else { throw NodeError("cannot write \(out)") }
                 print("wrote \(out)")
             }
@@ -56,8 +57,10 @@ struct IdentityCommand: ParsableCommand {
             try IdentityCommand.failing {
                 let text = sealed.hasPrefix(IdentityTransfer.prefix) ? sealed : try IdentityCommand.readFile(sealed)
                 let passphrase = try Passphrase.read(confirm: false)
-                switch try IdentityTransfer.install(text, passphrase: passphrase, dataDir: dir, replace: replace,
-                                                    nowSeconds: Int(Date().timeIntervalSince1970)) {
+                switch try IdentityTransfer.install(
+                    text, passphrase: passphrase, dataDir: dir, replace: replace,
+                    nowSeconds: Int(Date().timeIntervalSince1970))
+                {
                 case .installed: print("installed: \(dir) now acts as the exported identity")
                 case .unchanged: print("unchanged: \(dir) already holds this identity")
                 case .replaced(let kept): print("replaced: the previous identity is kept as \(dir)/\(kept)")
@@ -68,7 +71,8 @@ struct IdentityCommand: ParsableCommand {
 
     static func readFile(_ path: String) throws -> String {
         guard let d = FileManager.default.contents(atPath: path), d.count <= 4096, let s = String(data: d, encoding: .utf8) else {
-            throw NodeError("cannot read a sealed identity from \(NodeError.quote(path)) (a file, or the text starting with skwad-identity:)")
+            throw NodeError(
+                "cannot read a sealed identity from \(NodeError.quote(path)) (a file, or the text starting with skwad-identity:)")
         }
         return s
     }

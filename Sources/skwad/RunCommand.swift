@@ -145,7 +145,10 @@ struct Keygen: ParsableCommand {
     func run() throws {
         let key = SigningKeyPairFactory.generate()
         if let out {
-            guard FileManager.default.createFile(atPath: out, contents: Data((key.seedHex + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+            guard
+                FileManager.default.createFile(
+                    atPath: out, contents: Data((key.seedHex + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            else {
                 throw ValidationError("cannot write \(out)")
             }
             print("public \(key.publicHex)")

@@ -47,7 +47,8 @@ struct Serve: AsyncParsableCommand {
         }
         var services: [(String, any Service)] = [
             ("node", NodeService(node: node, logger: logger)),
-            ("drop-summary", DropLogService(node: node, logger: logger, interval: .seconds(dropSummarySeconds)))]
+            ("drop-summary", DropLogService(node: node, logger: logger, interval: .seconds(dropSummarySeconds)))
+        ]
         if let metrics {
             do {
                 let service = try await MetricsService.bind(metrics, node: node, group: group)
@@ -62,9 +63,10 @@ struct Serve: AsyncParsableCommand {
                 Foundation.exit(2)
             }
         }
-        let serviceGroup = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services.map { .init(service: $0.1, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: $0.0) },
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let serviceGroup = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services.map { .init(service: $0.1, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: $0.0) },
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do { try await serviceGroup.run() } catch { logger.error("stopped: \(error)") }
         await node.goOffline()
         print("skwad: shutting down")

@@ -13,7 +13,9 @@ struct Simulate: ParsableCommand {
     @Option(help: "Random seed; the same seed gives the same report, byte for byte.") var seed: UInt64 = 1
     @Option(help: "Directory for <name>.json, <name>.csv and <name>.svg.") var out: String?
     @Option(help: "Number of nodes (same as --set nodes.count=N).") var nodes: Int?
-    @Option(name: .customLong("set"), help: ArgumentHelp("Override a scenario key, e.g. --set network.loss=0.3 (repeatable).", valueName: "KEY=VALUE"))
+    @Option(
+        name: .customLong("set"),
+        help: ArgumentHelp("Override a scenario key, e.g. --set network.loss=0.3 (repeatable).", valueName: "KEY=VALUE"))
     var overrides: [String] = []
     @Flag(help: "No progress bar.") var quiet = false
 
@@ -43,9 +45,10 @@ struct Simulate: ParsableCommand {
         }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let events = result.report.runs.reduce(0) { $0 + $1.events }
-        let line = String(format: "%@: %d nodes, %d ops, %d strateg%@: %d events in %.2f s wall (%.0f events/s)\n",
-                          scenario.name, result.report.nodes, result.report.ops, result.report.runs.count,
-                          result.report.runs.count == 1 ? "y" : "ies", events, seconds, Double(events) / max(seconds, 1e-9))
+        let line = String(
+            format: "%@: %d nodes, %d ops, %d strateg%@: %d events in %.2f s wall (%.0f events/s)\n",
+            scenario.name, result.report.nodes, result.report.ops, result.report.runs.count,
+            result.report.runs.count == 1 ? "y" : "ies", events, seconds, Double(events) / max(seconds, 1e-9))
         FileHandle.standardError.write(Data(line.utf8))
     }
 }
@@ -64,8 +67,9 @@ final class ProgressBar {
         let width = 30
         let filled = min(width, Int(p.fraction * Double(width)))
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        let line = String(format: "\r[%@] %3d%%  %@ (%d/%d)  t=%.1fs  %d events", bar, percent, p.strategy,
-                          p.strategyIndex + 1, p.strategyCount, Double(p.nowMs) / 1000, p.events)
+        let line = String(
+            format: "\r[%@] %3d%%  %@ (%d/%d)  t=%.1fs  %d events", bar, percent, p.strategy,
+            p.strategyIndex + 1, p.strategyCount, Double(p.nowMs) / 1000, p.events)
         FileHandle.standardError.write(Data(line.utf8))
     }
 

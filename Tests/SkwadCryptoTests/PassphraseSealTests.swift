@@ -19,7 +19,7 @@ import Testing
 
     @Test func everyDamagedByteIsRefused() throws {
         let blob = try PassphraseSeal.seal(Self.secret, passphrase: "correct horse", work: Self.cheap)
-        for i in blob.indices where !(5..<13).contains(i) {   // the work factor: below
+        for i in blob.indices where !(5..<13).contains(i) {  // the work factor: below
             var b = blob
             b[i] ^= 0x01
             #expect(throws: PassphraseError.self) { try PassphraseSeal.open(b, passphrase: "correct horse") }

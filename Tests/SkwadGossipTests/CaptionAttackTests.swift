@@ -25,8 +25,10 @@ import SkwadTestKit
         #expect(peer.handshake(with: &e, nowMs: t0, replica: &r))
         for op in [g, other, ask, honest, theirs, pick] { #expect(r.admit(op, nowMs: t0).isAdmitted) }
 
-        let forged = [f.op(.pick(Pick(ask: ask.id, caption: theirs.id)), by: mallory, in: g),       // not the asker
-                      f.op(.pick(Pick(ask: ask.id, caption: theirs.id)), by: mallory, in: other)]   // from another pack
+        let forged = [
+            f.op(.pick(Pick(ask: ask.id, caption: theirs.id)), by: mallory, in: g),  // not the asker
+            f.op(.pick(Pick(ask: ask.id, caption: theirs.id)), by: mallory, in: other)
+        ]  // from another pack
         for op in forged { _ = peer.send(WireForge.ops([op.envelope.serialized()]), to: &e, nowMs: t0 + 10, replica: &r) }
         for op in forged { #expect(r.contains(op.id)) }
         #expect(r.thread(ask.id, nowMs: t0 + 10)?.post.picked == honest.id)

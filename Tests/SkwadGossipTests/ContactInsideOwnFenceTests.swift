@@ -40,8 +40,9 @@ import SkwadTestKit
         #expect(e.fencesNeedingContact(replica, nowMs: f.nowMs).count == 1)
         // Once it sends us a reconciliation message (here a directory pull), it counts.
         var out: [GossipDirective] = []
-        let pull = ReconcileRound(pack: nil, directory: true, initiator: true, lower: .zero,
-                                  ranges: Reconciliation.initiate([]), asker: NodeInfo(cell: inside))
+        let pull = ReconcileRound(
+            pack: nil, directory: true, initiator: true, lower: .zero,
+            ranges: Reconciliation.initiate([]), asker: NodeInfo(cell: inside))
         e.onReconcile(pull, from: n3, nowMs: f.nowMs, replica: replica, into: &out)
         #expect(e.fencesNeedingContact(replica, nowMs: f.nowMs).isEmpty)
         // Three of our rounds left unanswered in a row, and it no longer does.

@@ -37,7 +37,11 @@ import SkwadTestKit
     }
 
     @Test func antiEntropyRepairsWhatPushLost() throws {
-        var h = Harness(count: 5, config: { var c = GossipConfig(); c.reconIntervalMs = 300; return c }())
+        var h = Harness(
+            count: 5,
+            config: {
+                var c = GossipConfig(); c.reconIntervalMs = 300; return c
+            }())
         h.start { i in i == 0 ? [] : [0] }
         h.run(ms: 2000)
         var f = OpFactory(seed: 4, nowMs: h.nowMs)

@@ -28,7 +28,7 @@ import SkwadTestKit
         let locked = f.createPack(by: f.user(), name: "locked", fence: fence, locked: true)
         let open = f.createPack(by: f.user(), name: "open", fence: fence, locked: false)
         let inside = Geohash.encode(fence.center, precision: 7)
-        let outside = Geohash.encode(try GeoPoint(lat: 40.62, lon: -79.94), precision: 7)   // ≈ 20 km north
+        let outside = Geohash.encode(try GeoPoint(lat: 40.62, lon: -79.94), precision: 7)  // ≈ 20 km north
         let envelopes = [locked.envelope.serialized(), open.envelope.serialized()]
 
         let (far, farReplica) = push(envelopes, toEngineAt: outside)

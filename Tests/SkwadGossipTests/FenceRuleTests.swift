@@ -10,7 +10,7 @@ import SkwadTestKit
     @Test func aCoarseAnnouncedCellReceivesNothingOfALockedPack() throws {
         let center = try GeoPoint(lat: 40.443, lon: -79.944)
         let scope = PackScope(id: OpID.of(body: [1]), fence: Geofence(center: center, radiusMeters: 100), locked: true)
-        let coarse = NodeInfo(cell: Geohash.encode(center, precision: 1))   // "d", about 2,500 km
+        let coarse = NodeInfo(cell: Geohash.encode(center, precision: 1))  // "d", about 2,500 km
         #expect(!mayReceive(coarse, pack: scope, isGenesis: false))
         #expect(!mayReceive(coarse, pack: scope, isGenesis: true))
         #expect(!mayReceive(NodeInfo(cell: Geohash.encode(center, precision: 7)), pack: scope, isGenesis: false))
@@ -47,12 +47,14 @@ extension ContactInsideOwnFenceTests {
         // only heard of one crowd member (node 2). No joins: no random links across.
         for i in 2..<19 {
             for j in 2..<19 where j != i {
-                h.nodes[i].engine.peers.offerVicinity(Harness.address(j), VicinityEntry(info: NodeInfo(cell: crowd), distance: 0, lastHeardMs: h.nowMs))
+                h.nodes[i].engine.peers.offerVicinity(
+                    Harness.address(j), VicinityEntry(info: NodeInfo(cell: crowd), distance: 0, lastHeardMs: h.nowMs))
             }
         }
         for i in 0..<2 {
             let d = h.nodes[i].engine.info.distance(to: NodeInfo(cell: crowd).place)
-            h.nodes[i].engine.peers.offerVicinity(Harness.address(2), VicinityEntry(info: NodeInfo(cell: crowd), distance: d, lastHeardMs: 0))
+            h.nodes[i].engine.peers.offerVicinity(
+                Harness.address(2), VicinityEntry(info: NodeInfo(cell: crowd), distance: d, lastHeardMs: 0))
         }
         h.start { _ in [] }
         h.run(ms: 30_000)

@@ -50,15 +50,18 @@ import SkwadTestKit
         // `counter + 64` and trapped on the first of these.
         let forged: [UInt64] = [.max, .max - 1, .max - 10, .max - 63, 1 << 63, 0, 2]
         for c in forged { _ = e.receive(datagram: HostilePeer.forgedData(counter: c), from: honestAddress, nowMs: Self.t0, replica: &r) }
-        #expect(e.stats.drops["replay"] == 2)           // 0 and 2^64-1 are never valid counters
-        #expect(e.stats.drops["decryptFailed"] == 5)    // the rest fail authentication and change nothing
+        #expect(e.stats.drops["replay"] == 2)  // 0 and 2^64-1 are never valid counters
+        #expect(e.stats.drops["decryptFailed"] == 5)  // the rest fail authentication and change nothing
         // A correctly sealed frame with counter 2^64-1 is refused before decryption.
         _ = e.receive(datagram: honest.seal(Self.ping(9), counter: .max), from: honestAddress, nowMs: Self.t0, replica: &r)
         #expect(e.stats.drops["replay"] == 3)
         // The honest link goes on at counter 2.
         #expect(Self.acks(honest.send(Self.ping(2), to: &e, nowMs: Self.t0, replica: &r), for: honest) == [2])
         // Its last valid counter, 2^64-2, works once; then older counters are too old.
-        #expect(Self.acks(e.receive(datagram: honest.seal(Self.ping(3), counter: .max - 1), from: honestAddress, nowMs: Self.t0, replica: &r), for: honest) == [3])
+        #expect(
+            Self.acks(
+                e.receive(datagram: honest.seal(Self.ping(3), counter: .max - 1), from: honestAddress, nowMs: Self.t0, replica: &r),
+                for: honest) == [3])
         _ = e.receive(datagram: honest.seal(Self.ping(4), counter: .max - 1), from: honestAddress, nowMs: Self.t0, replica: &r)
         _ = e.receive(datagram: honest.seal(Self.ping(5), counter: 3), from: honestAddress, nowMs: Self.t0, replica: &r)
         #expect(e.stats.drops["replay"] == 5)
@@ -69,7 +72,7 @@ import SkwadTestKit
         #expect(!w.mayAccept(0) && !w.mayAccept(.max) && w.mayAccept(1) && w.mayAccept(.max - 1))
         w.accept(1)
         #expect(!w.mayAccept(1) && w.mayAccept(2))
-        w.accept(.max - 1)                               // a jump of 2^64-3: the bitmap restarts
+        w.accept(.max - 1)  // a jump of 2^64-3: the bitmap restarts
         #expect(w.highest == .max - 1 && w.bitmap == 1)
         #expect(w.mayAccept(.max - 64) && !w.mayAccept(.max - 65) && !w.mayAccept(1))
         w.accept(.max - 64)
@@ -83,7 +86,7 @@ import SkwadTestKit
         // The attacker spoofs the honest address with a HELLO of its own key.
         let attacker = HostilePeer(address: honestAddress, seed: 666)
         let answer = e.receive(datagram: attacker.hello(), from: honestAddress, nowMs: Self.t0 + 10, replica: &r)
-        #expect(HostilePeer.sent(answer, to: honestAddress).map(\.count) == [52])   // a WELCOME, nothing more
+        #expect(HostilePeer.sent(answer, to: honestAddress).map(\.count) == [52])  // a WELCOME, nothing more
         // The working session stays: the honest peer's next frames are answered at once.
         for seq in 2...4 as ClosedRange<UInt64> {
             #expect(Self.acks(honest.send(Self.ping(seq), to: &e, nowMs: Self.t0 + 20, replica: &r), for: honest) == [seq])
@@ -127,7 +130,8 @@ import SkwadTestKit
     @Test func theSessionTableIsBoundedAndStrangersCannotEvictALink() {
         var c = GossipConfig(); c.maxSessions = 32; c.handshakesPerSecond = 1_000_000
         var (e, r, honest) = linked(c)
-        _ = HostilePeer.sprayHellos(count: 500, address: { PeerAddress("10.1.\($0 / 250).\($0 % 250 + 1):9") }, into: &e, nowMs: Self.t0 + 1, replica: &r)
+        _ = HostilePeer.sprayHellos(
+            count: 500, address: { PeerAddress("10.1.\($0 / 250).\($0 % 250 + 1):9") }, into: &e, nowMs: Self.t0 + 1, replica: &r)
         #expect(e.sessionCount == 32)
         #expect(e.stats.sessionEvictions == 500 - 31)
         #expect(Self.acks(honest.send(Self.ping(2), to: &e, nowMs: Self.t0 + 2, replica: &r), for: honest) == [2])
@@ -141,7 +145,10 @@ import SkwadTestKit
         var c = GossipConfig(); c.maxSessions = 1
         var (e, r, honest) = linked(c)
         let stranger = HostilePeer(address: PeerAddress("10.9.9.9:1"), seed: 5)
-        #expect(HostilePeer.sent(e.receive(datagram: stranger.hello(), from: stranger.address, nowMs: Self.t0 + 1, replica: &r), to: stranger.address).isEmpty)
+        #expect(
+            HostilePeer.sent(
+                e.receive(datagram: stranger.hello(), from: stranger.address, nowMs: Self.t0 + 1, replica: &r), to: stranger.address
+            ).isEmpty)
         #expect(e.stats.drops["sessionTableFull"] == 1)
         #expect(Self.acks(honest.send(Self.ping(2), to: &e, nowMs: Self.t0 + 2, replica: &r), for: honest) == [2])
     }
@@ -150,11 +157,12 @@ import SkwadTestKit
         var c = GossipConfig(); c.maxAddressLimits = 64
         var (e, r, honest) = linked(c)
         for i in 0..<1000 {
-            _ = e.receive(datagram: [0x53, 0x4B, 1, 9], from: PeerAddress("10.2.\(i / 250).\(i % 250 + 1):9"), nowMs: Self.t0 + 1, replica: &r)
+            _ = e.receive(
+                datagram: [0x53, 0x4B, 1, 9], from: PeerAddress("10.2.\(i / 250).\(i % 250 + 1):9"), nowMs: Self.t0 + 1, replica: &r)
         }
         #expect(e.addressLimitCount <= 64)
         #expect(e.stats.limitEvictions >= 1000 - 64)
-        #expect(e.stats.drops["malformedFrame"] == 1000)   // each datagram still judged, none rate limited
+        #expect(e.stats.drops["malformedFrame"] == 1000)  // each datagram still judged, none rate limited
         #expect(Self.acks(honest.send(Self.ping(2), to: &e, nowMs: Self.t0 + 2, replica: &r), for: honest) == [2])
     }
 
@@ -163,7 +171,8 @@ import SkwadTestKit
         var e = GossipEngine(config: c, seed: 6, secrets: .seeded)
         e.addressFilter = { $0.isCanonical }
         var r = Replica()
-        let spray = HostilePeer.sprayHellos(count: 100, address: { PeerAddress("10.3.0.\($0 + 1):9") }, into: &e, nowMs: Self.t0, replica: &r)
+        let spray = HostilePeer.sprayHellos(
+            count: 100, address: { PeerAddress("10.3.0.\($0 + 1):9") }, into: &e, nowMs: Self.t0, replica: &r)
         #expect(e.stats.handshakes == 10 && e.stats.cookiesSent == 90 && e.sessionCount == 10)
         // Never more than 3x what an unproven address sent (one 200-byte HELLO each).
         var perAddress: [PeerAddress: Int] = [:]
@@ -181,8 +190,11 @@ import SkwadTestKit
         _ = e.receive(datagram: other.hello(cookie: cookie), from: other.address, nowMs: Self.t0 + 3, replica: &r)
         #expect(e.stats.cookiesSent == 92 && e.stats.cookieHandshakes == 1)
         let later = Self.t0 + 3 + 2 * c.cookieEpochMs
-        for i in 0..<10 { _ = e.receive(datagram: HostilePeer(address: PeerAddress("10.4.0.\(i + 1):9"), seed: UInt64(100 + i)).hello(),
-                                        from: PeerAddress("10.4.0.\(i + 1):9"), nowMs: later, replica: &r) }   // spend the budget
+        for i in 0..<10 {
+            _ = e.receive(
+                datagram: HostilePeer(address: PeerAddress("10.4.0.\(i + 1):9"), seed: UInt64(100 + i)).hello(),
+                from: PeerAddress("10.4.0.\(i + 1):9"), nowMs: later, replica: &r)
+        }  // spend the budget
         let retry = HostilePeer(address: honestAddress, seed: 9)
         _ = e.receive(datagram: retry.hello(cookie: cookie), from: honestAddress, nowMs: later, replica: &r)
         #expect(e.stats.cookieHandshakes == 1 && e.stats.cookiesSent == 93)
@@ -225,9 +237,11 @@ import SkwadTestKit
         for ok in ["127.0.0.1:7400", "0.0.0.0:1", "255.255.255.255:65535", "[::1]:7400", "[2001:db8::1]:80", "[::ffff:1.2.3.4]:9"] {
             #expect(PeerAddress.canonical(ok) != nil, "\(ok)")
         }
-        for bad in ["127.0.0.1:0049499", "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1", "1.2.3:4", "1.2.3.4.5:6", "01.2.3.4:5",
-                    "256.1.1.1:5", "a.b.c.d:1", "localhost:1", "::1:7400", "[::1]", "[::0001]:1", "[2001:DB8::1]:80",
-                    " 1.2.3.4:5", "1.2.3.4:+5", "1.2.3.4:-5", "", ":", "[]:1", "1.2.3.4:5\n"] {
+        for bad in [
+            "127.0.0.1:0049499", "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1", "1.2.3:4", "1.2.3.4.5:6", "01.2.3.4:5",
+            "256.1.1.1:5", "a.b.c.d:1", "localhost:1", "::1:7400", "[::1]", "[::0001]:1", "[2001:DB8::1]:80",
+            " 1.2.3.4:5", "1.2.3.4:+5", "1.2.3.4:-5", "", ":", "[]:1", "1.2.3.4:5\n"
+        ] {
             #expect(PeerAddress.canonical(bad) == nil, "\(bad)")
         }
     }

@@ -23,7 +23,7 @@ import SkwadTestKit
         h.publish(g, at: 0)
         h.run(ms: 5_000)
         let expiredBefore = h.nodes.map(\.engine.stats.sessionsSilent).reduce(0, +)
-        h.run(ms: 55_000)   // idle: every backoff at its ceiling
+        h.run(ms: 55_000)  // idle: every backoff at its ceiling
         #expect(h.nodes.allSatisfy { $0.replica.contains(g.id) })
         // A healthy idle session is not dropped as silent: only messages that always get an
         // answer start the silence clock (PROTOCOL §8).

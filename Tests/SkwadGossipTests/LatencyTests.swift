@@ -16,7 +16,8 @@ import SkwadTestKit
         while let x = stack.popLast() {
             for p in h.nodes[x].engine.links where !h.nodes[x].engine.isLazy(p) {
                 guard let j = Harness.index(p), !h.nodes[j].engine.isLazy(Harness.address(x)),
-                      h.nodes[j].engine.links.contains(Harness.address(x)), !seen.contains(j) else { continue }
+                    h.nodes[j].engine.links.contains(Harness.address(x)), !seen.contains(j)
+                else { continue }
                 seen.insert(j); stack.append(j)
             }
         }

@@ -27,9 +27,11 @@ import SkwadTestKit
         #expect(!t.isSuspectName(Self.name(Self.here, distance: 0)))
         t.suspect(cell: Self.here, nowMs: 2)
         #expect(t.isSuspectName(Self.name(Self.here, distance: 0)))
-        #expect(!t.isSuspectName(VicinityEntry(info: NodeInfo(cell: Self.here), distance: 0, lastHeardMs: 3)), "a peer that spoke is no name")
+        #expect(
+            !t.isSuspectName(VicinityEntry(info: NodeInfo(cell: Self.here), distance: 0, lastHeardMs: 3)), "a peer that spoke is no name")
         for i in 0..<12 {
-            t.offerVicinity(PeerAddress("heard\(i)"), VicinityEntry(info: NodeInfo(cell: elsewhere), distance: 300 + Double(i), lastHeardMs: 5))
+            t.offerVicinity(
+                PeerAddress("heard\(i)"), VicinityEntry(info: NodeInfo(cell: elsewhere), distance: 300 + Double(i), lastHeardMs: 5))
         }
         for i in 0..<4 { t.offerVicinity(PeerAddress("liar\(i)"), Self.name(Self.here, distance: 0)) }
         #expect(t.vicinity.count == 16, "free slots are taken, suspect or not")
@@ -72,7 +74,7 @@ import SkwadTestKit
         // The nearest name first, while names answer; one failure changes nothing.
         e.vicinityRound(nowMs: 10, into: &out)
         #expect(e.peers.vicinity[liars[0]]?.askedMs == 10)
-        e.forget(liars[0], .unreachable, nowMs: 1000, into: &out)   // its handshake failed
+        e.forget(liars[0], .unreachable, nowMs: 1000, into: &out)  // its handshake failed
         #expect(e.membership.vicinityNameFailures == 1 && !e.peers.isSuspectName(e.peers.vicinity[liars[1]]!))
         e.vicinityRound(nowMs: 2010, into: &out)
         #expect(e.peers.vicinity[liars[1]]?.askedMs == 2010)
@@ -85,8 +87,9 @@ import SkwadTestKit
         e.vicinityRound(nowMs: 6010, into: &out)
         #expect(e.peers.vicinity[honest]?.askedMs == 6010 && e.peers.vicinity[liars[2]]?.askedMs == nil)
         // It answers: names are trusted with every round again.
-        e.onVicinity(VicinityExchange(info: NodeInfo(cell: Self.cell(north: 300)), peers: [], reply: true, target: nil),
-                     from: honest, nowMs: 6050, replica: Replica(), into: &out)
+        e.onVicinity(
+            VicinityExchange(info: NodeInfo(cell: Self.cell(north: 300)), peers: [], reply: true, target: nil),
+            from: honest, nowMs: 6050, replica: Replica(), into: &out)
         #expect(e.membership.vicinityNameFailures == 0 && e.peers.vicinity[honest]?.exchangedMs == 6050)
     }
 
@@ -96,7 +99,9 @@ import SkwadTestKit
         _ = e.setInterest(cell: Self.here, subscriptions: [], nowMs: 1)
         for i in 0..<8 { e.offerVicinity(PeerAddress("name\(i)"), info: NodeInfo(cell: Self.here), heard: i < 4, nowMs: 1) }
         for i in 0..<3 {
-            e.offerVicinity(PeerAddress("proven\(i)"), info: NodeInfo(cell: Self.cell(north: 500 + Double(i) * 200)), heard: true, answered: true, nowMs: 1)
+            e.offerVicinity(
+                PeerAddress("proven\(i)"), info: NodeInfo(cell: Self.cell(north: 500 + Double(i) * 200)), heard: true, answered: true,
+                nowMs: 1)
         }
         let sample = e.vicinitySample(for: NodeInfo.decode(Self.here), excluding: PeerAddress("asker"))
         // Talking (a ping, a join) proves no cell: the four names that spoke count as names too.
@@ -134,8 +139,9 @@ import SkwadTestKit
         #expect(now - f.nowMs <= UInt64(e.config.vicinityMisses) * (e.config.vicinityTimeoutMs + e.config.vicinityIntervalMs))
         #expect(askedHonest, "while the liar's answer was due, the search went on through the next peer")
         // A hop that answers is no longer owed anything.
-        e.onVicinity(VicinityExchange(info: NodeInfo(cell: Self.cell(north: 1500)), peers: [], reply: true, target: nil),
-                     from: honest, nowMs: now + 10, replica: replica, into: &out)
+        e.onVicinity(
+            VicinityExchange(info: NodeInfo(cell: Self.cell(north: 1500)), peers: [], reply: true, target: nil),
+            from: honest, nowMs: now + 10, replica: replica, into: &out)
         #expect(e.peers.remoteHops[honest] == nil)
         e.remoteRound(nowMs: now + 20, replica: replica, into: &out)
         #expect(e.peers.remoteHops.keys.allSatisfy { $0 != liar })

@@ -78,8 +78,11 @@ import SkwadTestKit
     @Test func pingReqAndNeighborOriginFromANonMemberMakeNoTrafficToTheNamedAddress() throws {
         var h = Self.overlay(6)
         let bad = 6
-        let stranger = try #require((0..<6).first { !h.nodes[bad].engine.activePeers.contains(Harness.address($0))
-                                      && !h.nodes[$0].engine.activePeers.contains(Harness.address(bad)) })
+        let stranger = try #require(
+            (0..<6).first {
+                !h.nodes[bad].engine.activePeers.contains(Harness.address($0))
+                    && !h.nodes[$0].engine.activePeers.contains(Harness.address(bad))
+            })
         let before = h.wire.filter { $0.to == PeerAddress("n77") }.count
         var pr = WireMessage(); var r = Skwad_Gossip_V1_PingReq(); r.seq = 1; r.target = "n77"; pr.pingReq = r
         var nb = WireMessage(); var n = Skwad_Gossip_V1_Neighbor(); n.origin = "n77"; n.ttl = 3; nb.neighbor = n
@@ -95,9 +98,10 @@ import SkwadTestKit
     @Test func unaskedNeighborDeclinesDelayNothing() throws {
         var h = Self.overlay(6)
         let bad = 6
-        let victim = try #require((0..<6).first {
-            h.nodes[$0].engine.membership.pendingNeighbor == nil && h.nodes[$0].engine.membership.neighborRetryMs == 0
-        })
+        let victim = try #require(
+            (0..<6).first {
+                h.nodes[$0].engine.membership.pendingNeighbor == nil && h.nodes[$0].engine.membership.neighborRetryMs == 0
+            })
         var m = WireMessage(); var r = Skwad_Gossip_V1_NeighborReply(); r.accepted = false; m.neighborReply = r
         for _ in 0..<10 { Self.say(m, from: bad, to: victim, in: &h) }
         h.run(ms: 100)
@@ -122,7 +126,7 @@ import SkwadTestKit
         let sentBefore = h.wire.count
         var p = WireMessage(); var pg = Skwad_Gossip_V1_Ping(); pg.seq = 7; p.ping = pg
         Self.say(p, from: 9, to: 0, in: &h)
-        h.run(ms: 20)   // the ping lands first: the Ack answers a stranger, not a vicinity peer
+        h.run(ms: 20)  // the ping lands first: the Ack answers a stranger, not a vicinity peer
         var v = WireMessage(); var vm = Skwad_Gossip_V1_Vicinity(); vm.info = NodeInfo(cell: cells[0]).wire; v.vicinity = vm
         Self.say(v, from: 9, to: 0, in: &h)
         h.run(ms: 50)

@@ -6,7 +6,9 @@ import SkwadModel
 /// Every wire field is checked in one place before a handler sees it (MessageWire.swift,
 /// PROTOCOL §9 "Checked on arrival").
 @Suite struct MessageWireTests {
-    static func peer(_ a: String, _ c: String) -> Skwad_Gossip_V1_Peer { var p = Skwad_Gossip_V1_Peer(); p.address = a; p.cell = c; return p }
+    static func peer(_ a: String, _ c: String) -> Skwad_Gossip_V1_Peer {
+        var p = Skwad_Gossip_V1_Peer(); p.address = a; p.cell = c; return p
+    }
 
     @Test func oversizedListsAreCutAndBadEntriesSkipped() throws {
         var m = WireMessage(); var s = Skwad_Gossip_V1_Shuffle()
@@ -52,10 +54,12 @@ import SkwadModel
             .vicinity(VicinityExchange(info: info, peers: [ref], reply: false, target: "u4pr")),
             .ops(envelopes: [[1, 2, 3]], repair: true), .ihave([[1, 2, 3, 4, 5, 6, 7, 8]]), .want(ids: [[9]], graft: true), .prune,
             .stem(envelope: [4, 5]),
-            .reconcile(ReconcileRound(pack: pack, directory: false, initiator: true, lower: .zero,
-                                      ranges: [.init(upper: .infinity, mode: .skip)], asker: info)),
+            .reconcile(
+                ReconcileRound(
+                    pack: pack, directory: false, initiator: true, lower: .zero,
+                    ranges: [.init(upper: .infinity, mode: .skip)], asker: info)),
             .reconcile(ReconcileRound(pack: nil, directory: true, initiator: false, lower: .zero, ranges: [], asker: nil)),
-            .findPack(query: "campus"),
+            .findPack(query: "campus")
         ]
         for m in all {
             let bytes: [UInt8] = try m.wire.serializedBytes()
@@ -68,8 +72,10 @@ import SkwadModel
     @Test func handEncodedMessagesAreTheProtobufBytes() throws {
         var r = SplitMix(seed: 9)
         func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: r.next()) } }
-        var all: [Message] = [.prune, .ops(envelopes: [], repair: false), .ops(envelopes: [], repair: true), .ihave([]),
-                              .want(ids: [], graft: false), .ihave([[]]), .want(ids: [[], [1]], graft: true)]
+        var all: [Message] = [
+            .prune, .ops(envelopes: [], repair: false), .ops(envelopes: [], repair: true), .ihave([]),
+            .want(ids: [], graft: false), .ihave([[]]), .want(ids: [[], [1]], graft: true)
+        ]
         for n in [1, 2, 8, 30, 127, 128, 300] {
             all.append(.ihave((0..<n).map { _ in bytes(8) }))
             all.append(.want(ids: (0..<n).map { _ in bytes(32) }, graft: n % 2 == 0))

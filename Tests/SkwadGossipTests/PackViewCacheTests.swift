@@ -9,9 +9,11 @@ import SkwadTestKit
 /// a different replica, and more perspectives than it keeps.
 @Suite struct PackViewCacheTests {
     static let here = try! GeoPoint(lat: 40.4433, lon: -79.9436)
-    static let cells = [Geohash.encode(here, precision: 7),
-                        Geohash.encode(try! GeoPoint(lat: 40.4433, lon: -79.8730), precision: 7),
-                        Geohash.encode(try! GeoPoint(lat: 40.4433, lon: -79.4700), precision: 7)]
+    static let cells = [
+        Geohash.encode(here, precision: 7),
+        Geohash.encode(try! GeoPoint(lat: 40.4433, lon: -79.8730), precision: 7),
+        Geohash.encode(try! GeoPoint(lat: 40.4433, lon: -79.4700), precision: 7)
+    ]
 
     static func fresh(_ r: Replica, cell: String?, nowMs: UInt64) -> [Reconciliation.Item] {
         let perspective = NodeInfo(cell: cell)
@@ -32,8 +34,12 @@ import SkwadTestKit
             guard same(cached, fresh(r, cell: c, nowMs: nowMs)) else { return false }
             // The capacity rule (the oldest geneses first), under another key.
             for capacity in [0, 1, 2] {
-                let few = cache.directoryItems(key: "\(capacity)#" + (c ?? ""), r, nowMs: nowMs, capacity: capacity) { GossipEngine.inDirectory($0, of: perspective) }
-                guard same(few, r.directoryItems(nowMs: nowMs, capacity: capacity) { GossipEngine.inDirectory($0, of: perspective) }) else { return false }
+                let few = cache.directoryItems(key: "\(capacity)#" + (c ?? ""), r, nowMs: nowMs, capacity: capacity) {
+                    GossipEngine.inDirectory($0, of: perspective)
+                }
+                guard same(few, r.directoryItems(nowMs: nowMs, capacity: capacity) { GossipEngine.inDirectory($0, of: perspective) }) else {
+                    return false
+                }
             }
             // Which live fences the cell lies inside.
             let place = NodeInfo.decode(c)

@@ -20,11 +20,12 @@ import SkwadModel
         #expect(t.remoteHops.count <= GossipEngine.remoteHopCapacity)
         // One record per peer, none empty, and every role and fact read across the table says
         // what the records say.
-        #expect(!t.records.values.contains { r in
-            r.member == nil && r.passiveCell == nil && r.vicinity == nil && r.remote == nil && r.inbound == nil && r.gone == nil
-                && r.mutedMs == nil && r.reconMisses == nil && r.reconciledMs == nil && r.rimAskedMs == nil && r.hopAsk == nil
-                && r.candidate == nil
-        })
+        #expect(
+            !t.records.values.contains { r in
+                r.member == nil && r.passiveCell == nil && r.vicinity == nil && r.remote == nil && r.inbound == nil && r.gone == nil
+                    && r.mutedMs == nil && r.reconMisses == nil && r.reconciledMs == nil && r.rimAskedMs == nil && r.hopAsk == nil
+                    && r.candidate == nil
+            })
         func holders(_ has: (PeerTable.Peer) -> Bool) -> Set<PeerAddress> { Set(t.records.filter { has($0.value) }.keys) }
         #expect(t.active.keys == holders { $0.member != nil })
         #expect(t.passive.keys == holders { $0.passiveCell != nil })
@@ -66,12 +67,20 @@ import SkwadModel
             let p = PeerAddress("p\(Int.random(in: 0..<40, using: &rng))")
             let cell = Self.cells.randomElement(using: &rng)!
             switch Int.random(in: 0..<20, using: &rng) {
-            case 0: if t.hasRoom { t.promote(p, info: NodeInfo(cell: cell), nowMs: now) }
-                    else if let v = t.evictionVictim(using: &rng) { t.demote(v, using: &rng); t.promote(p, info: NodeInfo(cell: cell), nowMs: now) }
+            case 0:
+                if t.hasRoom {
+                    t.promote(p, info: NodeInfo(cell: cell), nowMs: now)
+                } else if let v = t.evictionVictim(using: &rng) {
+                    t.demote(v, using: &rng); t.promote(p, info: NodeInfo(cell: cell), nowMs: now)
+                }
             case 1: t.demote(p, using: &rng)
             case 2: t.addPassive(p, cell: cell, using: &rng)
-            case 3: t.offerVicinity(p, VicinityEntry(info: NodeInfo(cell: cell), distance: Double(Int.random(in: 0...9, using: &rng)),
-                                                     lastHeardMs: Bool.random(using: &rng) ? now : 0))
+            case 3:
+                t.offerVicinity(
+                    p,
+                    VicinityEntry(
+                        info: NodeInfo(cell: cell), distance: Double(Int.random(in: 0...9, using: &rng)),
+                        lastHeardMs: Bool.random(using: &rng) ? now : 0))
             case 4: t.addRemote(p, VicinityEntry(info: NodeInfo(cell: cell), distance: 0, lastHeardMs: now))
             case 5: t.rememberInbound(p, info: NodeInfo(cell: cell), nowMs: now)
             case 6: t.forget(p, reason: [.dead, .unreachable, .silent].randomElement(using: &rng)!, nowMs: now)
@@ -84,8 +93,10 @@ import SkwadModel
             case 13: t.noteRimAsked(p, nowMs: now, capacity: GossipEngine.rimCapacity)
             case 14: t.noteHopAsked(p, nowMs: now, capacity: GossipEngine.remoteHopCapacity)
             case 15: t[hopAsk: p] = nil
-            case 17: t.putOnTrial(p, .init(info: NodeInfo(cell: cell), pingSeq: 1, sinceMs: now),
-                                  capacity: MembershipGuard.candidateCapacity)
+            case 17:
+                t.putOnTrial(
+                    p, .init(info: NodeInfo(cell: cell), pingSeq: 1, sinceMs: now),
+                    capacity: MembershipGuard.candidateCapacity)
             case 18: t.endTrial(p)
             case 16: t[reconMisses: p] = Bool.random(using: &rng) ? Int.random(in: 0...3, using: &rng) : nil
             default: t.retainReconMisses(links: Set(t.links))

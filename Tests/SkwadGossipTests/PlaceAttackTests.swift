@@ -40,18 +40,20 @@ import SkwadTestKit
         // A student's review with its text changed after signing ("cold" → "cole"): the signature fails.
         let honest = f.review(by: student, in: g, of: p.id, overallHalf: 2, text: "cold")
         var body = honest.envelope.body
-        #expect(body.last == UInt8(ascii: "d"))   // text is the review's last field, the review the body's
+        #expect(body.last == UInt8(ascii: "d"))  // text is the review's last field, the review the body's
         body[body.count - 1] = UInt8(ascii: "e")
         let tampered = Envelope(body: body, signature: honest.envelope.signature).serialized()
         // A review in the student's name signed by mallory's key.
         let studentKey = f.pseudonym(student, in: g).publicKey, malloryKey = f.pseudonym(mallory, in: g)
-        let impostor = OpBody(packID: g.id, author: studentKey, hlc: f.nextHLC(), stamp: honest.body.stamp,
-                              kind: .review(Review(place: p.id, overallHalf: 10, location: 5, management: 5, amenities: 5, again: true)))
+        let impostor = OpBody(
+            packID: g.id, author: studentKey, hlc: f.nextHLC(), stamp: honest.body.stamp,
+            kind: .review(Review(place: p.id, overallHalf: 10, location: 5, management: 5, amenities: 5, again: true)))
         let bytes = impostor.serialized()
         let forged = Envelope(body: bytes, signature: malloryKey.sign(bytes)).serialized()
         // A validly signed review out of range (overall 5.5).
-        let outOfRange = f.unchecked(.review(Review(place: p.id, overallHalf: 11, location: 3, management: 3, amenities: 3, again: true)),
-                                     by: mallory, in: g)
+        let outOfRange = f.unchecked(
+            .review(Review(place: p.id, overallHalf: 11, location: 3, management: 3, amenities: 3, again: true)),
+            by: mallory, in: g)
         t.push([tampered, forged, outOfRange])
         #expect(t.e.stats.opsRejected["badSignature"] == 2)
         #expect(t.e.stats.opsRejected["malformed"] == 1)
@@ -86,10 +88,13 @@ import SkwadTestKit
         var t = Target([g, p, rv])
         // Mallory replies as if she were the landlord, and names herself landlord in a record
         // (she is neither the creator nor a moderator); the creator's own reply counts neither.
-        t.push([f.place(by: mallory, in: g, landlordKey: f.pseudonym(mallory, in: g).publicKey, editing: p.id),
+        t.push(
+            [
+                f.place(by: mallory, in: g, landlordKey: f.pseudonym(mallory, in: g).publicKey, editing: p.id),
                 f.reply(by: mallory, in: g, to: rv.id, text: "all lies"),
-                f.reply(by: alpha, in: g, to: rv.id, text: "from the creator")].map { $0.envelope.serialized() })
-        #expect(t.e.stats.opsAdmitted == 3)   // admitted: admission does not look at other ops
+                f.reply(by: alpha, in: g, to: rv.id, text: "from the creator")
+            ].map { $0.envelope.serialized() })
+        #expect(t.e.stats.opsAdmitted == 3)  // admitted: admission does not look at other ops
         var d = try #require(t.r.place(p.id, nowMs: t.nowMs))
         #expect(d.reviews.first?.reply == nil && d.place.landlordKey == f.pseudonym(landlord, in: g).publicKey)
         t.push([f.reply(by: landlord, in: g, to: rv.id, text: "fixed").envelope.serialized()])
@@ -103,21 +108,23 @@ import SkwadTestKit
         var f = OpFactory(seed: 4, nowMs: Self.t0, floors: false)
         let alpha = f.user(), bot = f.user()
         let g = f.createPack(by: alpha)
-        let places = (0..<330).map { i in f.place(by: alpha, in: g, address: "\(i) Flood St") }   // the Alpha: no place cap
+        let places = (0..<330).map { i in f.place(by: alpha, in: g, address: "\(i) Flood St") }  // the Alpha: no place cap
         var t = Target([g] + places)
-        let day: UInt64 = 86_400_000   // a UTC day (PROTOCOL §5, places)
+        let day: UInt64 = 86_400_000  // a UTC day (PROTOCOL §5, places)
         let today = Self.t0 / day * day + day / 2
         var flood: [SignedOp] = []
-        for i in 0..<30 {   // today
+        for i in 0..<30 {  // today
             flood.append(f.review(by: bot, in: g, of: places[i].id, overallHalf: 10, hlc: HLC(physicalMs: today + UInt64(i), counter: 0)))
         }
-        for i in 30..<330 {   // 10 a day over the 30 days before
+        for i in 30..<330 {  // 10 a day over the 30 days before
             let d = UInt64((i - 30) / 10 + 1)
-            flood.append(f.review(by: bot, in: g, of: places[i].id, overallHalf: 10,
-                                  hlc: HLC(physicalMs: today - d * day + UInt64(i), counter: 0)))
+            flood.append(
+                f.review(
+                    by: bot, in: g, of: places[i].id, overallHalf: 10,
+                    hlc: HLC(physicalMs: today - d * day + UInt64(i), counter: 0)))
         }
         t.push(flood.map { $0.envelope.serialized() }, stepMs: 600)
-        #expect(t.e.stats.opsAdmitted == 330)   // kept (reconciliation settles), counted in views only
+        #expect(t.e.stats.opsAdmitted == 330)  // kept (reconciliation settles), counted in views only
         let counted = t.r.places(nowMs: t.nowMs).filter { $0.summary.count > 0 }
         #expect(counted.count == Limits.reviewsPerPseudonym)
         // The oldest 20 days count; none of today's (they are the largest) do.

@@ -33,8 +33,9 @@ import SkwadTestKit
     /// Node 0 handles a push of `op` from `from`, as its engine does on receipt.
     static func push(_ op: SignedOp, from: Int, in h: inout Harness) {
         var out: [GossipDirective] = [], replica = h.nodes[0].replica
-        h.nodes[0].engine.onOps([op.envelope.serialized()], repair: false, from: Harness.address(from), nowMs: h.nowMs,
-                                replica: &replica, into: &out)
+        h.nodes[0].engine.onOps(
+            [op.envelope.serialized()], repair: false, from: Harness.address(from), nowMs: h.nowMs,
+            replica: &replica, into: &out)
         h.nodes[0].replica = replica
     }
 

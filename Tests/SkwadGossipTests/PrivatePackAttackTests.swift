@@ -68,10 +68,10 @@ import SkwadTestKit
         let forged = try PackKeys.make(key: Self.k1, epoch: 1, members: members)
         let box = forged.sealed[0]
         t.push([
-            f.unchecked(.packKeys(forged), by: mallory, in: g),                                         // not the Alpha
-            f.unchecked(.packKeys(PackKeys(epoch: 1, sealed: Array(repeating: box, count: 11))), by: alpha, in: g),   // too many
-            f.unchecked(.packKeys(PackKeys(epoch: 1, sealed: [box + [0]])), by: alpha, in: g),           // wrong size
-            f.unchecked(.packKeys(PackKeys(epoch: Limits.maxPackEpoch + 1, sealed: [box])), by: alpha, in: g),  // epoch out of range
+            f.unchecked(.packKeys(forged), by: mallory, in: g),  // not the Alpha
+            f.unchecked(.packKeys(PackKeys(epoch: 1, sealed: Array(repeating: box, count: 11))), by: alpha, in: g),  // too many
+            f.unchecked(.packKeys(PackKeys(epoch: 1, sealed: [box + [0]])), by: alpha, in: g),  // wrong size
+            f.unchecked(.packKeys(PackKeys(epoch: Limits.maxPackEpoch + 1, sealed: [box])), by: alpha, in: g)  // epoch out of range
         ])
         #expect(t.e.stats.opsRejected["notAllowed"] == 1)
         #expect((t.e.stats.opsRejected["tooLarge"] ?? 0) + (t.e.stats.opsRejected["malformed"] ?? 0) == 3)

@@ -26,8 +26,10 @@ import SkwadTestKit
         // 50 rounds over the same set (a fingerprint that matches): one answer each, empty and
         // no larger than the request.
         let asker = NodeInfo(cell: nil, subscriptions: [NodeInfo.prefix(g.id)])
-        let ask = Self.frame(ReconcileRound(pack: g.id, directory: false, initiator: true, lower: .zero,
-                                            ranges: Reconciliation.initiate(r.opIDs(inPack: g.id)), asker: asker))
+        let ask = Self.frame(
+            ReconcileRound(
+                pack: g.id, directory: false, initiator: true, lower: .zero,
+                ranges: Reconciliation.initiate(r.opIDs(inPack: g.id)), asker: asker))
         var answers: [[UInt8]] = []
         for _ in 0..<50 {
             let ds = peer.send(ask, to: &e, nowMs: Self.t0, replica: &r)
@@ -38,7 +40,9 @@ import SkwadTestKit
         #expect(answers.allSatisfy { $0.count <= request.count })
         for a in answers {
             let pt = try #require(peer.open(a))
-            guard case .reconcile(let rr)? = Message(wire: try WireMessage(serializedBytes: pt)) else { Issue.record("not a Reconcile"); continue }
+            guard case .reconcile(let rr)? = Message(wire: try WireMessage(serializedBytes: pt)) else {
+                Issue.record("not a Reconcile"); continue
+            }
             #expect(rr.ranges.isEmpty && !rr.initiator && rr.pack == g.id)
         }
 

@@ -36,7 +36,11 @@ import SkwadTestKit
         while rounds < 50 {
             rounds += 1
             let ans = Reconciliation.answer(turnB ? b : a, lower: .zero, ranges: msg)
-            if turnB { bSends.formUnion(ans.have); aSends.formUnion(ans.need) } else { aSends.formUnion(ans.have); bSends.formUnion(ans.need) }
+            if turnB {
+                bSends.formUnion(ans.have); aSends.formUnion(ans.need)
+            } else {
+                aSends.formUnion(ans.have); bSends.formUnion(ans.need)
+            }
             if ans.done { break }
             msg = ans.ranges
             bytes += size(msg)
@@ -89,7 +93,8 @@ import SkwadTestKit
 
     @Test func boundsSeparateItemsWithTheSameHLC() throws {
         let h = HLC(physicalMs: 5, counter: 0)
-        let x = try OpID(bytes: [0x12, 0x34] + [UInt8](repeating: 0, count: 30)), y = try OpID(bytes: [0x12, 0x35] + [UInt8](repeating: 0, count: 30))
+        let x = try OpID(bytes: [0x12, 0x34] + [UInt8](repeating: 0, count: 30)),
+            y = try OpID(bytes: [0x12, 0x35] + [UInt8](repeating: 0, count: 30))
         let items: [Item] = [(h, x), (h, y)]
         let b = Reconciliation.bound(between: items, at: 1)
         #expect(b.prefix == [0x12, 0x35])

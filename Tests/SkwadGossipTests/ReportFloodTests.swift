@@ -10,7 +10,11 @@ import SkwadTestKit
 /// §4 rule 8a), the rest refused and counted, and reconciliation settles.
 @Suite struct ReportFloodTests {
     @Test func aReportFloodLeavesTheSameFiveReportsOnEveryNode() throws {
-        var h = Harness(count: 3, config: { var c = GossipConfig(); c.reconIntervalMs = 300; return c }())
+        var h = Harness(
+            count: 3,
+            config: {
+                var c = GossipConfig(); c.reconIntervalMs = 300; return c
+            }())
         h.start { i in i == 0 ? [] : [0] }
         h.run(ms: 2000)
         var f = OpFactory(seed: 1112, nowMs: h.nowMs, floors: false)

@@ -37,7 +37,10 @@ import Testing
         #expect(fired && r[.shuffle].dueMs == 4 * base, "quiet: the interval doubles")
         r[.shuffle].poke(nowMs: 2 * base + 1)
         #expect(r[.shuffle].dueMs == 3 * base + 1, "poked: back within the base interval")
-        #expect(r.nextDueMs == min(r[.revive].dueMs, r[.remote].dueMs, r[.shuffle].dueMs, r[.vicinity].dueMs,
-                                   r[.directory].dueMs, r[.reconcile].dueMs))
+        #expect(
+            r.nextDueMs
+                == min(
+                    r[.revive].dueMs, r[.remote].dueMs, r[.shuffle].dueMs, r[.vicinity].dueMs,
+                    r[.directory].dueMs, r[.reconcile].dueMs))
     }
 }

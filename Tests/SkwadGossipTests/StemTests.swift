@@ -28,7 +28,7 @@ import SkwadTestKit
         _ = h.nodes[author].replica.admit(post, nowMs: h.nowMs)
         let ds = h.nodes[author].engine.publish(post, nowMs: h.nowMs, replica: h.nodes[author].replica)
         let sends = ds.compactMap { if case .send(_, let to) = $0 { to } else { nil } }
-        #expect(sends.count == 1)   // the stem: one link, not all of them
+        #expect(sends.count == 1)  // the stem: one link, not all of them
         #expect(h.nodes[author].engine.activePeers.count > 1)
         #expect(h.nodes[author].engine.stats.stemmed == 1)
         h.apply(author, ds)
@@ -46,7 +46,7 @@ import SkwadTestKit
         // Publish without delivering the stem datagram: the op stays under embargo here.
         _ = h.nodes[author].engine.publish(post, nowMs: h.nowMs, replica: h.nodes[author].replica)
         #expect(h.nodes[author].engine.visibleItems(h.nodes[author].replica, pack: g.id).contains { $0.id == post.id } == false)
-        h.run(ms: 5000)   // reconciliation rounds; Wants by full id would be refused too
+        h.run(ms: 5000)  // reconciliation rounds; Wants by full id would be refused too
         #expect(h.nodes.indices.filter { $0 != author }.allSatisfy { !h.nodes[$0].replica.contains(post.id) })
     }
 

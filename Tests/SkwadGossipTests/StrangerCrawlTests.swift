@@ -38,7 +38,7 @@ import SkwadTestKit
         h.wire = []
         // One crawler address per node, all in 198.51.100.0/24.
         var crawlers: [Int: HostilePeer] = [:]
-        var learned: [PeerAddress: String] = [:]      // address → the finest cell learnt for it
+        var learned: [PeerAddress: String] = [:]  // address → the finest cell learnt for it
         var known: Set<Int> = [0]
         var walked = 0, requests = 0
         func learn(_ a: PeerAddress, _ cell: String) {
@@ -80,7 +80,8 @@ import SkwadTestKit
             h.wire = []
             for s in sent {
                 guard let c = crawlers[s.from], c.address == s.to, let pt = c.open(s.bytes),
-                      let m = try? WireMessage(serializedBytes: pt) else { continue }
+                    let m = try? WireMessage(serializedBytes: pt)
+                else { continue }
                 let node = Harness.address(s.from)
                 // Every message kind that carries the sender's cell or other peers' cells.
                 switch m.body {
@@ -123,8 +124,10 @@ extension StrangerCrawlTests {
     }
 
     /// Sends `peer`'s request to `e` and returns the first `Vicinity` answer it can read.
-    static func ask(_ e: inout GossipEngine, _ r: inout Replica, from peer: inout HostilePeer, target: String?,
-                    nowMs: UInt64) -> Skwad_Gossip_V1_Vicinity? {
+    static func ask(
+        _ e: inout GossipEngine, _ r: inout Replica, from peer: inout HostilePeer, target: String?,
+        nowMs: UInt64
+    ) -> Skwad_Gossip_V1_Vicinity? {
         answers(peer.send(vicinity(claiming: cell(8), target: target, reply: false), to: &e, nowMs: nowMs, replica: &r), for: peer).first
     }
 

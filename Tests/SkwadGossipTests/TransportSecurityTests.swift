@@ -12,10 +12,14 @@ import SkwadReplica
         let A = PeerAddress("a"), B = PeerAddress("b")
         let hello = a.start(seeds: [B], nowMs: 1000).compactMap { if case .send(let x, _) = $0 { x } else { nil } }
         #expect(hello.count == 1 && hello[0].count == Frame.helloSize && hello[0][3] == Frame.hello)
-        let welcome = b.receive(datagram: hello[0], from: A, nowMs: 1001, replica: &rb).compactMap { if case .send(let x, _) = $0 { x } else { nil } }
+        let welcome = b.receive(datagram: hello[0], from: A, nowMs: 1001, replica: &rb).compactMap {
+            if case .send(let x, _) = $0 { x } else { nil }
+        }
         #expect(welcome.count == 1 && welcome[0][3] == Frame.welcome)
-        let data = a.receive(datagram: welcome[0], from: B, nowMs: 1002, replica: &ra).compactMap { if case .send(let x, _) = $0 { x } else { nil } }
-        #expect(data.count == 1 && data[0][3] == Frame.data)   // the queued Join, now encrypted
+        let data = a.receive(datagram: welcome[0], from: B, nowMs: 1002, replica: &ra).compactMap {
+            if case .send(let x, _) = $0 { x } else { nil }
+        }
+        #expect(data.count == 1 && data[0][3] == Frame.data)  // the queued Join, now encrypted
         return (a, b, data[0])
     }
 
@@ -54,10 +58,10 @@ import SkwadReplica
         let frames = (0..<100).map { _ in t.seal([1, 2, 3])! }
         func ok(_ r: Session.OpenResult) -> Bool { if case .plaintext = r { true } else { false } }
         #expect(ok(s.open(frames[10])))
-        #expect(ok(s.open(frames[5])))          // late but inside the window
-        #expect(!ok(s.open(frames[5])))         // repeated
+        #expect(ok(s.open(frames[5])))  // late but inside the window
+        #expect(!ok(s.open(frames[5])))  // repeated
         #expect(ok(s.open(frames[90])))
-        #expect(!ok(s.open(frames[20])))        // more than 64 behind
+        #expect(!ok(s.open(frames[20])))  // more than 64 behind
         #expect(ok(s.open(frames[89])))
     }
 
@@ -69,7 +73,9 @@ import SkwadReplica
         var s = Session(responderWith: KxKeyPair.generate(), clientKey: t.localKx.publicKey, helloBytes: Frame.helloSize, nowMs: 0)!
         _ = t.completeAsInitiator(serverKey: s.localKx.publicKey)
         #expect(MemoryLayout<Frame.DataHeader>.size == Frame.dataHeader && MemoryLayout<Frame.Nonce>.size == AEAD.nonceCount)
-        for (counter, plaintext) in [(UInt64(1), [UInt8](repeating: 7, count: 1)), (2, Array(0..<200)), (3, [UInt8](repeating: 1, count: Frame.maxPlaintext))] {
+        for (counter, plaintext) in [
+            (UInt64(1), [UInt8](repeating: 7, count: 1)), (2, Array(0..<200)), (3, [UInt8](repeating: 1, count: Frame.maxPlaintext))
+        ] {
             let frame = t.seal(plaintext)!
             var header = Frame.header(Frame.data)
             withUnsafeBytes(of: counter.bigEndian) { header += $0 }
@@ -103,7 +109,9 @@ import SkwadReplica
         var config = GossipConfig(); config.peerDatagramsPerSecond = 50
         var b = GossipEngine(config: config, seed: 3, secrets: .seeded)
         var rb = Replica()
-        for i in 0..<200 { _ = b.receive(datagram: [0x53, 0x4B, 1, 9, UInt8(i & 0xff)], from: PeerAddress("flood"), nowMs: 10, replica: &rb) }
+        for i in 0..<200 {
+            _ = b.receive(datagram: [0x53, 0x4B, 1, 9, UInt8(i & 0xff)], from: PeerAddress("flood"), nowMs: 10, replica: &rb)
+        }
         #expect(b.stats.drops["rateLimited"] == 150)
         // Another peer is not starved by the flood.
         _ = b.receive(datagram: [0x53, 0x4B, 1, 9], from: PeerAddress("polite"), nowMs: 10, replica: &rb)

@@ -19,7 +19,7 @@ import SkwadTestKit
         #expect(Geohash.encode(try GeoPoint(lat: 57.64911, lon: 10.40744), precision: 11) == "u4pruydqqvj")
         let cell = try Geohash.decode("u4pruydqqvj")
         #expect(abs(cell.center.lat - 57.64911) < 1e-5 && abs(cell.center.lon - 10.40744) < 1e-5)
-        #expect(throws: ModelError.self) { try Geohash.decode("u4a") }   // 'a' is not in the alphabet
+        #expect(throws: ModelError.self) { try Geohash.decode("u4a") }  // 'a' is not in the alphabet
         #expect(throws: ModelError.self) { try Geohash.decode("") }
         let coarse = try Geohash.decode("dpph")
         #expect(coarse.radiusMeters > 10_000 && coarse.radiusMeters < 30_000)

@@ -18,7 +18,7 @@ import SkwadModel
         let opened = try #require(dm.open(with: bob, pack: pack, carrier: carrier.publicKey))
         #expect(opened.sender == alice.publicKey && opened.text == "meet at 6" && opened.stamp == 42)
         #expect(dm.open(with: mallory, pack: pack, carrier: carrier.publicKey) == nil)
-        #expect(dm.open(with: alice, pack: pack, carrier: carrier.publicKey) == nil)   // the sender cannot read it back
+        #expect(dm.open(with: alice, pack: pack, carrier: carrier.publicKey) == nil)  // the sender cannot read it back
         // The plaintext is nowhere in the box, nor the sender's key.
         #expect(!dm.sealed.contains(subsequence: Array("meet at 6".utf8)))
         #expect(!dm.sealed.contains(subsequence: alice.publicKey.bytes))
@@ -32,18 +32,22 @@ import SkwadModel
             seen.insert(dm.sealed.count)
         }
         #expect(seen == Set(Limits.directSealedSizes))
-        let receipt = try DirectMessage.seal(letter("", acks: (0..<8).map { try! OpID(bytes: [UInt8](repeating: UInt8($0), count: 32)) }),
-                                             signer: alice, pack: pack, carrier: carrier.publicKey)
+        let receipt = try DirectMessage.seal(
+            letter("", acks: (0..<8).map { try! OpID(bytes: [UInt8](repeating: UInt8($0), count: 32)) }),
+            signer: alice, pack: pack, carrier: carrier.publicKey)
         #expect(Limits.directSealedSizes.contains(receipt.sealed.count))
-        #expect(throws: ModelError.self) { try DirectMessage.seal(letter(String(repeating: "x", count: 601)), signer: alice,
-            pack: pack, carrier: carrier.publicKey) }
+        #expect(throws: ModelError.self) {
+            try DirectMessage.seal(
+                letter(String(repeating: "x", count: 601)), signer: alice,
+                pack: pack, carrier: carrier.publicKey)
+        }
         #expect(throws: ModelError.self) { try DirectMessage.seal(letter("  "), signer: alice, pack: pack, carrier: carrier.publicKey) }
     }
 
     @Test func aLetterIsBoundToItsPackItsCarrierAndItsSender() throws {
         let dm = try DirectMessage.seal(letter("hi"), signer: alice, pack: pack, carrier: carrier.publicKey)
-        #expect(dm.open(with: bob, pack: other, carrier: carrier.publicKey) == nil)          // moved to another pack
-        #expect(dm.open(with: bob, pack: pack, carrier: mallory.publicKey) == nil)           // re-sent under another op
+        #expect(dm.open(with: bob, pack: other, carrier: carrier.publicKey) == nil)  // moved to another pack
+        #expect(dm.open(with: bob, pack: pack, carrier: mallory.publicKey) == nil)  // re-sent under another op
         // Mallory claims to be Alice: the signature is Mallory's, so the letter says nothing.
         let forged = try DirectMessage.sealUnchecked(letter("send money"), signer: mallory, pack: pack, carrier: carrier.publicKey)
         #expect(forged.open(with: bob, pack: pack, carrier: carrier.publicKey) == nil)
@@ -52,8 +56,9 @@ import SkwadModel
 
     @Test func aMessageAtItsLimitFitsAnEnvelope() throws {
         let dm = try DirectMessage.seal(letter(String(repeating: "é", count: 300)), signer: alice, pack: pack, carrier: carrier.publicKey)
-        let body = OpBody(packID: pack, author: carrier.publicKey, hlc: HLC(physicalMs: 1_790_000_000_000, counter: 0), stamp: .max,
-                          kind: .directMessage(dm))
+        let body = OpBody(
+            packID: pack, author: carrier.publicKey, hlc: HLC(physicalMs: 1_790_000_000_000, counter: 0), stamp: .max,
+            kind: .directMessage(dm))
         let op = try SignedOp.sign(body, with: carrier)
         #expect(op.envelope.serialized().count <= Limits.maxEnvelopeBytes)
         #expect(try SignedOp.open(op.envelope.serialized()).body.kind == .directMessage(dm))

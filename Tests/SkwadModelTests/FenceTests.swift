@@ -25,7 +25,7 @@ import SkwadTestKit
         var insides = 0
         for _ in 0..<3_000 {
             let center = try GeoPoint(lat: unit() * 160 - 80, lon: unit() * 360 - 180)
-            let radius = pow(10, unit() * 6)            // 1 m ... 1,000 km
+            let radius = pow(10, unit() * 6)  // 1 m ... 1,000 km
             let fence = Geofence(center: center, radiusMeters: radius.rounded(.up))
             // A point near the fence (within 2 radii), at a random precision.
             let bearing = unit() * 2 * .pi, d = unit() * 2 * radius / 111_000
@@ -38,17 +38,21 @@ import SkwadTestKit
             guard fence.contains(cell: cell) else { continue }
             insides += 1
             for _ in 0..<20 {
-                let q = try GeoPoint(lat: max(-90, min(90, cell.center.lat + (unit() * 2 - 1) * cell.latError)),
-                                     lon: max(-180, min(180, cell.center.lon + (unit() * 2 - 1) * cell.lonError)))
+                let q = try GeoPoint(
+                    lat: max(-90, min(90, cell.center.lat + (unit() * 2 - 1) * cell.latError)),
+                    lon: max(-180, min(180, cell.center.lon + (unit() * 2 - 1) * cell.lonError)))
                 #expect(fence.center.distance(to: q) <= fence.radiusMeters * (1 + 1e-9))
             }
-            for dl in [-1.0, 0, 1] { for dn in [-1.0, 0, 1] {
-                let q = try GeoPoint(lat: max(-90, min(90, cell.center.lat + dl * cell.latError)),
-                                     lon: max(-180, min(180, cell.center.lon + dn * cell.lonError)))
-                #expect(fence.center.distance(to: q) <= fence.radiusMeters * (1 + 1e-9))
-            } }
+            for dl in [-1.0, 0, 1] {
+                for dn in [-1.0, 0, 1] {
+                    let q = try GeoPoint(
+                        lat: max(-90, min(90, cell.center.lat + dl * cell.latError)),
+                        lon: max(-180, min(180, cell.center.lon + dn * cell.lonError)))
+                    #expect(fence.center.distance(to: q) <= fence.radiusMeters * (1 + 1e-9))
+                }
+            }
         }
-        #expect(insides > 100)   // the property was exercised
+        #expect(insides > 100)  // the property was exercised
     }
 
     /// A claim is the coarsest cell that shows "inside": it is inside and holds the point,
@@ -87,7 +91,7 @@ import SkwadTestKit
             let f = Geofence.snapped(center: here, radiusMeters: 250.4)
             #expect(f.center.latE6 % Geofence.centerGridE6 == 0 && f.center.lonE6 % Geofence.centerGridE6 == 0)
             #expect(f.radiusMeters == 250)
-            #expect(here.distance(to: f.center) <= 80)   // half the grid's diagonal, about 79 m at most
+            #expect(here.distance(to: f.center) <= 80)  // half the grid's diagonal, about 79 m at most
         }
     }
 

@@ -8,8 +8,9 @@ import SkwadModel
 
     @Test func aCodeRoundTripsWithAndWithoutAGenesisKey() throws {
         let a = JoinCode(pack: Self.pack, epoch: 0, key: [UInt8](repeating: 4, count: 32), address: "127.0.0.1:7400")
-        let b = JoinCode(pack: Self.pack, epoch: 3, key: [UInt8](repeating: 5, count: 32), genesisKey: [UInt8](repeating: 6, count: 32),
-                         address: "10.1.2.3:9")
+        let b = JoinCode(
+            pack: Self.pack, epoch: 3, key: [UInt8](repeating: 5, count: 32), genesisKey: [UInt8](repeating: 6, count: 32),
+            address: "10.1.2.3:9")
         for c in [a, b] {
             let text = c.encoded()
             #expect(text.hasPrefix("skw-") && JoinCode.looks(text))

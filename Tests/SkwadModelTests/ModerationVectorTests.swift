@@ -8,15 +8,17 @@ import SkwadModel
 @Suite struct ModerationVectorTests {
     static let target = try! OpID(bytes: [UInt8](repeating: 0x22, count: 32))
     static var editBody: OpBody {
-        OpBody(packID: TestVector.packID, author: TestVector.pseudonym.publicKey, hlc: HLC(physicalMs: 1_790_000_000_000, counter: 2),
-               stamp: 7, kind: .edit(Edit(target: target, body: "edited")))
+        OpBody(
+            packID: TestVector.packID, author: TestVector.pseudonym.publicKey, hlc: HLC(physicalMs: 1_790_000_000_000, counter: 2),
+            stamp: 7, kind: .edit(Edit(target: target, body: "edited")))
     }
     static let content = ReportContent(target: target, reason: "spam")
 
     static func documented() throws -> [String: [UInt8]] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let text = try String(contentsOf: root.appendingPathComponent("docs/PROTOCOL.md"), encoding: .utf8)
-        guard let start = text.range(of: "```vector-moderation\n"), let end = text.range(of: "```", range: start.upperBound..<text.endIndex) else {
+        guard let start = text.range(of: "```vector-moderation\n"), let end = text.range(of: "```", range: start.upperBound..<text.endIndex)
+        else {
             throw ModelError.malformed("no vector-moderation block in PROTOCOL.md")
         }
         var out: [String: [UInt8]] = [:]

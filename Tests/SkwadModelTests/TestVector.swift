@@ -8,7 +8,8 @@ enum TestVector {
     static let packID = try! OpID(bytes: [UInt8](repeating: 0x11, count: 32))
     static var pseudonym: SigningKeyPair { master.pseudonym(genesisNonce: nonce) }
     static var body: OpBody {
-        OpBody(packID: packID, author: pseudonym.publicKey, hlc: HLC(physicalMs: 1_790_000_000_000, counter: 1),
-               location: "dpphz6q", stamp: 7, kind: .post(Post(title: "hello", body: "first post", tags: ["intro"])))
+        OpBody(
+            packID: packID, author: pseudonym.publicKey, hlc: HLC(physicalMs: 1_790_000_000_000, counter: 1),
+            location: "dpphz6q", stamp: 7, kind: .post(Post(title: "hello", body: "first post", tags: ["intro"])))
     }
 }

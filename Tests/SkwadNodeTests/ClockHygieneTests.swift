@@ -12,7 +12,7 @@ import SkwadTestKit
     static let t0: UInt64 = 1_790_000_000_000
 
     @Test func aRemoteOpAheadMovesNoOtherPacksClockAndOwnPackOnlyBoundedly() async throws {
-        let ahead: UInt64 = 50_000   // within the 60 s default skew: admitted
+        let ahead: UInt64 = 50_000  // within the 60 s default skew: admitted
         let clockA = RunningClock(ms: Self.t0 + ahead), clockB = RunningClock(ms: Self.t0)
         let net = TestNet()
         let a = try await net.add(now: { clockA.now })

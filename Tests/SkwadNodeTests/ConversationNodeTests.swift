@@ -36,9 +36,10 @@ import SkwadTestKit
         #expect(await eventually { letters(bobEvents).map(\.text) == ["still looking? I can visit at 6"] })
         let carolKey = try #require(letters(bobEvents).first?.peer)
         // Carol's chat: her message, then delivered once Bob's receipt is back.
-        #expect(await eventually {
-            await carolEvents.all.contains(.conversation(.delivered(id: sent.id, peer: sent.peer)))
-        })
+        #expect(
+            await eventually {
+                await carolEvents.all.contains(.conversation(.delivered(id: sent.id, peer: sent.peer)))
+            })
         guard case .thread(_, _, let peer, _, let entries) = try await carol.chat(with: post.short()) else {
             Issue.record("no thread"); return
         }
@@ -51,7 +52,7 @@ import SkwadTestKit
         #expect(none.isEmpty)
         let relay = await alpha.replica
         let dms = relay.directMessageIDs(in: try await alpha.resolvePack("Quad").id)
-        #expect(dms.count >= 3)   // two messages and at least one receipt
+        #expect(dms.count >= 3)  // two messages and at least one receipt
         for id in dms {
             guard case .directMessage(let d) = relay.op(id)?.body.kind else { Issue.record("not a DM"); continue }
             #expect(Limits.directSealedSizes.contains(d.sealed.count))
@@ -91,7 +92,7 @@ import SkwadTestKit
         #expect(letters(bobEvents).isEmpty)
         guard case .list(let convs) = try await bob.chat(with: nil) else { Issue.record("not a list"); return }
         #expect(convs.isEmpty)
-        #expect(await bob.replica.directMessageIDs(in: try await bob.resolvePack("Quad").id) == [sent.id])   // no receipt went back
+        #expect(await bob.replica.directMessageIDs(in: try await bob.resolvePack("Quad").id) == [sent.id])  // no receipt went back
         let refused = await message { _ = try await bob.dm(to: cPost.short(), text: "x") }
         #expect(refused.hasPrefix("you blocked"))
         await net.shutdown()
@@ -107,13 +108,14 @@ import SkwadTestKit
         _ = try await carol.createPack(name: "Kitchen", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         let first = try await carol.post(pack: "Kitchen", title: "Best ramen", body: "", tags: [])
         #expect(await net.synced())
-        _ = try await bob.inbox()   // the mark moves past what was there before the follow
+        _ = try await bob.inbox()  // the mark moves past what was there before the follow
         let f = try await bob.follow(first.short(), on: true)
         #expect(await bob.following().map(\.author) == [f.author] && f.packName == "Kitchen")
         let second = try await carol.post(pack: "Kitchen", title: "Dumplings tonight", body: "", tags: [])
-        #expect(await eventually {
-            events.all.contains { if case .conversation(.followedPost(let p)) = $0 { p.id == second } else { false } }
-        })
+        #expect(
+            await eventually {
+                events.all.contains { if case .conversation(.followedPost(let p)) = $0 { p.id == second } else { false } }
+            })
         #expect(await bob.followingFeed(limit: 10).map(\.id) == [second, first])
         #expect(try await bob.inbox().items.contains { if case .followedPost(let p) = $0.kind { p.id == second } else { false } })
         let me = await message { _ = try await carol.follow(first.short(), on: true) }
@@ -151,8 +153,20 @@ import SkwadTestKit
         await bob.setEventSink { events.append($0) }
         let sent = try await carol.dm(to: named.short(), text: "is it still free?")
         #expect(sent.peer == p.persona)
-        #expect(await eventually { events.all.contains { if case .conversation(.message(let e, _,
-            _)) = $0 { e.text == "is it still free?" } else { false } } })
+        #expect(
+            await eventually {
+                events.all.contains {
+                    if case .conversation(
+                        .message(
+                            let e, _,
+                            _)) = $0
+                    {
+                        e.text == "is it still free?"
+                    } else {
+                        false
+                    }
+                }
+            })
         let answer = try await bob.dm(to: sent.id.short(), text: "yes")
         #expect(await net.synced())
         guard case .thread(_, _, _, _, let entries) = try await carol.chat(with: sent.peer.hex) else { Issue.record("no thread"); return }
@@ -209,13 +223,16 @@ import SkwadTestKit
         // Built before the handshake: minting their stamps takes longer than an unproven session lives.
         let wire = try net.wirePeer(to: 0, seed: 5)
         try await wire.handshake()
-        wire.send(WireForge.ops([forged.bytes]))   // one letter per datagram: a letter is up to ~1 KB
+        wire.send(WireForge.ops([forged.bytes]))  // one letter per datagram: a letter is up to ~1 KB
         wire.send(WireForge.ops([real.bytes]))
         wire.send(WireForge.ops([oversize]))
         wire.send(WireForge.ops([odd]))
         for op in flood { wire.send(WireForge.ops([op.bytes])) }
         #expect(await eventually { await holds(node, [forged.id, real.id] + flood.map(\.id)) })
-        #expect(await eventually { let s = await node.counters(); return s.contains { $0.0.contains("malformed") && $0.1 >= 1 } })
+        #expect(
+            await eventually {
+                let s = await node.counters(); return s.contains { $0.0.contains("malformed") && $0.1 >= 1 }
+            })
         guard case .list(let convs) = try await node.chat(with: nil) else { Issue.record("not a list"); return }
         let byText = Dictionary(uniqueKeysWithValues: convs.map { ($0.peer, $0.count) })
         #expect(byText[f.pseudonym(alice, in: g).publicKey] == 1)

@@ -10,8 +10,10 @@ import SkwadTestKit
     enum Kind: CaseIterable { case udp, memory }
 
     /// Binds two endpoints of one network of `kind` (b with `capacity`), runs `body`, closes.
-    func withPair(_ kind: Kind, capacity: Int = 1024,
-                  _ body: (any DatagramTransport, any DatagramTransport, DatagramBinder) async throws -> Void) async throws {
+    func withPair(
+        _ kind: Kind, capacity: Int = 1024,
+        _ body: (any DatagramTransport, any DatagramTransport, DatagramBinder) async throws -> Void
+    ) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let memory = MemoryDatagramNetwork()
         let a: any DatagramTransport, b: any DatagramTransport, binder: DatagramBinder
@@ -34,7 +36,7 @@ import SkwadTestKit
         try await withPair(kind) { a, b, _ in
             #expect(a.localAddress.isCanonical && b.localAddress.isCanonical && a.localAddress != b.localAddress)
             a.send([1, 2, 3], to: b.localAddress)
-            a.send([UInt8](repeating: 7, count: UDPTransport.maxDatagram + 1), to: b.localAddress)   // never sent
+            a.send([UInt8](repeating: 7, count: UDPTransport.maxDatagram + 1), to: b.localAddress)  // never sent
             a.send([4], to: b.localAddress)
             let got = try await withTimeout(seconds: 10) {
                 var got: [Datagram] = []
@@ -54,9 +56,11 @@ import SkwadTestKit
             let host = try #require(addr.ipAddress), port = try #require(addr.port)
             await #expect(throws: (any Error).self) { _ = try await binder.bind(host, port) }
             await a.close()
-            let ended = try await withTimeout(seconds: 10) { for await _ in a.datagrams {}; return true }
+            let ended = try await withTimeout(seconds: 10) {
+                for await _ in a.datagrams {}; return true
+            }
             #expect(ended)
-            let again = try await binder.bind(host, port)   // what the node does when its socket closes under it
+            let again = try await binder.bind(host, port)  // what the node does when its socket closes under it
             #expect(again.localAddress == a.localAddress)
             await again.close()
         }
@@ -86,7 +90,7 @@ import SkwadTestKit
         a.send([3], to: b.localAddress)
         #expect(memory.undeliverable == 3)
         await a.close()
-        b.send([4], to: a.localAddress)   // closed: nothing leaves
+        b.send([4], to: a.localAddress)  // closed: nothing leaves
         #expect(memory.undeliverable == 3)
     }
 }

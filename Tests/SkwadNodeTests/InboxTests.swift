@@ -17,14 +17,14 @@ import SkwadTestKit
         _ = try await a.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         let post = try await a.post(pack: "Quad", title: "Free pizza", body: "Gates", tags: [])
         #expect(await net.synced())
-        #expect(try await a.inbox().items.isEmpty)   // nothing yet: your own ops do not count
+        #expect(try await a.inbox().items.isEmpty)  // nothing yet: your own ops do not count
 
         let reply = try await b.comment(on: post.hex, text: "still there?")
         net.clock.advance(ms: 10)
         _ = try await b.vote(on: post.hex, value: 1)
         _ = try await c.vote(on: post.hex, value: 1)
         _ = try await d.vote(on: post.hex, value: -1)
-        _ = try await c.vote(on: post.hex, value: -1)   // c changes its mind: its latest vote counts
+        _ = try await c.vote(on: post.hex, value: -1)  // c changes its mind: its latest vote counts
         let events = Collector<NodeEvent>()
         await a.setEventSink { events.append($0) }
         #expect(await net.synced())
@@ -52,12 +52,12 @@ import SkwadTestKit
         guard case .reply(let c1, nil) = inbox.items.first?.kind else { Issue.record("no reply: \(inbox.items)"); return }
         #expect(c1.id == reply && inbox.items[0].about == "Free pizza" && inbox.items[0].targetIsPost)
         #expect(inbox.items[1].kind == .votes(target: post, up: 1, down: 2, score: -1))
-        #expect(try await a.inbox().items.isEmpty)   // seen
+        #expect(try await a.inbox().items.isEmpty)  // seen
 
         // A stops; B replies meanwhile; A starts again and hears of the reply (and only of it).
         let dirA = try #require(net.dirs.first)
         await a.close()
-        let later = try await b.comment(on: reply.hex, text: "yes, two boxes left")   // a reply to B's own comment: not for A
+        let later = try await b.comment(on: reply.hex, text: "yes, two boxes left")  // a reply to B's own comment: not for A
         let onA = try await b.comment(on: post.hex, text: "on my way")
         let a2 = try await net.add(dir: dirA)
         #expect(await eventually() { await holds(a2, [later, onA]) })
@@ -93,13 +93,17 @@ import SkwadTestKit
         net.clock.advance(ms: expires - 30 * 60_000 - net.clock.now)
         let soon = try await b.inbox().items
         #expect(soon.count == 1)
-        if case .pack(let n) = soon.first?.kind { #expect(n.kind == .expiring && n.name == "Quad") } else { Issue.record("no expiry notice") }
+        if case .pack(let n) = soon.first?.kind {
+            #expect(n.kind == .expiring && n.name == "Quad")
+        } else {
+            Issue.record("no expiry notice")
+        }
         #expect(try await b.inbox().items.isEmpty)
         net.clock.advance(ms: 31 * 60_000)
         let gone = try await b.inbox().items
         if case .pack(let n) = gone.first?.kind { #expect(n.kind == .expired) } else { Issue.record("no expired notice") }
         net.clock.advance(ms: 72 * 3_600_000)
-        await b.purge()   // the purge does not announce it a second time
+        await b.purge()  // the purge does not announce it a second time
         #expect(try await b.inbox().items.isEmpty)
         await net.shutdown()
     }
@@ -114,12 +118,16 @@ import SkwadTestKit
         _ = try await b.inbox()
         _ = try await a.delete("Meet")
         #expect(await net.synced())
-        await b.purge()   // gone from memory and the store before B looks
+        await b.purge()  // gone from memory and the store before B looks
         let items = try await b.inbox().items
         #expect(items.count == 1)
-        if case .pack(let n) = items.first?.kind { #expect(n.kind == .deleted && n.name == "Meet") } else { Issue.record("no notice: \(items)") }
+        if case .pack(let n) = items.first?.kind {
+            #expect(n.kind == .deleted && n.name == "Meet")
+        } else {
+            Issue.record("no notice: \(items)")
+        }
         #expect(try await b.inbox().items.isEmpty)
-        #expect(try await a.inbox().items.isEmpty)   // the Alpha deleted it: nothing to tell it
+        #expect(try await a.inbox().items.isEmpty)  // the Alpha deleted it: nothing to tell it
         await net.shutdown()
     }
 }

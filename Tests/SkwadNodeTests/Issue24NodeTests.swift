@@ -89,7 +89,9 @@ import SkwadTestKit
         defer { try? FileManager.default.removeItem(atPath: secret) }
         // A campus node makes an admin pack; the same store opened by a node that holds no
         // admin secret and trusts no key: the pack is an ordinary one there.
-        var n = try open(dir) { $0.adminSecretFile = secret; $0.adminPacks = ["Campus news"] }
+        var n = try open(dir) {
+            $0.adminSecretFile = secret; $0.adminPacks = ["Campus news"]
+        }
         try await n.ensureAdminPacks()
         #expect(await n.packs().first?.pack.isAdmin == true)
         await n.close()

@@ -8,10 +8,10 @@ import Testing
 
     @Test func aBeaconNamesItsGossipPortAndNothingElse() {
         let b = LanBeacon.datagram(gossipPort: 40271, instance: Self.theirs)
-        #expect(b.count == LanBeacon.size && b.count * 3 >= 4 * 200)   // 4 HELLOs of 200 bytes at most
+        #expect(b.count == LanBeacon.size && b.count * 3 >= 4 * 200)  // 4 HELLOs of 200 bytes at most
         #expect(Array(b[15...]).allSatisfy { $0 == 0 })
         #expect(LanBeacon.parse(b, ownInstance: Self.mine) == 40271)
-        #expect(LanBeacon.parse(b, ownInstance: Self.theirs) == nil)   // our own, looped back
+        #expect(LanBeacon.parse(b, ownInstance: Self.theirs) == nil)  // our own, looped back
     }
 
     @Test func anythingElseIsRefused() {

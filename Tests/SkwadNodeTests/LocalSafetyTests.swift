@@ -39,7 +39,7 @@ func mode(_ path: String) -> Int {
             let line = "\(error)"
             #expect(!line.contains("\n") && line.contains("too open") && line.contains("0644"))
         }
-        #expect(mode(dir + "/master.key") == 0o644)   // refused, not silently changed
+        #expect(mode(dir + "/master.key") == 0o644)  // refused, not silently changed
     }
 
     @Test func localPostingIsLimitedLikeTheNetworks() async throws {
@@ -58,7 +58,7 @@ func mode(_ path: String) -> Int {
         } catch {
             #expect("\(error)".hasPrefix("slow down: "))
         }
-        clock.advance(ms: 12_000)   // one token back at 5 a minute
+        clock.advance(ms: 12_000)  // one token back at 5 a minute
         _ = try await node.post(pack: "Quad", title: "later", body: "", tags: [])
         // Another pseudonym (another pack) has its own allowance.
         _ = try await node.createPack(name: "Other", radiusMeters: nil, locked: false, tags: [], color: "")
@@ -75,7 +75,7 @@ func mode(_ path: String) -> Int {
         #expect(fence.center.latE6 == 40_443_000 && fence.center.lonE6 == -79_944_000)
         let post = try await node.post(pack: "Town", title: "hi", body: "", tags: [])
         let claim = try #require(await node.replica.op(post)?.body.location)
-        #expect(claim.count <= 5)                      // km-sized, not a 150 m cell
+        #expect(claim.count <= 5)  // km-sized, not a 150 m cell
         #expect(fence.contains(geohash: claim))
         #expect(!fence.contains(geohash: String(claim.dropLast())))
     }

@@ -201,9 +201,9 @@ import SkwadTestKit
         _ = try await alpha.mute("Noise", on: true)
         func check(_ n: Node) async throws {
             #expect(try await n.feed(pack: nil, sort: .new, limit: 10).map(\.title) == ["From carol"])
-            #expect(try await n.feed(pack: "Noise", sort: .new, limit: 10).map(\.title) == ["Noisy"])   // named: still shown
+            #expect(try await n.feed(pack: "Noise", sort: .new, limit: 10).map(\.title) == ["Noisy"])  // named: still shown
             let th = try await n.show(carols.short())
-            #expect(th.comments.map(\.removed) == [true, false])   // bob's comment kept as a placeholder for carol's reply
+            #expect(th.comments.map(\.removed) == [true, false])  // bob's comment kept as a placeholder for carol's reply
             let b = await n.blocks()
             #expect(b.authors.map { pseudonymTag($0.key) } == [bobTag] && b.packs.map(\.name) == ["Noise"])
         }

@@ -20,7 +20,9 @@ import SkwadTestKit
     /// ENETUNREACH (the network went away); before, the node then went deaf for good.
     @Test func aSocketClosedUnderTheNodeIsBoundAgainAndGossipGoesOn() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let dirs = (0..<2).map { _ in FileManager.default.temporaryDirectory.appendingPathComponent("skwad-rebind-\(UUID().uuidString)").path }
+        let dirs = (0..<2).map { _ in
+            FileManager.default.temporaryDirectory.appendingPathComponent("skwad-rebind-\(UUID().uuidString)").path
+        }
         defer { dirs.forEach { try? FileManager.default.removeItem(atPath: $0) } }
         let a = try makeNode(dirs[0]), b = try makeNode(dirs[1])
         let seed = try await a.goOnline(group: group, listen: "127.0.0.1:0", peers: [])
@@ -30,7 +32,7 @@ import SkwadTestKit
         #expect(await eventually() { await b.packs().contains { $0.pack.id == pack.id } })
         _ = try await b.join(pack.id.hex)
 
-        await a.network?.transport.close()   // what NIO does after such a send error
+        await a.network?.transport.close()  // what NIO does after such a send error
         #expect(await eventually() { await a.networkStats().contains { $0 == ("transport.rebinds", 1) } })
         #expect(await a.listenAddress == seed)
         let post = try await b.post(pack: pack.id.hex, title: "after the rebind", body: "b", tags: [])
@@ -52,36 +54,43 @@ import SkwadTestKit
         let pack = try await nodes[0].createPack(name: "Quad", radiusMeters: 2000, locked: false, tags: ["campus"], color: "")
         #expect(await eventually { await nodes.asyncAllSatisfy { await $0.packs().contains { $0.pack.id == pack.id } } })
         var posts: [OpID] = []
-        for (i, n) in nodes.enumerated() { posts.append(try await n.post(pack: pack.id.hex, title: "hello from \(i)", body: "b", tags: [])) }
-        #expect(await eventually { await nodes.asyncAllSatisfy { (try? await $0.feed(pack: pack.id.hex, sort: .new, limit: 50).count) == 5 } })
+        for (i, n) in nodes.enumerated() {
+            posts.append(try await n.post(pack: pack.id.hex, title: "hello from \(i)", body: "b", tags: []))
+        }
+        #expect(
+            await eventually { await nodes.asyncAllSatisfy { (try? await $0.feed(pack: pack.id.hex, sort: .new, limit: 50).count) == 5 } })
         for (i, n) in nodes.enumerated() {
             _ = try await n.comment(on: posts[(i + 1) % 5].hex, text: "reply \(i)")
             _ = try await n.vote(on: posts[(i + 2) % 5].hex, value: i % 2 == 0 ? 1 : -1)
         }
         func snapshot(_ n: Node) async -> [PostView] { (try? await n.feed(pack: pack.id.hex, sort: .top, limit: 50)) ?? [] }
-        #expect(await eventually {
-            let first = await snapshot(nodes[0])
-            guard first.reduce(0, { $0 + $1.commentCount }) == 5 else { return false }
-            for n in nodes where await snapshot(n) != first { return false }
-            return true
-        })
+        #expect(
+            await eventually {
+                let first = await snapshot(nodes[0])
+                guard first.reduce(0, { $0 + $1.commentCount }) == 5 else { return false }
+                for n in nodes where await snapshot(n) != first { return false }
+                return true
+            })
         let threads = try await nodes.asyncMap { try await $0.show(posts[0].hex) }
         #expect(threads.allSatisfy { $0 == threads[0] })
 
         // Node 4 stops; the others keep posting; node 4 restarts on its data and catches up.
         await nodes[4].close()
-        for (i, n) in nodes.prefix(4).enumerated() { _ = try await n.post(pack: pack.id.hex, title: "while away \(i)", body: "b", tags: []) }
+        for (i, n) in nodes.prefix(4).enumerated() {
+            _ = try await n.post(pack: pack.id.hex, title: "while away \(i)", body: "b", tags: [])
+        }
         nodes[4] = try makeNode(dirs[4])
-        #expect(try await nodes[4].feed(pack: pack.id.hex, sort: .new, limit: 50).count == 5)   // restored from its store
+        #expect(try await nodes[4].feed(pack: pack.id.hex, sort: .new, limit: 50).count == 5)  // restored from its store
         try await nodes[4].goOnline(over: memory.binder, listen: "127.0.0.1:0", peers: [seed])
         // Every node, the restarted one included, ends with the same 9 posts (a post made
         // while node 4 was away may still be on its way to node 0 when node 4 has it).
-        #expect(await eventually {
-            let first = await snapshot(nodes[0])
-            guard first.count == 9 else { return false }
-            for n in nodes where await snapshot(n) != first { return false }
-            return true
-        })
+        #expect(
+            await eventually {
+                let first = await snapshot(nodes[0])
+                guard first.count == 9 else { return false }
+                for n in nodes where await snapshot(n) != first { return false }
+                return true
+            })
         for n in nodes { await n.goOffline() }
     }
 }

@@ -35,7 +35,9 @@ func testConfig(_ dir: String) -> NodeConfig {
             // The author's own upvote is kept but does not count (self-votes, issue 10).
             #expect(feed.map(\.title) == ["Free pizza"] && feed[0].score == 0 && feed[0].commentCount == 2)
             let den = await node.den()
-            #expect(den.view.packs.map(\.name) == ["Quad"] && den.view.posts.count == 1 && den.view.comments.count == 2 && den.view.totalUpvotes == 0)
+            #expect(
+                den.view.packs.map(\.name) == ["Quad"] && den.view.posts.count == 1 && den.view.comments.count == 2
+                    && den.view.totalUpvotes == 0)
             // Master key is private to the user.
             let attrs = try FileManager.default.attributesOfItem(atPath: dir + "/master.key")
             #expect((attrs[.posixPermissions] as? NSNumber)?.intValue == 0o600)
@@ -55,7 +57,9 @@ func testConfig(_ dir: String) -> NodeConfig {
         let dir = tempDataDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let node = try Node(config: testConfig(dir))
-        await #expect(throws: NodeError.self) { try await node.createPack(name: "x", radiusMeters: 100, locked: false, tags: [], color: "") }
+        await #expect(throws: NodeError.self) {
+            try await node.createPack(name: "x", radiusMeters: 100, locked: false, tags: [], color: "")
+        }
         await #expect(throws: NodeError.self) { try await node.createPack(name: "x", radiusMeters: nil, locked: true, tags: [], color: "") }
         await #expect(throws: NodeError.self) { try await node.post(pack: "nope", title: "t", body: "b", tags: []) }
         await #expect(throws: NodeError.self) { try await node.vote(on: "zz", value: 1) }
@@ -64,12 +68,14 @@ func testConfig(_ dir: String) -> NodeConfig {
         let long = String(repeating: "t", count: 500)
         await #expect(throws: NodeError.self) { try await node.post(pack: "x", title: long, body: "b", tags: []) }
         _ = try await node.createPack(name: "x", radiusMeters: nil, locked: false, tags: [], color: "")
-        do { _ = try await node.post(pack: "x", title: "t", body: "b", tags: []); Issue.record("ambiguous name accepted") }
-        catch let e as NodeError { #expect(e.description.contains("2 packs are named 'x'")) }
+        do { _ = try await node.post(pack: "x", title: "t", body: "b", tags: []); Issue.record("ambiguous name accepted") } catch let e
+            as NodeError
+        { #expect(e.description.contains("2 packs are named 'x'")) }
     }
 
     @Test func configParsingNamesBadKeysAndLines() throws {
-        let ok = try NodeConfig.parse("""
+        let ok = try NodeConfig.parse(
+            """
             location = "40.1,-79.5"
             pow_bits = 8
             listen = "127.0.0.1:7401"

@@ -17,7 +17,9 @@ func httpRequestBlocking(port: Int, method: String = "GET", path: String) throws
     addr.sin_family = sa_family_t(AF_INET)
     addr.sin_port = in_port_t(UInt16(port).bigEndian)
     addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    let ok = withUnsafePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
     guard ok == 0 else { throw NodeError("connect failed") }
     let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     _ = request.withCString { send(fd, $0, strlen($0), 0) }
@@ -59,7 +61,9 @@ func sample(_ text: String, _ series: String) -> Double? {
     @Test func metricsEndpointOfARealNodeShowsItsTraffic() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let memory = MemoryDatagramNetwork()
-        let dirs = (0..<2).map { _ in FileManager.default.temporaryDirectory.appendingPathComponent("skwad-metrics-\(UUID().uuidString)").path }
+        let dirs = (0..<2).map { _ in
+            FileManager.default.temporaryDirectory.appendingPathComponent("skwad-metrics-\(UUID().uuidString)").path
+        }
         defer { dirs.forEach { try? FileManager.default.removeItem(atPath: $0) } }
         let nodes = try dirs.map { dir -> Node in
             var c = NodeConfig(dataDir: dir)
@@ -114,12 +118,14 @@ func sample(_ text: String, _ series: String) -> Double? {
             addr.sin_family = sa_family_t(AF_INET)
             addr.sin_port = in_port_t(UInt16(port).bigEndian)
             addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            let ok = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
             guard ok == 0 else { throw NodeError("connect failed") }
             return fd
         }
         let silent = try (0..<MetricsServer.maxConnections).map { _ in try open() }
-        try await Task.sleep(nanoseconds: 300_000_000)   // let the server take them in
+        try await Task.sleep(nanoseconds: 300_000_000)  // let the server take them in
         let extra = try open()
         #expect(try await blocking { secondsUntilClosed(extra) } < 2)
         let first = silent[0]
@@ -151,8 +157,8 @@ func sample(_ text: String, _ series: String) -> Double? {
 
     @Test func dropSummaryLogsWhatGrewOnceAWindow() {
         var s = DropSummary()
-        #expect(s.summarize([("drop.replay", 7), ("bytes.in", 100)]) == nil)   // first call: baseline
-        #expect(s.summarize([("drop.replay", 7), ("bytes.in", 900)]) == nil)   // nothing dropped
+        #expect(s.summarize([("drop.replay", 7), ("bytes.in", 100)]) == nil)  // first call: baseline
+        #expect(s.summarize([("drop.replay", 7), ("bytes.in", 900)]) == nil)  // nothing dropped
         let line = s.summarize([("drop.replay", 10), ("drop.rateLimited", 5), ("reject.badSignature", 1), ("bytes.in", 1000)])
         #expect(line == "dropped 9: drop.rateLimited=5 drop.replay=3 reject.badSignature=1")
         #expect(s.summarize([("drop.replay", 10), ("drop.rateLimited", 5), ("reject.badSignature", 1)]) == nil)

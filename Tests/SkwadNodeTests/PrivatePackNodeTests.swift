@@ -22,8 +22,9 @@ import SkwadTestKit
         for _ in 0..<4 { try await net.add() }
         #expect(await net.linked())
         let (alpha, bob, carol, dave) = (net.nodes[0], net.nodes[1], net.nodes[2], net.nodes[3])
-        let p = try await alpha.createPack(name: "Flat 4B", radiusMeters: TestNet.radius, locked: false, tags: ["home"], color: "",
-                                           inviteOnly: true)
+        let p = try await alpha.createPack(
+            name: "Flat 4B", radiusMeters: TestNet.radius, locked: false, tags: ["home"], color: "",
+            inviteOnly: true)
         _ = try await alpha.post(pack: "Flat 4B", title: "rent is due friday", body: "transfer to the usual", tags: [])
         let code = try await alpha.invite("Flat 4B")
         #expect(code.hasPrefix("skw-"))

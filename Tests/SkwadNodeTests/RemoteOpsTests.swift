@@ -28,28 +28,32 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
         let post = try await a.post(pack: "Quad", title: "Hello", body: "there", tags: [])
         #expect(await eventually() { await holds(b, [post, pack.id]) })
         #expect(try await b.store.opCount() == 2)
-        #expect(opEvents(eventsB.all).isEmpty)   // B has not joined Quad: no announcement
+        #expect(opEvents(eventsB.all).isEmpty)  // B has not joined Quad: no announcement
         _ = try await b.join("Quad")
 
         // B's first op in Quad mints its pseudonym's stamp with the pack's 8 bits, once.
         let comment = try await b.comment(on: post.short(), text: "hi from B")
         let bComment = try #require(await b.replica.op(comment))
-        guard case .createPack(let genesis) = try #require(await a.replica.op(pack.id)).body.kind else { Issue.record("no genesis"); return }
+        guard case .createPack(let genesis) = try #require(await a.replica.op(pack.id)).body.kind else {
+            Issue.record("no genesis"); return
+        }
         #expect(ProofOfWork.isValid(genesisNonce: genesis.nonce, author: bComment.author.bytes, stamp: bComment.body.stamp, bits: 8))
         #expect(try await b.store.stamps()[pack.id] == bComment.body.stamp)
 
         // A hears of the comment on its post; B hears of A's vote on its comment and A's new post.
-        #expect(await eventually() {
-            eventsA.all.contains { if case .newComment(let c, "Quad") = $0 { c.id == comment } else { false } }
-        })
+        #expect(
+            await eventually() {
+                eventsA.all.contains { if case .newComment(let c, "Quad") = $0 { c.id == comment } else { false } }
+            })
         _ = try await a.vote(on: comment.short(), value: 1)
         let second = try await a.post(pack: "Quad", title: "Second", body: "post", tags: [])
-        #expect(await eventually() {
-            let heard = eventsB.all
-            return heard.contains { if case .voteOnYours(_, 1) = $0 { true } else { false } }
-                && heard.contains { if case .newPost(let p) = $0 { p.id == second } else { false } }
-        })
-        #expect(await b.stats.admitted == 4)   // genesis, Hello, the vote, Second
+        #expect(
+            await eventually() {
+                let heard = eventsB.all
+                return heard.contains { if case .voteOnYours(_, 1) = $0 { true } else { false } }
+                    && heard.contains { if case .newPost(let p) = $0 { p.id == second } else { false } }
+            })
+        #expect(await b.stats.admitted == 4)  // genesis, Hello, the vote, Second
 
         // Duplicates and garbage on the wire are counted, not fatal: a peer replays A's ops
         // and a malformed envelope to B.
@@ -62,7 +66,7 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
         #expect(await eventually() { await stat("reject.malformed") == 1 })
         #expect(await stat("ops.duplicate") >= duplicatesBefore + 3)
         #expect(await b.stats.admitted == 4)
-        #expect(try await b.store.opCount() == 5)   // A's 4 and B's comment, each once
+        #expect(try await b.store.opCount() == 5)  // A's 4 and B's comment, each once
         await net.shutdown(keepData: true)
 
         // What B received was committed: a restart shows it, and B keeps its stamp.
@@ -71,7 +75,8 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
         #expect(try await b2.feed(pack: nil, sort: .new, limit: 10).map(\.title) == ["Second", "Hello"])
         _ = try await b2.vote(on: second.short(), value: 1)
         #expect(try await b2.resolveOp(second.short()).id == second)
-        let vote = try #require(await b2.replica.allOps.first { if case .vote = $0.body.kind { $0.author == bComment.author } else { false } })
+        let vote = try #require(
+            await b2.replica.allOps.first { if case .vote = $0.body.kind { $0.author == bComment.author } else { false } })
         #expect(vote.body.stamp == bComment.body.stamp)
         await b2.close()
         net.removeData()
@@ -108,4 +113,3 @@ func opEvents(_ events: [NodeEvent]) -> [NodeEvent] {
         await net.shutdown()
     }
 }
-

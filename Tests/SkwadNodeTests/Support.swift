@@ -19,7 +19,11 @@ final class Collector<T: Sendable>: @unchecked Sendable {
     private var items: [T] = []
     func append(_ x: T) { lock.withLock { items.append(x) } }
     var all: [T] { lock.withLock { items } }
-    func drain() -> [T] { lock.withLock { defer { items.removeAll() }; return items } }
+    func drain() -> [T] {
+        lock.withLock {
+            defer { items.removeAll() }; return items
+        }
+    }
 }
 
 extension SignedOp {

@@ -9,8 +9,9 @@ import SkwadNode
 @Suite(.serialized) struct CaptionREPLTests {
     @Test func grammar() throws {
         #expect(try Command.parse(#"ask Quad "caption this""#) == .caption(.ask(pack: "Quad", prompt: "caption this", body: "", tags: [])))
-        #expect(try Command.parse(#"ask Quad "caption this" "a cat" --tags fun"#)
-            == .caption(.ask(pack: "Quad", prompt: "caption this", body: "a cat", tags: ["fun"])))
+        #expect(
+            try Command.parse(#"ask Quad "caption this" "a cat" --tags fun"#)
+                == .caption(.ask(pack: "Quad", prompt: "caption this", body: "a cat", tags: ["fun"])))
         #expect(try Command.parse("pick ab12") == .caption(.pick("ab12")))
         #expect(throws: CommandError.self) { try Command.parse("ask Quad") }
         #expect(throws: CommandError.self) { try Command.parse("pick") }

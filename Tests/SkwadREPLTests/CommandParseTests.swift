@@ -8,7 +8,8 @@ import SkwadNode
     @Test func everyCommandParses() throws {
         #expect(try Command.parse("") == nil)
         #expect(try Command.parse("help post") == .help("post"))
-        #expect(try Command.parse("create Quad --radius 800 --locked --tags a,b --color green")
+        #expect(
+            try Command.parse("create Quad --radius 800 --locked --tags a,b --color green")
                 == .create(name: "Quad", radius: 800, locked: true, tags: ["a", "b"], color: "green"))
         #expect(try Command.parse("packs --sort popular --tag food") == .packs(sort: .popular, tag: "food"))
         #expect(try Command.parse(#"post Quad "T" "B" --tags x"#) == .post(pack: "Quad", title: "T", body: "B", tags: ["x"]))
@@ -34,8 +35,10 @@ import SkwadNode
             let guess = commandHelp.map(\.name).map { ($0, editDistance($0, verb)) }.min { $0.1 < $1.1 }
             return guess.flatMap { $0.1 <= 2 ? $0.0 : nil }
         }
-        let verbs = ["psot", "blokc", "pst", "poster", "feeds", "x", "", "he", "hlep", "joinn", "lev", "searc", "unblokc",
-                     "reprots", "zzzzzz", "é", "mapp", "qq", String(repeating: "a", count: 33), "whoamii", "locat", "dne"]
+        let verbs = [
+            "psot", "blokc", "pst", "poster", "feeds", "x", "", "he", "hlep", "joinn", "lev", "searc", "unblokc",
+            "reprots", "zzzzzz", "é", "mapp", "qq", String(repeating: "a", count: 33), "whoamii", "locat", "dne"
+        ]
         for verb in verbs + commandHelp.map(\.name) { #expect(nearestCommand(to: verb) == everyName(verb), "\(verb)") }
         #expect(nearestCommand(to: "psot") == "post" && nearestCommand(to: "zzzzzz") == nil)
     }
@@ -55,7 +58,7 @@ import SkwadNode
 
     @Test func helpCoversEveryCommand() throws {
         let all = try Executor.help(nil)
-        for h in commandHelp { #expect(all.contains("  \(h.name) ")) }   // the overview names them; help CMD gives the usage
+        for h in commandHelp { #expect(all.contains("  \(h.name) ")) }  // the overview names them; help CMD gives the usage
         for h in commandHelp { #expect(try Executor.help(h.name).hasPrefix(h.usage.prefix(60))) }
         #expect(throws: CommandError.self) { try Executor.help("nope") }
     }

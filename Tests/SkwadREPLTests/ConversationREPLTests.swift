@@ -47,8 +47,10 @@ import SkwadNode
         let msg = try #require(events.all.compactMap { if case .conversation(.message(let e, _, _)) = $0 { e } else { nil } }.first)
         let thread = await run("chat \(msg.id.short(8))")
         let verify = await run("verify \(msg.peer.hex)")
-        let live = REPL.eventLine(events.all.first { if case .conversation = $0 { true } else { false } }!, mode: mode, verbose: false,
-                                  styles: [:], nowMs: wallClockMs()) ?? ""
+        let live =
+            REPL.eventLine(
+                events.all.first { if case .conversation = $0 { true } else { false } }!, mode: mode, verbose: false,
+                styles: [:], nowMs: wallClockMs()) ?? ""
         for out in [list, thread, live] {
             let stripped = out.replacingOccurrences(of: #"\u{1B}\[[0-9;]*m"#, with: "", options: .regularExpression)
             for bad in ["\u{1B}]", "\u{07}", "\u{202E}", "\nfake line"] {

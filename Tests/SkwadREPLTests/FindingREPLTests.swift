@@ -70,13 +70,17 @@ import SkwadReplica
         try await withNode { node in
             let r = repl(node, .plain)
             let huge = String(repeating: "x", count: 1 << 20)
-            for line in [huge, "locate \(huge)", "feed --limit \(huge)", "up \(huge)", "join \(huge)", "help \(huge)", "feed --sort \(huge)"] {
+            for line in [
+                huge, "locate \(huge)", "feed --limit \(huge)", "up \(huge)", "join \(huge)", "help \(huge)", "feed --sort \(huge)"
+            ] {
                 let out = await r.handle(line, nowMs: wallClockMs()).output ?? ""
                 #expect(out.hasPrefix("error: ") && out.count < 300, "\(out.prefix(120))… (\(out.count) characters)")
                 #expect(!out.contains(String(repeating: "x", count: 81)))
             }
             #expect((await r.handle("up 0", nowMs: 0).output ?? "").contains("too short for an id"))
-            #expect(await r.handle("delete 0000000000", nowMs: 0).output == "error: no post, comment or pack with id '0000000000' (see: feed, packs)")
+            #expect(
+                await r.handle("delete 0000000000", nowMs: 0).output
+                    == "error: no post, comment or pack with id '0000000000' (see: feed, packs)")
         }
     }
 
@@ -88,7 +92,9 @@ import SkwadReplica
             let id = String(posted.dropFirst("posted ".count))
             _ = await r.handle(#"comment \#(id) "the quesadillas are gone""#, nowMs: wallClockMs())
             let out = (await r.handle("search quesadillas", nowMs: wallClockMs()).output ?? "").split(separator: "\n")
-            #expect(out.count == 2 && out[0].hasPrefix(id) && out[0].contains("Free pizza") && out[1].contains("↳") && out[1].contains("quesadillas"))
+            #expect(
+                out.count == 2 && out[0].hasPrefix(id) && out[0].contains("Free pizza") && out[1].contains("↳")
+                    && out[1].contains("quesadillas"))
             #expect(await r.handle("search nothinglikethis", nowMs: 0).output?.hasPrefix("nothing found") == true)
         }
     }
@@ -98,7 +104,7 @@ import SkwadReplica
             let r = repl(node, .plain)
             _ = await r.handle("locate 40.4433,-79.9436", nowMs: wallClockMs())
             _ = await r.handle("create Here --radius 100 --color green", nowMs: wallClockMs())
-            _ = await r.handle("locate 40.4523,-79.9436", nowMs: wallClockMs())   // ≈ 1 km north
+            _ = await r.handle("locate 40.4523,-79.9436", nowMs: wallClockMs())  // ≈ 1 km north
             _ = await r.handle("create North --radius 200", nowMs: wallClockMs())
             _ = await r.handle("create Everywhere", nowMs: wallClockMs())
             _ = await r.handle("locate 40.4433,-79.9436", nowMs: wallClockMs())
@@ -122,7 +128,9 @@ import SkwadReplica
             // The text map is the same grid, then a legend line per pack.
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             #expect(lines.count == 1 + rows + 3)
-            for (i, row) in grid.enumerated() { #expect(lines[1 + i] == row.replacingOccurrences(of: #"\s+$"#, with: "", options: .regularExpression)) }
+            for (i, row) in grid.enumerated() {
+                #expect(lines[1 + i] == row.replacingOccurrences(of: #"\s+$"#, with: "", options: .regularExpression))
+            }
             #expect(text.contains("North") && text.contains("no fence: everywhere"))
             // Without a location: a one-line error.
             try await withNode { other in
@@ -141,7 +149,9 @@ import SkwadReplica
             #expect(line.contains("now") && !line.contains("in "))
             #expect(REPL.eventLine(.peerJoined("127.0.0.1:9"), mode: .terminal, verbose: false, styles: [:], nowMs: nowMs) == nil)
             #expect(REPL.eventLine(.peerLeft("127.0.0.1:9"), mode: .json, verbose: false, styles: [:], nowMs: nowMs) == nil)
-            #expect(REPL.eventLine(.peerJoined("127.0.0.1:9"), mode: .plain, verbose: true, styles: [:], nowMs: nowMs) == "* peer joined 127.0.0.1:9")
+            #expect(
+                REPL.eventLine(.peerJoined("127.0.0.1:9"), mode: .plain, verbose: true, styles: [:], nowMs: nowMs)
+                    == "* peer joined 127.0.0.1:9")
         }
     }
 
@@ -167,16 +177,21 @@ import SkwadReplica
             executor.peers = { [PeerInfo(address: "127.0.0.1:1", state: "active", cell: nil)] }
             var renderer = Renderer(mode: .json)
             renderer.styles = await node.packStyles()
-            let lines = ["help", "help create", "whoami", "locate 40.4433,-79.9436", "create Quad --radius 500 --color red --tags a",
-                         "create quad", "packs" ]
+            let lines = [
+                "help", "help create", "whoami", "locate 40.4433,-79.9436", "create Quad --radius 500 --color red --tags a",
+                "create quad", "packs"
+            ]
             for line in lines { _ = try await executor.run(try #require(Command.parse(line))) }
             let styles = await node.packStyles()
             let label = try #require(styles.values.first { $0.label.hasPrefix("Quad·") }?.label)
             let post = try await node.post(pack: label, title: "Free pizza", body: "b", tags: ["food"])
             let comment = try await node.comment(on: post.hex, text: "pizza reply")
-            let all = lines + ["comment \(post.hex) \"x\"", "up \(post.hex)", "unvote \(comment.hex)", "feed", "feed --tag food --within 900",
-                               "show \(post.hex)", "den", "peers", "stats", "search pizza", "inbox", "map", "map --json",
-                               "join \(label)", "leave \(label)", "quit"]
+            let all =
+                lines + [
+                    "comment \(post.hex) \"x\"", "up \(post.hex)", "unvote \(comment.hex)", "feed", "feed --tag food --within 900",
+                    "show \(post.hex)", "den", "peers", "stats", "search pizza", "inbox", "map", "map --json",
+                    "join \(label)", "leave \(label)", "quit"
+                ]
             for line in all {
                 let reply = try await executor.run(try #require(Command.parse(line)))
                 renderer.styles = await node.packStyles()

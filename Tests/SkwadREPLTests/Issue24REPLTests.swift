@@ -94,7 +94,7 @@ import SkwadReplica
             let r = repl(node)
             _ = await run(r, "create Lab --radius 200 --locked")
             _ = await run(r, "leave Lab")
-            _ = await run(r, "locate 40.4533,-79.9436")   // about 1.1 km north
+            _ = await run(r, "locate 40.4533,-79.9436")  // about 1.1 km north
             let said = await run(r, "join Lab")
             #expect(said.contains("it is locked to 200 m around its centre and you are 1.1 km away ("), "\(said)")
             #expect(said.contains("outside)"))

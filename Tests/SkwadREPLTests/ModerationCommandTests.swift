@@ -28,8 +28,10 @@ import SkwadNode
 
     @Test func editIsOneVerbForPacksAndPosts() throws {
         #expect(try Command.parse(#"edit ab12 "new text""#) == .moderation(.edit(ref: "ab12", EditRequest(text: "new text"))))
-        #expect(try Command.parse(#"edit ab12 --title "T" --body "B""#) == .moderation(.edit(ref: "ab12", EditRequest(title: "T", body: "B"))))
-        #expect(try Command.parse("edit Quad --name Quad2 --color red --tags a,b")
+        #expect(
+            try Command.parse(#"edit ab12 --title "T" --body "B""#) == .moderation(.edit(ref: "ab12", EditRequest(title: "T", body: "B"))))
+        #expect(
+            try Command.parse("edit Quad --name Quad2 --color red --tags a,b")
                 == .moderation(.edit(ref: "Quad", EditRequest(name: "Quad2", color: "red", tags: ["a", "b"]))))
         // --tags "" clears the tags (present but empty), unlike no --tags at all.
         #expect(try Command.parse(#"edit Quad --tags """#) == .moderation(.edit(ref: "Quad", EditRequest(tags: []))))
@@ -47,7 +49,10 @@ import SkwadNode
 
     @Test func helpListsTheNewVerbs() throws {
         let h = try Executor.help(nil)
-        let verbs = Set(h.split(separator: "\n").compactMap { $0.hasPrefix("  ") && !$0.hasPrefix("   ") ? $0.split(separator: " ").first.map(String.init) : nil })
+        let verbs = Set(
+            h.split(separator: "\n").compactMap {
+                $0.hasPrefix("  ") && !$0.hasPrefix("   ") ? $0.split(separator: " ").first.map(String.init) : nil
+            })
         for verb in ["hide", "unhide", "edit", "log", "report", "reports", "dismiss", "block", "unblock", "mute", "unmute", "blocks"] {
             #expect(verbs.contains(verb), "help lacks \(verb)")
         }

@@ -17,10 +17,11 @@ import SkwadNode
         #expect(await net.eventually { await b.packs().contains { $0.pack.name == "Quad" } })
         let post = try await b.post(pack: "Quad", title: Self.hostile, body: "", tags: [])
         let report = try await b.report(post.short(8), reason: Self.hostile)
-        #expect(await net.eventually {
-            guard (try? await a.show(post.hex)) != nil else { return false }
-            return (try? await a.reports(pack: "Quad").map(\.id)) == [report]
-        })
+        #expect(
+            await net.eventually {
+                guard (try? await a.show(post.hex)) != nil else { return false }
+                return (try? await a.reports(pack: "Quad").map(\.id)) == [report]
+            })
         let replA = REPL(executor: Executor(node: a), reader: LineReader(interactive: false, historyPath: nil), mode: mode)
         func run(_ line: String) async -> String { await replA.handle(line, nowMs: wallClockMs()).output ?? "" }
         let reports = await run("reports")

@@ -17,9 +17,11 @@ import SkwadNode
     }
 
     @Test func parsingChecksRatingsAndRanges() throws {
-        for bad in ["--overall 5.2 --location 3 --management 3 --amenities 3 --again yes",
-                    "--overall 4 --location 0 --management 3 --amenities 3 --again yes",
-                    "--overall 4 --location 3 --management 3 --amenities 3 --again maybe"] {
+        for bad in [
+            "--overall 5.2 --location 3 --management 3 --amenities 3 --again yes",
+            "--overall 4 --location 0 --management 3 --amenities 3 --again yes",
+            "--overall 4 --location 3 --management 3 --amenities 3 --again maybe"
+        ] {
             #expect(throws: CommandError.self) { try Command.parse("review ab " + bad) }
         }
         #expect(throws: CommandError.self) { try Command.parse("review ab --overall 4 --location 3 --management 3 --amenities 3") }
@@ -31,9 +33,14 @@ import SkwadNode
             Issue.record("not a place add"); return
         }
         #expect(pack == "Quad" && input.address == "1 Elm St" && input.rentMin == 700 && input.rentMax == 900 && input.bathsHalf == 3)
-        #expect(try Command.parse(#"review ab --overall 3.5 --location 4 --management 2 --amenities 5 --again no "cold""#)
-                == .places(.review(place: "ab", ReviewInput(overallHalf: 7, location: 4, management: 2, amenities: 5, again: false,
-                                                            text: "cold"))))
+        #expect(
+            try Command.parse(#"review ab --overall 3.5 --location 4 --management 2 --amenities 5 --again no "cold""#)
+                == .places(
+                    .review(
+                        place: "ab",
+                        ReviewInput(
+                            overallHalf: 7, location: 4, management: 2, amenities: 5, again: false,
+                            text: "cold"))))
     }
 
     @Test func aCribbSession() async throws {
@@ -41,8 +48,9 @@ import SkwadNode
             func run(_ line: String) async -> String { await repl.handle(line, nowMs: wallClockMs()).output ?? "" }
             #expect(await run("locate 43.0392,-76.1351").hasPrefix("location set"))
             #expect(await run("create Hill --radius 3000 --tags housing").hasPrefix("created pack Hill "))
-            let added = await run(#"place add "12 Elm St" --city Syracuse --zip 13210 --landlord Acme --rent 700-900 --beds 3"#
-                                  + " --baths 1.5 --term 12 --at 43.0400,-76.1300 --landlord-key me")
+            let added = await run(
+                #"place add "12 Elm St" --city Syracuse --zip 13210 --landlord Acme --rent 700-900 --beds 3"#
+                    + " --baths 1.5 --term 12 --at 43.0400,-76.1300 --landlord-key me")
             #expect(added.hasPrefix("added place "))
             let id = String(added.dropFirst("added place ".count))
             let other = String(await run(#"place add "12 elm st." --zip 13210 --rent 650 --beds 2"#).dropFirst("added place ".count))
@@ -59,16 +67,18 @@ import SkwadNode
             #expect(page.contains("  3★ ██████████████████████████████ 1") && page.contains("fixed") && !page.contains("mold"))
             #expect(page.contains("(edited)"))
             // places: text search over address and landlord, filters, sorts.
-            #expect(await run("places acme")
+            #expect(
+                await run("places acme")
                     .hasPrefix("\(id)  ★3.5 (0 reviews)  12 Elm St, Syracuse, 13210  $700–900  3 bd  1.5 ba  12 mo  Acme  Hill"))
             #expect(await run("places nowhere") == "no places found (add one: place add \"ADDRESS\" --pack PACK)")
             #expect(await run("places --max-rent 680").hasPrefix(other))
             #expect(await run("places --min-reviews 1").split(separator: "\n").count == 1)
             #expect(await run("places --sort rent").hasPrefix(other))
-            #expect(await run("places --sort distance").hasPrefix(id))   // the other place has no cell
+            #expect(await run("places --sort distance").hasPrefix(id))  // the other place has no cell
             // Reply: only the landlord of the place (here: the place without a landlord refuses).
             let rid = String(try #require(await node.placePage(other).detail.reviews.first).id.hex.prefix(8))
-            #expect(await run(#"reply \#(rid) "thanks""#)
+            #expect(
+                await run(#"reply \#(rid) "thanks""#)
                     == "error: only the place's landlord can reply to its reviews (comment on posts instead)")
             // Delete the review: the place has none again.
             #expect(await run("delete \(rid)").hasPrefix("deleted"))
@@ -84,8 +94,10 @@ import SkwadNode
             #expect(added.hasPrefix(#"{"ok":true,"id":""#))
             let list = await run("places")
             #expect(list.hasPrefix(#"{"ok":true,"places":[{"id":""#))
-            for key in [#""address":"1 Ash St""#, #""rentMin":500"#, #""beds":1"#, #""duplicates":[]"#,
-                        #""summary":{"count":0,"overall":null"#, #""distribution":[0,0,0,0,0,0]"#, #""bayesian":null"#] {
+            for key in [
+                #""address":"1 Ash St""#, #""rentMin":500"#, #""beds":1"#, #""duplicates":[]"#,
+                #""summary":{"count":0,"overall":null"#, #""distribution":[0,0,0,0,0,0]"#, #""bayesian":null"#
+            ] {
                 #expect(list.contains(key), "\(key)")
             }
         }
@@ -108,8 +120,10 @@ import SkwadNode
             _ = await run("create Hill")
             var ids: [String] = []
             for (i, rent) in [900, 600, 750].enumerated() {
-                ids.append(String(await run(#"place add "\#(i + 1) Oak St" --rent \#(rent) --beds \#(i + 1) --term \#(6 * (i + 1))"#)
-                    .dropFirst("added place ".count)))
+                ids.append(
+                    String(
+                        await run(#"place add "\#(i + 1) Oak St" --rent \#(rent) --beds \#(i + 1) --term \#(6 * (i + 1))"#)
+                            .dropFirst("added place ".count)))
             }
             let first = await run("swipe --sort rent")
             #expect(first.hasPrefix("swipe: y favourite, n pass, u undo, q quit\n\(ids[1])  ★–"))
@@ -153,8 +167,10 @@ import SkwadNode
         }
         let first = try await session(["create Hill", #"place add "7 Birch Rd" --rent 640 --landlord Maple"#])
         let place = String(first[1].dropFirst("added place ".count))
-        _ = try await session([#"review \#(place) --overall 4.5 --location 4 --management 5 --amenities 4 --again yes "quiet""#,
-                               "swipe", "y"])
+        _ = try await session([
+            #"review \#(place) --overall 4.5 --location 4 --management 5 --amenities 4 --again yes "quiet""#,
+            "swipe", "y"
+        ])
         let after = try await session(["places maple", "favs", "place \(place)"])
         #expect(after[0].hasPrefix("\(place)  ★4.5 (1 review)  7 Birch Rd  $640"))
         #expect(after[1].hasPrefix("\(place)  ★4.5"))

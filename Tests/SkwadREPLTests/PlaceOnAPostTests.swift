@@ -10,7 +10,9 @@ import SkwadModel
     func run(_ r: REPL, _ line: String) async -> String { await r.handle(line, nowMs: wallClockMs()).output ?? "" }
 
     @Test func aPostWithAPlaceIsMeasuredFromYou() async throws {
-        #expect(try Command.parse(#"post Food "Ramen" "good" --here"#) == .post(pack: "Food", title: "Ramen", body: "good", tags: [], here: true))
+        #expect(
+            try Command.parse(#"post Food "Ramen" "good" --here"#)
+                == .post(pack: "Food", title: "Ramen", body: "good", tags: [], here: true))
         #expect(throws: CommandError.self) { try Command.parse(#"post Food "Ramen" "good" --here --named"#) }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-here-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -8,7 +8,8 @@ import SkwadNode
 /// print, through the REPL on a loopback pair.
 @Suite(.serialized) struct PrivatePackREPLTests {
     @Test func theVerbsParse() throws {
-        #expect(try Command.parse("create Flat --private --radius 300 --tags home")
+        #expect(
+            try Command.parse("create Flat --private --radius 300 --tags home")
                 == .privatePack(.create(name: "Flat", radius: 300, tags: ["home"], color: "")))
         #expect(try Command.parse("create Flat --radius 300") == .create(name: "Flat", radius: 300, locked: false, tags: [], color: ""))
         #expect(throws: CommandError.self) { try Command.parse("create Flat --private --locked --radius 300") }

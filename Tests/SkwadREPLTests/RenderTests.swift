@@ -34,7 +34,8 @@ import SkwadNode
         _ = try await run("up \(postID.prefix(8))")
         let feed = try await run("feed --sort top")
         let posts = feed["posts"] as! [[String: Any]]
-        #expect(posts.count == 1 && posts[0]["title"] as? String == "Hello" && posts[0]["score"] as? Int == 0   // own vote: not counted
+        #expect(
+            posts.count == 1 && posts[0]["title"] as? String == "Hello" && posts[0]["score"] as? Int == 0  // own vote: not counted
                 && posts[0]["role"] as? String == "alpha")
         let bad = try await run("show 00000000")
         #expect(bad["ok"] as? Bool == false && (bad["error"] as? String)?.isEmpty == false)

@@ -39,8 +39,8 @@ import SkwadNode
             }
         }
         let thread = outputs[2]
-        #expect(thread.contains("\n    line two"))             // body lines indented
-        #expect(!thread.contains("\n* new post fake"))          // a body cannot fake a line of output
+        #expect(thread.contains("\n    line two"))  // body lines indented
+        #expect(!thread.contains("\n* new post fake"))  // a body cannot fake a line of output
         #expect(thread.contains("anon·") && thread.contains("(alpha)"))
         await net.shutdown()
     }

@@ -28,7 +28,7 @@ import SkwadNode
             let feed = await run("feed --sort top")
             // The author's own upvote does not count (self-votes, issue 10): the score stays 0.
             #expect(feed.hasPrefix("\(id)  0  Quad  anon·") && feed.contains("(alpha)") && feed.contains("Free pizza  (1 comment)"))
-            #expect(feed.contains("Z  ") && !feed.contains("\u{1B}["))   // ISO 8601 UTC time, no colour
+            #expect(feed.contains("Z  ") && !feed.contains("\u{1B}["))  // ISO 8601 UTC time, no colour
             let thread = await run("show \(id)")
             #expect(thread.split(separator: "\n").count == 3 && thread.contains("still there?"))
             #expect(await run("den").contains("posts: 1  comments: 1  upvotes received: 0"))
@@ -64,10 +64,12 @@ import SkwadNode
     /// Whatever is typed, the REPL answers with one line of error or a reply, never a trap.
     @Test func hostileInputGetsAnswers() async throws {
         try await withREPL(.json) { repl in
-            let lines = ["post", "post \"\" \"\" \"\"", "feed --limit 99999999999999999999999", "locate 1e308,1e308",
-                         "create \(String(repeating: "n", count: 500))", "create X --radius nan", "create X --radius -5",
-                         "show ", "delete ffffffff", "join \u{0}", "up \(String(repeating: "a", count: 200))",
-                         "comment 00 \"x\"", "packs --sort", "feed --sort top --sort new", "\u{1B}[A", "help nope"]
+            let lines = [
+                "post", "post \"\" \"\" \"\"", "feed --limit 99999999999999999999999", "locate 1e308,1e308",
+                "create \(String(repeating: "n", count: 500))", "create X --radius nan", "create X --radius -5",
+                "show ", "delete ffffffff", "join \u{0}", "up \(String(repeating: "a", count: 200))",
+                "comment 00 \"x\"", "packs --sort", "feed --sort top --sort new", "\u{1B}[A", "help nope"
+            ]
             for line in lines {
                 let out = await repl.handle(line, nowMs: wallClockMs()).output ?? ""
                 #expect(!out.contains("\n"), "multi-line answer to \(line)")

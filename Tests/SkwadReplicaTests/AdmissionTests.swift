@@ -122,14 +122,18 @@ import SkwadTestKit
         var r = Replica()
         #expect(rejection(r.receive([UInt8](repeating: 0x0a, count: 1500), nowMs: f.nowMs)) == .tooLarge)
         #expect(rejection(r.receive([0xff, 0xff, 0xff], nowMs: f.nowMs)) == .malformed)
-        #expect(rejection(r.receive(Envelope(body: [1, 2, 3], signature: [UInt8](repeating: 0, count: 64)).serialized(), nowMs: f.nowMs)) == .malformed)
+        #expect(
+            rejection(r.receive(Envelope(body: [1, 2, 3], signature: [UInt8](repeating: 0, count: 64)).serialized(), nowMs: f.nowMs))
+                == .malformed)
         #expect(rejection(r.receive(Envelope(body: [], signature: [1]).serialized(), nowMs: f.nowMs)) == .malformed)
         // A too-long post cannot even be signed, and a crafted one is rejected at admission.
         let g = f.createPack(by: alice)
         #expect(throws: ModelError.self) {
             let key = alice.pseudonym(genesisNonce: [UInt8](repeating: 0, count: 16))
-            _ = try SignedOp.sign(OpBody(packID: g.id, author: key.publicKey, hlc: f.nextHLC(),
-                                         kind: .post(Post(title: "t", body: String(repeating: "x", count: 900)))), with: key)
+            _ = try SignedOp.sign(
+                OpBody(
+                    packID: g.id, author: key.publicKey, hlc: f.nextHLC(),
+                    kind: .post(Post(title: "t", body: String(repeating: "x", count: 900)))), with: key)
         }
         #expect(r.count == 0)
     }
@@ -153,8 +157,12 @@ import SkwadTestKit
         let late = f.nowMs + 25 * Lifetime.hour
         #expect(rejection(r.admit(f.post(by: bob, in: g), nowMs: late)) == .packExpired)
         let purgeTime = f.nowMs + Lifetime.maxMs + Lifetime.purgeGraceMs
-        #expect(r.purge(nowMs: purgeTime) == [Tombstone(pack: g.id, reason: .expired,
-                                                         expiresMs: g.hlc.physicalMs + Lifetime.maxMs + Lifetime.purgeGraceMs)])
+        #expect(
+            r.purge(nowMs: purgeTime) == [
+                Tombstone(
+                    pack: g.id, reason: .expired,
+                    expiresMs: g.hlc.physicalMs + Lifetime.maxMs + Lifetime.purgeGraceMs)
+            ])
         #expect(r.count == 0)
         // A stale peer re-sending the genesis cannot bring it back, even with an early clock.
         #expect(rejection(r.admit(g, nowMs: f.nowMs)) == .packExpired)

@@ -55,9 +55,11 @@ import SkwadTestKit
         let onPlain = f.comment(by: bo, in: g, on: plain)
         var r = Replica(config: .noFloors)
         for op in [g, other, ask, elsewhere, plain, onPlain] { _ = r.admit(op, nowMs: f.nowMs) }
-        for op in [f.op(.pick(Pick(ask: ask.id, caption: elsewhere.id)), by: asker, in: g),
-                   f.op(.pick(Pick(ask: ask.id, caption: elsewhere.id)), by: asker, in: other),
-                   f.op(.pick(Pick(ask: plain.id, caption: onPlain.id)), by: asker, in: g)] {
+        for op in [
+            f.op(.pick(Pick(ask: ask.id, caption: elsewhere.id)), by: asker, in: g),
+            f.op(.pick(Pick(ask: ask.id, caption: elsewhere.id)), by: asker, in: other),
+            f.op(.pick(Pick(ask: plain.id, caption: onPlain.id)), by: asker, in: g)
+        ] {
             #expect(r.admit(op, nowMs: f.nowMs).isAdmitted)
         }
         #expect(r.thread(ask.id, nowMs: f.nowMs)?.post.picked == nil)

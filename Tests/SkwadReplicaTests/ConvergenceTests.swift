@@ -15,9 +15,10 @@ struct Snapshot: Equatable {
 }
 
 func snapshot(_ r: Replica, posts: [OpID], authors: [Set<PublicKey>], nowMs: UInt64) -> Snapshot {
-    Snapshot(packsNew: r.packs(nowMs: nowMs, sort: .new), packsPopular: r.packs(nowMs: nowMs, sort: .popular),
-             feedNew: r.feed(sort: .new, limit: 1000, nowMs: nowMs), feedTop: r.feed(sort: .top, limit: 1000, nowMs: nowMs),
-             threads: posts.map { r.thread($0, nowMs: nowMs) }, dens: authors.map { r.den(authors: $0, nowMs: nowMs) })
+    Snapshot(
+        packsNew: r.packs(nowMs: nowMs, sort: .new), packsPopular: r.packs(nowMs: nowMs, sort: .popular),
+        feedNew: r.feed(sort: .new, limit: 1000, nowMs: nowMs), feedTop: r.feed(sort: .top, limit: 1000, nowMs: nowMs),
+        threads: posts.map { r.thread($0, nowMs: nowMs) }, dens: authors.map { r.den(authors: $0, nowMs: nowMs) })
 }
 
 /// A random history: a few users in a few packs posting, commenting, voting (and changing
@@ -57,7 +58,7 @@ struct History {
                 let t = targets.filter { $0.pack.id == g.id }.randomElement(using: &rng)!.op
                 let v = f.vote(by: u, in: g, on: t, value: Int32.random(in: -1...1, using: &rng))
                 ops.append(v)
-                if Bool.random(using: &rng) {   // a concurrent re-vote at the same HLC: ties broken by op id
+                if Bool.random(using: &rng) {  // a concurrent re-vote at the same HLC: ties broken by op id
                     ops.append(f.op(.vote(Vote(target: t.id, value: Int32.random(in: -1...1, using: &rng))), by: u, in: g, hlc: v.hlc))
                 }
             } else if roll < 91 {
@@ -65,7 +66,8 @@ struct History {
                 ops.append(f.op(.delete(Delete(target: t.id)), by: Bool.random(using: &rng) ? u : users[0], in: g))
             } else if roll < 96 {
                 let alpha = users[geneses.firstIndex { $0.id == g.id }! % users.count]
-                ops.append(f.op(.editPack(EditPack(name: "renamed\(ops.count)", tags: Bool.random(using: &rng) ? ["x"] : nil)), by: alpha, in: g))
+                ops.append(
+                    f.op(.editPack(EditPack(name: "renamed\(ops.count)", tags: Bool.random(using: &rng) ? ["x"] : nil)), by: alpha, in: g))
             } else {
                 let alpha = users[geneses.firstIndex { $0.id == g.id }! % users.count]
                 let t = targets.filter { $0.pack.id == g.id }.randomElement(using: &rng)!.op
@@ -85,7 +87,7 @@ struct History {
         var snapshots: [Snapshot] = []
         for _ in 0..<4 {
             var r = Replica()
-            var delivery = h.ops + h.ops.filter { _ in Int.random(in: 0..<4, using: &rng) == 0 }   // duplicates
+            var delivery = h.ops + h.ops.filter { _ in Int.random(in: 0..<4, using: &rng) == 0 }  // duplicates
             delivery.shuffle(using: &rng)
             for op in delivery { _ = r.receive(op.envelope.serialized(), nowMs: h.nowMs) }
             #expect(r.pendingCount == 0)

@@ -16,13 +16,13 @@ import SkwadTestKit
         var r = Replica(config: .noFloors)
         #expect(r.admit(g, nowMs: f.nowMs).isAdmitted)
         #expect(r.admit(dm, nowMs: f.nowMs).isAdmitted)
-        #expect(dm.author != f.pseudonym(alpha, in: g).publicKey)   // carried by a one-off key
+        #expect(dm.author != f.pseudonym(alpha, in: g).publicKey)  // carried by a one-off key
         let got = r.letters(in: g.id, openedWith: bobKey)
         #expect(got.map(\.letter.text) == ["welcome"] && got.first?.sender == f.pseudonym(alpha, in: g).publicKey)
         #expect(r.letters(in: g.id, openedWith: f.pseudonym(carol, in: g)).isEmpty)
         #expect(r.directMessageIDs(in: g.id) == [dm.id])
         #expect(r.feed(nowMs: f.nowMs).isEmpty)
-        #expect(r.pack(g.id)?.participants.isEmpty == true)   // a DM does not extend the pack's life
+        #expect(r.pack(g.id)?.participants.isEmpty == true)  // a DM does not extend the pack's life
     }
 
     @Test func admissionRefusesASizeOutsideTheClasses() throws {
@@ -36,7 +36,7 @@ import SkwadTestKit
             guard case .rejected(.malformed, _) = r.receive(bytes, nowMs: f.nowMs) else { Issue.record("size \(n) admitted"); continue }
         }
         let junk = f.unchecked(.directMessage(DirectMessage(sealed: [UInt8](repeating: 1, count: 304))), by: alpha, in: g)
-        #expect(r.receive(junk, nowMs: f.nowMs).isAdmitted)   // a relay cannot tell junk from a letter: it carries it
+        #expect(r.receive(junk, nowMs: f.nowMs).isAdmitted)  // a relay cannot tell junk from a letter: it carries it
     }
 
     @Test func forgedMovedAndUnstampedLettersSayNothing() throws {
@@ -48,8 +48,9 @@ import SkwadTestKit
         let moved = f.directMessage(from: alpha, to: bobKey.publicKey, in: g, text: "moved", sealedIn: g2.id)
         // A sender key with no stamp for this pack (a fresh key each time would dodge the per-sender limit).
         let fresh = SigningKeyPair.generate(), carrier = SigningKeyPair.generate()
-        let unstamped = try DirectMessage.seal(DirectLetter(sender: fresh.publicKey, stamp: 0, recipient: bobKey.publicKey, text: "free"),
-                                               signer: fresh, pack: g.id, carrier: carrier.publicKey)
+        let unstamped = try DirectMessage.seal(
+            DirectLetter(sender: fresh.publicKey, stamp: 0, recipient: bobKey.publicKey, text: "free"),
+            signer: fresh, pack: g.id, carrier: carrier.publicKey)
         let u = f.op(.directMessage(unstamped), by: mallory, in: g, signer: carrier)
         let good = f.directMessage(from: alpha, to: bobKey.publicKey, in: g, text: "real")
         var r = Replica()
@@ -66,8 +67,11 @@ import SkwadTestKit
         let flood = (0..<70).map { i in
             f.directMessage(from: carol, to: bobKey.publicKey, in: g, text: "spam \(i)", hlc: HLC(physicalMs: base + UInt64(i), counter: 0))
         }
-        let friend = f.directMessage(from: alpha, to: bobKey.publicKey, in: g, text: "still here", hlc: HLC(physicalMs: base + 100,
-            counter: 0))
+        let friend = f.directMessage(
+            from: alpha, to: bobKey.publicKey, in: g, text: "still here",
+            hlc: HLC(
+                physicalMs: base + 100,
+                counter: 0))
         var views: [[String]] = []
         for order in [flood + [friend], [friend] + flood.reversed(), flood.shuffled(using: &f.rng) + [friend]] {
             var r = Replica(config: .noFloors)

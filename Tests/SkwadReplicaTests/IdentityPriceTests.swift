@@ -21,7 +21,8 @@ import SkwadTestKit
             stamp += 1
         }
         let c = CreatePack(name: "free", nonce: nonce, powBits: powBits)
-        return try! SignedOp.sign(OpBody(packID: nil, author: key.publicKey, hlc: f.nextHLC(), stamp: stamp, kind: .createPack(c)), with: key)
+        return try! SignedOp.sign(
+            OpBody(packID: nil, author: key.publicKey, hlc: f.nextHLC(), stamp: stamp, kind: .createPack(c)), with: key)
     }
 
     @Test mutating func aGenesisBelowTheFloorIsRejectedWhateverItsPowBits() {
@@ -43,9 +44,13 @@ import SkwadTestKit
         guard case .createPack(let c) = g.body.kind else { return }
         let key = bob.pseudonym(genesisNonce: c.nonce)
         var stamp: UInt64 = 0
-        while ProofOfWork.isValid(genesisNonce: c.nonce, author: key.publicKey.bytes, stamp: stamp, bits: Int(PowFloor.pseudonymBits)) { stamp += 1 }
-        let cheap = try! SignedOp.sign(OpBody(packID: g.id, author: key.publicKey, hlc: f.nextHLC(), stamp: stamp,
-                                              kind: .vote(Vote(target: g.id, value: -1))), with: key)
+        while ProofOfWork.isValid(genesisNonce: c.nonce, author: key.publicKey.bytes, stamp: stamp, bits: Int(PowFloor.pseudonymBits)) {
+            stamp += 1
+        }
+        let cheap = try! SignedOp.sign(
+            OpBody(
+                packID: g.id, author: key.publicKey, hlc: f.nextHLC(), stamp: stamp,
+                kind: .vote(Vote(target: g.id, value: -1))), with: key)
         #expect(rejection(r.admit(cheap, nowMs: f.nowMs)) == .badStamp)
         #expect(r.admit(f.post(by: bob, in: g), nowMs: f.nowMs).isAdmitted)
     }

@@ -20,9 +20,11 @@ import SkwadTestKit
         let g = f.createPack(by: alpha)
         let p = f.post(by: bob, in: g)
         // An absent field stays absent (only the body changes), an empty body stays empty.
-        for kind in [OpKind.edit(Edit(target: p.id, body: "new")), .edit(Edit(target: p.id, title: "t")),
-                     .edit(Edit(target: p.id, title: "t", body: "")),
-                     .report(try Report.seal(ReportContent(target: p.id, reason: "why"), to: [g.author]))] {
+        for kind in [
+            OpKind.edit(Edit(target: p.id, body: "new")), .edit(Edit(target: p.id, title: "t")),
+            .edit(Edit(target: p.id, title: "t", body: "")),
+            .report(try Report.seal(ReportContent(target: p.id, reason: "why"), to: [g.author]))
+        ] {
             let op = f.op(kind, by: bob, in: g)
             #expect(try SignedOp.open(op.envelope.serialized()).body.kind == kind)
         }
@@ -66,8 +68,12 @@ import SkwadTestKit
         let p = f.post(by: bob, in: g, title: "original", body: "text")
         let c = f.comment(by: bob, in: g, on: p, text: "first")
         // Admitted (admission does not look at other ops) but never shown: not the author.
-        admitAll(&r, [g, p, c, f.edit(by: mallory, in: g, on: p, title: "pwned", body: "pwned"),
-                      f.edit(by: alpha, in: g, on: c, body: "the Alpha cannot edit either")])
+        admitAll(
+            &r,
+            [
+                g, p, c, f.edit(by: mallory, in: g, on: p, title: "pwned", body: "pwned"),
+                f.edit(by: alpha, in: g, on: c, body: "the Alpha cannot edit either")
+            ])
         let t = r.thread(p.id, nowMs: f.nowMs)
         #expect(t?.post.title == "original" && t?.post.body == "text" && t?.post.edited == false)
         #expect(t?.comments.first?.body == "first" && t?.comments.first?.edited == false)
@@ -98,16 +104,18 @@ import SkwadTestKit
         let p = f.post(by: bob, in: g, title: "t0", body: "b0")
         // Two edits with the same hlc: the op id breaks the tie; fields are LWW separately.
         let h = f.nextHLC()
-        var edits = [f.edit(by: bob, in: g, on: p, title: "t1", hlc: h), f.edit(by: bob, in: g, on: p, title: "t2", hlc: h),
-                     f.edit(by: bob, in: g, on: p, body: "b1"), f.edit(by: bob, in: g, on: p, title: "t3", body: "b2"),
-                     f.edit(by: bob, in: g, on: p, body: "b3")]
+        var edits = [
+            f.edit(by: bob, in: g, on: p, title: "t1", hlc: h), f.edit(by: bob, in: g, on: p, title: "t2", hlc: h),
+            f.edit(by: bob, in: g, on: p, body: "b1"), f.edit(by: bob, in: g, on: p, title: "t3", body: "b2"),
+            f.edit(by: bob, in: g, on: p, body: "b3")
+        ]
         var seen = Set<String>()
         var rng = SplitMix64(seed: 7)
         for _ in 0..<12 {
             var r = Replica()
             admitAll(&r, [g, p])
             for i in stride(from: edits.count - 1, to: 0, by: -1) { edits.swapAt(i, Int(rng.next() % UInt64(i + 1))) }
-            for e in edits + edits.prefix(2) { _ = r.admit(e, nowMs: f.nowMs) }   // duplicates too
+            for e in edits + edits.prefix(2) { _ = r.admit(e, nowMs: f.nowMs) }  // duplicates too
             let v = r.thread(p.id, nowMs: f.nowMs)!.post
             seen.insert(v.title + "|" + v.body)
         }
@@ -196,8 +204,9 @@ import SkwadTestKit
         let g = f.createPack(by: alpha)
         let admins = (0..<3).map { _ in SigningKeyPair.generate().publicKey }
         let p = f.post(by: bob, in: g)
-        let sealed = try Report.seal(ReportContent(target: p.id, reason: String(repeating: "r", count: Limits.maxReason)),
-                                     to: Report.recipients(alpha: g.author, adminKeys: Set(admins)))
+        let sealed = try Report.seal(
+            ReportContent(target: p.id, reason: String(repeating: "r", count: Limits.maxReason)),
+            to: Report.recipients(alpha: g.author, adminKeys: Set(admins)))
         #expect(sealed.sealed.count == Limits.maxReportRecipients)
         let op = f.op(.report(sealed), by: bob, in: g, location: String(repeating: "u", count: Limits.maxGeohash))
         #expect(op.envelope.serialized().count <= Limits.maxEnvelopeBytes)
@@ -211,15 +220,19 @@ import SkwadTestKit
         let g = f.createPack(by: alpha)
         let p = f.post(by: alpha, in: g)
         let n = Limits.reportsPerHour + 3
-        let base = (f.nowMs / Lifetime.hour + 1) * Lifetime.hour    // the start of the next clock hour
-        let reports = (0..<n).map { i in f.report(by: spammer, in: g, on: p.id, reason: "r\(i)", hlc: HLC(physicalMs: base + UInt64(i), counter: 0)) }
+        let base = (f.nowMs / Lifetime.hour + 1) * Lifetime.hour  // the start of the next clock hour
+        let reports = (0..<n).map { i in
+            f.report(by: spammer, in: g, on: p.id, reason: "r\(i)", hlc: HLC(physicalMs: base + UInt64(i), counter: 0))
+        }
         let nowMs = base + 10
         // In order: the first five count, the rest are refused.
         var r1 = Replica()
         for op in [g, p] { _ = r1.admit(op, nowMs: nowMs) }
         var outcomes: [Rejection?] = []
         for op in reports { outcomes.append(rejection(r1.admit(op, nowMs: nowMs))) }
-        #expect(outcomes == Array(repeating: nil, count: Limits.reportsPerHour) + Array(repeating: .reportLimited, count: n - Limits.reportsPerHour))
+        #expect(
+            outcomes == Array(repeating: nil, count: Limits.reportsPerHour)
+                + Array(repeating: .reportLimited, count: n - Limits.reportsPerHour))
         // In reverse: each earlier one evicts a later one; the same five are kept.
         var r2 = Replica()
         for op in [g, p] { _ = r2.admit(op, nowMs: nowMs) }
@@ -253,9 +266,14 @@ import SkwadTestKit
         // One report in each of the last 30 hours (the oldest before the pack: the rule does
         // not care), two per hour.
         var reports: [SignedOp] = []
-        for back in 0..<30 { for k in 0..<2 {
-            reports.append(f.report(by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: (newest - UInt64(back)) * Lifetime.hour + UInt64(k), counter: 0)))
-        } }
+        for back in 0..<30 {
+            for k in 0..<2 {
+                reports.append(
+                    f.report(
+                        by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: (newest - UInt64(back)) * Lifetime.hour + UInt64(k), counter: 0))
+                )
+            }
+        }
         let inWindow = Set(reports.filter { $0.hlc.physicalMs / Lifetime.hour + Limits.reportWindowHours > newest }.map(\.id))
         #expect(inWindow.count == 2 * Int(Limits.reportWindowHours))
         var sets: [Set<OpID>] = []
@@ -269,7 +287,8 @@ import SkwadTestKit
             for op in order { _ = r.admit(op, nowMs: nowMs) }
             sets.append(Set(r.reportIDs(in: g.id)))
             // Once the newest hour is known, an older one is refused outright.
-            let old = f.report(by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: (newest - Limits.reportWindowHours) * Lifetime.hour, counter: 9))
+            let old = f.report(
+                by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: (newest - Limits.reportWindowHours) * Lifetime.hour, counter: 9))
             #expect(rejection(r.admit(old, nowMs: nowMs)) == .reportLimited)
         }
         #expect(sets.allSatisfy { $0 == inWindow })

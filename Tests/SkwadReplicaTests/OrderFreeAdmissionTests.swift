@@ -46,7 +46,8 @@ import SkwadTestKit
                 case 40..<60 where target != nil: kind = .vote(Vote(target: target!.id, value: Int32.random(in: -1...1, using: &rng)))
                 case 60..<66 where target != nil: kind = .delete(Delete(target: target!.id))
                 case 66..<72: kind = .editPack(EditPack(name: "renamed\(i)")); by = Bool.random(using: &rng) ? alpha : u
-                case 72..<78 where target != nil: kind = .moderate(Moderate(target: target!.id, hidden: Bool.random(using: &rng))); by = alpha
+                case 72..<78 where target != nil:
+                    kind = .moderate(Moderate(target: target!.id, hidden: Bool.random(using: &rng))); by = alpha
                 case 78..<84 where target != nil: kind = .edit(Edit(target: target!.id, body: "edited\(i)"))
                 case 84..<90 where target != nil:
                     kind = .report(try Report.seal(ReportContent(target: target!.id, reason: "spam"), to: [g.author]))

@@ -14,7 +14,7 @@ import SkwadTestKit
         var r = Replica(config: config)
         let mallory = f.user(), alice = f.user(), bob = f.user()
         for i in 0..<150 {
-            let madeUp = f.createPack(by: mallory, name: "ghost\(i)")   // never sent
+            let madeUp = f.createPack(by: mallory, name: "ghost\(i)")  // never sent
             _ = r.admit(f.post(by: mallory, in: madeUp), nowMs: f.nowMs, arrival: Arrival(source: "10.0.\(i % 2)"))
         }
         #expect(r.pendingCount == 100)

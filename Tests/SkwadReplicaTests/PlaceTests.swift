@@ -17,12 +17,17 @@ import SkwadTestKit
         let alpha = f.user(), bob = f.user()
         let g = f.createPack(by: alpha)
         let key = f.pseudonym(bob, in: g).publicKey
-        let p = f.place(by: alpha, in: g, address: "12 Elm St", city: "Syracuse", zip: "13210", landlord: "Acme", rent: 700,
-                        rentMax: 900, beds: 3, termMonths: 12, cell: "dr9x", landlordKey: key)
-        for kind in [p.body.kind, .place(Place(target: p.id, address: "12 Elm Street")),
-                     .review(Review(place: p.id, overallHalf: 7, location: 4, management: 2, amenities: 5, again: true, text: "ok",
-                                    name: "Kim")),
-                     .reviewReply(ReviewReply(review: p.id, text: "thanks"))] {
+        let p = f.place(
+            by: alpha, in: g, address: "12 Elm St", city: "Syracuse", zip: "13210", landlord: "Acme", rent: 700,
+            rentMax: 900, beds: 3, termMonths: 12, cell: "dr9x", landlordKey: key)
+        for kind in [
+            p.body.kind, .place(Place(target: p.id, address: "12 Elm Street")),
+            .review(
+                Review(
+                    place: p.id, overallHalf: 7, location: 4, management: 2, amenities: 5, again: true, text: "ok",
+                    name: "Kim")),
+            .reviewReply(ReviewReply(review: p.id, text: "thanks"))
+        ] {
             let op = f.op(kind, by: bob, in: g)
             #expect(try SignedOp.open(op.envelope.serialized()).body.kind == kind)
         }
@@ -34,11 +39,13 @@ import SkwadTestKit
         let g = f.createPack(by: alpha)
         let key = f.pseudonym(alpha, in: g).publicKey
         func s(_ n: Int) -> String { String(repeating: "é", count: n / 2) }
-        let place = Place(target: g.id, address: s(Limits.maxAddress), city: s(Limits.maxCity), zip: s(Limits.maxZip),
-                          landlord: s(Limits.maxLandlord), rentMin: Limits.maxRent, rentMax: Limits.maxRent, beds: Limits.maxBeds,
-                          bathsHalf: Limits.maxBathsHalf, termMonths: Limits.maxTermMonths, cell: "dr9x1234abcd", landlordKey: key)
-        let review = Review(place: g.id, overallHalf: 10, location: 5, management: 5, amenities: 5, again: true,
-                            text: s(Limits.maxBody), name: s(Limits.maxReviewName))
+        let place = Place(
+            target: g.id, address: s(Limits.maxAddress), city: s(Limits.maxCity), zip: s(Limits.maxZip),
+            landlord: s(Limits.maxLandlord), rentMin: Limits.maxRent, rentMax: Limits.maxRent, beds: Limits.maxBeds,
+            bathsHalf: Limits.maxBathsHalf, termMonths: Limits.maxTermMonths, cell: "dr9x1234abcd", landlordKey: key)
+        let review = Review(
+            place: g.id, overallHalf: 10, location: 5, management: 5, amenities: 5, again: true,
+            text: s(Limits.maxBody), name: s(Limits.maxReviewName))
         for kind in [OpKind.place(place), .review(review), .reviewReply(ReviewReply(review: g.id, text: s(Limits.maxBody)))] {
             let body = OpBody(packID: g.id, author: key, hlc: HLC(raw: .max), location: "dr9x1234abcd", stamp: .max, kind: kind)
             #expect(try SignedOp.sign(body, with: f.pseudonym(alpha, in: g)).envelope.serialized().count <= Limits.maxEnvelopeBytes)
@@ -57,7 +64,7 @@ import SkwadTestKit
             .review(Review(place: g.id, overallHalf: 11, location: 3, management: 3, amenities: 3, again: false)),
             .review(Review(place: g.id, overallHalf: 4, location: 0, management: 3, amenities: 3, again: false)),
             .review(Review(place: g.id, overallHalf: 4, location: 3, management: 6, amenities: 3, again: false)),
-            .reviewReply(ReviewReply(review: g.id, text: "  ")),
+            .reviewReply(ReviewReply(review: g.id, text: "  "))
         ]
         for kind in bad {
             guard case .rejected(let why, _) = r.receive(f.unchecked(kind, by: alpha, in: g), nowMs: f.nowMs) else {
@@ -75,10 +82,14 @@ import SkwadTestKit
         let g = f.createPack(by: alpha)
         let p1 = f.place(by: alpha, in: g, address: "1 Elm St"), p2 = f.place(by: alpha, in: g, address: "2 Oak St")
         var r = Replica()
-        admitAll(&r, [g, p1, p2,
-                      f.review(by: a, in: g, of: p1.id, overallHalf: 9, location: 5, management: 4, amenities: 3, again: true),
-                      f.review(by: b, in: g, of: p1.id, overallHalf: 4, location: 2, management: 1, amenities: 3, again: false),
-                      f.review(by: c, in: g, of: p2.id, overallHalf: 2, location: 1, management: 1, amenities: 1, again: false)])
+        admitAll(
+            &r,
+            [
+                g, p1, p2,
+                f.review(by: a, in: g, of: p1.id, overallHalf: 9, location: 5, management: 4, amenities: 3, again: true),
+                f.review(by: b, in: g, of: p1.id, overallHalf: 4, location: 2, management: 1, amenities: 3, again: false),
+                f.review(by: c, in: g, of: p2.id, overallHalf: 2, location: 1, management: 1, amenities: 1, again: false)
+            ])
         let s = try #require(r.place(p1.id, nowMs: f.nowMs)).place.summary
         #expect(s.count == 2)
         #expect(s.overall == 3.25 && s.location == 3.5 && s.management == 2.5 && s.amenities == 3)
@@ -87,8 +98,9 @@ import SkwadTestKit
         // Pack mean over the three reviews: (4.5 + 2 + 1) / 3 = 2.5; weight 5.
         #expect(r.placeStats(g.id) == PackPlaceStats(places: 2, reviews: 3, mean: 2.5))
         #expect(s.bayesian == (5 * 2.5 + 6.5) / 7)
-        let empty = PlaceSummary(count: 0, overall: nil, location: nil, management: nil, amenities: nil,
-                                 distribution: [0, 0, 0, 0, 0, 0], again: 0, againShare: nil, bayesian: nil)
+        let empty = PlaceSummary(
+            count: 0, overall: nil, location: nil, management: nil, amenities: nil,
+            distribution: [0, 0, 0, 0, 0, 0], again: 0, againShare: nil, bayesian: nil)
         let g2 = f.createPack(by: alpha), lone = f.place(by: alpha, in: g2)
         admitAll(&r, [g2, lone])
         #expect(r.place(lone.id, nowMs: f.nowMs)?.place.summary == empty)
@@ -145,12 +157,17 @@ import SkwadTestKit
         let p = f.place(by: bob, in: g, address: "3 Ash St", rent: 500)
         let lkey = f.pseudonym(landlord, in: g).publicKey
         var r = Replica()
-        admitAll(&r, [g, p, f.place(by: mallory, in: g, address: "Nowhere", editing: p.id),
-                      f.place(by: bob, in: g, address: "3 Ash St", rent: 550, landlordKey: f.pseudonym(mallory, in: g).publicKey,
-                              editing: p.id)])
+        admitAll(
+            &r,
+            [
+                g, p, f.place(by: mallory, in: g, address: "Nowhere", editing: p.id),
+                f.place(
+                    by: bob, in: g, address: "3 Ash St", rent: 550, landlordKey: f.pseudonym(mallory, in: g).publicKey,
+                    editing: p.id)
+            ])
         var v = try #require(r.place(p.id, nowMs: f.nowMs)).place
         #expect(v.record.address == "3 Ash St" && v.record.rentMin == 550 && v.edited)
-        #expect(v.landlordKey == nil)   // the creator's later record cannot name a landlord
+        #expect(v.landlordKey == nil)  // the creator's later record cannot name a landlord
         admitAll(&r, [f.place(by: alpha, in: g, address: "3 Ash Street", rent: 550, landlordKey: lkey, editing: p.id)])
         v = try #require(r.place(p.id, nowMs: f.nowMs)).place
         #expect(v.record.address == "3 Ash Street" && v.landlordKey == lkey)
@@ -167,8 +184,12 @@ import SkwadTestKit
         let g = f.createPack(by: alpha), other = f.createPack(by: a)
         let p = f.place(by: alpha, in: g)
         var r = Replica()
-        admitAll(&r, [g, other, p, f.review(by: a, in: other, of: p.id, overallHalf: 0),
-                      f.place(by: a, in: other, address: "hijacked", editing: p.id)])
+        admitAll(
+            &r,
+            [
+                g, other, p, f.review(by: a, in: other, of: p.id, overallHalf: 0),
+                f.place(by: a, in: other, address: "hijacked", editing: p.id)
+            ])
         let d = try #require(r.place(p.id, nowMs: f.nowMs))
         #expect(d.reviews.isEmpty && d.place.record.address == "1 Elm St")
         #expect(r.placeStats(other.id).reviews == 0)
@@ -232,10 +253,12 @@ import SkwadTestKit
 
     func keys(days: Int, each: Int) -> [PlaceKey] {
         var out: [PlaceKey] = []
-        for d in 0..<days { for i in 0..<each {
-            let hlc = HLC(physicalMs: UInt64(d) * DailyCap.dayMs + UInt64(i), counter: 0)
-            out.append(PlaceKey(hlc: hlc, id: OpID.of(body: Array("\(d).\(i)".utf8))))
-        } }
+        for d in 0..<days {
+            for i in 0..<each {
+                let hlc = HLC(physicalMs: UInt64(d) * DailyCap.dayMs + UInt64(i), counter: 0)
+                out.append(PlaceKey(hlc: hlc, id: OpID.of(body: Array("\(d).\(i)".utf8))))
+            }
+        }
         return out
     }
 
@@ -261,11 +284,12 @@ import SkwadTestKit
             let place = placeIDs[Int.random(in: 0..<placeIDs.count, using: &rng)]
             let roll = Int.random(in: 0..<100, using: &rng)
             if roll < 60 || reviews.isEmpty {
-                let prev = Bool.random(using: &rng) ? reviews.last?.hlc : nil   // ties at the same hlc, broken by id
-                let rv = f.review(by: u, in: g, of: place, overallHalf: UInt32.random(in: 0...10, using: &rng),
-                                  location: UInt32.random(in: 1...5, using: &rng), management: UInt32.random(in: 1...5, using: &rng),
-                                  amenities: UInt32.random(in: 1...5, using: &rng), again: Bool.random(using: &rng), text: "r\(i)",
-                                  hlc: prev)
+                let prev = Bool.random(using: &rng) ? reviews.last?.hlc : nil  // ties at the same hlc, broken by id
+                let rv = f.review(
+                    by: u, in: g, of: place, overallHalf: UInt32.random(in: 0...10, using: &rng),
+                    location: UInt32.random(in: 1...5, using: &rng), management: UInt32.random(in: 1...5, using: &rng),
+                    amenities: UInt32.random(in: 1...5, using: &rng), again: Bool.random(using: &rng), text: "r\(i)",
+                    hlc: prev)
                 ops.append(rv); reviews.append(rv)
             } else if roll < 75 {
                 let target = reviews.randomElement(using: &rng)!
@@ -276,8 +300,10 @@ import SkwadTestKit
             } else if roll < 92 {
                 ops.append(f.moderate(by: users[0], in: g, on: reviews.randomElement(using: &rng)!, hidden: Bool.random(using: &rng)))
             } else {
-                ops.append(f.place(by: u, in: g, address: "edit \(i)", landlordKey: Bool.random(using: &rng) ? landlordKey : nil,
-                                   editing: place))
+                ops.append(
+                    f.place(
+                        by: u, in: g, address: "edit \(i)", landlordKey: Bool.random(using: &rng) ? landlordKey : nil,
+                        editing: place))
             }
         }
         let nowMs = f.nowMs

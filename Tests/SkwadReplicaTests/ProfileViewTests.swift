@@ -22,8 +22,13 @@ import SkwadTestKit
         for order in [[a, b, first, second, elsewhere, post, postB], [b, a, postB, post, elsewhere, second, first]] {
             var r = Replica(config: .noFloors)
             for op in order { #expect(r.admit(op, nowMs: f.nowMs).isAdmitted) }
-            views.append([r.feed(packs: [a.id], nowMs: f.nowMs).first?.displayName, r.feed(packs: [b.id],
-                nowMs: f.nowMs).first?.displayName])
+            views.append([
+                r.feed(packs: [a.id], nowMs: f.nowMs).first?.displayName,
+                r.feed(
+                    packs: [b.id],
+                    nowMs: f.nowMs
+                ).first?.displayName
+            ])
             #expect(r.profile(of: key.publicKey, in: a.id)?.about == "3rd year")
         }
         #expect(views[0] == ["Samantha", "Impostor"] && views[1] == views[0])
@@ -35,10 +40,13 @@ import SkwadTestKit
         let g = f.createPack(by: alpha)
         var r = Replica(config: .noFloors)
         _ = r.admit(g, nowMs: f.nowMs)
-        for p in [Profile(name: ""), Profile(name: "  "), Profile(name: String(repeating: "n", count: 33)),
-                  Profile(name: "ok", about: String(repeating: "a", count: 141))] {
+        for p in [
+            Profile(name: ""), Profile(name: "  "), Profile(name: String(repeating: "n", count: 33)),
+            Profile(name: "ok", about: String(repeating: "a", count: 141))
+        ] {
             guard case .rejected(let why, _) = r.receive(f.unchecked(.profile(p), by: alpha, in: g), nowMs: f.nowMs),
-                  why == .malformed || why == .tooLarge else { Issue.record("\(p) admitted"); continue }
+                why == .malformed || why == .tooLarge
+            else { Issue.record("\(p) admitted"); continue }
         }
     }
 

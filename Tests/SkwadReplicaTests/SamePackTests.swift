@@ -45,8 +45,12 @@ import SkwadTestKit
         let post = f.post(by: victim, in: a)
         let b = f.createPack(by: attacker)
         admitAll(&r, [a, post, b])
-        admitAll(&r, [f.comment(by: attacker, in: b, on: post, text: "planted"),
-                      f.op(.delete(Delete(target: post.id)), by: attacker, in: b)])
+        admitAll(
+            &r,
+            [
+                f.comment(by: attacker, in: b, on: post, text: "planted"),
+                f.op(.delete(Delete(target: post.id)), by: attacker, in: b)
+            ])
         let t = r.thread(post.id, nowMs: f.nowMs)
         #expect(t?.comments.isEmpty == true)
         #expect(t?.post.commentCount == 0)
@@ -77,11 +81,12 @@ import SkwadTestKit
     }
 
     func views(_ r: Replica, pack: PackID, posts: [OpID], targets: [OpID], nowMs: UInt64) -> PackViews {
-        PackViews(summaries: r.packs(nowMs: nowMs).filter { $0.id == pack },
-                  feedNew: r.feed(packs: [pack], sort: .new, limit: 1000, nowMs: nowMs),
-                  feedTop: r.feed(packs: [pack], sort: .top, limit: 1000, nowMs: nowMs),
-                  threads: posts.map { r.thread($0, nowMs: nowMs) },
-                  scores: targets.map { r.score($0) })
+        PackViews(
+            summaries: r.packs(nowMs: nowMs).filter { $0.id == pack },
+            feedNew: r.feed(packs: [pack], sort: .new, limit: 1000, nowMs: nowMs),
+            feedTop: r.feed(packs: [pack], sort: .top, limit: 1000, nowMs: nowMs),
+            threads: posts.map { r.thread($0, nowMs: nowMs) },
+            scores: targets.map { r.score($0) })
     }
 
     /// Property: adding any ops of other packs, including ones that name pack A's ops as
@@ -95,7 +100,10 @@ import SkwadTestKit
         var rng = SplitMix64(seed: seed &* 31)
         let inA = h.ops.filter { $0.packID == a.id }
         let targetsA = inA.filter { op in
-            switch op.body.kind { case .post, .comment: true; default: false }
+            switch op.body.kind {
+            case .post, .comment: true;
+            default: false
+            }
         }
         let postsA = inA.filter { if case .post = $0.body.kind { true } else { false } }.map(\.id)
         var others = h.ops.filter { $0.packID != a.id }
@@ -111,7 +119,9 @@ import SkwadTestKit
             case 2:
                 if case .comment(let c) = t.body.kind {
                     others.append(f.op(.comment(Comment(post: c.post, parent: t.id, body: "x")), by: attacker, in: b))
-                } else { others.append(f.comment(by: attacker, in: b, on: t, text: "x")) }
+                } else {
+                    others.append(f.comment(by: attacker, in: b, on: t, text: "x"))
+                }
             case 3: others.append(f.op(.delete(Delete(target: t.id)), by: attacker, in: b))
             default: others.append(f.op(.delete(Delete(target: a.id)), by: attacker, in: b))
             }
@@ -127,10 +137,11 @@ import SkwadTestKit
             if case .rejected(let why, let msg) = all.admit(op, nowMs: nowMs) { reasons.append("\(why) \(msg)") }
         }
         #expect(reasons.isEmpty, "\(reasons.prefix(3))")
-        #expect(all.count == Set((inA + others).map(\.id)).count)   // every op admitted (History repeats a few)
+        #expect(all.count == Set((inA + others).map(\.id)).count)  // every op admitted (History repeats a few)
         let ids = targetsA.map(\.id)
         #expect(!postsA.isEmpty)
-        #expect(views(all, pack: a.id, posts: postsA, targets: ids, nowMs: nowMs)
+        #expect(
+            views(all, pack: a.id, posts: postsA, targets: ids, nowMs: nowMs)
                 == views(onlyA, pack: a.id, posts: postsA, targets: ids, nowMs: nowMs))
     }
 }

@@ -92,7 +92,8 @@ import SkwadTestKit
         var r = Replica()
         let u = f.user()
         let here = try GeoPoint(lat: 40.0, lon: -80.0)
-        let near = f.createPack(by: u, name: "near", tags: ["food"], fence: Geofence(center: try GeoPoint(lat: 40.001, lon: -80.0), radiusMeters: 500))
+        let near = f.createPack(
+            by: u, name: "near", tags: ["food"], fence: Geofence(center: try GeoPoint(lat: 40.001, lon: -80.0), radiusMeters: 500))
         let far = f.createPack(by: u, name: "far", fence: Geofence(center: try GeoPoint(lat: 41.0, lon: -80.0), radiusMeters: 500))
         let open = f.createPack(by: u, name: "open")
         admitAll(&r, [near, far, open, f.post(by: f.user(), in: far)])
@@ -111,8 +112,12 @@ import SkwadTestKit
         let theirs = f.createPack(by: other, name: "theirs")
         let p1 = f.post(by: me, in: mine), p2 = f.post(by: me, in: theirs)
         let c = f.comment(by: me, in: theirs, on: p2)
-        admitAll(&r, [mine, theirs, p1, p2, c, f.vote(by: other, in: theirs, on: p2, value: 1),
-                      f.vote(by: other, in: theirs, on: c, value: 1), f.vote(by: other, in: mine, on: p1, value: -1)])
+        admitAll(
+            &r,
+            [
+                mine, theirs, p1, p2, c, f.vote(by: other, in: theirs, on: p2, value: 1),
+                f.vote(by: other, in: theirs, on: c, value: 1), f.vote(by: other, in: mine, on: p1, value: -1)
+            ])
         let keys: Set = [f.pseudonym(me, in: mine).publicKey, f.pseudonym(me, in: theirs).publicKey]
         let den = r.den(authors: keys, nowMs: f.nowMs)
         #expect(den.packs.map(\.name) == ["mine"])

@@ -34,8 +34,12 @@ import SkwadReplica
     }
 
     @Test func churnWithAndWithoutData() throws {
-        let s = try scenario(smallCampus, ["churn.fraction=0.3", "churn.start_ms=2000", "churn.end_ms=30000",
-                                           "churn.mean_up_ms=6000", "churn.mean_down_ms=4000", "churn.keep_data=0.5"])
+        let s = try scenario(
+            smallCampus,
+            [
+                "churn.fraction=0.3", "churn.start_ms=2000", "churn.end_ms=30000",
+                "churn.mean_up_ms=6000", "churn.mean_down_ms=4000", "churn.keep_data=0.5"
+            ])
         let result = simulate(scenario: s, seed: 5)
         let changes = result.world.churn.changes
         #expect(changes.contains { $0.up && !$0.keepData } && changes.contains { $0.up && $0.keepData })

@@ -48,7 +48,7 @@ import SkwadTestKit
     @Test func queueKeepsOrderAcrossTheWindow() {
         var q = VirtualTimeQueue<SimEvent>()
         var r = SimRandom(seed: 5)
-        var reference = TimeHeap<SimEvent>()   // the binary heap alone: (time, sequence) order
+        var reference = TimeHeap<SimEvent>()  // the binary heap alone: (time, sequence) order
         var seq: UInt64 = 0
         func push(_ t: UInt64, _ i: Int32) {
             q.push(time: t, kind: .sample, a: i)

@@ -5,7 +5,7 @@ import Testing
 @Suite struct DeterminismTests {
     static let busy = [
         "network.loss=0.1", "network.bandwidth_bytes_per_s=200000", "churn.fraction=0.2", "churn.end_ms=25000",
-        "strategy.strategies=[\"push-pull\", \"rumor-feedback-coin\", \"pull\"]", "strategy.phase=random",
+        "strategy.strategies=[\"push-pull\", \"rumor-feedback-coin\", \"pull\"]", "strategy.phase=random"
     ]
 
     @Test func sameSeedSameBytes() throws {

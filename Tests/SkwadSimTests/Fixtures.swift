@@ -5,44 +5,44 @@ import SkwadReplica
 /// A small campus world: two campuses, fenced packs (half locked, one admin), a workload of
 /// posts, comments and votes. Tests add a network, partitions or churn with overrides.
 let smallCampus = """
-name = "small-campus"
-duration_ms = 60_000
-sample_ms = 1_000
+    name = "small-campus"
+    duration_ms = 60_000
+    sample_ms = 1_000
 
-[nodes]
-count = 160
-placement = "campuses"
-background = 0.1
-box = [40.42, -80.00, 40.46, -79.92]
+    [nodes]
+    count = 160
+    placement = "campuses"
+    background = 0.1
+    box = [40.42, -80.00, 40.46, -79.92]
 
-[[campus]]
-name = "west"
-center = [40.4433, -79.9436]
-radius_m = 600
+    [[campus]]
+    name = "west"
+    center = [40.4433, -79.9436]
+    radius_m = 600
 
-[[campus]]
-name = "east"
-center = [40.4445, -79.9530]
-radius_m = 500
+    [[campus]]
+    name = "east"
+    center = [40.4445, -79.9530]
+    radius_m = 500
 
-[packs]
-initial = 8
-radius_m = [300, 900]
-locked = 0.5
-admin = 1
-admin_radius_m = 1500
+    [packs]
+    initial = 8
+    radius_m = [300, 900]
+    locked = 0.5
+    admin = 1
+    admin_radius_m = 1500
 
-[workload]
-start_ms = 1_000
-end_ms = 20_000
-posts_per_node_hour = 30
-comments_per_node_hour = 30
-votes_per_node_hour = 60
-max_ops = 400
+    [workload]
+    start_ms = 1_000
+    end_ms = 20_000
+    posts_per_node_hour = 30
+    comments_per_node_hour = 30
+    votes_per_node_hour = 60
+    max_ops = 400
 
-[strategy]
-strategies = ["push-pull"]
-"""
+    [strategy]
+    strategies = ["push-pull"]
+    """
 
 func scenario(_ text: String = smallCampus, _ overrides: [String] = []) throws -> Scenario {
     try Scenario.load(tomlText: text, overrides: overrides)

@@ -10,18 +10,22 @@ import SkwadReplica
 @Suite struct HostileSimTests {
     static let hostile = """
 
-    [hostile]
-    fraction = 0.1
-    eclipse_targets = 3
-    contacts = 4
-    round_ms = 500
-    flood_per_second = 50
-    lie = true
-    """
+        [hostile]
+        fraction = 0.1
+        eclipse_targets = 3
+        contacts = 4
+        round_ms = 500
+        flood_per_second = 50
+        lie = true
+        """
 
     func run(seed: UInt64) throws -> SimulationResult {
-        let s = try scenario(smallCampus + Self.hostile, ["strategy.strategies=[\"skwad\"]", "duration_ms=30000", "nodes.count=100",
-                                                                  "workload.max_ops=200"])
+        let s = try scenario(
+            smallCampus + Self.hostile,
+            [
+                "strategy.strategies=[\"skwad\"]", "duration_ms=30000", "nodes.count=100",
+                "workload.max_ops=200"
+            ])
         return simulate(scenario: s, seed: seed)
     }
 

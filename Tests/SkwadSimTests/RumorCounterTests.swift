@@ -16,8 +16,11 @@ import SkwadTestKit
         let base = try scenarioFile("push.toml")
         var counter: [Double] = [], coin: [Double] = []
         for seed in UInt64(1)...6 {
-            let s = try Scenario.load(tomlText: base, overrides: [
-                "strategy.strategies=[\"rumor-feedback-counter\", \"rumor-feedback-coin\"]", "strategy.rumor_k=2"])
+            let s = try Scenario.load(
+                tomlText: base,
+                overrides: [
+                    "strategy.strategies=[\"rumor-feedback-counter\", \"rumor-feedback-coin\"]", "strategy.rumor_k=2"
+                ])
             let runs = runSimulation(scenario: s, seed: seed).runs
             counter.append(runs[0].residue); coin.append(runs[1].residue)
         }

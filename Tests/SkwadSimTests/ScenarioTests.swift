@@ -3,21 +3,22 @@ import Testing
 
 @Suite struct ScenarioTests {
     @Test func parsesEveryTable() throws {
-        let s = try scenario(smallCampus + """
+        let s = try scenario(
+            smallCampus + """
 
-        [network]
-        loss = 0.3
-        bandwidth_bytes_per_s = 125000
+                [network]
+                loss = 0.3
+                bandwidth_bytes_per_s = 125000
 
-        [[partition]]
-        start_ms = 5000
-        heal_ms = 15000
-        by = "campus"
+                [[partition]]
+                start_ms = 5000
+                heal_ms = 15000
+                by = "campus"
 
-        [churn]
-        fraction = 0.25
-        keep_data = 0
-        """)
+                [churn]
+                fraction = 0.25
+                keep_data = 0
+                """)
         #expect(s.name == "small-campus")
         #expect(s.nodes.count == 160 && s.nodes.placement == .campuses)
         #expect(s.campuses.map(\.name) == ["west", "east"])
@@ -39,19 +40,24 @@ import Testing
     }
 
     @Test func badValuesAreNamed() {
-        for (text, key) in [("[network]\nloss = 1.5", "network.loss"), ("[network]\nloss = \"high\"", "network.loss"),
-                            ("[strategy]\nstrategies = [\"gossip-magic\"]", "strategy.strategies"),
-                            ("[nodes]\nplacement = \"campuses\"", "nodes.placement"), ("duration_ms = -5", "duration_ms"),
-                            ("[packs]\nradius_m = [900, 300]", "packs.radius_m")] {
+        for (text, key) in [
+            ("[network]\nloss = 1.5", "network.loss"), ("[network]\nloss = \"high\"", "network.loss"),
+            ("[strategy]\nstrategies = [\"gossip-magic\"]", "strategy.strategies"),
+            ("[nodes]\nplacement = \"campuses\"", "nodes.placement"), ("duration_ms = -5", "duration_ms"),
+            ("[packs]\nradius_m = [900, 300]", "packs.radius_m")
+        ] {
             do { _ = try scenario(text); Issue.record("accepted \(text)") } catch { #expect("\(error)".contains("'\(key)'"), "\(error)") }
         }
         #expect(throws: ScenarioError.self) { try scenario("name = [") }
     }
 
     @Test func overridesApply() throws {
-        let s = try scenario(smallCampus + "\n[[partition]]\nstart_ms = 1000\nheal_ms = 2000",
-                             ["network.loss=0.3", "nodes.count=42", "strategy.strategies=[\"push\", \"rumor-blind-coin\"]",
-                              "strategy.phase=random", "partition.0.heal_ms=9000", "name=\"renamed\"", "churn.fraction=0.1"])
+        let s = try scenario(
+            smallCampus + "\n[[partition]]\nstart_ms = 1000\nheal_ms = 2000",
+            [
+                "network.loss=0.3", "nodes.count=42", "strategy.strategies=[\"push\", \"rumor-blind-coin\"]",
+                "strategy.phase=random", "partition.0.heal_ms=9000", "name=\"renamed\"", "churn.fraction=0.1"
+            ])
         #expect(s.network.loss == 0.3)
         #expect(s.nodes.count == 42)
         #expect(s.strategy.strategies == [.push, .rumor(feedback: false, coin: true)])

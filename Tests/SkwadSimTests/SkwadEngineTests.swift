@@ -48,7 +48,7 @@ import SkwadReplica
         let r = result.report.runs[0]
         #expect(r.coverage == 1 && r.fullyCoveredFraction == 1)
         #expect(r.packsIdentical == r.packsChecked)
-        #expect(r.directoryCoverage == nil)   // no late joiners
+        #expect(r.directoryCoverage == nil)  // no late joiners
         // Plumtree's eager tree: most deliveries within a few network hops, not rounds.
         #expect(try #require(r.deliveryLatencyMs.p50) < 500)
         expectNoLeak(result)
@@ -103,8 +103,12 @@ import SkwadReplica
     }
 
     @Test func churnWithAndWithoutData() throws {
-        let result = try run("", ["churn.fraction=0.3", "churn.start_ms=2000", "churn.end_ms=30000",
-                                  "churn.mean_up_ms=6000", "churn.mean_down_ms=4000", "churn.keep_data=0.5"], seed: 24)
+        let result = try run(
+            "",
+            [
+                "churn.fraction=0.3", "churn.start_ms=2000", "churn.end_ms=30000",
+                "churn.mean_up_ms=6000", "churn.mean_down_ms=4000", "churn.keep_data=0.5"
+            ], seed: 24)
         let changes = result.world.churn.changes
         #expect(changes.contains { $0.up && !$0.keepData } && changes.contains { $0.up && $0.keepData })
         #expect(result.report.runs[0].droppedOffline > 0)

@@ -19,7 +19,7 @@ import GRDB
         do {
             let s = try Store(path: path)
             #expect(try s.setLocalModeration(.blockedAuthor, key: author.bytes, on: true, atMs: 10))
-            #expect(try s.setLocalModeration(.blockedAuthor, key: author.bytes, on: true, atMs: 11) == false)   // already there
+            #expect(try s.setLocalModeration(.blockedAuthor, key: author.bytes, on: true, atMs: 11) == false)  // already there
             #expect(try s.setLocalModeration(.mutedPack, key: pack.bytes, on: true, atMs: 12))
             #expect(try s.setLocalModeration(.dismissedReport, key: report.bytes, on: true, atMs: 13))
         }
@@ -38,7 +38,9 @@ import GRDB
             let k = [UInt8](repeating: 0, count: 28) + withUnsafeBytes(of: UInt32(i).bigEndian) { Array($0) }
             try s.setLocalModeration(.dismissedReport, key: k, on: true, atMs: 1)
         }
-        #expect(throws: StoreError.self) { try s.setLocalModeration(.dismissedReport, key: [UInt8](repeating: 9, count: 32), on: true, atMs: 1) }
+        #expect(throws: StoreError.self) {
+            try s.setLocalModeration(.dismissedReport, key: [UInt8](repeating: 9, count: 32), on: true, atMs: 1)
+        }
         #expect(try s.localModeration().dismissed.count == LocalModeration.capacity)
         // The other tables have their own room.
         #expect(try s.setLocalModeration(.mutedPack, key: [UInt8](repeating: 9, count: 32), on: true, atMs: 1))
@@ -55,8 +57,10 @@ import GRDB
         #expect(try s.loadOps().ops.map(\.id) == [ops[0].id, ops[2].id])
         // The delete goes through the pack index, not a scan of the log.
         let plan = try s.db.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN DELETE FROM op WHERE pack = ? AND id = ?", arguments: [Data(g.id.bytes), Data(ops[1].id.bytes)])
-                .map { $0["detail"] as String? ?? "" }.joined(separator: " ")
+            try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN DELETE FROM op WHERE pack = ? AND id = ?", arguments: [Data(g.id.bytes), Data(ops[1].id.bytes)]
+            )
+            .map { $0["detail"] as String? ?? "" }.joined(separator: " ")
         }
         #expect(plan.contains("op_pack"), "\(plan)")
     }

@@ -21,8 +21,12 @@ import SkwadTestKit
         let path = dir.appendingPathComponent("skwad.sqlite").path
         do {
             let store = try Store(path: path)
-            try store.append([g], with: [.packKey(g.id, epoch: 0, key: k0), .packKey(g.id, epoch: 1, key: k1),
-                                         .removedMember(g.id, carolKey)])
+            try store.append(
+                [g],
+                with: [
+                    .packKey(g.id, epoch: 0, key: k0), .packKey(g.id, epoch: 1, key: k1),
+                    .removedMember(g.id, carolKey)
+                ])
         }
         let store = try Store(path: path)
         #expect(try store.packKeys() == [g.id: [0: k0, 1: k1]])

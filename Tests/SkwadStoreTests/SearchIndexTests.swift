@@ -16,9 +16,9 @@ import SkwadTestKit
         let reply = f.comment(by: b, in: g, on: other, text: "found them at the pizzeria")
         let store = try Store()
         try store.append([g, pizza, other, reply, f.vote(by: b, in: g, on: pizza, value: 1)])
-        #expect(try store.searchIndexCount() == 0)   // not on the ingest path: the index follows the log
+        #expect(try store.searchIndexCount() == 0)  // not on the ingest path: the index follows the log
         try store.indexForSearch()
-        #expect(try store.searchIndexCount() == 3)   // posts and comments only
+        #expect(try store.searchIndexCount() == 3)  // posts and comments only
         let hits = try store.search("pizz")
         #expect(Set(hits.map(\.id)) == [pizza.id, reply.id])
         #expect(hits.first { $0.id == reply.id }?.post == other.id)
@@ -35,7 +35,10 @@ import SkwadTestKit
 
     @Test func whatUsersTypeNeverReachesTheQuerySyntax() throws {
         let store = try Store()
-        for q in [#"""#, "AND", "a OR", "NEAR(x y)", "*", "title:x", "^x", "-x", "(", "x\"y", "'; DROP TABLE op; --", String(repeating: "word ", count: 500)] {
+        for q in [
+            #"""#, "AND", "a OR", "NEAR(x y)", "*", "title:x", "^x", "-x", "(", "x\"y", "'; DROP TABLE op; --",
+            String(repeating: "word ", count: 500)
+        ] {
             #expect(throws: Never.self) { _ = try store.search(q) }
         }
         #expect(SearchIndex.query("  !!  ") == nil)
@@ -49,7 +52,7 @@ import SkwadTestKit
         let p = f.post(by: a, in: g, title: "secret plan", body: "x")
         let store = try Store()
         try store.append([g, p])
-        try store.append([f.op(.delete(Delete(target: p.id)), by: b, in: g)])   // not the author: no effect
+        try store.append([f.op(.delete(Delete(target: p.id)), by: b, in: g)])  // not the author: no effect
         #expect(try store.search("secret").count == 1)
         try store.append([f.op(.delete(Delete(target: p.id)), by: a, in: g)])
         #expect(try store.search("secret").isEmpty)
@@ -102,7 +105,7 @@ import SkwadTestKit
         #expect(try store.unshownNotices().map(\.kind) == [.expiring, .expired])
         try store.markInboxSeen(seq: try store.lastSeq(), forgetBeforeMs: 0)
         #expect(try store.unshownNotices().isEmpty)
-        try store.addNotices([n])   // already recorded (and shown): not again
+        try store.addNotices([n])  // already recorded (and shown): not again
         #expect(try store.unshownNotices().isEmpty)
         #expect(try store.inboxMark() == 2)
         #expect(try store.ops(after: store.inboxMark(), limit: 10).ops.isEmpty)

@@ -29,10 +29,10 @@ func removeStore(_ path: String) { try? FileManager.default.removeItem(atPath: (
         let v = f.vote(by: a, in: g, on: p, value: 1)
         let store = try Store()
         try store.append([g, p])
-        try store.append([p, v])   // a caller's mistake: the log keeps the row...
+        try store.append([p, v])  // a caller's mistake: the log keeps the row...
         #expect(try store.opCount() == 4)
         #expect(try store.opCountsByKind() == ["create_pack": 1, "post": 2, "vote": 1])
-        #expect(try store.loadOps().ops.map(\.id) == [g.id, p.id, v.id])   // ...reload does not repeat it
+        #expect(try store.loadOps().ops.map(\.id) == [g.id, p.id, v.id])  // ...reload does not repeat it
     }
 
     @Test func opsAndLocalChangesCommitTogether() throws {
@@ -69,7 +69,7 @@ func removeStore(_ path: String) { try? FileManager.default.removeItem(atPath: (
                 return s.hasPrefix("cannot save 400 op(s): disk full") && !s.contains("\n")
             }
             #expect(try store.opCount() == 21)
-            #expect(try store.setting("k") == nil)   // the local change rolled back with the ops
+            #expect(try store.setting("k") == nil)  // the local change rolled back with the ops
             try store.db.writeWithoutTransaction { try $0.execute(sql: "PRAGMA max_page_count = 1073741823") }
             try store.append(Array(big.prefix(3)))
             #expect(try store.opCount() == 24)
@@ -92,14 +92,18 @@ func removeStore(_ path: String) { try? FileManager.default.removeItem(atPath: (
             try Schema.migrator.migrate(pool, upTo: "v1")
             try pool.write { db in
                 for op in [g, p, p] {
-                    try db.execute(sql: "INSERT INTO op (id, pack, hlc, envelope) VALUES (?, ?, ?, ?)",
-                                   arguments: [Data(op.id.bytes), Data(op.packID.bytes), Int64(bitPattern: op.hlc.raw), Data(op.envelope.serialized())])
+                    try db.execute(
+                        sql: "INSERT INTO op (id, pack, hlc, envelope) VALUES (?, ?, ?, ?)",
+                        arguments: [Data(op.id.bytes), Data(op.packID.bytes), Int64(bitPattern: op.hlc.raw), Data(op.envelope.serialized())]
+                    )
                 }
             }
         }
         let store = try Store(path: path)
         #expect(try store.opCountsByKind() == ["create_pack": 1, "post": 1])
-        let indexes = try store.db.read { try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'op'") }
+        let indexes = try store.db.read {
+            try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'op'")
+        }
         #expect(indexes == ["op_pack"])
     }
 }

@@ -15,11 +15,12 @@ import Testing
         try edited.write(toFile: cfg, atomically: true, encoding: .utf8)
         #expect(try BinaryTests.run(["config", "--check", cfg], input: "").out == "ok\n")
 
-        let r = try BinaryTests.run(["--config", cfg, "--location", "40.4433,-79.9436", "--json", "--offline"], input: "whoami\ncreate Q --radius 500\n")
+        let r = try BinaryTests.run(
+            ["--config", cfg, "--location", "40.4433,-79.9436", "--json", "--offline"], input: "whoami\ncreate Q --radius 500\n")
         #expect(r.status == 0)
         let objects = try r.out.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(objects.count == 2)
-        #expect(objects[0]?["dataDir"] as? String == dir + "/data")   // relative to the config file
+        #expect(objects[0]?["dataDir"] as? String == dir + "/data")  // relative to the config file
         #expect(objects[0]?["location"] as? String == "40.4433,-79.9436")
         #expect(((objects[1]?["pack"] as? [String: Any])?["radius"] as? Double) == 500)
         #expect(FileManager.default.fileExists(atPath: dir + "/data/skwad.sqlite"))

@@ -32,7 +32,9 @@ import Testing
         // Read stderr on another thread so that neither pipe can fill up and stall the child.
         nonisolated(unsafe) var errData = Data()
         let errDone = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { errData = stderr.fileHandleForReading.readDataToEndOfFile(); errDone.signal() }
+        DispatchQueue.global().async {
+            errData = stderr.fileHandleForReading.readDataToEndOfFile(); errDone.signal()
+        }
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
         errDone.wait()
         p.waitUntilExit()
@@ -61,7 +63,7 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("posted ") })
         #expect(lines.contains("error: unknown command 'bogus'; type help"))
         #expect(lines.contains { $0.contains("Quad") && $0.contains("Free pizza") && $0.contains("(0 comments)") })
-        #expect(!first.out.contains("\u{1B}["))   // no terminal decorations when piped
+        #expect(!first.out.contains("\u{1B}["))  // no terminal decorations when piped
         #expect(lines.last == "bye")
 
         let second = try Self.run(["--data", dir, "--offline"], input: "feed\nden\n")
@@ -77,7 +79,7 @@ import Testing
         let r = try Self.run(["--data", dir, "--json", "--offline"], input: script)
         #expect(r.status == 0)
         let objects = try r.out.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
-        #expect(objects.count == 5)   // the blank line gets no reply
+        #expect(objects.count == 5)  // the blank line gets no reply
         #expect(objects.map { $0["ok"] as? Bool } == [true, true, true, false, true])
         #expect((objects[0]["id"] as? String)?.count == 64)
         #expect(((objects[2]["posts"] as? [[String: Any]])?.first?["title"] as? String) == "t")

@@ -61,7 +61,7 @@ import SkwadStore
         net["b"].send("quit")
         net["b"].stop()
         let bText = net["b"].text
-        net.nodes["b"] = nil   // stopped for good: `net.stop` must not write to it
+        net.nodes["b"] = nil  // stopped for good: `net.stop` must not write to it
         #expect(!bText.contains(secret))
         let store = try Store(path: "\(net.dir)/b/skwad.sqlite")
         let ops = try store.loadOps().ops
@@ -92,8 +92,12 @@ import SkwadStore
         #expect(await net["a"].waitFor("Ramen tonight?", poll: "feed Kitchen"))
         let lines = net["a"].text.split(separator: "\n")
         #expect(lines.contains { $0.contains("Room wanted") && $0.contains("\"Sam Q\"") })
-        #expect(lines.contains { $0.contains("Ramen tonight?") } && !lines.contains { $0.contains("Ramen tonight?")
-            && $0.contains("Sam Q") })
+        #expect(
+            lines.contains { $0.contains("Ramen tonight?") }
+                && !lines.contains {
+                    $0.contains("Ramen tonight?")
+                        && $0.contains("Sam Q")
+                })
     }
 
     @Test func aFollowedAuthorsPostRaisesALine() async throws {

@@ -47,7 +47,7 @@ import SkwadTestKit
         net["b"].send("join Quad")
         #expect(await net["b"].waitFor("Free pizza", poll: "feed Quad"))
         net["b"].send(#"comment \#(id) "an early reply""#)
-        #expect(await net["a"].waitFor("replied to your post", poll: "inbox", seconds: 30))   // seen before the stop
+        #expect(await net["a"].waitFor("replied to your post", poll: "inbox", seconds: 30))  // seen before the stop
 
         // a stops; b replies; a starts again on the same data and hears of it in its inbox.
         net["a"].send("quit")
@@ -61,6 +61,6 @@ import SkwadTestKit
         let text = net["a"].text
         let line = try #require(text.split(separator: "\n").first { $0.contains("replied to your post") }, "\(text)")
         #expect(line.contains("replied to your post \(id)") && line.contains("\"Free pizza\"") && line.contains("still there?"))
-        #expect(!text.contains("an early reply"))   // seen before the restart: not shown again
+        #expect(!text.contains("an early reply"))  // seen before the restart: not shown again
     }
 }

@@ -88,7 +88,7 @@ final class Localnet: @unchecked Sendable {
     /// Starts node `name` joining through `peers`; returns its address (from `whoami`).
     @discardableResult
     func start(_ name: String, peers: [String]) async throws -> String {
-        var args = ["--config", try config(name), "--data", "\(dir)/\(name)", "--verbose"]   // "* peer joined" lines
+        var args = ["--config", try config(name), "--data", "\(dir)/\(name)", "--verbose"]  // "* peer joined" lines
         for p in peers { args += ["--peer", p] }
         let node = try RunningNode(binary: bin, args: args)
         nodes[name] = node

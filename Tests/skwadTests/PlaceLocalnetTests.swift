@@ -44,7 +44,7 @@ import Testing
             "  rating 3.5 (Bayesian: pack mean 3.5 over 2 reviews, weight 5)  average 3.5 of 5 from 2 reviews",
             "  location 3.5  management 2.5  amenities 3.5  would live here again: 50% (1 of 2)",
             "  4★ ██████████████████████████████ 1",
-            "  3★ ██████████████████████████████ 1",
+            "  3★ ██████████████████████████████ 1"
         ]
         for n in ["a", "b", "c"] {
             let mark = net[n].text.count
@@ -59,8 +59,9 @@ import Testing
         #expect(await net["b"].waitFor("reviewed \(place) (", after: before))
         for n in ["a", "b", "c"] {
             let mark = net[n].text.count
-            #expect(await net[n].waitFor("average 2.0 of 5 from 2 reviews", after: mark, poll: "place \(place)"),
-                    "\(n) kept the first review")
+            #expect(
+                await net[n].waitFor("average 2.0 of 5 from 2 reviews", after: mark, poll: "place \(place)"),
+                "\(n) kept the first review")
             #expect(await net[n].waitFor("changed my mind", after: mark))
         }
 

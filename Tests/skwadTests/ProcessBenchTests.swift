@@ -30,8 +30,10 @@ import Testing
     }
 
     @Test func directMessagesAreTimedBesideThePosts() throws {
-        let o = try report(["--nodes", "3", "--idle", "0", "--posts", "2", "--gap-ms", "200", "--settle", "10", "--dms", "3",
-                            "--dead-peer-timeout", "0"])
+        let o = try report([
+            "--nodes", "3", "--idle", "0", "--posts", "2", "--gap-ms", "200", "--settle", "10", "--dms", "3",
+            "--dead-peer-timeout", "0"
+        ])
         #expect(o["converged"] as? Bool == true, "\(o)")
         #expect(o["dms"] as? Int == 3 && o["lost_dms"] as? Int == 0)
         // From typing to arrival: positive whatever order the parent reads the two pipes in.

@@ -8,8 +8,12 @@ import Testing
         let bin = try #require(BinaryTests.binary, "build the skwad executable first (scripts/test.sh does)")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-serve-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let node = try RunningNode(binary: bin, args: ["serve", "--data", dir, "--listen", "127.0.0.1:0",
-                                                      "--metrics", "127.0.0.1:0", "--log-level", "debug"])
+        let node = try RunningNode(
+            binary: bin,
+            args: [
+                "serve", "--data", dir, "--listen", "127.0.0.1:0",
+                "--metrics", "127.0.0.1:0", "--log-level", "debug"
+            ])
         defer { node.stop() }
         #expect(await node.waitFor("/metrics", seconds: 30))
         let url = try #require(node.line(startingWith: "skwad: metrics on http://"))
@@ -42,7 +46,9 @@ import Testing
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let ok = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         guard ok == 0 else { return "" }
         _ = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".withCString { send(fd, $0, strlen($0), 0) }
         var out = [UInt8](), buf = [UInt8](repeating: 0, count: 4096)

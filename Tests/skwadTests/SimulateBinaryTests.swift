@@ -11,9 +11,12 @@ import Testing
         let dirs = (0..<2).map { _ in FileManager.default.temporaryDirectory.appendingPathComponent("skwad-sim-\(UUID().uuidString)").path }
         defer { dirs.forEach { try? FileManager.default.removeItem(atPath: $0) } }
         let runs = try dirs.map { dir in
-            try BinaryTests.run(["simulate", scenario, "--seed", "9", "--nodes", "60", "--quiet", "--out", dir,
-                                 "--set", "strategy.strategies=[\"skwad\", \"push-pull\"]", "--set", "duration_ms=20000",
-                                 "--set", "churn.end_ms=15000", "--set", "workload.end_ms=12000"], input: "", seconds: 120)
+            try BinaryTests.run(
+                [
+                    "simulate", scenario, "--seed", "9", "--nodes", "60", "--quiet", "--out", dir,
+                    "--set", "strategy.strategies=[\"skwad\", \"push-pull\"]", "--set", "duration_ms=20000",
+                    "--set", "churn.end_ms=15000", "--set", "workload.end_ms=12000"
+                ], input: "", seconds: 120)
         }
         for r in runs { #expect(r.status == 0, "\(r.err)") }
         #expect(runs[0].out == runs[1].out)
@@ -26,8 +29,11 @@ import Testing
     }
 
     @Test func aBadScenarioIsOneClearLine() throws {
-        let r = try BinaryTests.run(["simulate", Self.repo.appendingPathComponent("simulations/churn.toml").path,
-                                     "--set", "strategy.strategies=[\"gossip-magic\"]"], input: "")
+        let r = try BinaryTests.run(
+            [
+                "simulate", Self.repo.appendingPathComponent("simulations/churn.toml").path,
+                "--set", "strategy.strategies=[\"gossip-magic\"]"
+            ], input: "")
         #expect(r.status != 0)
         let lines = r.err.split(separator: "\n").filter { !$0.isEmpty }
         #expect(lines.count == 1 && lines[0].contains("gossip-magic"))

@@ -25,14 +25,18 @@ public func fuzzAdmission(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 /// `SKWAD_FUZZ_SEEDS=DIR` writes the seed corpus (real envelopes of several kinds) and exits.
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzAdmissionInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func fuzzAdmissionInitialize(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
     guard let dir = ProcessInfo.processInfo.environment["SKWAD_FUZZ_SEEDS"] else { return 0 }
     var f = OpFactory(seed: 1)
     let u = f.user(), v = f.user()
     let g = f.createPack(by: u, name: "fuzz")
     let p = f.post(by: u, in: g)
-    let ops = [f.createPack(by: v, name: "other", tags: ["t"]), f.post(by: v, in: g, title: "t", body: "b"),
-               f.comment(by: v, in: g, on: p), f.vote(by: v, in: g, on: p, value: 1), f.vote(by: u, in: g, on: p, value: -1)]
+    let ops = [
+        f.createPack(by: v, name: "other", tags: ["t"]), f.post(by: v, in: g, title: "t", body: "b"),
+        f.comment(by: v, in: g, on: p), f.vote(by: v, in: g, on: p, value: 1), f.vote(by: u, in: g, on: p, value: -1)
+    ]
     try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     for (i, op) in ops.enumerated() { FileManager.default.createFile(atPath: "\(dir)/seed-\(i)", contents: Data(op.envelope.serialized())) }
     exit(0)

@@ -63,7 +63,9 @@ public func fuzzDatagram(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 /// `SKWAD_FUZZ_SEEDS=DIR` writes the seed corpus (one message of each common kind, sealed
 /// mode, plus a raw HELLO, a forged DATA and a replay) into DIR and exits.
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzDatagramInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func fuzzDatagramInitialize(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
     guard let dir = ProcessInfo.processInfo.environment["SKWAD_FUZZ_SEEDS"] else { return 0 }
     var f = OpFactory(seed: 3)
     let u = f.user()
@@ -73,12 +75,14 @@ public func fuzzDatagramInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: U
     var m = WireMessage()
     m.ping = Skwad_Gossip_V1_Ping(); m.ping.seq = 5; msgs.append(m)
     m = WireMessage(); m.pingReq = Skwad_Gossip_V1_PingReq(); m.pingReq.seq = 1; m.pingReq.target = "10.0.0.3:7400"; msgs.append(m)
-    m = WireMessage(); m.forwardJoin = Skwad_Gossip_V1_ForwardJoin(); m.forwardJoin.ttl = 3; m.forwardJoin.joiner.address = "10.0.0.4:7400"; msgs.append(m)
+    m = WireMessage(); m.forwardJoin = Skwad_Gossip_V1_ForwardJoin(); m.forwardJoin.ttl = 3; m.forwardJoin.joiner.address = "10.0.0.4:7400";
+    msgs.append(m)
     m = WireMessage(); m.shuffle = Skwad_Gossip_V1_Shuffle(); m.shuffle.ttl = 2
     var peer = Skwad_Gossip_V1_Peer(); peer.address = "10.0.0.5:7400"; peer.cell = "dr3u"; m.shuffle.peers = [peer]; msgs.append(m)
     m = WireMessage(); m.neighbor = Skwad_Gossip_V1_Neighbor(); m.neighbor.highPriority = true; msgs.append(m)
     m = WireMessage(); m.vicinity = Skwad_Gossip_V1_Vicinity(); m.vicinity.peers = [peer]; msgs.append(m)
-    m = WireMessage(); m.ops = Skwad_Gossip_V1_Ops(); m.ops.envelopes = [Data(g.envelope.serialized()), Data(post.envelope.serialized())]; msgs.append(m)
+    m = WireMessage(); m.ops = Skwad_Gossip_V1_Ops(); m.ops.envelopes = [Data(g.envelope.serialized()), Data(post.envelope.serialized())];
+    msgs.append(m)
     m = WireMessage(); m.ihave = Skwad_Gossip_V1_IHave(); m.ihave.ids = [Data(post.id.bytes)]; msgs.append(m)
     m = WireMessage(); m.want = Skwad_Gossip_V1_Want(); m.want.ids = [Data(post.id.bytes)]; msgs.append(m)
     m = WireMessage(); m.disconnect = Skwad_Gossip_V1_Disconnect(); msgs.append(m)

@@ -34,7 +34,9 @@ let config: NodeConfig = {
 /// Runs async work to completion from libFuzzer's synchronous callback.
 func block(_ work: @escaping @Sendable () async -> Void) {
     let done = DispatchSemaphore(value: 0)
-    Task { await work(); done.signal() }
+    Task {
+        await work(); done.signal()
+    }
     done.wait()
 }
 

@@ -61,11 +61,13 @@ public struct DirectiveCarrier: Sendable {
     /// - `timer(generation, afterMs)`: a new live tick timer (older ones are stale);
     /// - `admitted(op)`: the engine admitted `op` into the replica;
     /// - `peer(address, up)`: a link came up or went down.
-    public mutating func carry(_ directives: [GossipDirective], nowMs: UInt64,
-                               send: (_ bytes: [UInt8], _ to: Int) -> Void,
-                               timer schedule: (_ generation: UInt32, _ afterMs: UInt64) -> Void = { _, _ in },
-                               admitted: (SignedOp) -> Void = { _ in },
-                               peer: (PeerAddress, _ up: Bool) -> Void = { _, _ in }) {
+    public mutating func carry(
+        _ directives: [GossipDirective], nowMs: UInt64,
+        send: (_ bytes: [UInt8], _ to: Int) -> Void,
+        timer schedule: (_ generation: UInt32, _ afterMs: UInt64) -> Void = { _, _ in },
+        admitted: (SignedOp) -> Void = { _ in },
+        peer: (PeerAddress, _ up: Bool) -> Void = { _, _ in }
+    ) {
         for d in directives {
             switch d {
             case .send(let bytes, let to):

@@ -81,10 +81,11 @@ public struct InMemoryNetwork<Model: LinkModel> {
         var sends: [([UInt8], Int)] = []
         var ops: [OpID] = []
         var peers: [(PeerAddress, Bool)] = []
-        nodes[i].carrier.carry(directives, nowMs: now,
-                               send: { sends.append(($0, $1)) },
-                               admitted: { ops.append($0.id) },
-                               peer: { peers.append(($0, $1)) })
+        nodes[i].carrier.carry(
+            directives, nowMs: now,
+            send: { sends.append(($0, $1)) },
+            admitted: { ops.append($0.id) },
+            peer: { peers.append(($0, $1)) })
         if !ops.isEmpty { admitted[i, default: []] += ops }
         if !peers.isEmpty { peerEvents[i, default: []] += peers }
         // The log keeps every send, also to addresses that name no node.
@@ -177,8 +178,10 @@ extension InMemoryNetwork where Model == UniformLatency {
     /// that admit without the stamp-work floors unless a test asks for them (tests of gossip
     /// make many packs and pseudonyms; `OpFactory(floors: false)` mints cheap stamps), over
     /// links of 1–5 ms.
-    public init(count: Int, config: GossipConfig = .init(), cells: [String?]? = nil, replicaConfig: ReplicaConfig = .noFloors,
-                model: UniformLatency = UniformLatency()) {
+    public init(
+        count: Int, config: GossipConfig = .init(), cells: [String?]? = nil, replicaConfig: ReplicaConfig = .noFloors,
+        model: UniformLatency = UniformLatency()
+    ) {
         self.init(model: model)
         for i in 0..<count {
             var e = GossipEngine(config: config, seed: UInt64(i + 1) * 7919, secrets: .seeded)

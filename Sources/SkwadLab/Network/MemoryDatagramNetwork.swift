@@ -28,8 +28,10 @@ public final class MemoryDatagramNetwork: Sendable {
 
     /// Binds `port` (0: the next free one) and returns the transport; a port already bound
     /// fails, as a second UDP bind on a node's port does.
-    public func bind(host: String = "127.0.0.1", port: Int = 0,
-                     inboundCapacity: Int = defaultInboundCapacity) throws -> MemoryDatagramTransport {
+    public func bind(
+        host: String = "127.0.0.1", port: Int = 0,
+        inboundCapacity: Int = defaultInboundCapacity
+    ) throws -> MemoryDatagramTransport {
         let ip = host == "0.0.0.0" ? "127.0.0.1" : host
         return try state.withLock { s in
             var p = port

@@ -19,8 +19,10 @@ extension NodeConfig {
     /// as its array spans) replaced, or added before the first table. The result is parsed back
     /// and must hold exactly `keys`, else nothing is written and the user edits the file.
     static func settingAdminKeys(_ keys: [PublicKey], in text: String, baseDir: String?) throws -> String {
-        var lines = text.isEmpty ? writtenHeader.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-                                 : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var lines =
+            text.isEmpty
+            ? writtenHeader.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let value: [String]
         if keys.count <= 1 {
             value = ["admin_keys = [" + keys.map { "\"\($0.hex)\"" }.joined() + "]"]
@@ -83,7 +85,7 @@ extension NodeConfig {
                 default: break
                 }
             }
-            if !opened { return nil }   // `admin_keys =` not followed by an array on its line
+            if !opened { return nil }  // `admin_keys =` not followed by an array on its line
         }
         return nil
     }

@@ -94,9 +94,11 @@ public struct NodeConfig: Sendable, Equatable {
     /// Where the rate limits' defaults come from.
     static let gossipDefaults = GossipConfig()
 
-    static let keys: Set<String> = ["data_dir", "location", "geohash_precision", "pow_bits", "admin_keys", "admin_secret_file",
-                                    "admin_packs", "listen", "peers", "headless", "limits", "max_clock_skew_ms",
-                                    "offline", "lan_beacon", "lan_beacon_port"]
+    static let keys: Set<String> = [
+        "data_dir", "location", "geohash_precision", "pow_bits", "admin_keys", "admin_secret_file",
+        "admin_packs", "listen", "peers", "headless", "limits", "max_clock_skew_ms",
+        "offline", "lan_beacon", "lan_beacon_port"
+    ]
     static let limitKeys: Set<String> = ["peer_datagrams_per_second", "peer_bytes_per_second", "pseudonym_ops_per_minute"]
 
     /// toml++ (under TOMLKit) asserts, instead of reporting an error, when a table header
@@ -113,7 +115,8 @@ public struct NodeConfig: Sendable, Equatable {
             if rest.first == "[" { rest = rest.dropFirst() }
             rest = rest.drop { $0 == " " || $0 == "\t" }
             let c = rest.unicodeScalars.first ?? "\n"
-            let ok = (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == "_" || c == "-"
+            let ok =
+                (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == "_" || c == "-"
                 || c == "\"" || c == "'" || c == "]"
             if !ok { throw ConfigError("config: a table header must start with a key at line \(n + 1)") }
         }
@@ -124,7 +127,7 @@ public struct NodeConfig: Sendable, Equatable {
     static func checkBrackets(_ text: String) throws {
         var stack: [(Character, Int)] = []
         var line = 1
-        var quote: String?        // the string delimiter we are inside, if any
+        var quote: String?  // the string delimiter we are inside, if any
         var comment = false
         var chars = Array(text)[...]
         while let c = chars.first {
@@ -185,7 +188,9 @@ public struct NodeConfig: Sendable, Equatable {
         }
         func strings(_ key: String) throws -> [String] {
             guard let arr = table[key]?.array else { throw bad(key, "expected an array of strings") }
-            return try arr.map { v in guard let s = v.string else { throw bad(key, "expected an array of strings") }; return s }
+            return try arr.map { v in
+                guard let s = v.string else { throw bad(key, "expected an array of strings") }; return s
+            }
         }
 
         var c = NodeConfig.embeddedDefault
@@ -201,7 +206,9 @@ public struct NodeConfig: Sendable, Equatable {
             do { c.location = try GeoPoint(parsing: s) } catch { throw bad("location", "\(error)") }
         }
         if table.contains(key: "geohash_precision") {
-            guard let n = table["geohash_precision"]?.int, (1...12).contains(n) else { throw bad("geohash_precision", "expected an integer 1...12") }
+            guard let n = table["geohash_precision"]?.int, (1...12).contains(n) else {
+                throw bad("geohash_precision", "expected an integer 1...12")
+            }
             c.geohashPrecision = n
         }
         if table.contains(key: "pow_bits") {
@@ -218,7 +225,9 @@ public struct NodeConfig: Sendable, Equatable {
         }
         if table.contains(key: "admin_keys") {
             c.adminKeys = try strings("admin_keys").map { hex in
-                guard let b = Hex.decode(hex), let k = try? PublicKey(bytes: b) else { throw bad("admin_keys", "'\(hex)' is not a 64-hex-digit public key") }
+                guard let b = Hex.decode(hex), let k = try? PublicKey(bytes: b) else {
+                    throw bad("admin_keys", "'\(hex)' is not a 64-hex-digit public key")
+                }
                 return k
             }
         }
@@ -244,7 +253,9 @@ public struct NodeConfig: Sendable, Equatable {
             c.lanBeacon = b
         }
         if table.contains(key: "lan_beacon_port") {
-            guard let n = table["lan_beacon_port"]?.int, (1...65535).contains(n) else { throw bad("lan_beacon_port", "expected an integer 1...65535") }
+            guard let n = table["lan_beacon_port"]?.int, (1...65535).contains(n) else {
+                throw bad("lan_beacon_port", "expected an integer 1...65535")
+            }
             c.lanBeaconPort = n
         }
         if table.contains(key: "headless") {

@@ -35,8 +35,10 @@ public final class LanBeacon: Sendable {
 
     /// Binds `0.0.0.0:port` with SO_REUSEADDR (every node on the host hears every beacon) and
     /// SO_BROADCAST; `heard` gets the gossip address of each valid beacon from a subnet of ours.
-    public static func start(port: Int, gossipPort: Int, group: EventLoopGroup,
-                             heard: @escaping @Sendable (PeerAddress) -> Void) async throws -> LanBeacon {
+    public static func start(
+        port: Int, gossipPort: Int, group: EventLoopGroup,
+        heard: @escaping @Sendable (PeerAddress) -> Void
+    ) async throws -> LanBeacon {
         let instance = SecureRandom.bytes(8)
         let counters = Counters()
         let bootstrap = DatagramBootstrap(group: group)
@@ -94,7 +96,8 @@ public final class LanBeacon: Sendable {
         var seen = Set<UInt32>()
         return ((try? System.enumerateDevices()) ?? []).compactMap { d -> SocketAddress? in
             guard case .v4 = d.address, let ip = d.address?.ipAddress.flatMap(ipv4), let mask = d.netmask?.ipAddress.flatMap(ipv4),
-                  mask != 0, mask != .max, ip >> 24 != 127 else { return nil }
+                mask != 0, mask != .max, ip >> 24 != 127
+            else { return nil }
             let b = ip | ~mask
             guard seen.insert(b).inserted else { return nil }
             return try? SocketAddress(ipAddress: "\(b >> 24).\(b >> 16 & 255).\(b >> 8 & 255).\(b & 255)", port: port)
@@ -136,12 +139,15 @@ public final class LanBeacon: Sendable {
             let envelope = unwrapInboundIn(data)
             // Our own beacon, looped back by the broadcast: neither heard nor refused.
             if envelope.data.readableBytes == LanBeacon.size,
-               envelope.data.getBytes(at: envelope.data.readerIndex + 7, length: 8) == instance { return }
+                envelope.data.getBytes(at: envelope.data.readerIndex + 7, length: 8) == instance
+            {
+                return
+            }
             guard envelope.data.readableBytes == LanBeacon.size,
-                  let bytes = envelope.data.getBytes(at: envelope.data.readerIndex, length: LanBeacon.size),
-                  let port = LanBeacon.parse(bytes, ownInstance: instance),
-                  let ip = envelope.remoteAddress.ipAddress, LanBeacon.onOurSubnet(ip),
-                  let address = try? SocketAddress(ipAddress: ip, port: port)
+                let bytes = envelope.data.getBytes(at: envelope.data.readerIndex, length: LanBeacon.size),
+                let port = LanBeacon.parse(bytes, ownInstance: instance),
+                let ip = envelope.remoteAddress.ipAddress, LanBeacon.onOurSubnet(ip),
+                let address = try? SocketAddress(ipAddress: ip, port: port)
             else { counters.refused.add(1, ordering: .relaxed); return }
             counters.heard.add(1, ordering: .relaxed)
             heard(PeerAddress(describe(address)))

@@ -36,8 +36,10 @@ public final class UDPTransport: DatagramTransport {
     public var inboundFull: Int { counters.dropped.withLock { $0 } }
 
     /// Binds `host:port` (port 0 picks a free one) on `group` and starts reading.
-    public static func bind(host: String, port: Int, group: EventLoopGroup,
-                            inboundCapacity: Int = defaultInboundCapacity) async throws -> UDPTransport {
+    public static func bind(
+        host: String, port: Int, group: EventLoopGroup,
+        inboundCapacity: Int = defaultInboundCapacity
+    ) async throws -> UDPTransport {
         let (stream, continuation) = AsyncStream<Datagram>.makeStream(bufferingPolicy: .bufferingOldest(max(1, inboundCapacity)))
         let counters = InboundCounters()
         let bootstrap = DatagramBootstrap(group: group)
@@ -86,7 +88,8 @@ public final class UDPTransport: DatagramTransport {
     /// (`socketAddress(canonical:)`).
     public static func resolve(_ hostPort: String) throws -> SocketAddress {
         guard let colon = hostPort.lastIndex(of: ":"), let port = Int(hostPort[hostPort.index(after: colon)...]),
-              (0...65535).contains(port) else {
+            (0...65535).contains(port)
+        else {
             throw TransportError("expected HOST:PORT such as 127.0.0.1:7400, got '\(hostPort)'")
         }
         let host = String(hostPort[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
@@ -100,7 +103,8 @@ extension UDPTransport {
     /// The socket address of a canonical peer address (PROTOCOL §8), without DNS; nil for
     /// anything else.
     public static func socketAddress(canonical peer: PeerAddress) -> SocketAddress? {
-        guard peer.isCanonical, let colon = peer.value.lastIndex(of: ":"), let port = Int(peer.value[peer.value.index(after: colon)...]) else { return nil }
+        guard peer.isCanonical, let colon = peer.value.lastIndex(of: ":"), let port = Int(peer.value[peer.value.index(after: colon)...])
+        else { return nil }
         let host = String(peer.value[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         return try? SocketAddress(ipAddress: host, port: port)
     }

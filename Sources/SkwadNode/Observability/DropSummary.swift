@@ -24,7 +24,8 @@ public struct DropSummary: Sendable {
         }
         guard !grew.isEmpty else { return nil }
         let total = grew.reduce(0) { $0 + $1.1 }
-        return "dropped \(total): " + grew.sorted { $0.1 > $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }
+        return "dropped \(total): "
+            + grew.sorted { $0.1 > $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }
             .map { "\($0.0)=\($0.1)" }.joined(separator: " ")
     }
 }

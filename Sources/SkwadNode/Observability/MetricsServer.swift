@@ -28,9 +28,12 @@ public final class MetricsServer: Sendable {
     }
 
     /// Binds `HOST:PORT` (port 0 picks a free one). Serve with `run()`.
-    public static func bind(_ hostPort: String, group: EventLoopGroup, render: @escaping @Sendable () async -> String) async throws -> MetricsServer {
+    public static func bind(
+        _ hostPort: String, group: EventLoopGroup, render: @escaping @Sendable () async -> String
+    ) async throws -> MetricsServer {
         guard let colon = hostPort.lastIndex(of: ":"), let port = Int(hostPort[hostPort.index(after: colon)...]),
-              (0...65535).contains(port) else {
+            (0...65535).contains(port)
+        else {
             throw NodeError("metrics address '\(hostPort)' is not HOST:PORT")
         }
         let host = String(hostPort[..<colon])
@@ -91,11 +94,15 @@ public final class MetricsServer: Sendable {
                     guard let h = head else { return }
                     let path = h.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? h.uri
                     let (status, body): (HTTPResponseStatus, String) =
-                        h.method != .GET && h.method != .HEAD ? (.methodNotAllowed, "only GET\n")
-                        : path != "/metrics" ? (.notFound, "see /metrics\n")
-                        : (.ok, await render())
+                        h.method != .GET && h.method != .HEAD
+                        ? (.methodNotAllowed, "only GET\n")
+                        : path != "/metrics"
+                            ? (.notFound, "see /metrics\n")
+                            : (.ok, await render())
                     var headers = HTTPHeaders()
-                    headers.add(name: "Content-Type", value: status == .ok ? "text/plain; version=0.0.4; charset=utf-8" : "text/plain; charset=utf-8")
+                    headers.add(
+                        name: "Content-Type",
+                        value: status == .ok ? "text/plain; version=0.0.4; charset=utf-8" : "text/plain; charset=utf-8")
                     headers.add(name: "Content-Length", value: "\(body.utf8.count)")
                     headers.add(name: "Connection", value: "close")
                     try await outbound.write(.head(HTTPResponseHead(version: h.version, status: status, headers: headers)))
@@ -111,7 +118,11 @@ public final class MetricsServer: Sendable {
     private final class Counter: @unchecked Sendable {
         private let lock = NSLock()
         private var n = 0
-        func enter(max: Int) -> Bool { lock.withLock { if n >= max { return false }; n += 1; return true } }
+        func enter(max: Int) -> Bool {
+            lock.withLock {
+                if n >= max { return false }; n += 1; return true
+            }
+        }
         func leave() { lock.withLock { n -= 1 } }
     }
 }

@@ -17,8 +17,10 @@ import Prometheus
 /// from the network, but a cap keeps the registry finite whatever the engine adds).
 public final class NodeMetrics: @unchecked Sendable {
     public static let capacity = 512
-    static let gauges: Set<String> = ["sessions", "limits.addresses", "ops.in_replica", "ops.pending",
-                                      "peers.active", "peers.passive", "process.resident_memory_bytes"]
+    static let gauges: Set<String> = [
+        "sessions", "limits.addresses", "ops.in_replica", "ops.pending",
+        "peers.active", "peers.passive", "process.resident_memory_bytes"
+    ]
 
     private let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory

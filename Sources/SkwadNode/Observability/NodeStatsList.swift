@@ -5,11 +5,13 @@ extension Node {
     /// each (a name both keep, such as `ops.duplicate`, is summed).
     public func counters() -> [(String, Int)] {
         let s = stats
-        var local: [(String, Int)] = [("ops.local", s.localOps), ("ops.in_replica", whoami().ops),
-                                      ("ops.admitted_remote", s.admitted), ("ops.duplicate", s.duplicates),
-                                      ("ops.pending", s.pending), ("store.errors", s.storeErrors),
-                                      ("store.rows_skipped", s.storeRowsSkipped), ("packs.purged", s.packsPurged),
-                                      ("dm.receipts_not_sent", s.receiptsNotSent)]
+        var local: [(String, Int)] = [
+            ("ops.local", s.localOps), ("ops.in_replica", whoami().ops),
+            ("ops.admitted_remote", s.admitted), ("ops.duplicate", s.duplicates),
+            ("ops.pending", s.pending), ("store.errors", s.storeErrors),
+            ("store.rows_skipped", s.storeRowsSkipped), ("packs.purged", s.packsPurged),
+            ("dm.receipts_not_sent", s.receiptsNotSent)
+        ]
         local += s.rejected.sorted { $0.key < $1.key }.map { ("ops.rejected.\($0.key)", $0.value) }
         return Self.merged(local, networkStats())
     }
@@ -19,8 +21,10 @@ extension Node {
     public func statsPairs() -> [(String, Int)] {
         var out = counters()
         let peers = peerSummaries()
-        out += [("peers.active", peers.filter { $0.state == "active" }.count),
-                ("peers.passive", peers.filter { $0.state == "passive" }.count)]
+        out += [
+            ("peers.active", peers.filter { $0.state == "active" }.count),
+            ("peers.passive", peers.filter { $0.state == "passive" }.count)
+        ]
         if let rss = ProcessMemory.residentBytes() { out.append(("process.resident_memory_bytes", rss)) }
         return out
     }
@@ -45,8 +49,9 @@ public enum ProcessMemory {
     /// the file or the key is missing.
     public static func bytes(_ key: String, in file: String, pid: String = "self") -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/\(file)", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key) }),
-              let kb = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({ Int($0) }) else { return nil }
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key) }),
+            let kb = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
         return kb * 1024
     }
 }

@@ -22,8 +22,9 @@ public struct BaselineStrategy: SimStrategy {
     public var roundMs: UInt64? { round }
 
     public func makeNode(_ id: NodeID, world: World) -> BaselineNode {
-        BaselineNode(strategy: self, id: id, memberships: world.memberships[id].count,
-                     rng: SimRandom.stream(seed, 100, UInt64(id)))
+        BaselineNode(
+            strategy: self, id: id, memberships: world.memberships[id].count,
+            rng: SimRandom.stream(seed, 100, UInt64(id)))
     }
 }
 
@@ -87,8 +88,9 @@ public struct BaselineNode: SimProtocol {
                 send(.push, slots[i].known, pack: ms[i], to: peer(ms[i], pack), ctx: &ctx)
             case .pull:
                 let known = slots[i].known
-                ctx.send(BaselineMessage(kind: .pullRequest, pack: ms[i].pack, ops: known), to: peer(ms[i], pack),
-                         bytes: ctx.headerBytes + BaselineMessage.packTagBytes + known.count * BaselineMessage.digestEntryBytes)
+                ctx.send(
+                    BaselineMessage(kind: .pullRequest, pack: ms[i].pack, ops: known), to: peer(ms[i], pack),
+                    bytes: ctx.headerBytes + BaselineMessage.packTagBytes + known.count * BaselineMessage.digestEntryBytes)
             case .pushPull:
                 send(.pushPull, slots[i].known, pack: ms[i], to: peer(ms[i], pack), ctx: &ctx)
             case .rumor(let feedback, let coin):
@@ -96,7 +98,7 @@ public struct BaselineNode: SimProtocol {
                 send(.rumor, slots[i].hot, pack: ms[i], to: peer(ms[i], pack), ctx: &ctx)
                 if !feedback { loseInterest(slot: i, in: slots[i].hot, coin: coin) }
             case .skwad:
-                continue   // not a baseline: runs through SkwadGossipStrategy
+                continue  // not a baseline: runs through SkwadGossipStrategy
             }
         }
         ctx.schedule(afterMs: strategy.round)
@@ -118,16 +120,19 @@ public struct BaselineNode: SimProtocol {
         case .rumor:
             let fresh = m.ops.subtracting(before)
             learn(fresh, slot: i, pack: m.pack, ctx: &ctx)
-            fresh.forEach { slots[i].hot.insert($0); slots[i].counters[$0] = 0 }
+            fresh.forEach {
+                slots[i].hot.insert($0); slots[i].counters[$0] = 0
+            }
             if case .rumor(true, let coin) = strategy.kind {
                 // Feedback names the contact's unnecessary rumors; the counter variant also
                 // names the necessary ones, whose counters the sender resets (Demers §1.4).
                 let already = m.ops.intersection(before)
                 let news = coin ? OpBits() : fresh
                 if !already.isEmpty || !news.isEmpty {
-                    ctx.send(BaselineMessage(kind: .feedback, pack: m.pack, ops: already, fresh: news), to: from,
-                             bytes: ctx.headerBytes + BaselineMessage.packTagBytes
-                                + (already.count + news.count) * BaselineMessage.digestEntryBytes)
+                    ctx.send(
+                        BaselineMessage(kind: .feedback, pack: m.pack, ops: already, fresh: news), to: from,
+                        bytes: ctx.headerBytes + BaselineMessage.packTagBytes
+                            + (already.count + news.count) * BaselineMessage.digestEntryBytes)
                 }
             }
         case .feedback:

@@ -12,7 +12,11 @@ public struct OpBits: Equatable, Sendable {
     }
 
     @inline(__always) private mutating func setWord(_ i: Int, _ v: UInt64) {
-        if i == 0 { w0 = v } else if i == 1 { w1 = v } else {
+        if i == 0 {
+            w0 = v
+        } else if i == 1 {
+            w1 = v
+        } else {
             if i - 2 >= more.count {
                 guard v != 0 else { return }
                 more.append(contentsOf: repeatElement(0, count: i - 2 - more.count + 1))

@@ -88,9 +88,9 @@ struct Adversary {
     }
 
     mutating func receive(_ d: [UInt8], from: NodeID, world: World, _ ctx: inout SimContext<[UInt8]>) {
-        guard var peer = peers[from], d.count >= 4 else { return }   // it only talks to its targets
+        guard var peer = peers[from], d.count >= 4 else { return }  // it only talks to its targets
         switch d[3] {
-        case 2, 4:   // WELCOME, or a COOKIE to echo
+        case 2, 4:  // WELCOME, or a COOKIE to echo
             let keyed = peer.accept(d)
             peers[from] = peer
             if keyed { stats.sessions += 1 } else if peer.cookie != nil, !peer.hasSession { send(peer.hello(), to: from, &ctx) }
@@ -102,7 +102,7 @@ struct Adversary {
             case .ops?, .stem?:
                 for e in WireForge.envelopes(body) { keep(e, world: world) }
             default:
-                break   // Want, IHave, reconciliation...: never answered, never forwarded
+                break  // Want, IHave, reconciliation...: never answered, never forwarded
             }
         default:
             break
@@ -113,7 +113,8 @@ struct Adversary {
         stats.envelopesReceived += 1
         if seen.count < Self.memory { seen.append(envelope) } else { seen[rng.below(seen.count)] = envelope }
         guard locked.count < Self.memory, let env = try? Envelope(serialized: envelope), let ref = world.ref(of: env.id),
-              world.packs[Int(world.ops[Int(ref)].pack)].locked, lockedIDs.insert(env.id).inserted else { return }
+            world.packs[Int(world.ops[Int(ref)].pack)].locked, lockedIDs.insert(env.id).inserted
+        else { return }
         locked.append(envelope)
     }
 
@@ -156,7 +157,7 @@ struct Adversary {
             let has = peers[n]!.hasSession
             switch rng.below(has ? 7 : 3) {
             case 0: send(rng.bytes(1 + rng.below(1200)), to: n, &ctx)
-            case 1: send(HostilePeer.header(1) + rng.bytes(196), to: n, &ctx)   // HELLO, fresh key
+            case 1: send(HostilePeer.header(1) + rng.bytes(196), to: n, &ctx)  // HELLO, fresh key
             case 2: send(HostilePeer.forgedData(counter: rng.next(), payload: rng.bytes(16 + rng.below(600))), to: n, &ctx)
             case 3: sealed(rng.bytes(1 + rng.below(800)), to: n, &ctx)
             case 4:
@@ -178,8 +179,9 @@ struct Adversary {
 struct AdversaryStats {
     var datagrams = 0, junk = 0, sessions = 0, eclipseMessages = 0, envelopesReceived = 0, relayed = 0
     static func + (a: Self, b: Self) -> Self {
-        Self(datagrams: a.datagrams + b.datagrams, junk: a.junk + b.junk, sessions: a.sessions + b.sessions,
-             eclipseMessages: a.eclipseMessages + b.eclipseMessages, envelopesReceived: a.envelopesReceived + b.envelopesReceived,
-             relayed: a.relayed + b.relayed)
+        Self(
+            datagrams: a.datagrams + b.datagrams, junk: a.junk + b.junk, sessions: a.sessions + b.sessions,
+            eclipseMessages: a.eclipseMessages + b.eclipseMessages, envelopesReceived: a.envelopesReceived + b.envelopesReceived,
+            relayed: a.relayed + b.relayed)
     }
 }

@@ -12,8 +12,9 @@ public struct HostileStrategy: SimStrategy {
     public var roundMs: UInt64? { nil }
 
     public func makeNode(_ id: NodeID, world: World) -> HostileMixedNode {
-        world.hostile[id] ? HostileMixedNode(adversary: Adversary(id, world: world, seed: honest.seed))
-                          : HostileMixedNode(honest: honest.makeNode(id, world: world))
+        world.hostile[id]
+            ? HostileMixedNode(adversary: Adversary(id, world: world, seed: honest.seed))
+            : HostileMixedNode(honest: honest.makeNode(id, world: world))
     }
 }
 
@@ -82,12 +83,13 @@ extension HostileReport {
             for (k, v) in h.engine.stats.drops { drops[k, default: 0] += v }
             for (k, v) in h.engine.stats.opsRejected { rejected[k, default: 0] += v }
         }
-        return HostileReport(adversaries: world.hostile.filter { $0 }.count, eclipseTargets: world.eclipseTargets.count,
-                             targetActiveHostileMean: rounded(targetShares.reduce(0, +) / Double(max(1, targetShares.count))),
-                             targetActiveHostileMax: targetShares.max() ?? 0,
-                             honestActiveHostileMean: rounded(honestShares.reduce(0, +) / Double(max(1, honestShares.count))),
-                             datagrams: stats.datagrams, junk: stats.junk, eclipseMessages: stats.eclipseMessages,
-                             sessions: stats.sessions, envelopesReceived: stats.envelopesReceived, lockedRelayed: stats.relayed,
-                             honestDrops: drops, honestOpsRejected: rejected)
+        return HostileReport(
+            adversaries: world.hostile.filter { $0 }.count, eclipseTargets: world.eclipseTargets.count,
+            targetActiveHostileMean: rounded(targetShares.reduce(0, +) / Double(max(1, targetShares.count))),
+            targetActiveHostileMax: targetShares.max() ?? 0,
+            honestActiveHostileMean: rounded(honestShares.reduce(0, +) / Double(max(1, honestShares.count))),
+            datagrams: stats.datagrams, junk: stats.junk, eclipseMessages: stats.eclipseMessages,
+            sessions: stats.sessions, envelopesReceived: stats.envelopesReceived, lockedRelayed: stats.relayed,
+            honestDrops: drops, honestOpsRejected: rejected)
     }
 }
