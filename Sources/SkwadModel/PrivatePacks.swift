@@ -38,9 +38,6 @@ extension Limits {
 
 /// Invite-only packs: pack keys, the sealed genesis metadata (PROTOCOL.md §3b).
 public enum PrivatePack {
-    /// A fresh random pack key.
-    public static func newKey() -> [UInt8] { SecureRandom.bytes(Limits.packKeyBytes) }
-
     /// The clear shape of an invite-only genesis: no name, tags or colour, a sealed meta of
     /// bounded size, no lock (a lock would need location claims in the clear).
     static func check(_ c: CreatePack) throws {
@@ -59,12 +56,15 @@ public enum PrivatePack {
 
     static func metaAD(_ nonce: [UInt8]) -> [UInt8] { Array("skwad/pack-meta/v1".utf8) + nonce }
 
-    /// Seals name, tags and colour under the epoch-0 key, bound to the genesis nonce.
-    public static func sealMeta(name: String, tags: [String], color: String, genesisNonce: [UInt8], key: [UInt8]) throws -> [UInt8] {
+    /// Seals name, tags and colour under the epoch-0 key, bound to the genesis nonce. `nonce`:
+    /// 24 fresh random bytes, drawn by the caller (the model draws no randomness).
+    public static func sealMeta(
+        name: String, tags: [String], color: String, genesisNonce: [UInt8], key: [UInt8],
+        nonce: [UInt8]
+    ) throws -> [UInt8] {
         var m = Skwad_V1_PackMeta(); m.name = name; m.tags = tags; m.color = color
         var opts = BinaryEncodingOptions(); opts.useDeterministicOrdering = true
         let plain = [UInt8]((try? m.serializedData(options: opts)) ?? Data())
-        let nonce = SecureRandom.bytes(AEAD.nonceCount)
         return nonce + (try AEAD.seal(plain, additionalData: metaAD(genesisNonce), nonce: nonce, key: key))
     }
 
@@ -105,8 +105,9 @@ extension Sealed {
             + [UInt8(epoch >> 24 & 0xff), UInt8(epoch >> 16 & 0xff), UInt8(epoch >> 8 & 0xff), UInt8(epoch & 0xff)]
     }
 
-    /// Seals `kind` (one of `mayBeSealed`, not a deletion of the pack itself) for `author`'s op in `pack`.
-    public static func seal(_ kind: OpKind, key: [UInt8], epoch: UInt32, pack: PackID, author: PublicKey) throws -> Sealed {
+    /// Seals `kind` (one of `mayBeSealed`, not a deletion of the pack itself) for `author`'s op in
+    /// `pack`. `nonce`: 24 fresh random bytes, drawn by the caller.
+    public static func seal(_ kind: OpKind, key: [UInt8], epoch: UInt32, pack: PackID, author: PublicKey, nonce: [UInt8]) throws -> Sealed {
         guard kind.mayBeSealed else { throw ModelError.invalid("a \(kind.name) is not sealed in an invite-only pack") }
         if case .delete(let d) = kind, d.target == pack { throw ModelError.invalid("a pack deletion is not sealed") }
         var m = try Skwad_V1_OpBody(serializedBytes: OpBody(packID: pack, author: author, hlc: HLC(raw: 0), kind: kind).serialized())
@@ -116,7 +117,6 @@ extension Sealed {
         var plain = [UInt8(inner.count >> 8 & 0xff), UInt8(inner.count & 0xff)] + inner
         let padded = (plain.count + Limits.sealedPad - 1) / Limits.sealedPad * Limits.sealedPad
         plain += [UInt8](repeating: 0, count: padded - plain.count)
-        let nonce = SecureRandom.bytes(AEAD.nonceCount)
         let box =
             nonce
             + (try AEAD.seal(

@@ -24,10 +24,8 @@ public struct SignedOp: Hashable, Sendable {
         a.parts === b.parts || (a.id == b.id && a.envelope == b.envelope && a.body == b.body)
     }
 
-    public func hash(into h: inout Hasher) {
-        h.combine(id)
-        h.combine(envelope)
-    }
+    /// The id alone: it is the BLAKE2b hash of the body, so equal ops share it.
+    public func hash(into h: inout Hasher) { h.combine(id) }
 
     /// The pack this op belongs to (its own id for `CreatePack`).
     public var packID: PackID { body.packID ?? id }

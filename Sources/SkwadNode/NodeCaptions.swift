@@ -16,9 +16,9 @@ extension Node {
         return op.id
     }
 
-    /// Picks a caption of one of your asks (the last pick counts). Returns the pick's id and
-    /// the ask's.
-    public func pick(_ ref: String) throws -> (pick: OpID, ask: OpID) {
+    /// Picks a caption of one of your asks (the last pick counts). Returns the pick's id, the
+    /// ask's and the caption's.
+    public func pick(_ ref: String) throws -> (pick: OpID, ask: OpID, caption: OpID) {
         purgeIfDue()
         let caption = try resolveOp(ref)
         guard case .comment(let c) = caption.body.kind, c.parent == nil else {
@@ -32,7 +32,7 @@ extension Node {
         }
         let (op, changes) = try sign(.pick(Pick(ask: ask.id, caption: caption.id)), in: ask.packID)
         try commit(op, with: changes)
-        return (op.id, ask.id)
+        return (op.id, ask.id, caption.id)
     }
 
     /// Picks among `ops` that made one of your captions the one shown (the ask's author's

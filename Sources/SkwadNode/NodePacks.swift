@@ -44,10 +44,12 @@ extension Node {
         var create = CreatePack(name: name, tags: tags, color: paletteColor, fence: fence, locked: locked, nonce: nonce, powBits: bits)
         var packKey: [UInt8]?
         if inviteOnly {
-            let k = PrivatePack.newKey()
+            let k = SecureRandom.bytes(Limits.packKeyBytes)
             packKey = k
             do {
-                let meta = try PrivatePack.sealMeta(name: name, tags: tags, color: paletteColor, genesisNonce: nonce, key: k)
+                let meta = try PrivatePack.sealMeta(
+                    name: name, tags: tags, color: paletteColor, genesisNonce: nonce, key: k,
+                    nonce: SecureRandom.bytes(AEAD.nonceCount))
                 create = CreatePack(name: "", fence: fence, nonce: nonce, powBits: bits, inviteOnly: true, sealedMeta: meta)
             } catch { throw NodeError("\(error)") }
         }

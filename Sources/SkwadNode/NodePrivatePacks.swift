@@ -25,7 +25,12 @@ extension Node {
             let newest = replica.newestEpoch(pack.id)
             throw NodeError("you were removed from this pack: its key changed (epoch \(newest)) and you have no new key")
         }
-        do { return .sealed(try Sealed.seal(kind, key: key, epoch: epoch, pack: pack.id, author: author)) } catch {
+        do {
+            return .sealed(
+                try Sealed.seal(
+                    kind, key: key, epoch: epoch, pack: pack.id, author: author,
+                    nonce: SecureRandom.bytes(AEAD.nonceCount)))
+        } catch {
             throw NodeError("\(error)")
         }
     }
@@ -125,7 +130,7 @@ extension Node {
         let kept = replica.privateMembers(p.id).subtracting(removed).subtracting([who]).sorted()
         let epoch = max(replica.newestEpoch(p.id), replica.packKeyRing(p.id).keys.max() ?? 0) &+ 1
         guard epoch <= Limits.maxPackEpoch else { throw NodeError("pack '\(p.name)' has used all \(Limits.maxPackEpoch) key epochs") }
-        let newKey = PrivatePack.newKey()
+        let newKey = SecureRandom.bytes(Limits.packKeyBytes)
         var changes: [LocalChange] = [.removedMember(p.id, who)]
         var chunks: [[PublicKey]] = stride(from: 0, to: kept.count, by: Limits.maxPackKeyEntries).map {
             Array(kept[$0..<min($0 + Limits.maxPackKeyEntries, kept.count)])

@@ -43,8 +43,7 @@ extension Executor {
             return .asked(try await node.ask(pack: pack, prompt: prompt, body: body, tags: tags))
         case .pick(let ref):
             let r = try await node.pick(ref)
-            let caption = try await node.resolveOp(ref).id
-            return .picked(pick: r.pick, ask: r.ask, caption: caption)
+            return .picked(pick: r.pick, ask: r.ask, caption: r.caption)
         }
     }
 }

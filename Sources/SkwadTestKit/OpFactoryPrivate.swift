@@ -10,7 +10,7 @@ extension OpFactory {
     ) -> SignedOp {
         let nonce = rng.bytes(16)
         let signer = user.pseudonym(genesisNonce: nonce)
-        let meta = try! PrivatePack.sealMeta(name: name, tags: [], color: "", genesisNonce: nonce, key: key)
+        let meta = try! PrivatePack.sealMeta(name: name, tags: [], color: "", genesisNonce: nonce, key: key, nonce: rng.bytes(24))
         let c = CreatePack(name: "", fence: fence, nonce: nonce, inviteOnly: true, sealedMeta: meta)
         let s = ProofOfWork.mint(genesisNonce: nonce, author: signer.publicKey.bytes, bits: Int(floors ? PowFloor.genesis(0) : 0))
         let body = OpBody(packID: nil, author: signer.publicKey, hlc: nextHLC(), stamp: s, kind: .createPack(c))
@@ -23,7 +23,7 @@ extension OpFactory {
         hlc: HLC? = nil
     ) -> SignedOp {
         let author = pseudonym(user, in: genesis).publicKey
-        let s = try! Sealed.seal(kind, key: key, epoch: epoch, pack: genesis.id, author: author)
+        let s = try! Sealed.seal(kind, key: key, epoch: epoch, pack: genesis.id, author: author, nonce: rng.bytes(24))
         return op(.sealed(s), by: user, in: genesis, hlc: hlc)
     }
 

@@ -100,7 +100,7 @@ import SkwadTestKit
         refused(f.unchecked(.post(Post(title: "spam", body: "")), by: bob, in: g), .notAllowed)
         let box = try Sealed.seal(
             .post(Post(title: "x", body: "")), key: Self.k0, epoch: 0, pack: pub.id,
-            author: f.pseudonym(bob, in: pub).publicKey)
+            author: f.pseudonym(bob, in: pub).publicKey, nonce: f.rng.bytes(24))
         refused(f.unchecked(.sealed(box), by: bob, in: pub), .notAllowed)
         // Keys handed out by someone other than the Alpha; too many; of the wrong size; epoch 0.
         let forged = try PackKeys.make(key: Self.k1, epoch: 1, members: [f.pseudonym(bob, in: g).publicKey])

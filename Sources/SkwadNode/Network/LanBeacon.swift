@@ -22,7 +22,8 @@ public final class LanBeacon: Sendable {
     private let channel: Channel
     let instance: [UInt8]
     let gossipPort: Int
-    /// Beacons heard, refused (wrong size, magic or version, from off our subnets), sent.
+    /// Beacons heard, refused (wrong size, magic or version, from off our subnets, past the
+    /// reader's rate), sent.
     let counters: Counters
 
     final class Counters: Sendable {
@@ -104,14 +105,12 @@ public final class LanBeacon: Sendable {
         }
     }
 
-    /// Is `ip` (IPv4 text) inside the subnet of one of our IPv4 interfaces?
-    static func onOurSubnet(_ ip: String) -> Bool {
-        guard let a = ipv4(ip) else { return false }
-        for d in (try? System.enumerateDevices()) ?? [] {
-            guard let mine = d.address?.ipAddress.flatMap(ipv4), let mask = d.netmask?.ipAddress.flatMap(ipv4), mask != 0 else { continue }
-            if a & mask == mine & mask { return true }
+    /// (address, netmask) of each IPv4 interface with a mask.
+    static func subnets() -> [(address: UInt32, mask: UInt32)] {
+        ((try? System.enumerateDevices()) ?? []).compactMap { d in
+            guard let a = d.address?.ipAddress.flatMap(ipv4), let m = d.netmask?.ipAddress.flatMap(ipv4), m != 0 else { return nil }
+            return (a, m)
         }
-        return false
     }
 
     static func ipv4(_ text: String) -> UInt32? {
@@ -125,14 +124,30 @@ public final class LanBeacon: Sendable {
         return v
     }
 
-    private final class Reader: ChannelInboundHandler, Sendable {
+    /// Reads beacons on the channel's event loop (its state is touched there only). The
+    /// interfaces' subnets are read again at most every 10 s, not per datagram, and at most
+    /// `heardPerSecond` beacons a second reach the node (one task each); the rest are
+    /// counted as refused: a flood of well-formed beacons costs a counter, not a system call
+    /// and a task each.
+    private final class Reader: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = AddressedEnvelope<ByteBuffer>
         let instance: [UInt8]
         let counters: Counters
         let heard: @Sendable (PeerAddress) -> Void
+        private var subnets: [(address: UInt32, mask: UInt32)] = []
+        private var subnetsRead: NIODeadline = .distantPast
+        private var windowStart: NIODeadline = .distantPast
+        private var inWindow = 0
+        static let heardPerSecond = 20
 
         init(instance: [UInt8], counters: Counters, heard: @escaping @Sendable (PeerAddress) -> Void) {
             self.instance = instance; self.counters = counters; self.heard = heard
+        }
+
+        func onOurSubnet(_ ip: String, now: NIODeadline) -> Bool {
+            guard let a = LanBeacon.ipv4(ip) else { return false }
+            if now - subnetsRead > .seconds(10) { subnets = LanBeacon.subnets(); subnetsRead = now }
+            return subnets.contains { a & $0.mask == $0.address & $0.mask }
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -143,12 +158,15 @@ public final class LanBeacon: Sendable {
             {
                 return
             }
-            guard envelope.data.readableBytes == LanBeacon.size,
+            let now = NIODeadline.now()
+            if now - windowStart > .seconds(1) { windowStart = now; inWindow = 0 }
+            guard inWindow < Self.heardPerSecond, envelope.data.readableBytes == LanBeacon.size,
                 let bytes = envelope.data.getBytes(at: envelope.data.readerIndex, length: LanBeacon.size),
                 let port = LanBeacon.parse(bytes, ownInstance: instance),
-                let ip = envelope.remoteAddress.ipAddress, LanBeacon.onOurSubnet(ip),
+                let ip = envelope.remoteAddress.ipAddress, onOurSubnet(ip, now: now),
                 let address = try? SocketAddress(ipAddress: ip, port: port)
             else { counters.refused.add(1, ordering: .relaxed); return }
+            inWindow += 1
             counters.heard.add(1, ordering: .relaxed)
             heard(PeerAddress(describe(address)))
         }
