@@ -81,8 +81,8 @@ import SkwadReplica
             withUnsafeBytes(of: counter.bigEndian) { header += $0 }
             var nonce = [UInt8](repeating: 0, count: 16)
             withUnsafeBytes(of: counter.bigEndian) { nonce += $0 }
-            #expect(frame == header + (try AEAD.seal(plaintext, additionalData: header, nonce: nonce, key: t.keys!.tx)))
-            #expect(try AEAD.open(Array(frame[12...]), additionalData: header, nonce: nonce, key: s.keys!.rx) == plaintext)
+            #expect(frame == header + (try AEAD.seal(plaintext, additionalData: header, nonce: nonce, key: t.keys!.tx.bytes)))
+            #expect(try AEAD.open(Array(frame[12...]), additionalData: header, nonce: nonce, key: s.keys!.rx.bytes) == plaintext)
             guard case .plaintext(let opened) = s.open(frame) else { Issue.record("frame \(counter) did not open"); continue }
             #expect(opened == plaintext)
         }
