@@ -34,8 +34,9 @@ extension Simulator {
         var children: [Int] = []
     }
 
-    /// A timer set inside the window and due inside it, waiting in a node's own order.
-    struct LocalTimer { var time: UInt64; var order: Int; var tag: UInt32; var call: Int }
+    /// A timer set inside the window and due inside it, waiting in a node's own order (its
+    /// heap entry holds the time, and the order it was set in as the sequence number).
+    struct LocalTimer { var tag: UInt32; var call: Int }
 
     static func isNodeEvent(_ k: SimEvent.Kind) -> Bool { k == .message || k == .timer }
 
@@ -210,7 +211,7 @@ extension Simulator {
                 case .deliver(let ref): calls[index].admits.append(admitHere(ref, shared, replica: &replica, nowMs: time))
                 case .timer(let after, let tag) where time &+ after < windowEnd:
                     calls[index].children.append(calls.count)
-                    timers.push(time: time &+ after, seq: UInt64(set), LocalTimer(time: time &+ after, order: set, tag: tag, call: calls.count))
+                    timers.push(time: time &+ after, seq: UInt64(set), LocalTimer(tag: tag, call: calls.count))
                     calls.append(Call())
                     set += 1
                 default: break
