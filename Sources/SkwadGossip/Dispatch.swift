@@ -21,7 +21,8 @@ extension GossipEngine {
         case .shuffle(let named): onShuffle(named, from: from, nowMs: nowMs, into: &out)
         case .shuffleReply(let named): integrate(named, nowMs: nowMs)
         case .ping(let seq, let theirs): onPing(seq: seq, info: theirs, from: from, nowMs: nowMs, into: &out)
-        case .ack(let seq, let theirs, let notMember):
+        case .ack(let seq, let theirs, let notMember, let observed):
+            if let observed { onObserved(observed, from: from, nowMs: nowMs) }
             onAck(seq: seq, info: theirs, notMember: notMember, from: from, nowMs: nowMs, into: &out)
         case .pingReq(let seq, let target): onPingReq(seq: seq, target: target, from: from, nowMs: nowMs, into: &out)
         case .indirectAck(_, let target): onIndirectAck(target: target, nowMs: nowMs)

@@ -34,6 +34,8 @@ public struct GossipEngine: Sendable {
     var spread: Spread
     /// Seeds, a neighbour request under way, the join guard, relayed pings (EngineState.swift).
     var membership = MembershipState()
+    /// What our links say they see us as (Reflexive.swift).
+    var reflexive = ReflexiveAddresses()
 
     /// Our own address as others reach us, so we never add ourselves to a view.
     public var selfAddress: PeerAddress? {

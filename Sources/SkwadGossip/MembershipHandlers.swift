@@ -108,7 +108,8 @@ extension GossipEngine {
         // while we do not hold it (a Neighbor we never accepted, a Disconnect lost), so it
         // demotes us. Not while a neighbour request or trial between us is under way.
         let notMember = peers.active[from] == nil && membership.pendingNeighbor?.address != from && peers.candidates[from] == nil
-        send(.ack(seq: seq, info: tell ? info : nil, notMember: notMember), to: from, nowMs: nowMs, into: &out)
+        let observed = observedFor(from, carriedInfo: theirs != nil)
+        send(.ack(seq: seq, info: tell ? info : nil, notMember: notMember, observed: observed), to: from, nowMs: nowMs, into: &out)
     }
 
     mutating func onAck(

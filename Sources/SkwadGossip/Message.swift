@@ -15,8 +15,9 @@ enum Message: Sendable, Equatable {
     case shuffleReply([PeerRef])
     /// `info` now and then, and to peers that may not know it (§9, "Quiet when idle").
     case ping(seq: UInt64, info: NodeInfo?)
-    /// `info` only to our links; `notMember`: the pinger holds us, we do not hold it.
-    case ack(seq: UInt64, info: NodeInfo?, notMember: Bool)
+    /// `info` only to our links; `notMember`: the pinger holds us, we do not hold it;
+    /// `observed`: the pinger's address as we see it (its reflexive address).
+    case ack(seq: UInt64, info: NodeInfo?, notMember: Bool, observed: PeerAddress? = nil)
     case pingReq(seq: UInt64, target: PeerAddress)
     case indirectAck(seq: UInt64, target: PeerAddress)
     case interest(NodeInfo)

@@ -33,7 +33,13 @@ extension Message {
         case .shuffle(let s)?: self = .shuffle(PeerRef.list(s.peers))
         case .shuffleReply(let r)?: self = .shuffleReply(PeerRef.list(r.peers))
         case .ping(let p)?: self = .ping(seq: p.seq, info: p.hasInfo ? NodeInfo(wire: p.info) : nil)
-        case .ack(let a)?: self = .ack(seq: a.seq, info: a.hasInfo ? NodeInfo(wire: a.info) : nil, notMember: a.notMember)
+        case .ack(let a)?:
+            var observed: PeerAddress?
+            if !a.observed.isEmpty {
+                guard let o = PeerAddress(checked: a.observed) else { return nil }
+                observed = o
+            }
+            self = .ack(seq: a.seq, info: a.hasInfo ? NodeInfo(wire: a.info) : nil, notMember: a.notMember, observed: observed)
         case .pingReq(let r)?:
             guard let t = PeerAddress(checked: r.target) else { return nil }
             self = .pingReq(seq: r.seq, target: t)
@@ -74,8 +80,9 @@ extension Message {
         case .shuffle(let peers): var s = Skwad_Gossip_V1_Shuffle(); s.peers = peers.map(\.wire); m.shuffle = s
         case .shuffleReply(let peers): var r = Skwad_Gossip_V1_ShuffleReply(); r.peers = peers.map(\.wire); m.shuffleReply = r
         case .ping(let seq, let info): var p = Skwad_Gossip_V1_Ping(); p.seq = seq; if let info { p.info = info.wire }; m.ping = p
-        case .ack(let seq, let info, let notMember):
-            var a = Skwad_Gossip_V1_Ack(); a.seq = seq; if let info { a.info = info.wire }; a.notMember = notMember; m.ack = a
+        case .ack(let seq, let info, let notMember, let observed):
+            var a = Skwad_Gossip_V1_Ack(); a.seq = seq; if let info { a.info = info.wire }; a.notMember = notMember
+            a.observed = observed?.value ?? ""; m.ack = a
         case .pingReq(let seq, let target): var r = Skwad_Gossip_V1_PingReq(); r.seq = seq; r.target = target.value; m.pingReq = r
         case .indirectAck(let seq, let target):
             var a = Skwad_Gossip_V1_IndirectAck(); a.seq = seq; a.target = target.value; m.indirectAck = a

@@ -59,8 +59,8 @@ extension GossipEngine {
         switch m {
         case .ping(let seq, let i):
             return i == nil ? m : .ping(seq: seq, info: info(for: to))
-        case .ack(let seq, let i, let notMember):
-            return i == nil ? m : .ack(seq: seq, info: info(for: to), notMember: notMember)
+        case .ack(let seq, let i, let notMember, let observed):
+            return i == nil ? m : .ack(seq: seq, info: info(for: to), notMember: notMember, observed: observed)
         case .interest:
             return .interest(info(for: to))
         case .neighborReply(let accepted, _):

@@ -214,7 +214,7 @@ extension Node {
         guard let n = network else { return [] }
         return n.engine.stats.pairs + [
             ("drop.inboundFull", n.transport.inboundFull), ("transport.rebinds", n.rebinds), ("sessions", n.engine.sessionCount),
-            ("limits.addresses", n.engine.addressLimitCount)
+            ("limits.addresses", n.engine.addressLimitCount), ("reach.reflexive_witnesses", n.engine.reflexiveWitnesses)
         ] + lanStats
     }
 }

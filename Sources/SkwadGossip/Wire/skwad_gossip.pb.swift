@@ -229,6 +229,9 @@ nonisolated struct Skwad_Gossip_V1_Ping: Sendable {
 /// `not_member`: the sender does not hold the pinger as an active member (and has no
 /// neighbour request or trial under way with it): a pinger that holds it active demotes it
 /// (active views are symmetric, §9).
+/// `observed`: HOST:PORT the ping came from as the sender of the Ack sees it (the pinger's
+/// reflexive address, as STUN's): told once to each active member, and to any other link
+/// whose ping carried its info (§9, "Reflexive addresses"). Empty: not told.
 nonisolated struct Skwad_Gossip_V1_Ack: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -246,6 +249,8 @@ nonisolated struct Skwad_Gossip_V1_Ack: Sendable {
   mutating func clearInfo() {self._info = nil}
 
   var notMember: Bool = false
+
+  var observed: String = String()
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1093,7 +1098,7 @@ nonisolated extension Skwad_Gossip_V1_Ping: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Skwad_Gossip_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Ack"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{1}info\0\u{3}not_member\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{1}info\0\u{3}not_member\0\u{1}observed\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1104,6 +1109,7 @@ nonisolated extension Skwad_Gossip_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf.
       case 1: try { try decoder.decodeSingularUInt64Field(value: &self.seq) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._info) }()
       case 3: try { try decoder.decodeSingularBoolField(value: &self.notMember) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.observed) }()
       default: break
       }
     }
@@ -1123,6 +1129,9 @@ nonisolated extension Skwad_Gossip_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf.
     if self.notMember != false {
       try visitor.visitSingularBoolField(value: self.notMember, fieldNumber: 3)
     }
+    if !self.observed.isEmpty {
+      try visitor.visitSingularStringField(value: self.observed, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1130,6 +1139,7 @@ nonisolated extension Skwad_Gossip_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.seq != rhs.seq {return false}
     if lhs._info != rhs._info {return false}
     if lhs.notMember != rhs.notMember {return false}
+    if lhs.observed != rhs.observed {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
