@@ -70,6 +70,8 @@ public struct GossipStats: Sendable, Equatable {
     /// silent (no answer for 5 s to a message that always gets one), table evictions.
     public var cookiesSent = 0, cookieHandshakes = 0, sessionsReplaced = 0, sessionsExpired = 0, sessionsSilent = 0
     public var sessionEvictions = 0, limitEvictions = 0
+    /// Introductions (§9): sent (two per pair), heard from members, punches they caused.
+    public var introductionsSent = 0, introductionsHeard = 0, punches = 0
     /// Messages sent, by kind (before encryption; a queued message counts when queued):
     /// the kinds sent at least once.
     public var messagesSent: [String: Int] { byKind(sentByKind) }
@@ -104,7 +106,8 @@ public struct GossipStats: Sendable, Equatable {
             ("recon.bytes_out", reconBytesOut), ("cookies.sent", cookiesSent),
             ("cookies.handshakes", cookieHandshakes), ("sessions.replaced", sessionsReplaced),
             ("sessions.expired", sessionsExpired), ("sessions.silent", sessionsSilent), ("sessions.evicted", sessionEvictions),
-            ("limits.evicted", limitEvictions)
+            ("limits.evicted", limitEvictions), ("reach.introductions_sent", introductionsSent),
+            ("reach.introductions_heard", introductionsHeard), ("reach.punches", punches)
         ]
         out += messagesSent.sorted { $0.key < $1.key }.map { ("sent.\($0.key)", $0.value) }
         out += bytesSent.sorted { $0.key < $1.key }.map { ("sent_bytes.\($0.key)", $0.value) }

@@ -36,12 +36,19 @@ public struct GossipEngine: Sendable {
     var membership = MembershipState()
     /// What our links say they see us as (Reflexive.swift).
     var reflexive = ReflexiveAddresses()
+    /// Pairs we introduced, addresses we punched toward (Introductions.swift).
+    var introductions = IntroductionState()
 
     /// Our own address as others reach us, so we never add ourselves to a view.
     public var selfAddress: PeerAddress? {
         get { peers.me }
         set { peers.me = newValue }
     }
+
+    /// Our own addresses (each interface's, with the port), set by the shell: a link that
+    /// sees us from another is behind a NAT of ours (§9 "Introductions"). Nil (the
+    /// simulator): never behind a NAT.
+    public var localAddresses: [PeerAddress]?
 
     /// Accepts or refuses a peer address before any state is kept for it. Nil: any string
     /// (the simulator's names); a real node accepts canonical IP literals only (§8).
@@ -89,7 +96,8 @@ public struct GossipEngine: Sendable {
 
     /// Our location cell and subscriptions changed: tell the neighbours.
     public mutating func setInterest(cell: String?, subscriptions: Set<PackID>, nowMs: UInt64) -> [GossipDirective] {
-        let new = NodeInfo(cell: cell, subscriptions: Set(subscriptions.map(NodeInfo.prefix)))
+        var new = NodeInfo(cell: cell, subscriptions: Set(subscriptions.map(NodeInfo.prefix)))
+        new.behindNat = info.behindNat
         guard new != info else { return [] }
         let moved = new.cell != info.cell
         info = new

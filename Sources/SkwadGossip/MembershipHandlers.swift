@@ -6,7 +6,7 @@ extension GossipEngine {
     mutating func onJoin(_ theirs: NodeInfo, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         guard membership.guardState.admitJoin(from: from, nowMs: nowMs) else { stats.drop(.joinLimited); return }
         if admitOrTry(from, info: theirs, nowMs: nowMs, into: &out) {
-            send(.neighborReply(accepted: true, info: info), to: from, nowMs: nowMs, into: &out)
+            send(.neighborReply(accepted: true, info: info, observed: from), to: from, nowMs: nowMs, into: &out)
         }
         for p in peers.active.keys.sorted() where p != from {
             send(
@@ -67,7 +67,7 @@ extension GossipEngine {
         }
         if room && asker != from && !mayIntroduce(asker, nowMs: nowMs) { return }
         if room { addActive(asker, info: n.info, nowMs: nowMs, into: &out) }
-        send(.neighborReply(accepted: room, info: info), to: asker, nowMs: nowMs, into: &out)
+        send(.neighborReply(accepted: room, info: info, observed: room ? asker : nil), to: asker, nowMs: nowMs, into: &out)
     }
 
     mutating func onNeighborReply(
@@ -108,8 +108,7 @@ extension GossipEngine {
         // while we do not hold it (a Neighbor we never accepted, a Disconnect lost), so it
         // demotes us. Not while a neighbour request or trial between us is under way.
         let notMember = peers.active[from] == nil && membership.pendingNeighbor?.address != from && peers.candidates[from] == nil
-        let observed = observedFor(from, carriedInfo: theirs != nil)
-        send(.ack(seq: seq, info: tell ? info : nil, notMember: notMember, observed: observed), to: from, nowMs: nowMs, into: &out)
+        send(.ack(seq: seq, info: tell ? info : nil, notMember: notMember), to: from, nowMs: nowMs, into: &out)
     }
 
     mutating func onAck(
@@ -151,8 +150,12 @@ extension GossipEngine {
         peers[active: target] = st
     }
 
-    mutating func onInterest(_ theirs: NodeInfo, from: PeerAddress, nowMs: UInt64) {
+    mutating func onInterest(_ theirs: NodeInfo, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        let before = peers.active[from]?.info
         peers[active: from]?.info = theirs
         if peers.vicinity[from] != nil { offerVicinity(from, info: theirs, heard: true, nowMs: nowMs) }
+        if let before, before.subscriptions != theirs.subscriptions || before.behindNat != theirs.behindNat {
+            introduceSharers(of: from, nowMs: nowMs, into: &out)
+        }
     }
 }

@@ -9,15 +9,15 @@ enum Message: Sendable, Equatable {
     case join(NodeInfo)
     case forwardJoin(joiner: PeerRef, ttl: UInt32)
     case neighbor(NeighborRequest)
-    case neighborReply(accepted: Bool, info: NodeInfo)
+    /// `observed`: with an acceptance, the requester's address as we see it.
+    case neighborReply(accepted: Bool, info: NodeInfo, observed: PeerAddress? = nil)
     case disconnect
     case shuffle([PeerRef])
     case shuffleReply([PeerRef])
     /// `info` now and then, and to peers that may not know it (§9, "Quiet when idle").
     case ping(seq: UInt64, info: NodeInfo?)
-    /// `info` only to our links; `notMember`: the pinger holds us, we do not hold it;
-    /// `observed`: the pinger's address as we see it (its reflexive address).
-    case ack(seq: UInt64, info: NodeInfo?, notMember: Bool, observed: PeerAddress? = nil)
+    /// `info` only to our links; `notMember`: the pinger holds us, we do not hold it.
+    case ack(seq: UInt64, info: NodeInfo?, notMember: Bool)
     case pingReq(seq: UInt64, target: PeerAddress)
     case indirectAck(seq: UInt64, target: PeerAddress)
     case interest(NodeInfo)
@@ -34,6 +34,11 @@ enum Message: Sendable, Equatable {
     // Reconciliation (§11) and the pack directory (§11a).
     case reconcile(ReconcileRound)
     case findPack(query: String)
+    // Reach (§9 "Introductions").
+    /// `padding`: its zero bytes (counted: at least 240 make the message large enough).
+    case introduce(peer: PeerAddress, padding: [UInt8])
+    /// The receiver's address as we see it (its reflexive address, Reflexive.swift).
+    case observed(PeerAddress)
 
     /// Does the receiver always answer it (when it holds our session)? Only these start a
     /// session's silence clock (§8): a reply, a push or a notice that gets no answer proves
@@ -72,6 +77,8 @@ enum Message: Sendable, Equatable {
         case .stem: .stem
         case .reconcile: .reconcile
         case .findPack: .findPack
+        case .introduce: .introduce
+        case .observed: .observed
         }
     }
 }
@@ -80,7 +87,7 @@ enum Message: Sendable, Equatable {
 /// key); `raw`: a protobuf message sent as it is (tests' hostile peers).
 enum MessageKind: Int, CaseIterable, Sendable {
     case join, forwardJoin, neighbor, neighborReply, disconnect, shuffle, shuffleReply, ping, ack, pingReq, indirectAck, interest, vicinity,
-        ops, ihave, want, prune, stem, reconcile, findPack, raw
+        ops, ihave, want, prune, stem, reconcile, findPack, introduce, observed, raw
 
     var name: String {
         switch self {
@@ -104,6 +111,8 @@ enum MessageKind: Int, CaseIterable, Sendable {
         case .stem: "stem"
         case .reconcile: "reconcile"
         case .findPack: "find_pack"
+        case .introduce: "introduce"
+        case .observed: "observed"
         case .raw: "raw"
         }
     }

@@ -28,18 +28,18 @@ extension Message {
                 origin = PeerAddress(n.origin)
             }
             self = .neighbor(NeighborRequest(highPriority: n.highPriority, info: NodeInfo(wire: n.info), origin: origin, ttl: n.ttl))
-        case .neighborReply(let r)?: self = .neighborReply(accepted: r.accepted, info: NodeInfo(wire: r.info))
+        case .neighborReply(let r)?:
+            var observed: PeerAddress?
+            if !r.observed.isEmpty {
+                guard let o = PeerAddress(checked: r.observed) else { return nil }
+                observed = o
+            }
+            self = .neighborReply(accepted: r.accepted, info: NodeInfo(wire: r.info), observed: observed)
         case .disconnect?: self = .disconnect
         case .shuffle(let s)?: self = .shuffle(PeerRef.list(s.peers))
         case .shuffleReply(let r)?: self = .shuffleReply(PeerRef.list(r.peers))
         case .ping(let p)?: self = .ping(seq: p.seq, info: p.hasInfo ? NodeInfo(wire: p.info) : nil)
-        case .ack(let a)?:
-            var observed: PeerAddress?
-            if !a.observed.isEmpty {
-                guard let o = PeerAddress(checked: a.observed) else { return nil }
-                observed = o
-            }
-            self = .ack(seq: a.seq, info: a.hasInfo ? NodeInfo(wire: a.info) : nil, notMember: a.notMember, observed: observed)
+        case .ack(let a)?: self = .ack(seq: a.seq, info: a.hasInfo ? NodeInfo(wire: a.info) : nil, notMember: a.notMember)
         case .pingReq(let r)?:
             guard let t = PeerAddress(checked: r.target) else { return nil }
             self = .pingReq(seq: r.seq, target: t)
@@ -61,6 +61,12 @@ extension Message {
             guard let round = ReconcileRound(wire: r) else { return nil }
             self = .reconcile(round)
         case .findPack(let f)?: self = .findPack(query: f.query)
+        case .introduce(let i)?:
+            guard let p = PeerAddress(checked: i.peer), i.padding.count <= Frame.maxPlaintext else { return nil }
+            self = .introduce(peer: p, padding: [UInt8](i.padding))
+        case .observed(let o)?:
+            guard let a = PeerAddress(checked: o.address) else { return nil }
+            self = .observed(a)
         case nil: return nil
         }
     }
@@ -74,15 +80,15 @@ extension Message {
         case .neighbor(let n):
             var w = Skwad_Gossip_V1_Neighbor(); w.highPriority = n.highPriority; w.info = n.info.wire
             w.origin = n.origin?.value ?? ""; w.ttl = n.ttl; m.neighbor = w
-        case .neighborReply(let accepted, let info):
-            var r = Skwad_Gossip_V1_NeighborReply(); r.accepted = accepted; r.info = info.wire; m.neighborReply = r
+        case .neighborReply(let accepted, let info, let observed):
+            var r = Skwad_Gossip_V1_NeighborReply(); r.accepted = accepted; r.info = info.wire; r.observed = observed?.value ?? ""
+            m.neighborReply = r
         case .disconnect: m.disconnect = Skwad_Gossip_V1_Disconnect()
         case .shuffle(let peers): var s = Skwad_Gossip_V1_Shuffle(); s.peers = peers.map(\.wire); m.shuffle = s
         case .shuffleReply(let peers): var r = Skwad_Gossip_V1_ShuffleReply(); r.peers = peers.map(\.wire); m.shuffleReply = r
         case .ping(let seq, let info): var p = Skwad_Gossip_V1_Ping(); p.seq = seq; if let info { p.info = info.wire }; m.ping = p
-        case .ack(let seq, let info, let notMember, let observed):
-            var a = Skwad_Gossip_V1_Ack(); a.seq = seq; if let info { a.info = info.wire }; a.notMember = notMember
-            a.observed = observed?.value ?? ""; m.ack = a
+        case .ack(let seq, let info, let notMember):
+            var a = Skwad_Gossip_V1_Ack(); a.seq = seq; if let info { a.info = info.wire }; a.notMember = notMember; m.ack = a
         case .pingReq(let seq, let target): var r = Skwad_Gossip_V1_PingReq(); r.seq = seq; r.target = target.value; m.pingReq = r
         case .indirectAck(let seq, let target):
             var a = Skwad_Gossip_V1_IndirectAck(); a.seq = seq; a.target = target.value; m.indirectAck = a
@@ -98,6 +104,9 @@ extension Message {
         case .stem(let envelope): var s = Skwad_Gossip_V1_Stem(); s.envelope = Data(envelope); m.stem = s
         case .reconcile(let r): m.reconcile = r.wire
         case .findPack(let query): var f = Skwad_Gossip_V1_FindPack(); f.query = query; m.findPack = f
+        case .introduce(let peer, let padding):
+            var i = Skwad_Gossip_V1_Introduce(); i.peer = peer.value; i.padding = Data(padding); m.introduce = i
+        case .observed(let a): var o = Skwad_Gossip_V1_Observed(); o.address = a.value; m.observed = o
         }
         return m
     }
@@ -127,6 +136,7 @@ extension NodeInfo {
         var w = Skwad_Gossip_V1_NodeInfo()
         w.cell = cell ?? ""
         w.subscriptions = subscriptions.sorted { $0.lexicographicallyPrecedes($1) }.map { Data($0) }
+        w.behindNat = behindNat
         return w
     }
     init(wire w: Skwad_Gossip_V1_NodeInfo) {
@@ -134,6 +144,7 @@ extension NodeInfo {
         self.init(
             cell: place == nil ? nil : w.cell, place: place,
             subscriptions: Set(w.subscriptions.prefix(256).filter { $0.count == 8 }.map { [UInt8]($0) }))
+        behindNat = w.behindNat
     }
     /// A geohash cell of at most 12 characters, or nil.
     static func validCell(_ c: String) -> String? { validPlace(c) == nil ? nil : c }

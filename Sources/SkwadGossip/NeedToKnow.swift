@@ -59,11 +59,11 @@ extension GossipEngine {
         switch m {
         case .ping(let seq, let i):
             return i == nil ? m : .ping(seq: seq, info: info(for: to))
-        case .ack(let seq, let i, let notMember, let observed):
-            return i == nil ? m : .ack(seq: seq, info: info(for: to), notMember: notMember, observed: observed)
+        case .ack(let seq, let i, let notMember):
+            return i == nil ? m : .ack(seq: seq, info: info(for: to), notMember: notMember)
         case .interest:
             return .interest(info(for: to))
-        case .neighborReply(let accepted, _):
+        case .neighborReply(let accepted, _, _):
             return accepted ? m : .neighborReply(accepted: false, info: info(for: to))
         case .vicinity(var v):
             v.info = info(for: to)

@@ -66,8 +66,6 @@ struct PeerTable: Sendable {
         var pingSeq: UInt64 = 0
         var pingSentMs: UInt64?
         var suspectSinceMs: UInt64?
-        /// An Ack of ours told it its reflexive address (told once per membership).
-        var toldObserved = false
     }
 
     struct Inbound: Sendable { var info: NodeInfo; var heardMs: UInt64 }

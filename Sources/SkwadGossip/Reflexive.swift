@@ -1,7 +1,8 @@
 import SkwadModel
 
 /// Our reflexive addresses (PROTOCOL §9, "Reflexive addresses"): what our links say they see
-/// our datagrams come from (the `observed` field of an Ack, as STUN's mapped address). Behind
+/// our datagrams come from (an `Observed` message each sends when we become its active member,
+/// as STUN's mapped address). Behind
 /// a NAT this is the router's public address and port, which a node on our LAN or at home
 /// cannot know by itself. One peer is never believed: an address is confirmed when links in
 /// at least `quorum` different network groups (/24, /48: one host with many ports is one
@@ -17,22 +18,31 @@ struct ReflexiveAddresses: Sendable {
     private(set) var reports: [PeerAddress: Report] = [:]
 
     mutating func record(_ observed: PeerAddress, by witness: PeerAddress, nowMs: UInt64) {
-        if reports[witness] == nil, reports.count >= Self.capacity,
-            let oldest = reports.min(by: { ($0.value.atMs, $0.key.value) < ($1.value.atMs, $1.key.value) })
-        {
-            reports[oldest.key] = nil
-        }
+        reports.makeRoom(for: witness, capacity: Self.capacity) { $0.atMs }
         reports[witness] = Report(observed: observed, atMs: nowMs)
     }
 
     mutating func forget(_ witness: PeerAddress) { reports[witness] = nil }
 
-    /// The confirmed addresses, sorted: each network group votes once (its latest report).
-    var confirmed: [PeerAddress] {
+    /// Each network group's vote: its latest report.
+    private var votes: [Report] {
         var vote: [String: Report] = [:]
         for (w, r) in reports where vote[w.netgroup].map({ $0.atMs < r.atMs }) ?? true { vote[w.netgroup] = r }
+        return Array(vote.values)
+    }
+
+    /// Do most network groups see us from an address not among `local` (our interfaces')?
+    /// One witness is enough here: what it decides is only whether we ask to be introduced.
+    func behindNat(local: Set<PeerAddress>) -> Bool {
+        let v = votes
+        return !v.isEmpty && v.filter { !local.contains($0.observed) }.count * 2 > v.count
+    }
+
+    /// The confirmed addresses, sorted: each network group votes once (its latest report).
+    var confirmed: [PeerAddress] {
+        let vote = votes
         var tally: [PeerAddress: Int] = [:]
-        for r in vote.values { tally[r.observed, default: 0] += 1 }
+        for r in vote { tally[r.observed, default: 0] += 1 }
         return tally.filter { $0.value >= Self.quorum && $0.value * 2 > vote.count }.keys.sorted()
     }
 }
@@ -43,23 +53,16 @@ extension GossipEngine {
     /// Links that told us how they see us (at most `ReflexiveAddresses.capacity`).
     public var reflexiveWitnesses: Int { reflexive.reports.count }
 
-    /// An Ack said how its sender sees us: kept only from a link, and only a canonical
-    /// address the shell would accept.
-    mutating func onObserved(_ observed: PeerAddress, from: PeerAddress, nowMs: UInt64) {
+    /// A link said how it sees us (`Observed`): kept only from a link, and only a canonical
+    /// address the shell would accept. Past it, we may now think ourselves behind a NAT: our
+    /// links are told (`Interest`), so that a node holding two of us may introduce them.
+    mutating func onObserved(_ observed: PeerAddress, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         guard isLink(from), addressFilter?(observed) ?? true else { stats.drop(.badAddress); return }
         reflexive.record(observed, by: from, nowMs: nowMs)
-    }
-
-    /// Whether an Ack to `from` (whose ping carried its info when `carriedInfo`) tells it how we
-    /// see it: once to each active member, and to any other link that said who it is.
-    mutating func observedFor(_ from: PeerAddress, carriedInfo: Bool) -> PeerAddress? {
-        guard peers.isLink(from) else { return nil }
-        if var m = peers[active: from] {
-            guard !m.toldObserved else { return nil }
-            m.toldObserved = true
-            peers[active: from] = m
-            return from
-        }
-        return carriedInfo ? from : nil
+        guard let local = localAddresses else { return }
+        let behind = reflexive.behindNat(local: Set(local))
+        guard behind != info.behindNat else { return }
+        info.behindNat = behind
+        for p in links where isProven(p) { send(.interest(info), to: p, nowMs: nowMs, into: &out) }
     }
 }

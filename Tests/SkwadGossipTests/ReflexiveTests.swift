@@ -4,9 +4,9 @@ import SkwadReplica
 @testable import SkwadGossip
 import SkwadTestKit
 
-/// Reflexive addresses (PROTOCOL §9, "Reflexive addresses"; SECURITY.md "Reach"): what links
-/// say they see us as is believed only when links in two network groups, and a majority of
-/// the groups reporting, agree; an engine tells each member once how it sees it.
+/// Reflexive addresses (PROTOCOL §9, "Reflexive addresses"; SECURITY.md): what links say they
+/// see us as (`Observed`) is believed only when links in two network groups, and a majority of
+/// the groups reporting, agree; an engine tells each new member how it sees it.
 @Suite struct ReflexiveTests {
     static let t0: UInt64 = 1_790_000_000_000
 
@@ -16,12 +16,7 @@ import SkwadTestKit
     }
 
     static func ack(observed: String) -> [UInt8] {
-        var m = WireMessage(); var a = Skwad_Gossip_V1_Ack(); a.seq = 1; a.observed = observed; m.ack = a
-        return try! m.serializedBytes()
-    }
-
-    static func ping(_ seq: UInt64, info: Bool) -> [UInt8] {
-        var m = WireMessage(); var p = Skwad_Gossip_V1_Ping(); p.seq = seq; if info { p.info = Skwad_Gossip_V1_NodeInfo() }; m.ping = p
+        var m = WireMessage(); var o = Skwad_Gossip_V1_Observed(); o.address = observed; m.observed = o
         return try! m.serializedBytes()
     }
 
@@ -95,17 +90,36 @@ import SkwadTestKit
         #expect(table.reports.count == ReflexiveAddresses.capacity)
     }
 
-    /// The engine's Ack tells a member its address once; a link whose ping says who it is
-    /// is told each time.
-    @Test func anAckTellsAMemberItsAddressOnce() {
-        var (e, r, ps) = Self.engineWithLinks(["198.18.0.10:7400"])
+    /// A joiner is told how we see it, in the accepting `NeighborReply`.
+    @Test func aNewMemberIsToldItsAddress() {
+        var e = GossipEngine(seed: 3, secrets: .seeded)
+        e.addressFilter = { $0.isCanonical }
+        var r = Replica()
+        _ = e.start(seeds: [], nowMs: Self.t0)
+        var p = HostilePeer(address: PeerAddress("198.18.0.10:7400"), seed: 1)
+        #expect(p.handshake(with: &e, nowMs: Self.t0, replica: &r))
         var told: [String] = []
-        for seq in 1...3 as ClosedRange<UInt64> {
-            for frame in HostilePeer.sent(ps[0].send(Self.ping(seq, info: true), to: &e, nowMs: Self.t0, replica: &r), to: ps[0].address) {
-                guard let pt = ps[0].open(frame), let m = try? WireMessage(serializedBytes: pt), case .ack(let a)? = m.body else { continue }
-                told.append(a.observed)
+        for frame in HostilePeer.sent(p.send(Self.join(), to: &e, nowMs: Self.t0, replica: &r), to: p.address) {
+            guard let pt = p.open(frame), let m = try? WireMessage(serializedBytes: pt), case .neighborReply(let o)? = m.body else {
+                continue
             }
+            told.append(o.observed)
         }
-        #expect(told == ["198.18.0.10:7400", "", ""])
+        #expect(told == ["198.18.0.10:7400"])
+    }
+}
+
+/// Reflexive addresses among real engines (the in-memory network): every member is told how
+/// each of its members sees it.
+@Suite struct ReflexiveNetworkTests {
+    @Test func everyNodeLearnsHowEachMemberSeesIt() {
+        var h = Harness(count: 3)
+        for i in 0..<3 { h.apply(i, h.nodes[i].engine.start(seeds: i == 0 ? [] : [Harness.address(0)], nowMs: h.nowMs)) }
+        h.run(ms: 20_000)
+        for i in 0..<3 {
+            let e = h.nodes[i].engine
+            #expect(e.activePeers.count == 2)
+            #expect(e.reflexiveWitnesses == e.activePeers.count, "node \(i)")
+        }
     }
 }

@@ -73,6 +73,43 @@ import Testing
         #expect(after == before.peers && after.count == 1 && after[0].hasPrefix("198.18.1.1:") && after[0].hasSuffix("active"), "\(after)")
     }
 
+    /// Hole punching (PROTOCOL §9 "Introductions"): two nodes behind two different
+    /// endpoint-independent NATs, joined through the public node only, link directly: with
+    /// the public node gone, posts still go both ways. Each says it is behind a NAT, and the
+    /// public node introduces the two as they share a pack. (In an overlay this small, each
+    /// also learns the other from the public node's walks and shuffles, and both send to the
+    /// other within the NAT's 30 s, which punches the hole too; so whether the introduction
+    /// or the walk linked them first is not asserted: `IntroductionTests` shows an
+    /// introduction alone makes the punch.)
+    @Test func twoNodesBehindTwoNatsArePunchedTogetherAndPostBothWays() async throws {
+        #expect(getuid() == 0, "network namespaces need root (CI runs as root)")
+        var bed = NatTestbed()
+        defer { bed.down() }
+        try bed.up()
+        let p = try bed.publicNode()
+        defer { p.stop() }
+        let a = try bed.node("eim1", ["--peer", NatTestbed.publicAddress])
+        defer { a.stop() }
+        let b = try bed.node("eim2", ["--peer", NatTestbed.publicAddress])
+        defer { b.stop() }
+        #expect(await a.waitFor("active", poll: "peers", seconds: 20))
+        #expect(await b.waitFor("active", poll: "peers", seconds: 20))
+        a.send("create natroom")
+        #expect(await a.waitFor("created pack natroom", seconds: 20))
+        #expect(await b.waitFor("joined natroom", poll: "join natroom", seconds: 30))
+        #expect(await a.waitFor("198.18.2.1:", poll: "peers", seconds: 30), "a links to b's router address")
+        #expect(await b.waitFor("198.18.1.1:", poll: "peers", seconds: 30), "b links to a's router address")
+        #expect(await p.waitFor("reach.introductions_sent 2", poll: "stats", seconds: 10))
+        #expect(await a.waitFor("reach.introductions_heard 1", poll: "stats", seconds: 10))
+        #expect(await b.waitFor("reach.introductions_heard 1", poll: "stats", seconds: 10))
+        p.send("quit")
+        p.stop()
+        a.send(#"post natroom "from a" "through the hole""#)
+        #expect(await b.waitFor("from a", poll: "feed natroom", seconds: 30))
+        b.send(#"post natroom "from b" "and back""#)
+        #expect(await a.waitFor("from b", poll: "feed natroom", seconds: 30))
+    }
+
     /// The value of `key` in a fresh `stats` answer.
     static func stat(_ key: String, of n: RunningNode) async -> Int? {
         let mark = n.text.count
@@ -96,7 +133,9 @@ import Testing
         n.send("peers")
         for _ in 0..<25 {
             try? await Task.sleep(nanoseconds: 200_000_000)
-            let lines = n.text.dropFirst(mark).split(separator: "\n").map(String.init).filter { $0.contains("  active") || $0.contains("  passive") }
+            let lines = n.text.dropFirst(mark).split(separator: "\n").map(String.init).filter {
+                $0.contains("  active") || $0.contains("  passive")
+            }
             if !lines.isEmpty { return lines }
         }
         return []

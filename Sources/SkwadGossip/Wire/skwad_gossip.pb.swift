@@ -40,6 +40,9 @@ nonisolated struct Skwad_Gossip_V1_NodeInfo: Sendable {
   /// 8-byte prefixes of subscribed pack ids
   var subscriptions: [Data] = []
 
+  /// most links see it from an address not its own (§9 "Introductions"); to links only
+  var behindNat: Bool = false
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
@@ -133,6 +136,8 @@ nonisolated struct Skwad_Gossip_V1_Neighbor: Sendable {
   fileprivate var _info: Skwad_Gossip_V1_NodeInfo? = nil
 }
 
+/// `observed`: with an acceptance, the requester's address as the sender sees it (its reflexive
+/// address, §9 "Reflexive addresses"); the requester answers with `Observed`.
 nonisolated struct Skwad_Gossip_V1_NeighborReply: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -148,6 +153,8 @@ nonisolated struct Skwad_Gossip_V1_NeighborReply: Sendable {
   var hasInfo: Bool {self._info != nil}
   /// Clears the value of `info`. Subsequent reads from it will return its default value.
   mutating func clearInfo() {self._info = nil}
+
+  var observed: String = String()
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -229,9 +236,6 @@ nonisolated struct Skwad_Gossip_V1_Ping: Sendable {
 /// `not_member`: the sender does not hold the pinger as an active member (and has no
 /// neighbour request or trial under way with it): a pinger that holds it active demotes it
 /// (active views are symmetric, §9).
-/// `observed`: HOST:PORT the ping came from as the sender of the Ack sees it (the pinger's
-/// reflexive address, as STUN's): told once to each active member, and to any other link
-/// whose ping carried its info (§9, "Reflexive addresses"). Empty: not told.
 nonisolated struct Skwad_Gossip_V1_Ack: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -249,8 +253,6 @@ nonisolated struct Skwad_Gossip_V1_Ack: Sendable {
   mutating func clearInfo() {self._info = nil}
 
   var notMember: Bool = false
-
-  var observed: String = String()
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -531,6 +533,39 @@ nonisolated struct Skwad_Gossip_V1_FindPack: Sendable {
   init() {}
 }
 
+/// The address the receiver's datagrams come from, as the sender sees it (its reflexive
+/// address, as STUN's mapped address): a requester's answer to an accepting NeighborReply (§9,
+/// "Reflexive addresses").
+nonisolated struct Skwad_Gossip_V1_Observed: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var address: String = String()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// Introduction (PROTOCOL §9 "Introductions"): the sender holds us and `peer` as active members
+/// sharing a pack, and sends each the other's address as it sees it, at once; each then sends a
+/// Join to the other (hole punching, as libp2p DCUtR). `padding`: at least 240 zero bytes, so
+/// that the handshake it causes toward an unproven address is at most 3x its size.
+nonisolated struct Skwad_Gossip_V1_Introduce: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var peer: String = String()
+
+  var padding: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 nonisolated struct Skwad_Gossip_V1_Message: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -699,6 +734,23 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     set {body = .stem(newValue)}
   }
 
+  /// 21-29: pictures (issue 28). 30-39: reach (issue 29).
+  var introduce: Skwad_Gossip_V1_Introduce {
+    get {
+      if case .introduce(let v)? = body {return v}
+      return Skwad_Gossip_V1_Introduce()
+    }
+    set {body = .introduce(newValue)}
+  }
+
+  var observed: Skwad_Gossip_V1_Observed {
+    get {
+      if case .observed(let v)? = body {return v}
+      return Skwad_Gossip_V1_Observed()
+    }
+    set {body = .observed(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -723,6 +775,9 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     case vicinity(Skwad_Gossip_V1_Vicinity)
     case findPack(Skwad_Gossip_V1_FindPack)
     case stem(Skwad_Gossip_V1_Stem)
+    /// 21-29: pictures (issue 28). 30-39: reach (issue 29).
+    case introduce(Skwad_Gossip_V1_Introduce)
+    case observed(Skwad_Gossip_V1_Observed)
 
   }
 
@@ -735,7 +790,7 @@ fileprivate nonisolated let _protobuf_package = "skwad.gossip.v1"
 
 nonisolated extension Skwad_Gossip_V1_NodeInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".NodeInfo"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}cell\0\u{1}subscriptions\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}cell\0\u{1}subscriptions\0\u{3}behind_nat\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -745,6 +800,7 @@ nonisolated extension Skwad_Gossip_V1_NodeInfo: SwiftProtobuf.Message, SwiftProt
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.cell) }()
       case 2: try { try decoder.decodeRepeatedBytesField(value: &self.subscriptions) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.behindNat) }()
       default: break
       }
     }
@@ -757,12 +813,16 @@ nonisolated extension Skwad_Gossip_V1_NodeInfo: SwiftProtobuf.Message, SwiftProt
     if !self.subscriptions.isEmpty {
       try visitor.visitRepeatedBytesField(value: self.subscriptions, fieldNumber: 2)
     }
+    if self.behindNat != false {
+      try visitor.visitSingularBoolField(value: self.behindNat, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   static func ==(lhs: Skwad_Gossip_V1_NodeInfo, rhs: Skwad_Gossip_V1_NodeInfo) -> Bool {
     if lhs.cell != rhs.cell {return false}
     if lhs.subscriptions != rhs.subscriptions {return false}
+    if lhs.behindNat != rhs.behindNat {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -927,7 +987,7 @@ nonisolated extension Skwad_Gossip_V1_Neighbor: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Skwad_Gossip_V1_NeighborReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".NeighborReply"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}accepted\0\u{1}info\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}accepted\0\u{1}info\0\u{1}observed\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -937,6 +997,7 @@ nonisolated extension Skwad_Gossip_V1_NeighborReply: SwiftProtobuf.Message, Swif
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBoolField(value: &self.accepted) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._info) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.observed) }()
       default: break
       }
     }
@@ -953,12 +1014,16 @@ nonisolated extension Skwad_Gossip_V1_NeighborReply: SwiftProtobuf.Message, Swif
     try { if let v = self._info {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
+    if !self.observed.isEmpty {
+      try visitor.visitSingularStringField(value: self.observed, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   static func ==(lhs: Skwad_Gossip_V1_NeighborReply, rhs: Skwad_Gossip_V1_NeighborReply) -> Bool {
     if lhs.accepted != rhs.accepted {return false}
     if lhs._info != rhs._info {return false}
+    if lhs.observed != rhs.observed {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1098,7 +1163,7 @@ nonisolated extension Skwad_Gossip_V1_Ping: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Skwad_Gossip_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Ack"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{1}info\0\u{3}not_member\0\u{1}observed\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{1}info\0\u{3}not_member\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1109,7 +1174,6 @@ nonisolated extension Skwad_Gossip_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf.
       case 1: try { try decoder.decodeSingularUInt64Field(value: &self.seq) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._info) }()
       case 3: try { try decoder.decodeSingularBoolField(value: &self.notMember) }()
-      case 4: try { try decoder.decodeSingularStringField(value: &self.observed) }()
       default: break
       }
     }
@@ -1129,9 +1193,6 @@ nonisolated extension Skwad_Gossip_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf.
     if self.notMember != false {
       try visitor.visitSingularBoolField(value: self.notMember, fieldNumber: 3)
     }
-    if !self.observed.isEmpty {
-      try visitor.visitSingularStringField(value: self.observed, fieldNumber: 4)
-    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1139,7 +1200,6 @@ nonisolated extension Skwad_Gossip_V1_Ack: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.seq != rhs.seq {return false}
     if lhs._info != rhs._info {return false}
     if lhs.notMember != rhs.notMember {return false}
-    if lhs.observed != rhs.observed {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1646,9 +1706,74 @@ nonisolated extension Skwad_Gossip_V1_FindPack: SwiftProtobuf.Message, SwiftProt
   }
 }
 
+nonisolated extension Skwad_Gossip_V1_Observed: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Observed"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}address\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.address) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.address.isEmpty {
+      try visitor.visitSingularStringField(value: self.address, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_Observed, rhs: Skwad_Gossip_V1_Observed) -> Bool {
+    if lhs.address != rhs.address {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_Gossip_V1_Introduce: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Introduce"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}peer\0\u{1}padding\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.peer) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.padding) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.peer.isEmpty {
+      try visitor.visitSingularStringField(value: self.peer, fieldNumber: 1)
+    }
+    if !self.padding.isEmpty {
+      try visitor.visitSingularBytesField(value: self.padding, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_Introduce, rhs: Skwad_Gossip_V1_Introduce) -> Bool {
+    if lhs.peer != rhs.peer {return false}
+    if lhs.padding != rhs.padding {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Message"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0\u{1}stem\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0\u{1}stem\0\u{2}\u{a}introduce\0\u{1}observed\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1916,6 +2041,32 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
           self.body = .stem(v)
         }
       }()
+      case 30: try {
+        var v: Skwad_Gossip_V1_Introduce?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .introduce(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .introduce(v)
+        }
+      }()
+      case 31: try {
+        var v: Skwad_Gossip_V1_Observed?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .observed(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .observed(v)
+        }
+      }()
       default: break
       }
     }
@@ -2006,6 +2157,14 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
     case .stem?: try {
       guard case .stem(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
+    }()
+    case .introduce?: try {
+      guard case .introduce(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 30)
+    }()
+    case .observed?: try {
+      guard case .observed(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 31)
     }()
     case nil: break
     }
