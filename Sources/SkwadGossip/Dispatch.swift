@@ -20,7 +20,7 @@ extension GossipEngine {
             // Accepted: it is our member now; tell it how we see it in turn.
             if accepted && peers.active[from] != nil {
                 if let observed { onObserved(observed, from: from, nowMs: nowMs, into: &out) }
-                send(.observed(from), to: from, nowMs: nowMs, into: &out)
+                if let o = from.observable { send(.observed(o), to: from, nowMs: nowMs, into: &out) }
             }
         case .disconnect: demote(from, nowMs: nowMs, into: &out)
         case .shuffle(let named): onShuffle(named, from: from, nowMs: nowMs, into: &out)
@@ -42,6 +42,9 @@ extension GossipEngine {
             onReconcile(r, from: from, nowMs: nowMs, replica: replica, into: &out)
             if first { onProof(from, pulled: r.initiator && r.directory, nowMs: nowMs, replica: replica, into: &out) }
         case .findPack(let query): onFindPack(query: query, from: from, nowMs: nowMs, replica: replica, into: &out)
+        case .relay(let to, let frame): onRelay(to: to, frame: frame, from: from, nowMs: nowMs, into: &out)
+        case .relayed(let source, let frame):
+            onRelayed(from: source, frame: frame, relayedBy: from, nowMs: nowMs, replica: &replica, into: &out)
         case .observed(let address): onObserved(address, from: from, nowMs: nowMs, into: &out)
         case .introduce(let target, let padding): onIntroduce(target, padding: padding.count, from: from, nowMs: nowMs, into: &out)
         }

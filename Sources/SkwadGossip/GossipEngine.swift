@@ -38,6 +38,8 @@ public struct GossipEngine: Sendable {
     var reflexive = ReflexiveAddresses()
     /// Pairs we introduced, addresses we punched toward (Introductions.swift).
     var introductions = IntroductionState()
+    /// Bytes we relay for members (Relay.swift).
+    var relay = RelayState()
 
     /// Our own address as others reach us, so we never add ourselves to a view.
     public var selfAddress: PeerAddress? {
@@ -308,7 +310,7 @@ public struct GossipEngine: Sendable {
     mutating func send(
         plaintext pt: [UInt8], kind: MessageKind, solicits: Bool, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]
     ) {
-        if let accept = addressFilter, !accept(to) { stats.drop(.badAddress); return }
+        if let accept = addressFilter, !accept(to.filtered) { stats.drop(.badAddress); return }
         guard pt.count <= Frame.maxPlaintext else { stats.drop(.tooLarge); return }
         stats.countSent(kind, bytes: pt.count)
         perform(channels.send(pt, to: to, solicits: solicits, nowMs: nowMs, rng: &rng, stats: &stats), nowMs: nowMs, into: &out)
@@ -319,11 +321,15 @@ public struct GossipEngine: Sendable {
         for a in actions {
             switch a {
             case .emit(let bytes, let to):
+                if let (target, relay) = to.relayParts {
+                    emitRelayed(bytes, target: target, relay: relay, nowMs: nowMs, into: &out); continue
+                }
                 stats.datagramsOut += 1
                 stats.bytesOut += bytes.count
                 out.append(.send(bytes, to: to))
             case .unreachable(let peer):
                 forget(peer, .unreachable, nowMs: nowMs, into: &out)
+                punchFailed(peer, nowMs: nowMs, into: &out)
             }
         }
     }

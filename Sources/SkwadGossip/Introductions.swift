@@ -16,6 +16,9 @@ struct IntroductionState: Sendable {
     /// Addresses we punched toward because of an introduction, and when: one punch per
     /// address per `againMs`, at most `capacity` remembered.
     var punched: [PeerAddress: UInt64] = [:]
+    /// Who introduced each address we punched toward and have not reached yet: the relay
+    /// to fall back on (Relay.swift). Bounded with `punched`.
+    var introducer: [PeerAddress: PeerAddress] = [:]
 
     static let capacity = 256
     static let againMs: UInt64 = 60_000
@@ -68,6 +71,8 @@ extension GossipEngine {
         if let at = introductions.punched[target], nowMs < at &+ IntroductionState.againMs { stats.drop(.introductionLimited); return }
         introductions.punched.makeRoom(for: target, capacity: IntroductionState.capacity) { $0 }
         introductions.punched[target] = nowMs
+        introductions.introducer = introductions.introducer.filter { introductions.punched[$0.key] != nil }
+        introductions.introducer[target] = from
         let (sent, ds) = introduce(target, nowMs: nowMs)
         out += ds
         if sent { stats.punches += 1 }

@@ -39,6 +39,10 @@ enum Message: Sendable, Equatable {
     case introduce(peer: PeerAddress, padding: [UInt8])
     /// The receiver's address as we see it (its reflexive address, Reflexive.swift).
     case observed(PeerAddress)
+    /// Pass `frame` to member `to` (Relay.swift).
+    case relay(to: PeerAddress, frame: [UInt8])
+    /// `frame` from member `from`, passed on by the sender.
+    case relayed(from: PeerAddress, frame: [UInt8])
 
     /// Does the receiver always answer it (when it holds our session)? Only these start a
     /// session's silence clock (§8): a reply, a push or a notice that gets no answer proves
@@ -79,6 +83,8 @@ enum Message: Sendable, Equatable {
         case .findPack: .findPack
         case .introduce: .introduce
         case .observed: .observed
+        case .relay: .relay
+        case .relayed: .relayed
         }
     }
 }
@@ -87,7 +93,7 @@ enum Message: Sendable, Equatable {
 /// key); `raw`: a protobuf message sent as it is (tests' hostile peers).
 enum MessageKind: Int, CaseIterable, Sendable {
     case join, forwardJoin, neighbor, neighborReply, disconnect, shuffle, shuffleReply, ping, ack, pingReq, indirectAck, interest, vicinity,
-        ops, ihave, want, prune, stem, reconcile, findPack, introduce, observed, raw
+        ops, ihave, want, prune, stem, reconcile, findPack, introduce, observed, relay, relayed, raw
 
     var name: String {
         switch self {
@@ -113,6 +119,8 @@ enum MessageKind: Int, CaseIterable, Sendable {
         case .findPack: "find_pack"
         case .introduce: "introduce"
         case .observed: "observed"
+        case .relay: "relay"
+        case .relayed: "relayed"
         case .raw: "raw"
         }
     }

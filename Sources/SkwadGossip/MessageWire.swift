@@ -24,8 +24,8 @@ extension Message {
         case .neighbor(let n)?:
             var origin: PeerAddress?
             if !n.origin.isEmpty {
-                guard n.origin.utf8.count <= Self.maxAddress else { return nil }
-                origin = PeerAddress(n.origin)
+                guard let o = PeerAddress(checked: n.origin) else { return nil }
+                origin = o
             }
             self = .neighbor(NeighborRequest(highPriority: n.highPriority, info: NodeInfo(wire: n.info), origin: origin, ttl: n.ttl))
         case .neighborReply(let r)?:
@@ -64,6 +64,12 @@ extension Message {
         case .introduce(let i)?:
             guard let p = PeerAddress(checked: i.peer), i.padding.count <= Frame.maxPlaintext else { return nil }
             self = .introduce(peer: p, padding: [UInt8](i.padding))
+        case .relay(let r)?:
+            guard let to = PeerAddress(checked: r.to), r.frame.count <= Frame.maxDatagram else { return nil }
+            self = .relay(to: to, frame: [UInt8](r.frame))
+        case .relayed(let r)?:
+            guard let from = PeerAddress(checked: r.from), r.frame.count <= Frame.maxDatagram else { return nil }
+            self = .relayed(from: from, frame: [UInt8](r.frame))
         case .observed(let o)?:
             guard let a = PeerAddress(checked: o.address) else { return nil }
             self = .observed(a)
@@ -106,6 +112,8 @@ extension Message {
         case .findPack(let query): var f = Skwad_Gossip_V1_FindPack(); f.query = query; m.findPack = f
         case .introduce(let peer, let padding):
             var i = Skwad_Gossip_V1_Introduce(); i.peer = peer.value; i.padding = Data(padding); m.introduce = i
+        case .relay(let to, let frame): var r = Skwad_Gossip_V1_Relay(); r.to = to.value; r.frame = Data(frame); m.relay = r
+        case .relayed(let from, let frame): var r = Skwad_Gossip_V1_Relayed(); r.from = from.value; r.frame = Data(frame); m.relayed = r
         case .observed(let a): var o = Skwad_Gossip_V1_Observed(); o.address = a.value; m.observed = o
         }
         return m
@@ -113,9 +121,10 @@ extension Message {
 }
 
 extension PeerAddress {
-    /// A non-empty address of at most `Message.maxAddress` bytes, or nil.
+    /// A non-empty address of at most `Message.maxAddress` bytes and not relayed ("@",
+    /// Relay.swift), or nil.
     init?(checked s: String) {
-        guard !s.isEmpty, s.utf8.count <= Message.maxAddress else { return nil }
+        guard !s.isEmpty, s.utf8.count <= Message.maxAddress, !s.utf8.contains(UInt8(ascii: "@")) else { return nil }
         self.init(s)
     }
 }

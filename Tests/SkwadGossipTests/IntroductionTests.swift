@@ -127,11 +127,18 @@ import SkwadTestKit
         for i in [0, 1, 2, 3] {
             var peer = [a, b, c, d][i]
             #expect(peer.handshake(with: &e, nowMs: Self.t0, replica: &r))
-            switch i { case 0: a = peer; case 1: b = peer; case 2: c = peer; default: d = peer }
+            switch i {
+            case 0: a = peer;
+            case 1: b = peer;
+            case 2: c = peer;
+            default: d = peer
+            }
         }
         func introduced(_ p: HostilePeer, _ ds: [GossipDirective]) -> [String] {
             HostilePeer.sent(ds, to: p.address).compactMap { f in
-                guard let pt = p.open(f), let m = try? WireMessage(serializedBytes: pt), case .introduce(let i)? = m.body else { return nil }
+                guard let pt = p.open(f), let m = try? WireMessage(serializedBytes: pt), case .introduce(let i)? = m.body else {
+                    return nil
+                }
                 return i.peer
             }
         }

@@ -110,6 +110,36 @@ import Testing
         #expect(await a.waitFor("from b", poll: "feed natroom", seconds: 30))
     }
 
+    /// Relays (PROTOCOL §9 "Relays"): behind two symmetric NATs the punch fails, and the two
+    /// link through the public node that introduced them; posts go both ways over that link
+    /// (the public node holds no subscription to the pack, so it carries no op of it by
+    /// itself: it passes the two's encrypted frames).
+    @Test func behindSymmetricNatsTwoNodesPostThroughTheRelay() async throws {
+        #expect(getuid() == 0, "network namespaces need root (CI runs as root)")
+        var bed = NatTestbed()
+        defer { bed.down() }
+        try bed.up()
+        let p = try bed.publicNode()
+        defer { p.stop() }
+        let a = try bed.node("sym3", ["--peer", NatTestbed.publicAddress])
+        defer { a.stop() }
+        let b = try bed.node("sym4", ["--peer", NatTestbed.publicAddress])
+        defer { b.stop() }
+        #expect(await a.waitFor("active", poll: "peers", seconds: 20))
+        #expect(await b.waitFor("active", poll: "peers", seconds: 20))
+        a.send("create symroom")
+        #expect(await a.waitFor("created pack symroom", seconds: 20))
+        #expect(await b.waitFor("joined symroom", poll: "join symroom", seconds: 30))
+        #expect(await a.waitFor("@198.18.0.10:7400  active", poll: "peers", seconds: 30), "a links to b through the relay")
+        #expect(await b.waitFor("@198.18.0.10:7400  active", poll: "peers", seconds: 30), "b links to a through the relay")
+        a.send(#"post symroom "from a" "through the relay""#)
+        #expect(await b.waitFor("from a", poll: "feed symroom", seconds: 30))
+        b.send(#"post symroom "from b" "and back""#)
+        #expect(await a.waitFor("from b", poll: "feed symroom", seconds: 30))
+        #expect((await Self.stat("reach.relayed_bytes", of: p) ?? 0) > 0)
+        #expect(!p.text.contains("from a"), "the relay holds no subscription: it saw no post")
+    }
+
     /// The value of `key` in a fresh `stats` answer.
     static func stat(_ key: String, of n: RunningNode) async -> Int? {
         let mark = n.text.count

@@ -566,6 +566,36 @@ nonisolated struct Skwad_Gossip_V1_Introduce: Sendable {
   init() {}
 }
 
+/// Relays (PROTOCOL §9 "Relays"): pass `frame` (a whole frame of the sender's session with
+/// member `to`) to `to`; it arrives as Relayed{from = the sender}.
+nonisolated struct Skwad_Gossip_V1_Relay: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var to: String = String()
+
+  var frame: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+nonisolated struct Skwad_Gossip_V1_Relayed: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var from: String = String()
+
+  var frame: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 nonisolated struct Skwad_Gossip_V1_Message: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -751,6 +781,22 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     set {body = .observed(newValue)}
   }
 
+  var relay: Skwad_Gossip_V1_Relay {
+    get {
+      if case .relay(let v)? = body {return v}
+      return Skwad_Gossip_V1_Relay()
+    }
+    set {body = .relay(newValue)}
+  }
+
+  var relayed: Skwad_Gossip_V1_Relayed {
+    get {
+      if case .relayed(let v)? = body {return v}
+      return Skwad_Gossip_V1_Relayed()
+    }
+    set {body = .relayed(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -778,6 +824,8 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     /// 21-29: pictures (issue 28). 30-39: reach (issue 29).
     case introduce(Skwad_Gossip_V1_Introduce)
     case observed(Skwad_Gossip_V1_Observed)
+    case relay(Skwad_Gossip_V1_Relay)
+    case relayed(Skwad_Gossip_V1_Relayed)
 
   }
 
@@ -1771,9 +1819,79 @@ nonisolated extension Skwad_Gossip_V1_Introduce: SwiftProtobuf.Message, SwiftPro
   }
 }
 
+nonisolated extension Skwad_Gossip_V1_Relay: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Relay"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}to\0\u{1}frame\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.to) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.frame) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.to.isEmpty {
+      try visitor.visitSingularStringField(value: self.to, fieldNumber: 1)
+    }
+    if !self.frame.isEmpty {
+      try visitor.visitSingularBytesField(value: self.frame, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_Relay, rhs: Skwad_Gossip_V1_Relay) -> Bool {
+    if lhs.to != rhs.to {return false}
+    if lhs.frame != rhs.frame {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_Gossip_V1_Relayed: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Relayed"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}from\0\u{1}frame\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.from) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.frame) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.from.isEmpty {
+      try visitor.visitSingularStringField(value: self.from, fieldNumber: 1)
+    }
+    if !self.frame.isEmpty {
+      try visitor.visitSingularBytesField(value: self.frame, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_Relayed, rhs: Skwad_Gossip_V1_Relayed) -> Bool {
+    if lhs.from != rhs.from {return false}
+    if lhs.frame != rhs.frame {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Message"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0\u{1}stem\0\u{2}\u{a}introduce\0\u{1}observed\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0\u{1}stem\0\u{2}\u{a}introduce\0\u{1}observed\0\u{1}relay\0\u{1}relayed\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2067,6 +2185,32 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
           self.body = .observed(v)
         }
       }()
+      case 32: try {
+        var v: Skwad_Gossip_V1_Relay?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .relay(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .relay(v)
+        }
+      }()
+      case 33: try {
+        var v: Skwad_Gossip_V1_Relayed?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .relayed(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .relayed(v)
+        }
+      }()
       default: break
       }
     }
@@ -2165,6 +2309,14 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
     case .observed?: try {
       guard case .observed(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 31)
+    }()
+    case .relay?: try {
+      guard case .relay(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 32)
+    }()
+    case .relayed?: try {
+      guard case .relayed(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 33)
     }()
     case nil: break
     }
