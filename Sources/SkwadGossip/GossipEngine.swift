@@ -313,7 +313,7 @@ public struct GossipEngine: Sendable {
         plaintext pt: [UInt8], kind: MessageKind, solicits: Bool, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]
     ) {
         if let accept = addressFilter, !accept(to.filtered) { stats.drop(.badAddress); return }
-        guard pt.count <= Frame.maxPlaintext else { stats.drop(.tooLarge); return }
+        guard pt.count <= to.maxPlaintext else { stats.drop(.tooLarge); return }
         stats.countSent(kind, bytes: pt.count)
         perform(channels.send(pt, to: to, solicits: solicits, nowMs: nowMs, rng: &rng, stats: &stats), nowMs: nowMs, into: &out)
     }

@@ -16,6 +16,9 @@ struct RelayState: Sendable {
     static let totalBytesPerSecond: Double = 32_000
     /// Sources with a bucket, at most (the least recently used goes).
     static let capacity = 64
+    /// What wrapping a frame in `Relay` adds to it, at most: its own DATA frame's 28 bytes and
+    /// the message's fields (an address of at most 64 bytes), rounded up.
+    static let overhead = 128
 
     var sources: [PeerAddress: TokenBucket] = [:]
     var total = TokenBucket(rate: totalBytesPerSecond, burst: totalBytesPerSecond * 8, nowMs: 0)
@@ -48,6 +51,10 @@ extension PeerAddress {
     var filtered: PeerAddress { relayParts?.target ?? self }
 
     public var isRelayed: Bool { value.contains("@") }
+
+    /// The largest plaintext a message to this address may have: a relayed peer's frames
+    /// travel inside the relay's own frame.
+    var maxPlaintext: Int { isRelayed ? Frame.maxPlaintext - RelayState.overhead : Frame.maxPlaintext }
 
     /// The address to tell a peer we see it at (`Observed`): none for a relayed one.
     var observable: PeerAddress? { isRelayed ? nil : self }

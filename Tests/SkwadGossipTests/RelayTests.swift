@@ -34,6 +34,18 @@ import SkwadTestKit
         h.run(ms: 60_000)
         #expect(h.nodes[1].engine.activePeers.contains(viaA), "still linked after a minute")
         #expect(h.nodes[0].engine.stats.relayedBytes > 0)
+        for i in 0..<3 { #expect(h.nodes[i].engine.stats.drops["tooLarge"] == nil, "node \(i)") }
+    }
+
+    /// A relayed peer's messages are packed smaller: wrapped in a `Relay`, the largest still fits
+    /// the relay's own frame.
+    @Test func theLargestMessageToARelayedPeerFitsTheRelaysFrame() throws {
+        let target = PeerAddress("198.18.4.1:65000"), relay = PeerAddress("198.18.0.10:7400")
+        let relayed = PeerAddress.relayed(target, via: relay)
+        let frame = [UInt8](repeating: 1, count: relayed.maxPlaintext + Frame.dataHeader + AEAD.tagCount)
+        let wrapped: [UInt8] = try Message.relay(to: PeerAddress(String(repeating: "1", count: 64)), frame: frame).wire.serializedBytes()
+        #expect(wrapped.count <= Frame.maxPlaintext)
+        #expect(relay.maxPlaintext == Frame.maxPlaintext)
     }
 
     static let t0: UInt64 = 1_790_000_000_000
