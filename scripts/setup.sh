@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure the system libraries Skwad links against are present (Debian names:
-# libsodium-dev, libedit-dev, pkg-config). Installs them when run as root; otherwise
+# libsodium-dev, libedit-dev, pkg-config; nftables when root). Installs them when run as root; otherwise
 # says in one line what to install. Idempotent and quiet when all is there.
 set -euo pipefail
 missing=()
@@ -11,6 +11,9 @@ if command -v pkg-config >/dev/null 2>&1; then
 else
   missing+=(libsodium-dev libedit-dev)
 fi
+# nftables: the NAT routers of scripts/testbed.sh (root tests only); installed when root,
+# never required otherwise.
+if ! command -v nft >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then missing+=(nftables); fi
 command -v swift >/dev/null 2>&1 || { echo "skwad: Swift 6.3 is required (swift not found on PATH)" >&2; exit 1; }
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

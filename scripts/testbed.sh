@@ -12,6 +12,9 @@
 #       and takes it down again (on every exit path, Ctrl-C included).
 #   scripts/testbed.sh up --nodes N [shaping options] [--tag T]   /   scripts/testbed.sh down --tag T
 #       the same in two steps (up prints the tag and the testbed file).
+#   scripts/testbed.sh nat-up [--tag T]   /   nat-down --tag T   /   nat-check   /   nat-timeouts --tag T
+#       a public node and nodes behind NAT routers, endpoint-independent and symmetric
+#       (scripts/testbed-nat.sh says how they are built); nat-up prints the tag and the file.
 #
 # Addresses: node i is 10.77.(i/250).(i%250+2)/16 inside namespace TAG-i (its interface eth0);
 # the bridge br0 lives in namespace TAG-hub. Traffic never leaves these namespaces.
@@ -42,6 +45,9 @@ SKWAD=${SKWAD:-.build/release/skwad}
 per_mille() { awk -v l="${1%\%}" 'BEGIN { v = int(l * 10 + 0.5); if (v < 0 || v > 1000) exit 1; print v }'; }
 nft_loss=""
 if [ "$netem" = 0 ] && command -v nft >/dev/null && [ "$(per_mille "$loss")" != 0 ]; then nft_loss=$(per_mille "$loss"); fi
+
+# shellcheck source=scripts/testbed-nat.sh
+. "$(dirname "$0")/testbed-nat.sh"
 
 address() { echo "10.77.$(( $1 / 250 )).$(( $1 % 250 + 2 ))"; }
 
@@ -110,6 +116,13 @@ case $cmd in
         up
         echo "tag $tag"; echo "file $file" ;;
     down) down ;;
+    nat-check) nat_check ;;
+    nat-up)
+        nat_check >/dev/null || { nat_check >&2; exit 3; }
+        nat_up
+        echo "tag $tag"; echo "file $file" ;;
+    nat-down) nat_down ;;
+    nat-timeouts) nat_timeouts ;;
     run)
         require_netem
         [ -x "$SKWAD" ] || { echo "testbed: no binary at $SKWAD (swift build -c release, or set SKWAD)" >&2; exit 2; }

@@ -88,7 +88,7 @@ extension GossipEngine {
             chunk = []; size = 60
         }
         for r in ranges {
-            if size + r.estimatedSize > Frame.maxPlaintext - 40 { flush(&self) }
+            if size + r.estimatedSize > to.maxPlaintext - 40 { flush(&self) }
             chunk.append(r); size += r.estimatedSize
         }
         flush(&self)

@@ -70,6 +70,11 @@ public struct GossipStats: Sendable, Equatable {
     /// silent (no answer for 5 s to a message that always gets one), table evictions.
     public var cookiesSent = 0, cookieHandshakes = 0, sessionsReplaced = 0, sessionsExpired = 0, sessionsSilent = 0
     public var sessionEvictions = 0, limitEvictions = 0
+    /// Introductions (§9): sent (two per pair), heard from members, punches they caused.
+    public var introductionsSent = 0, introductionsHeard = 0, punches = 0
+    /// Relays (§9): punches that fell back on a relay, frames we sent through one, bytes we
+    /// passed on for members.
+    public var relayFallbacks = 0, relayFramesOut = 0, relayedBytes = 0
     /// Messages sent, by kind (before encryption; a queued message counts when queued):
     /// the kinds sent at least once.
     public var messagesSent: [String: Int] { byKind(sentByKind) }
@@ -104,7 +109,9 @@ public struct GossipStats: Sendable, Equatable {
             ("recon.bytes_out", reconBytesOut), ("cookies.sent", cookiesSent),
             ("cookies.handshakes", cookieHandshakes), ("sessions.replaced", sessionsReplaced),
             ("sessions.expired", sessionsExpired), ("sessions.silent", sessionsSilent), ("sessions.evicted", sessionEvictions),
-            ("limits.evicted", limitEvictions)
+            ("limits.evicted", limitEvictions), ("reach.introductions_sent", introductionsSent),
+            ("reach.introductions_heard", introductionsHeard), ("reach.punches", punches), ("reach.relay_fallbacks", relayFallbacks),
+            ("reach.relay_frames_out", relayFramesOut), ("reach.relayed_bytes", relayedBytes)
         ]
         out += messagesSent.sorted { $0.key < $1.key }.map { ("sent.\($0.key)", $0.value) }
         out += bytesSent.sorted { $0.key < $1.key }.map { ("sent_bytes.\($0.key)", $0.value) }
@@ -125,6 +132,9 @@ public enum DropReason: String, Sendable {
     case genesisRateLimited
     /// A network group past its budget of vicinity answers or targets (PROTOCOL §9, "Need to know").
     case vicinityLimited
+    /// A relay request we do not serve (not between two members, or we are behind a NAT), or
+    /// past the relay's byte budget (PROTOCOL §9, "Relays").
+    case relayRefused, relayLimited
 }
 
 extension Dictionary where Key: Comparable {

@@ -15,8 +15,13 @@ extension GossipEngine {
         case .join(let theirs): onJoin(theirs, from: from, nowMs: nowMs, into: &out)
         case .forwardJoin(let joiner, let ttl): onForwardJoin(joiner: joiner, ttl: ttl, from: from, nowMs: nowMs, into: &out)
         case .neighbor(let n): onNeighbor(n, from: from, nowMs: nowMs, into: &out)
-        case .neighborReply(let accepted, let theirs):
+        case .neighborReply(let accepted, let theirs, let observed):
             onNeighborReply(accepted: accepted, info: theirs, from: from, nowMs: nowMs, into: &out)
+            // Accepted: it is our member now; tell it how we see it in turn.
+            if accepted && peers.active[from] != nil {
+                if let observed { onObserved(observed, from: from, nowMs: nowMs, into: &out) }
+                if let o = from.observable { send(.observed(o), to: from, nowMs: nowMs, into: &out) }
+            }
         case .disconnect: demote(from, nowMs: nowMs, into: &out)
         case .shuffle(let named): onShuffle(named, from: from, nowMs: nowMs, into: &out)
         case .shuffleReply(let named): integrate(named, nowMs: nowMs)
@@ -25,7 +30,7 @@ extension GossipEngine {
             onAck(seq: seq, info: theirs, notMember: notMember, from: from, nowMs: nowMs, into: &out)
         case .pingReq(let seq, let target): onPingReq(seq: seq, target: target, from: from, nowMs: nowMs, into: &out)
         case .indirectAck(_, let target): onIndirectAck(target: target, nowMs: nowMs)
-        case .interest(let theirs): onInterest(theirs, from: from, nowMs: nowMs)
+        case .interest(let theirs): onInterest(theirs, from: from, nowMs: nowMs, into: &out)
         case .vicinity(let v): onVicinity(v, from: from, nowMs: nowMs, replica: replica, into: &out)
         case .ops(let envelopes, let repair): onOps(envelopes, repair: repair, from: from, nowMs: nowMs, replica: &replica, into: &out)
         case .ihave(let ids): onIHave(ids, from: from, nowMs: nowMs, replica: replica)
@@ -37,6 +42,11 @@ extension GossipEngine {
             onReconcile(r, from: from, nowMs: nowMs, replica: replica, into: &out)
             if first { onProof(from, pulled: r.initiator && r.directory, nowMs: nowMs, replica: replica, into: &out) }
         case .findPack(let query): onFindPack(query: query, from: from, nowMs: nowMs, replica: replica, into: &out)
+        case .relay(let to, let frame): onRelay(to: to, frame: frame, from: from, nowMs: nowMs, into: &out)
+        case .relayed(let source, let frame):
+            onRelayed(from: source, frame: frame, relayedBy: from, nowMs: nowMs, replica: &replica, into: &out)
+        case .observed(let address): onObserved(address, from: from, nowMs: nowMs, into: &out)
+        case .introduce(let target, let padding): onIntroduce(target, padding: padding.count, from: from, nowMs: nowMs, into: &out)
         }
     }
 }

@@ -78,7 +78,7 @@ extension GossipEngine {
         }
         for op in ops {
             let bytes = op.envelope.serialized()
-            if size + bytes.count + 4 > Frame.maxPlaintext - 8 { flush(&self) }
+            if size + bytes.count + 4 > to.maxPlaintext - 8 { flush(&self) }
             batch.append(bytes); size += bytes.count + 4
         }
         flush(&self)

@@ -34,12 +34,23 @@ public struct GossipEngine: Sendable {
     var spread: Spread
     /// Seeds, a neighbour request under way, the join guard, relayed pings (EngineState.swift).
     var membership = MembershipState()
+    /// What our links say they see us as (Reflexive.swift).
+    var reflexive = ReflexiveAddresses()
+    /// Pairs we introduced, addresses we punched toward (Introductions.swift).
+    var introductions = IntroductionState()
+    /// Bytes we relay for members (Relay.swift).
+    var relay = RelayState()
 
     /// Our own address as others reach us, so we never add ourselves to a view.
     public var selfAddress: PeerAddress? {
         get { peers.me }
         set { peers.me = newValue }
     }
+
+    /// Our own addresses (each interface's, with the port), set by the shell: a link that
+    /// sees us from another is behind a NAT of ours (§9 "Introductions"). Nil (the
+    /// simulator): never behind a NAT.
+    public var localAddresses: [PeerAddress]?
 
     /// Accepts or refuses a peer address before any state is kept for it. Nil: any string
     /// (the simulator's names); a real node accepts canonical IP literals only (§8).
@@ -87,7 +98,8 @@ public struct GossipEngine: Sendable {
 
     /// Our location cell and subscriptions changed: tell the neighbours.
     public mutating func setInterest(cell: String?, subscriptions: Set<PackID>, nowMs: UInt64) -> [GossipDirective] {
-        let new = NodeInfo(cell: cell, subscriptions: Set(subscriptions.map(NodeInfo.prefix)))
+        var new = NodeInfo(cell: cell, subscriptions: Set(subscriptions.map(NodeInfo.prefix)))
+        new.behindNat = info.behindNat
         guard new != info else { return [] }
         let moved = new.cell != info.cell
         info = new
@@ -300,8 +312,8 @@ public struct GossipEngine: Sendable {
     mutating func send(
         plaintext pt: [UInt8], kind: MessageKind, solicits: Bool, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]
     ) {
-        if let accept = addressFilter, !accept(to) { stats.drop(.badAddress); return }
-        guard pt.count <= Frame.maxPlaintext else { stats.drop(.tooLarge); return }
+        if let accept = addressFilter, !accept(to.filtered) { stats.drop(.badAddress); return }
+        guard pt.count <= to.maxPlaintext else { stats.drop(.tooLarge); return }
         stats.countSent(kind, bytes: pt.count)
         perform(channels.send(pt, to: to, solicits: solicits, nowMs: nowMs, rng: &rng, stats: &stats), nowMs: nowMs, into: &out)
     }
@@ -311,11 +323,15 @@ public struct GossipEngine: Sendable {
         for a in actions {
             switch a {
             case .emit(let bytes, let to):
+                if let (target, relay) = to.relayParts {
+                    emitRelayed(bytes, target: target, relay: relay, nowMs: nowMs, into: &out); continue
+                }
                 stats.datagramsOut += 1
                 stats.bytesOut += bytes.count
                 out.append(.send(bytes, to: to))
             case .unreachable(let peer):
                 forget(peer, .unreachable, nowMs: nowMs, into: &out)
+                punchFailed(peer, nowMs: nowMs, into: &out)
             }
         }
     }

@@ -8,6 +8,8 @@ public struct NodeInfo: Sendable, Equatable {
     public var subscriptions: Set<[UInt8]>
     /// The decoded cell, kept so the geofence rule and distances do not decode per use.
     public private(set) var place: Geohash.Cell?
+    /// Most of its links see it from an address that is not its own (§9 "Introductions").
+    public var behindNat = false
 
     public init(cell: String? = nil, subscriptions: Set<[UInt8]> = []) {
         self.cell = cell; self.subscriptions = subscriptions; place = Self.decode(cell)
@@ -25,6 +27,7 @@ public struct NodeInfo: Sendable, Equatable {
     var cellOnly: NodeInfo {
         var x = self
         x.subscriptions = []
+        x.behindNat = false
         return x
     }
 

@@ -37,6 +37,7 @@ extension GossipEngine {
         if membership.pendingNeighbor?.address == peer { membership.pendingNeighbor = nil }
         directoryOnNewLink(peer)
         out.append(.peerUp(peer))
+        introduceSharers(of: peer, nowMs: nowMs, into: &out)
     }
 
     /// The one way to give up on a peer (`PeerTable.forget` says what each reason takes): a

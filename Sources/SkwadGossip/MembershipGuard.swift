@@ -75,7 +75,7 @@ extension GossipEngine {
         } else {
             addPassive(peer, cell: c.info.cell, nowMs: nowMs)
         }
-        send(.neighborReply(accepted: accept, info: info), to: peer, nowMs: nowMs, into: &out)
+        send(.neighborReply(accepted: accept, info: info, observed: accept ? peer.observable : nil), to: peer, nowMs: nowMs, into: &out)
     }
 
     /// Candidates that did not answer in time are forgotten.

@@ -6,9 +6,10 @@ extension GossipEngine {
     mutating func onJoin(_ theirs: NodeInfo, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         guard membership.guardState.admitJoin(from: from, nowMs: nowMs) else { stats.drop(.joinLimited); return }
         if admitOrTry(from, info: theirs, nowMs: nowMs, into: &out) {
-            send(.neighborReply(accepted: true, info: info), to: from, nowMs: nowMs, into: &out)
+            send(.neighborReply(accepted: true, info: info, observed: from.observable), to: from, nowMs: nowMs, into: &out)
         }
-        for p in peers.active.keys.sorted() where p != from {
+        // A relayed joiner is reachable through its relay only: not walked on.
+        for p in peers.active.keys.sorted() where p != from && !from.isRelayed {
             send(
                 .forwardJoin(joiner: PeerRef(address: from, cell: theirs.cell), ttl: UInt32(config.activeWalk)), to: p, nowMs: nowMs,
                 into: &out)
@@ -67,7 +68,7 @@ extension GossipEngine {
         }
         if room && asker != from && !mayIntroduce(asker, nowMs: nowMs) { return }
         if room { addActive(asker, info: n.info, nowMs: nowMs, into: &out) }
-        send(.neighborReply(accepted: room, info: info), to: asker, nowMs: nowMs, into: &out)
+        send(.neighborReply(accepted: room, info: info, observed: room ? asker.observable : nil), to: asker, nowMs: nowMs, into: &out)
     }
 
     mutating func onNeighborReply(
@@ -150,8 +151,12 @@ extension GossipEngine {
         peers[active: target] = st
     }
 
-    mutating func onInterest(_ theirs: NodeInfo, from: PeerAddress, nowMs: UInt64) {
+    mutating func onInterest(_ theirs: NodeInfo, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        let before = peers.active[from]?.info
         peers[active: from]?.info = theirs
         if peers.vicinity[from] != nil { offerVicinity(from, info: theirs, heard: true, nowMs: nowMs) }
+        if let before, before.subscriptions != theirs.subscriptions || before.behindNat != theirs.behindNat {
+            introduceSharers(of: from, nowMs: nowMs, into: &out)
+        }
     }
 }

@@ -9,7 +9,8 @@ enum Message: Sendable, Equatable {
     case join(NodeInfo)
     case forwardJoin(joiner: PeerRef, ttl: UInt32)
     case neighbor(NeighborRequest)
-    case neighborReply(accepted: Bool, info: NodeInfo)
+    /// `observed`: with an acceptance, the requester's address as we see it.
+    case neighborReply(accepted: Bool, info: NodeInfo, observed: PeerAddress? = nil)
     case disconnect
     case shuffle([PeerRef])
     case shuffleReply([PeerRef])
@@ -33,6 +34,15 @@ enum Message: Sendable, Equatable {
     // Reconciliation (§11) and the pack directory (§11a).
     case reconcile(ReconcileRound)
     case findPack(query: String)
+    // Reach (§9 "Introductions").
+    /// `padding`: its zero bytes (counted: at least 240 make the message large enough).
+    case introduce(peer: PeerAddress, padding: [UInt8])
+    /// The receiver's address as we see it (its reflexive address, Reflexive.swift).
+    case observed(PeerAddress)
+    /// Pass `frame` to member `to` (Relay.swift).
+    case relay(to: PeerAddress, frame: [UInt8])
+    /// `frame` from member `from`, passed on by the sender.
+    case relayed(from: PeerAddress, frame: [UInt8])
 
     /// Does the receiver always answer it (when it holds our session)? Only these start a
     /// session's silence clock (§8): a reply, a push or a notice that gets no answer proves
@@ -71,6 +81,10 @@ enum Message: Sendable, Equatable {
         case .stem: .stem
         case .reconcile: .reconcile
         case .findPack: .findPack
+        case .introduce: .introduce
+        case .observed: .observed
+        case .relay: .relay
+        case .relayed: .relayed
         }
     }
 }
@@ -79,7 +93,7 @@ enum Message: Sendable, Equatable {
 /// key); `raw`: a protobuf message sent as it is (tests' hostile peers).
 enum MessageKind: Int, CaseIterable, Sendable {
     case join, forwardJoin, neighbor, neighborReply, disconnect, shuffle, shuffleReply, ping, ack, pingReq, indirectAck, interest, vicinity,
-        ops, ihave, want, prune, stem, reconcile, findPack, raw
+        ops, ihave, want, prune, stem, reconcile, findPack, introduce, observed, relay, relayed, raw
 
     var name: String {
         switch self {
@@ -103,6 +117,10 @@ enum MessageKind: Int, CaseIterable, Sendable {
         case .stem: "stem"
         case .reconcile: "reconcile"
         case .findPack: "find_pack"
+        case .introduce: "introduce"
+        case .observed: "observed"
+        case .relay: "relay"
+        case .relayed: "relayed"
         case .raw: "raw"
         }
     }

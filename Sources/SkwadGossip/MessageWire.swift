@@ -24,11 +24,17 @@ extension Message {
         case .neighbor(let n)?:
             var origin: PeerAddress?
             if !n.origin.isEmpty {
-                guard n.origin.utf8.count <= Self.maxAddress else { return nil }
-                origin = PeerAddress(n.origin)
+                guard let o = PeerAddress(checked: n.origin) else { return nil }
+                origin = o
             }
             self = .neighbor(NeighborRequest(highPriority: n.highPriority, info: NodeInfo(wire: n.info), origin: origin, ttl: n.ttl))
-        case .neighborReply(let r)?: self = .neighborReply(accepted: r.accepted, info: NodeInfo(wire: r.info))
+        case .neighborReply(let r)?:
+            var observed: PeerAddress?
+            if !r.observed.isEmpty {
+                guard let o = PeerAddress(checked: r.observed) else { return nil }
+                observed = o
+            }
+            self = .neighborReply(accepted: r.accepted, info: NodeInfo(wire: r.info), observed: observed)
         case .disconnect?: self = .disconnect
         case .shuffle(let s)?: self = .shuffle(PeerRef.list(s.peers))
         case .shuffleReply(let r)?: self = .shuffleReply(PeerRef.list(r.peers))
@@ -55,6 +61,18 @@ extension Message {
             guard let round = ReconcileRound(wire: r) else { return nil }
             self = .reconcile(round)
         case .findPack(let f)?: self = .findPack(query: f.query)
+        case .introduce(let i)?:
+            guard let p = PeerAddress(checked: i.peer), i.padding.count <= Frame.maxPlaintext else { return nil }
+            self = .introduce(peer: p, padding: [UInt8](i.padding))
+        case .relay(let r)?:
+            guard let to = PeerAddress(checked: r.to), r.frame.count <= Frame.maxDatagram else { return nil }
+            self = .relay(to: to, frame: [UInt8](r.frame))
+        case .relayed(let r)?:
+            guard let from = PeerAddress(checked: r.from), r.frame.count <= Frame.maxDatagram else { return nil }
+            self = .relayed(from: from, frame: [UInt8](r.frame))
+        case .observed(let o)?:
+            guard let a = PeerAddress(checked: o.address) else { return nil }
+            self = .observed(a)
         case nil: return nil
         }
     }
@@ -68,8 +86,9 @@ extension Message {
         case .neighbor(let n):
             var w = Skwad_Gossip_V1_Neighbor(); w.highPriority = n.highPriority; w.info = n.info.wire
             w.origin = n.origin?.value ?? ""; w.ttl = n.ttl; m.neighbor = w
-        case .neighborReply(let accepted, let info):
-            var r = Skwad_Gossip_V1_NeighborReply(); r.accepted = accepted; r.info = info.wire; m.neighborReply = r
+        case .neighborReply(let accepted, let info, let observed):
+            var r = Skwad_Gossip_V1_NeighborReply(); r.accepted = accepted; r.info = info.wire; r.observed = observed?.value ?? ""
+            m.neighborReply = r
         case .disconnect: m.disconnect = Skwad_Gossip_V1_Disconnect()
         case .shuffle(let peers): var s = Skwad_Gossip_V1_Shuffle(); s.peers = peers.map(\.wire); m.shuffle = s
         case .shuffleReply(let peers): var r = Skwad_Gossip_V1_ShuffleReply(); r.peers = peers.map(\.wire); m.shuffleReply = r
@@ -91,15 +110,21 @@ extension Message {
         case .stem(let envelope): var s = Skwad_Gossip_V1_Stem(); s.envelope = Data(envelope); m.stem = s
         case .reconcile(let r): m.reconcile = r.wire
         case .findPack(let query): var f = Skwad_Gossip_V1_FindPack(); f.query = query; m.findPack = f
+        case .introduce(let peer, let padding):
+            var i = Skwad_Gossip_V1_Introduce(); i.peer = peer.value; i.padding = Data(padding); m.introduce = i
+        case .relay(let to, let frame): var r = Skwad_Gossip_V1_Relay(); r.to = to.value; r.frame = Data(frame); m.relay = r
+        case .relayed(let from, let frame): var r = Skwad_Gossip_V1_Relayed(); r.from = from.value; r.frame = Data(frame); m.relayed = r
+        case .observed(let a): var o = Skwad_Gossip_V1_Observed(); o.address = a.value; m.observed = o
         }
         return m
     }
 }
 
 extension PeerAddress {
-    /// A non-empty address of at most `Message.maxAddress` bytes, or nil.
+    /// A non-empty address of at most `Message.maxAddress` bytes and not relayed ("@",
+    /// Relay.swift), or nil.
     init?(checked s: String) {
-        guard !s.isEmpty, s.utf8.count <= Message.maxAddress else { return nil }
+        guard !s.isEmpty, s.utf8.count <= Message.maxAddress, !s.utf8.contains(UInt8(ascii: "@")) else { return nil }
         self.init(s)
     }
 }
@@ -120,6 +145,7 @@ extension NodeInfo {
         var w = Skwad_Gossip_V1_NodeInfo()
         w.cell = cell ?? ""
         w.subscriptions = subscriptions.sorted { $0.lexicographicallyPrecedes($1) }.map { Data($0) }
+        w.behindNat = behindNat
         return w
     }
     init(wire w: Skwad_Gossip_V1_NodeInfo) {
@@ -127,6 +153,7 @@ extension NodeInfo {
         self.init(
             cell: place == nil ? nil : w.cell, place: place,
             subscriptions: Set(w.subscriptions.prefix(256).filter { $0.count == 8 }.map { [UInt8]($0) }))
+        behindNat = w.behindNat
     }
     /// A geohash cell of at most 12 characters, or nil.
     static func validCell(_ c: String) -> String? { validPlace(c) == nil ? nil : c }

@@ -63,7 +63,7 @@ extension GossipEngine {
             return i == nil ? m : .ack(seq: seq, info: info(for: to), notMember: notMember)
         case .interest:
             return .interest(info(for: to))
-        case .neighborReply(let accepted, _):
+        case .neighborReply(let accepted, _, _):
             return accepted ? m : .neighborReply(accepted: false, info: info(for: to))
         case .vicinity(var v):
             v.info = info(for: to)

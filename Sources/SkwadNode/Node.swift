@@ -137,7 +137,8 @@ public actor Node {
         /// The UDP address gossip listens on (nil: offline).
         public let listen: String?
         /// Addresses others can reach it at: each IPv4 interface's (not loopback) with the
-        /// port, when it listens on every interface; else the listen address.
+        /// port, when it listens on every interface, else the listen address; then the
+        /// reflexive addresses its links confirm (a NAT router's public address and port).
         public let reachable: [String]
         /// Whether the LAN beacon runs.
         public let lanBeacon: Bool
@@ -148,7 +149,7 @@ public actor Node {
             nodeID: Hex.encode(Array(Blake2b.hash256(master.subkey("node-id")).prefix(4))), location: location,
             cell: location.map { Geohash.encode($0, precision: config.geohashPrecision) }, dataDir: config.dataDir,
             joinedPacks: joined.count, ops: replica.count, adminKey: admin?.publicKey.hex, listen: listenAddress,
-            reachable: listenAddress.map(Self.reachable) ?? [], lanBeacon: lan != nil)
+            reachable: reachableAddresses, lanBeacon: lan != nil)
     }
 
     /// Sets the self-reported location (kept in the store's settings).

@@ -92,6 +92,14 @@ extension Node {
 }
 
 extension Node {
+    /// The interface addresses (`reachable(_:)`), then the reflexive ones our links confirm.
+    var reachableAddresses: [String] {
+        guard let listen = listenAddress else { return [] }
+        var out = Self.reachable(listen)
+        for r in network?.engine.reflexiveAddresses ?? [] where !out.contains(r.value) { out.append(r.value) }
+        return out
+    }
+
     /// `listen` as others may reach it: on `0.0.0.0`, each non-loopback IPv4 interface
     /// address with the port.
     static func reachable(_ listen: String) -> [String] {

@@ -76,6 +76,7 @@ extension Node {
         let me = transport.localAddress.value
         engine.selfAddress = PeerAddress(me)
         engine.addressFilter = { $0.isCanonical }
+        engine.localAddresses = Self.reachable(me).map(PeerAddress.init)
         network = NetworkState(engine: engine, transport: transport, binder: binder)
         startReader()
         let nowMs = now()
@@ -207,7 +208,7 @@ extension Node {
         guard let n = network else { return [] }
         return n.engine.stats.pairs + [
             ("drop.inboundFull", n.transport.inboundFull), ("transport.rebinds", n.rebinds), ("sessions", n.engine.sessionCount),
-            ("limits.addresses", n.engine.addressLimitCount)
+            ("limits.addresses", n.engine.addressLimitCount), ("reach.reflexive_witnesses", n.engine.reflexiveWitnesses)
         ] + lanStats
     }
 }

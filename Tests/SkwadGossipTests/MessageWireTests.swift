@@ -50,6 +50,7 @@ import SkwadModel
             .neighbor(NeighborRequest(highPriority: true, info: info, origin: PeerAddress("10.0.0.9:1"), ttl: 2)),
             .neighborReply(accepted: true, info: info), .disconnect, .shuffle([ref]), .shuffleReply([ref, ref]),
             .ping(seq: 5, info: info), .ack(seq: 5, info: nil, notMember: true), .ack(seq: 6, info: info, notMember: false),
+            .observed(PeerAddress("10.0.0.1:7400")), .introduce(peer: PeerAddress("10.0.0.2:7400"), padding: [0, 0, 0]),
             .pingReq(seq: 1, target: ref.address), .indirectAck(seq: 1, target: ref.address), .interest(info),
             .vicinity(VicinityExchange(info: info, peers: [ref], reply: false, target: "u4pr")),
             .ops(envelopes: [[1, 2, 3]], repair: true), .ihave([[1, 2, 3, 4, 5, 6, 7, 8]]), .want(ids: [[9]], graft: true), .prune,

@@ -40,6 +40,9 @@ nonisolated struct Skwad_Gossip_V1_NodeInfo: Sendable {
   /// 8-byte prefixes of subscribed pack ids
   var subscriptions: [Data] = []
 
+  /// most links see it from an address not its own (§9 "Introductions"); to links only
+  var behindNat: Bool = false
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
@@ -133,6 +136,8 @@ nonisolated struct Skwad_Gossip_V1_Neighbor: Sendable {
   fileprivate var _info: Skwad_Gossip_V1_NodeInfo? = nil
 }
 
+/// `observed`: with an acceptance, the requester's address as the sender sees it (its reflexive
+/// address, §9 "Reflexive addresses"); the requester answers with `Observed`.
 nonisolated struct Skwad_Gossip_V1_NeighborReply: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -148,6 +153,8 @@ nonisolated struct Skwad_Gossip_V1_NeighborReply: Sendable {
   var hasInfo: Bool {self._info != nil}
   /// Clears the value of `info`. Subsequent reads from it will return its default value.
   mutating func clearInfo() {self._info = nil}
+
+  var observed: String = String()
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -526,6 +533,69 @@ nonisolated struct Skwad_Gossip_V1_FindPack: Sendable {
   init() {}
 }
 
+/// The address the receiver's datagrams come from, as the sender sees it (its reflexive
+/// address, as STUN's mapped address): a requester's answer to an accepting NeighborReply (§9,
+/// "Reflexive addresses").
+nonisolated struct Skwad_Gossip_V1_Observed: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var address: String = String()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// Introduction (PROTOCOL §9 "Introductions"): the sender holds us and `peer` as active members
+/// sharing a pack, and sends each the other's address as it sees it, at once; each then sends a
+/// Join to the other (hole punching, as libp2p DCUtR). `padding`: at least 240 zero bytes, so
+/// that the handshake it causes toward an unproven address is at most 3x its size.
+nonisolated struct Skwad_Gossip_V1_Introduce: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var peer: String = String()
+
+  var padding: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// Relays (PROTOCOL §9 "Relays"): pass `frame` (a whole frame of the sender's session with
+/// member `to`) to `to`; it arrives as Relayed{from = the sender}.
+nonisolated struct Skwad_Gossip_V1_Relay: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var to: String = String()
+
+  var frame: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+nonisolated struct Skwad_Gossip_V1_Relayed: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var from: String = String()
+
+  var frame: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 nonisolated struct Skwad_Gossip_V1_Message: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -694,6 +764,39 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     set {body = .stem(newValue)}
   }
 
+  /// 21-29: pictures (issue 28). 30-39: reach (issue 29).
+  var introduce: Skwad_Gossip_V1_Introduce {
+    get {
+      if case .introduce(let v)? = body {return v}
+      return Skwad_Gossip_V1_Introduce()
+    }
+    set {body = .introduce(newValue)}
+  }
+
+  var observed: Skwad_Gossip_V1_Observed {
+    get {
+      if case .observed(let v)? = body {return v}
+      return Skwad_Gossip_V1_Observed()
+    }
+    set {body = .observed(newValue)}
+  }
+
+  var relay: Skwad_Gossip_V1_Relay {
+    get {
+      if case .relay(let v)? = body {return v}
+      return Skwad_Gossip_V1_Relay()
+    }
+    set {body = .relay(newValue)}
+  }
+
+  var relayed: Skwad_Gossip_V1_Relayed {
+    get {
+      if case .relayed(let v)? = body {return v}
+      return Skwad_Gossip_V1_Relayed()
+    }
+    set {body = .relayed(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -718,6 +821,11 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     case vicinity(Skwad_Gossip_V1_Vicinity)
     case findPack(Skwad_Gossip_V1_FindPack)
     case stem(Skwad_Gossip_V1_Stem)
+    /// 21-29: pictures (issue 28). 30-39: reach (issue 29).
+    case introduce(Skwad_Gossip_V1_Introduce)
+    case observed(Skwad_Gossip_V1_Observed)
+    case relay(Skwad_Gossip_V1_Relay)
+    case relayed(Skwad_Gossip_V1_Relayed)
 
   }
 
@@ -730,7 +838,7 @@ fileprivate nonisolated let _protobuf_package = "skwad.gossip.v1"
 
 nonisolated extension Skwad_Gossip_V1_NodeInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".NodeInfo"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}cell\0\u{1}subscriptions\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}cell\0\u{1}subscriptions\0\u{3}behind_nat\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -740,6 +848,7 @@ nonisolated extension Skwad_Gossip_V1_NodeInfo: SwiftProtobuf.Message, SwiftProt
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.cell) }()
       case 2: try { try decoder.decodeRepeatedBytesField(value: &self.subscriptions) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.behindNat) }()
       default: break
       }
     }
@@ -752,12 +861,16 @@ nonisolated extension Skwad_Gossip_V1_NodeInfo: SwiftProtobuf.Message, SwiftProt
     if !self.subscriptions.isEmpty {
       try visitor.visitRepeatedBytesField(value: self.subscriptions, fieldNumber: 2)
     }
+    if self.behindNat != false {
+      try visitor.visitSingularBoolField(value: self.behindNat, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   static func ==(lhs: Skwad_Gossip_V1_NodeInfo, rhs: Skwad_Gossip_V1_NodeInfo) -> Bool {
     if lhs.cell != rhs.cell {return false}
     if lhs.subscriptions != rhs.subscriptions {return false}
+    if lhs.behindNat != rhs.behindNat {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -922,7 +1035,7 @@ nonisolated extension Skwad_Gossip_V1_Neighbor: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Skwad_Gossip_V1_NeighborReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".NeighborReply"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}accepted\0\u{1}info\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}accepted\0\u{1}info\0\u{1}observed\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -932,6 +1045,7 @@ nonisolated extension Skwad_Gossip_V1_NeighborReply: SwiftProtobuf.Message, Swif
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBoolField(value: &self.accepted) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._info) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.observed) }()
       default: break
       }
     }
@@ -948,12 +1062,16 @@ nonisolated extension Skwad_Gossip_V1_NeighborReply: SwiftProtobuf.Message, Swif
     try { if let v = self._info {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
+    if !self.observed.isEmpty {
+      try visitor.visitSingularStringField(value: self.observed, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   static func ==(lhs: Skwad_Gossip_V1_NeighborReply, rhs: Skwad_Gossip_V1_NeighborReply) -> Bool {
     if lhs.accepted != rhs.accepted {return false}
     if lhs._info != rhs._info {return false}
+    if lhs.observed != rhs.observed {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1636,9 +1754,144 @@ nonisolated extension Skwad_Gossip_V1_FindPack: SwiftProtobuf.Message, SwiftProt
   }
 }
 
+nonisolated extension Skwad_Gossip_V1_Observed: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Observed"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}address\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.address) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.address.isEmpty {
+      try visitor.visitSingularStringField(value: self.address, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_Observed, rhs: Skwad_Gossip_V1_Observed) -> Bool {
+    if lhs.address != rhs.address {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_Gossip_V1_Introduce: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Introduce"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}peer\0\u{1}padding\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.peer) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.padding) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.peer.isEmpty {
+      try visitor.visitSingularStringField(value: self.peer, fieldNumber: 1)
+    }
+    if !self.padding.isEmpty {
+      try visitor.visitSingularBytesField(value: self.padding, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_Introduce, rhs: Skwad_Gossip_V1_Introduce) -> Bool {
+    if lhs.peer != rhs.peer {return false}
+    if lhs.padding != rhs.padding {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_Gossip_V1_Relay: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Relay"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}to\0\u{1}frame\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.to) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.frame) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.to.isEmpty {
+      try visitor.visitSingularStringField(value: self.to, fieldNumber: 1)
+    }
+    if !self.frame.isEmpty {
+      try visitor.visitSingularBytesField(value: self.frame, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_Relay, rhs: Skwad_Gossip_V1_Relay) -> Bool {
+    if lhs.to != rhs.to {return false}
+    if lhs.frame != rhs.frame {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_Gossip_V1_Relayed: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Relayed"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}from\0\u{1}frame\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.from) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.frame) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.from.isEmpty {
+      try visitor.visitSingularStringField(value: self.from, fieldNumber: 1)
+    }
+    if !self.frame.isEmpty {
+      try visitor.visitSingularBytesField(value: self.frame, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_Relayed, rhs: Skwad_Gossip_V1_Relayed) -> Bool {
+    if lhs.from != rhs.from {return false}
+    if lhs.frame != rhs.frame {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Message"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0\u{1}stem\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0\u{1}stem\0\u{2}\u{a}introduce\0\u{1}observed\0\u{1}relay\0\u{1}relayed\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1906,6 +2159,58 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
           self.body = .stem(v)
         }
       }()
+      case 30: try {
+        var v: Skwad_Gossip_V1_Introduce?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .introduce(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .introduce(v)
+        }
+      }()
+      case 31: try {
+        var v: Skwad_Gossip_V1_Observed?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .observed(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .observed(v)
+        }
+      }()
+      case 32: try {
+        var v: Skwad_Gossip_V1_Relay?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .relay(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .relay(v)
+        }
+      }()
+      case 33: try {
+        var v: Skwad_Gossip_V1_Relayed?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .relayed(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .relayed(v)
+        }
+      }()
       default: break
       }
     }
@@ -1996,6 +2301,22 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
     case .stem?: try {
       guard case .stem(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
+    }()
+    case .introduce?: try {
+      guard case .introduce(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 30)
+    }()
+    case .observed?: try {
+      guard case .observed(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 31)
+    }()
+    case .relay?: try {
+      guard case .relay(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 32)
+    }()
+    case .relayed?: try {
+      guard case .relayed(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 33)
     }()
     case nil: break
     }

@@ -1,0 +1,100 @@
+import SkwadModel
+import SkwadReplica
+
+/// Relays (PROTOCOL §9 "Relays", after libp2p circuit relay v2): when a punch fails (a
+/// symmetric NAT gives each destination another port), the two introduced nodes reach each
+/// other through their introducer. Each wraps the frames of its own end-to-end session with
+/// the other in `Relay{to, frame}` to the relay, which passes them on as `Relayed{from, frame}`:
+/// the relay sees only ciphertext of a session it holds no key of. The far peer is then known
+/// by a relayed address, "TARGET@RELAY", which never leaves the engine (the wire refuses it).
+/// A relay passes frames only between two of its active members, never for itself when it is
+/// behind a NAT, within a byte budget per source and in all; what it sends is what it got,
+/// to one member: no amplification.
+struct RelayState: Sendable {
+    /// Bytes relayed per second for one source, and for all (bursts of 8x).
+    static let perSourceBytesPerSecond: Double = 4_000
+    static let totalBytesPerSecond: Double = 32_000
+    /// Sources with a bucket, at most (the least recently used goes).
+    static let capacity = 64
+    /// What wrapping a frame in `Relay` adds to it, at most: its own DATA frame's 28 bytes and
+    /// the message's fields (an address of at most 64 bytes), rounded up.
+    static let overhead = 128
+
+    var sources: [PeerAddress: TokenBucket] = [:]
+    var total = TokenBucket(rate: totalBytesPerSecond, burst: totalBytesPerSecond * 8, nowMs: 0)
+    var sourceUsedMs: [PeerAddress: UInt64] = [:]
+
+    mutating func take(_ bytes: Int, from source: PeerAddress, nowMs: UInt64) -> Bool {
+        if sources[source] == nil {
+            sourceUsedMs.makeRoom(for: source, capacity: Self.capacity) { $0 }
+            sources = sources.filter { sourceUsedMs[$0.key] != nil }
+            sources[source] = TokenBucket(rate: Self.perSourceBytesPerSecond, burst: Self.perSourceBytesPerSecond * 8, nowMs: nowMs)
+        }
+        sourceUsedMs[source] = nowMs
+        guard sources[source]!.take(Double(bytes), nowMs: nowMs) else { return false }
+        guard total.take(Double(bytes), nowMs: nowMs) else { return false }
+        return true
+    }
+}
+
+extension PeerAddress {
+    /// `target` reached through `relay`.
+    static func relayed(_ target: PeerAddress, via relay: PeerAddress) -> PeerAddress { PeerAddress(target.value + "@" + relay.value) }
+
+    /// The target and the relay of a relayed address (nil for a plain one).
+    var relayParts: (target: PeerAddress, relay: PeerAddress)? {
+        guard let at = value.firstIndex(of: "@") else { return nil }
+        return (PeerAddress(String(value[..<at])), PeerAddress(String(value[value.index(after: at)...])))
+    }
+
+    /// What the shell's address filter judges: the target of a relayed address.
+    var filtered: PeerAddress { relayParts?.target ?? self }
+
+    public var isRelayed: Bool { value.contains("@") }
+
+    /// The largest plaintext a message to this address may have: a relayed peer's frames
+    /// travel inside the relay's own frame.
+    var maxPlaintext: Int { isRelayed ? Frame.maxPlaintext - RelayState.overhead : Frame.maxPlaintext }
+
+    /// The address to tell a peer we see it at (`Observed`): none for a relayed one.
+    var observable: PeerAddress? { isRelayed ? nil : self }
+}
+
+extension GossipEngine {
+    /// A frame for a relayed address goes to its relay, wrapped.
+    mutating func emitRelayed(_ frame: [UInt8], target: PeerAddress, relay: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        stats.relayFramesOut += 1
+        send(.relay(to: target, frame: frame), to: relay, nowMs: nowMs, into: &out)
+    }
+
+    /// A member asks us to pass a frame to another member.
+    mutating func onRelay(to target: PeerAddress, frame: [UInt8], from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        guard !info.behindNat, !from.isRelayed, peers.active[from] != nil, peers.active[target] != nil, target != from else {
+            stats.drop(.relayRefused); return
+        }
+        guard frame.count <= Frame.maxDatagram, relay.take(frame.count, from: from, nowMs: nowMs) else { stats.drop(.relayLimited); return }
+        stats.relayedBytes += frame.count
+        send(.relayed(from: from, frame: frame), to: target, nowMs: nowMs, into: &out)
+    }
+
+    /// A member passes us a frame from another of its members: it is a datagram from the
+    /// relayed address.
+    mutating func onRelayed(
+        from source: PeerAddress, frame: [UInt8], relayedBy: PeerAddress, nowMs: UInt64, replica: inout Replica,
+        into out: inout [GossipDirective]
+    ) {
+        guard !relayedBy.isRelayed, peers.active[relayedBy] != nil, source != selfAddress else { stats.drop(.relayRefused); return }
+        out += receive(datagram: frame, from: .relayed(source, via: relayedBy), nowMs: nowMs, replica: &replica)
+    }
+
+    /// A punch toward `peer` was never answered: reach it through the member that introduced
+    /// us, if it still is one.
+    mutating func punchFailed(_ peer: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        guard let via = introductions.introducer[peer], peers.active[via] != nil, !peer.isRelayed else { return }
+        introductions.introducer[peer] = nil
+        let relayed = PeerAddress.relayed(peer, via: via)
+        guard !isLink(relayed) else { return }
+        stats.relayFallbacks += 1
+        send(joinMessage, to: relayed, nowMs: nowMs, into: &out)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// The NAT testbed of `scripts/testbed.sh nat-up` (scripts/testbed-nat.sh): two public nodes'
+/// namespaces (`pub`, `pub2`) and nodes behind endpoint-independent (`eim1`, `eim2`) and symmetric (`sym3`,
+/// `sym4`) routers. Made by `up`, removed by `down` (call it in a `defer` on every path);
+/// root needed, as in CI.
+struct NatTestbed {
+    struct Host {
+        let namespace: String
+        let address: String
+        /// The public address of its router (nil for the public node).
+        let router: String?
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let tag = "skwn\(getpid() % 100_000)\(Int.random(in: 0..<1000))"
+    var hosts: [String: Host] = [:]
+    /// Conntrack's UDP timeout (seconds) set in the routers; nil: the kernel's.
+    let udpTimeout: Int?
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-nat-\(UUID().uuidString)").path
+
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    init(udpTimeout: Int? = nil) { self.udpTimeout = udpTimeout }
+
+    @discardableResult
+    static func script(_ args: [String], env: [String: String] = [:]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = [repo.appendingPathComponent("scripts/testbed.sh").path] + args
+        p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard p.terminationStatus == 0 else { throw Failure(description: "testbed.sh \(args.joined(separator: " ")): \(text)") }
+        return text
+    }
+
+    mutating func up() throws {
+        var env: [String: String] = [:]
+        if let t = udpTimeout { env["SKWAD_NAT_UDP_TIMEOUT"] = String(t) }
+        let out = try Self.script(["nat-up", "--tag", tag], env: env)
+        let file = try #require(out.split(separator: "\n").first { $0.hasPrefix("file ") }).dropFirst(5)
+        for line in try String(contentsOfFile: String(file), encoding: .utf8).split(separator: "\n") {
+            let f = line.split(separator: " ").map(String.init)
+            guard f.count >= 3 else { continue }
+            hosts[f[0]] = Host(namespace: f[1], address: f[2], router: f.count > 3 ? f[3] : nil)
+        }
+        guard hosts.count == 6 else { throw Failure(description: "testbed file has \(hosts.count) hosts") }
+    }
+
+    func down() {
+        _ = try? Self.script(["nat-down", "--tag", tag])
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// Conntrack's UDP timeouts in the routers, as `nat-timeouts` prints them.
+    func timeouts() throws -> String { try Self.script(["nat-timeouts", "--tag", tag]).trimmingCharacters(in: .whitespacesAndNewlines) }
+
+    /// Starts the binary in host `role`'s namespace, with no LAN beacon.
+    func node(_ role: String, _ extra: [String] = []) throws -> RunningNode {
+        let host = try #require(hosts[role])
+        let bin = try #require(BinaryTests.binary, "build the skwad executable first (scripts/test.sh does)")
+        return try RunningNode(
+            binary: URL(fileURLWithPath: "/usr/sbin/ip"),
+            args: ["netns", "exec", host.namespace, bin.path, "--data", "\(root)/\(role)", "--no-lan"] + extra)
+    }
+
+    /// A public node (`pub` or `pub2`), listening on port 7400.
+    func publicNode(_ role: String = "pub", _ extra: [String] = []) throws -> RunningNode {
+        try node(role, ["--listen", "\(try #require(hosts[role]).address):7400"] + extra)
+    }
+    static let publicAddress = "198.18.0.10:7400"
+    static let publicAddress2 = "198.19.0.10:7400"
+}
