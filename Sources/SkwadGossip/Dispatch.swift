@@ -37,6 +37,10 @@ extension GossipEngine {
             onReconcile(r, from: from, nowMs: nowMs, replica: replica, into: &out)
             if first { onProof(from, pulled: r.initiator && r.directory, nowMs: nowMs, replica: replica, into: &out) }
         case .findPack(let query): onFindPack(query: query, from: from, nowMs: nowMs, replica: replica, into: &out)
+        case .blockWant(let root, let indexes):
+            onBlockWant(root: root, indexes: indexes, from: from, nowMs: nowMs, replica: replica, into: &out)
+        case .block(let root, let index, let data):
+            onBlock(root: root, index: index, data: data, from: from, nowMs: nowMs, replica: replica, into: &out)
         }
     }
 }

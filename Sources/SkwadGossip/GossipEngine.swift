@@ -34,6 +34,9 @@ public struct GossipEngine: Sendable {
     var spread: Spread
     /// Seeds, a neighbour request under way, the join guard, relayed pings (EngineState.swift).
     var membership = MembershipState()
+    /// Pictures being fetched, who sent their posts, answer budgets (Pictures.swift, §10b).
+    var pictures = PictureFetches()
+    public internal(set) var pictureStats = PictureStats()
 
     /// Our own address as others reach us, so we never add ourselves to a view.
     public var selfAddress: PeerAddress? {
@@ -147,6 +150,7 @@ public struct GossipEngine: Sendable {
         stemFailsafe(nowMs: nowMs, replica: replica, into: &out)
         detectFailures(nowMs: nowMs, into: &out)
         fillActiveView(nowMs: nowMs, into: &out)
+        pumpPictures(nowMs: nowMs, replica: replica, into: &out)
         for round in Round.allCases {
             prepare(round, nowMs: nowMs, replica: replica, into: &out)
             if rounds[round].fire(nowMs: nowMs) { run(round, nowMs: nowMs, replica: &replica, into: &out) }
@@ -232,7 +236,7 @@ public struct GossipEngine: Sendable {
     /// graft, handshakes and a neighbour request under way.
     var busy: Bool {
         spread.plumtree.hasPromptWork || !spread.newLinks.isEmpty || !spread.stem.embargo.isEmpty
-            || channels.handshakesUnderWay || membership.pendingNeighbor != nil
+            || channels.handshakesUnderWay || membership.pendingNeighbor != nil || pictures.busy
     }
 
     /// Asks the shell for a tick `afterMs` from now unless one is due sooner.

@@ -33,6 +33,11 @@ enum Message: Sendable, Equatable {
     // Reconciliation (§11) and the pack directory (§11a).
     case reconcile(ReconcileRound)
     case findPack(query: String)
+    // Pictures (§10b).
+    /// Blocks of the picture with manifest root `root` (32 bytes), at most 8 indexes.
+    case blockWant(root: [UInt8], indexes: [Int])
+    /// One block; empty `data`: the sender does not hold it.
+    case block(root: [UInt8], index: Int, data: [UInt8])
 
     /// Does the receiver always answer it (when it holds our session)? Only these start a
     /// session's silence clock (§8): a reply, a push or a notice that gets no answer proves
@@ -71,6 +76,8 @@ enum Message: Sendable, Equatable {
         case .stem: .stem
         case .reconcile: .reconcile
         case .findPack: .findPack
+        case .blockWant: .blockWant
+        case .block: .block
         }
     }
 }
@@ -79,7 +86,7 @@ enum Message: Sendable, Equatable {
 /// key); `raw`: a protobuf message sent as it is (tests' hostile peers).
 enum MessageKind: Int, CaseIterable, Sendable {
     case join, forwardJoin, neighbor, neighborReply, disconnect, shuffle, shuffleReply, ping, ack, pingReq, indirectAck, interest, vicinity,
-        ops, ihave, want, prune, stem, reconcile, findPack, raw
+        ops, ihave, want, prune, stem, reconcile, findPack, blockWant, block, raw
 
     var name: String {
         switch self {
@@ -103,6 +110,8 @@ enum MessageKind: Int, CaseIterable, Sendable {
         case .stem: "stem"
         case .reconcile: "reconcile"
         case .findPack: "find_pack"
+        case .blockWant: "block_want"
+        case .block: "block"
         case .raw: "raw"
         }
     }
