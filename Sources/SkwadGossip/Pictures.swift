@@ -88,6 +88,9 @@ extension GossipEngine {
     /// Stops fetching a picture (its post was hidden, its pack deleted).
     public mutating func cancelPicture(root: [UInt8]) { pictures.fetches[root] = nil }
 
+    /// Stops fetching the pictures of a pack that is gone (deleted or expired, §6).
+    public mutating func cancelPictures(pack: PackID) { pictures.fetches = pictures.fetches.filter { $0.value.pack != pack } }
+
     /// Roots being fetched (for tests and `stats`).
     public var picturesFetching: [[UInt8]] { Array(pictures.fetches.keys) }
 
@@ -116,7 +119,9 @@ extension GossipEngine {
     mutating func takeAnswer(_ peer: PeerAddress, nowMs: UInt64) -> Bool {
         if pictures.answerBudget[peer] == nil {
             if pictures.answerBudget.count >= PictureFetches.originCapacity {
-                pictures.answerBudget = pictures.answerBudget.filter { var b = $0.value; return !b.isFull(nowMs: nowMs) }
+                pictures.answerBudget = pictures.answerBudget.filter {
+                    var b = $0.value; return !b.isFull(nowMs: nowMs)
+                }
             }
             guard pictures.answerBudget.count < PictureFetches.originCapacity else { return false }
             let rate = PictureFetches.answersPerSecond

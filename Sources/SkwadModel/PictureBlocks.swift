@@ -69,7 +69,9 @@ public enum PictureBlocks {
             pages.append(hashes[start..<min(n, start + hashesPerPage)].flatMap { $0 })
         }
         let size = UInt32(p.bytes.count)
-        var head: [UInt8] = [UInt8(p.type.rawValue), UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
+        var head: [UInt8] = [
+            UInt8(p.type.rawValue), UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)
+        ]
         head += [UInt8(n >> 8), UInt8(n & 0xFF)]
         for page in pages { head += Blake2b.hash256(page) }
         let ref = PictureRef(root: Blake2b.hash256(head), size: size, type: p.type.rawValue, chunks: UInt32(n))

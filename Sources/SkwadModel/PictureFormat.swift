@@ -195,7 +195,9 @@ public enum PictureFormat {
                 width = le24(b, p + 4) + 1; height = le24(b, p + 7) + 1
             case "VP8 ":
                 guard size >= 10, b[p + 3] == 0x9D, b[p + 4] == 0x01, b[p + 5] == 0x2A else { throw malformed(.webp, "bad VP8 frame") }
-                if width == 0 { width = (Int(b[p + 6]) | Int(b[p + 7]) << 8) & 0x3FFF; height = (Int(b[p + 8]) | Int(b[p + 9]) << 8) & 0x3FFF }
+                if width == 0 {
+                    width = (Int(b[p + 6]) | Int(b[p + 7]) << 8) & 0x3FFF; height = (Int(b[p + 8]) | Int(b[p + 9]) << 8) & 0x3FFF
+                }
                 sawImage = true
             case "VP8L":
                 guard size >= 5, b[p] == 0x2F else { throw malformed(.webp, "bad VP8L header") }

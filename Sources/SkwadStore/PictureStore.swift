@@ -51,7 +51,9 @@ extension Store {
             try db.write { db in
                 try db.execute(
                     sql: "INSERT OR IGNORE INTO picture (root, pack, type, size, chunks, usedMs) VALUES (?, ?, ?, ?, ?, ?)",
-                    arguments: [Data(ref.root), Data(pack.bytes), Int64(ref.type), Int64(ref.size), Int64(ref.chunks), Int64(clamping: nowMs)])
+                    arguments: [
+                        Data(ref.root), Data(pack.bytes), Int64(ref.type), Int64(ref.size), Int64(ref.chunks), Int64(clamping: nowMs)
+                    ])
                 for b in blocks { try Self.insertBlock(root: ref.root, index: b.index, data: b.data, in: db) }
             }
         } catch { throw StoreError("cannot store picture", error) }
