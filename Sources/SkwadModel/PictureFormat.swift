@@ -39,6 +39,11 @@ public struct StrippedPicture: Sendable, Equatable {
     public let bytes: [UInt8]
     public let width: Int
     public let height: Int
+
+    /// A picture as given (tests forge one; posting goes through `PictureFormat.strip`).
+    public init(type: PictureType, bytes: [UInt8], width: Int, height: Int) {
+        self.type = type; self.bytes = bytes; self.width = width; self.height = height
+    }
 }
 
 public enum PictureFormat {
