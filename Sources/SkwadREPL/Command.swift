@@ -10,7 +10,7 @@ public enum Command: Equatable, Sendable {
     case packs(sort: PackSort, tag: String?)
     case join(String)
     case leave(String)
-    case post(pack: String, title: String, body: String, tags: [String], here: Bool = false)
+    case post(pack: String, title: String, body: String, tags: [String], here: Bool = false, image: String? = nil)
     case comment(target: String, text: String)
     case vote(target: String, value: Int32)
     case feed(pack: String?, sort: FeedSort, limit: Int, tag: String? = nil, within: Double? = nil)
@@ -61,7 +61,7 @@ public let commandHelp: [(name: String, usage: String, summary: String)] =
         ),
         ("leave", "leave PACK", "leave a pack"),
         (
-            "post", "post PACK \"TITLE\" \"BODY\" [--tags a,b] [--named] [--here]",
+            "post", "post PACK \"TITLE\" \"BODY\" [--tags a,b] [--named] [--here] [--image FILE]",
             "post anonymously in a pack; title up to \(Limits.maxTitle) characters, body up to \(Limits.maxBody) "
                 + "(letters beyond plain ASCII count 2, emoji 4); --named: under your display name there"
         ),
@@ -127,14 +127,15 @@ extension Command {
         case "post":
             let pack = try args.positional("PACK"), title = try args.positional("\"TITLE\""), body = try args.positional("\"BODY\"")
             let named = args.flag("--named"), here = args.flag("--here")
-            let tags = try args.list("--tags")
+            let tags = try args.list("--tags"), image = try args.value("--image")
             if named && here {
                 throw CommandError("--named and --here do not go together (a display name with your place would say who you are)")
             }
+            if named && image != nil { throw CommandError("--named does not take --image yet: post the picture without a display name") }
             cmd =
                 named
                 ? .conversation(.namedPost(pack: pack, title: title, body: body, tags: tags))
-                : .post(pack: pack, title: title, body: body, tags: tags, here: here)
+                : .post(pack: pack, title: title, body: body, tags: tags, here: here, image: image)
         case "comment", "reply":
             cmd = .comment(target: try args.positional("ID"), text: try args.positional("\"TEXT\""))
         case "up": cmd = .vote(target: try args.positional("ID"), value: 1)

@@ -26,8 +26,9 @@ public struct Executor: Sendable {
         case .leave(let ref):
             let p = try await node.leave(ref)
             return .done("left \(p.name)", id: p.id)
-        case let .post(pack, title, body, tags, here):
-            let id = try await node.post(pack: pack, title: title, body: body, tags: tags, here: here)
+        case let .post(pack, title, body, tags, here, image):
+            let bytes = try image.map { try PictureFile.read($0) }
+            let id = try await node.post(pack: pack, title: title, body: body, tags: tags, here: here, image: bytes)
             return .done("posted \(id.short(await node.displayIDLength()))", id: id)
         case let .comment(target, text):
             let id = try await node.comment(on: target, text: text)
