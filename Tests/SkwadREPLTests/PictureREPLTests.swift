@@ -11,7 +11,8 @@ import SkwadTestKit
 @Suite(.serialized) struct PictureREPLTests {
     @Test func grammar() throws {
         #expect(
-            try Command.parse(#"post Quad "T" "B" --image cat.jpg"#) == .post(pack: "Quad", title: "T", body: "B", tags: [], image: "cat.jpg"))
+            try Command.parse(#"post Quad "T" "B" --image cat.jpg"#)
+                == .post(pack: "Quad", title: "T", body: "B", tags: [], image: "cat.jpg"))
         #expect(
             try Command.parse(#"ask Quad "caption this" --image cat.jpg"#)
                 == .caption(.ask(pack: "Quad", prompt: "caption this", body: "", tags: [], image: "cat.jpg")))

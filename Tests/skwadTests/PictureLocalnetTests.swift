@@ -1,0 +1,38 @@
+import Foundation
+import SkwadModel
+import Testing
+import SkwadTestKit
+
+/// Issue 28's pictures with real processes on loopback (three localnet nodes, OS-picked
+/// ports): a 200 KB picture with EXIF (GPS) posted on `a` opens on `c` byte for byte equal to
+/// the stripped original, without the metadata.
+@Suite(.serialized) struct PictureLocalnetTests {
+    @Test func a200KBPicturePostedOnAOpensOnCByteForByteWithoutItsExif() async throws {
+        let net = try Localnet()
+        defer { net.stop() }
+        let a = try await net.start("a", peers: [])
+        let b = try await net.start("b", peers: [a])
+        try await net.start("c", peers: [a, b])
+        for n in ["a", "b", "c"] { #expect(await net[n].waitFor("* peer joined")) }
+        net["a"].send("create Quad --radius 1000")
+        #expect(await net["a"].waitFor("created pack Quad"))
+        for n in ["b", "c"] { #expect(await net[n].waitFor("Quad", poll: "packs", seconds: 30)) }
+
+        let original = TestPictures.png(width: 256, height: 260, seed: 28, metadata: true)
+        #expect(original.count > 200_000 && TestPictures.contains(original, TestPictures.gpsMarker))
+        let stripped = try PictureFormat.strip(original)
+        let file = "\(net.dir)/photo.jpg"  // a PNG named .jpg: the bytes say what it is
+        try Data(original).write(to: URL(fileURLWithPath: file))
+        net["a"].send(#"post Quad "Sunset over the quad" "" --image \#(file)"#)
+        #expect(await net["a"].waitFor("posted "))
+        let post = try #require(net["a"].line(startingWith: "posted "))
+
+        let out = "\(net.dir)/on-c.png"
+        let shown = "\(out)  png, \(stripped.bytes.count) bytes, 256×260"
+        #expect(await net["c"].waitFor(shown, poll: "open \(post) --to \(out)", seconds: 60))
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+        #expect(bytes == stripped.bytes)
+        #expect(!TestPictures.contains(bytes, TestPictures.gpsMarker))
+        #expect(!TestPictures.contains(bytes, Array("eXIf".utf8)))
+    }
+}
