@@ -35,4 +35,32 @@ import SkwadTestKit
         #expect(!TestPictures.contains(bytes, TestPictures.gpsMarker))
         #expect(!TestPictures.contains(bytes, Array("eXIf".utf8)))
     }
+
+    /// A node that moved far outside a locked pack's fence gets neither the post nor one block
+    /// of its picture, while a node inside opens it.
+    @Test func aNodeOutsideALockedFenceNeverReceivesABlock() async throws {
+        let net = try Localnet()
+        defer { net.stop() }
+        let a = try await net.start("a", peers: [])
+        let b = try await net.start("b", peers: [a])
+        try await net.start("c", peers: [a, b])
+        for n in ["a", "b", "c"] { #expect(await net[n].waitFor("* peer joined")) }
+        net["c"].send("locate 41.5,-79.9436")  // about 117 km north
+        net["a"].send("create Lab --radius 500 --locked")
+        #expect(await net["a"].waitFor("created pack Lab"))
+        let file = "\(net.dir)/lab.png"
+        try Data(TestPictures.png(width: 120, height: 100, seed: 7, metadata: true)).write(to: URL(fileURLWithPath: file))
+        net["a"].send(#"post Lab "Bench 4" "" --image \#(file)"#)
+        #expect(await net["a"].waitFor("posted "))
+        let post = try #require(net["a"].line(startingWith: "posted "))
+        #expect(await net["b"].waitFor("\(net.dir)/on-b.png  png,", poll: "open \(post) --to \(net.dir)/on-b.png", seconds: 60))
+        let mark = net["c"].text.count
+        net["c"].send("stats")
+        #expect(await net["c"].waitFor("pictures.blocks_in 0"))
+        net["c"].send("open \(post)")
+        #expect(await net["c"].waitFor("error:"))
+        let after = String(net["c"].text.dropFirst(mark))
+        #expect(after.contains("drop.unrequestedBlock 0") && after.contains("pictures.wants_in 0"))
+        #expect(!FileManager.default.fileExists(atPath: "\(net.dir)/c/pictures"))
+    }
 }
