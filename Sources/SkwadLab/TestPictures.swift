@@ -2,9 +2,10 @@ import Foundation
 import SkwadGossip
 import SkwadModel
 
-/// Pictures for tests, built in code: a small real JPEG (8 × 6, libjpeg-turbo, quality 50),
-/// a 1 × 1 lossless WebP, PNGs of any size (stored deflate blocks, so real and decodable), each
-/// with or without metadata that names a place (EXIF GPS, XMP, text, time).
+/// Pictures for tests and benchmarks (`skwad bench pictures`), built in code: a small real
+/// JPEG (8 × 6, libjpeg-turbo, quality 50), a 1 × 1 lossless WebP, PNGs of any size (stored
+/// deflate blocks, so real and decodable), each with or without metadata that names a place
+/// (EXIF GPS, XMP, text, time).
 public enum TestPictures {
     /// An 8 × 6 baseline JPEG with a JFIF APP0 and no metadata.
     public static let jpeg: [UInt8] = [UInt8](
@@ -53,7 +54,7 @@ public enum TestPictures {
     /// A width × height RGB PNG of pseudo-random pixels (seeded), its IDAT in stored deflate
     /// blocks; with `metadata`, eXIf (GPS), tEXt, iTXt, zTXt and tIME chunks before IDAT.
     public static func png(width: Int, height: Int, seed: UInt64 = 1, metadata: Bool = false) -> [UInt8] {
-        var rng = SplitMix64(seed: seed)
+        var rng = SplitMix(seed: seed)
         var raw: [UInt8] = []
         raw.reserveCapacity((width * 3 + 1) * height)
         for _ in 0..<height {
