@@ -17,6 +17,16 @@ struct PictureFetches: Sendable {
         /// Per peer, asks that timed out or failed; the peers with fewest are asked first.
         var misses: [PeerAddress: Int] = [:]
         var lastProgressMs: UInt64
+        /// Per block, the peers it was asked of and whose ask timed out (at most
+        /// `askHistory`): their late answer is still taken, not counted as unrequested.
+        var askedBefore: [Int: [PeerAddress]] = [:]
+        /// Smoothed time from an ask to its block (ms): the ask timeout is 4 × this, within
+        /// `askTimeoutMs...maxAskTimeoutMs`, so a loaded link is not asked twice for nothing.
+        var rttMs: Double = 100
+
+        var askTimeoutMs: UInt64 {
+            min(PictureFetches.maxAskTimeoutMs, max(PictureFetches.askTimeoutMs, UInt64(rttMs * 4)))
+        }
     }
 
     /// Pictures fetched at once; the one that progressed least recently goes when full.
@@ -25,8 +35,11 @@ struct PictureFetches: Sendable {
     static let inFlightPerFetch = 32
     static let inFlightPerPeer = 8
     static let maxWantIndexes = 8
-    /// An ask unanswered this long goes to another peer.
+    /// An ask unanswered this long (at least; 4 × the fetch's smoothed answer time, at most
+    /// `maxAskTimeoutMs`) goes to another peer.
     static let askTimeoutMs: UInt64 = 500
+    static let maxAskTimeoutMs: UInt64 = 4000
+    static let askHistory = 4
     /// A fetch that got no block for this long is given up (the node may start it again).
     static let giveUpMs: UInt64 = 60_000
     /// Who sent each post with a picture: the first peer to ask (at most `originCapacity`).
@@ -156,8 +169,19 @@ extension GossipEngine {
     mutating func onBlock(
         root: [UInt8], index: Int, data: [UInt8], from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]
     ) {
-        guard var f = pictures.fetches[root], let ask = f.asked[index], ask.peer == from else { pictureStats.unrequested += 1; return }
-        f.asked[index] = nil
+        guard var f = pictures.fetches[root] else { pictureStats.unrequested += 1; return }
+        if let ask = f.asked[index], ask.peer == from {
+            f.asked[index] = nil
+            f.rttMs = f.rttMs * 0.875 + Double(nowMs &- ask.atMs) * 0.125
+        } else if f.askedBefore[index]?.contains(from) == true {
+            // A late answer to an ask that timed out: still good unless held already.
+            f.askedBefore[index]?.removeAll { $0 == from }
+            if data.isEmpty || f.assembly.have.contains(index) { pictures.fetches[root] = f; return }
+            if let other = f.asked[index] { f.asked[index] = nil; f.askedBefore[index, default: []].append(other.peer) }
+        } else {
+            pictureStats.unrequested += 1
+            return
+        }
         if data.isEmpty {
             // Not held there (yet): asked again at the next tick, of the peers with fewest misses.
             f.misses[from, default: 0] += 1
@@ -201,8 +225,10 @@ extension GossipEngine {
                 pictureStats.fetchesAbandoned += 1
                 continue
             }
-            for (i, a) in f.asked where nowMs >= a.atMs &+ PictureFetches.askTimeoutMs {
+            let timeout = f.askTimeoutMs
+            for (i, a) in f.asked where nowMs >= a.atMs &+ timeout {
                 f.asked[i] = nil
+                if f.askedBefore[i, default: []].count < PictureFetches.askHistory { f.askedBefore[i, default: []].append(a.peer) }
                 f.misses[a.peer, default: 0] += 1
                 inFlight[a.peer, default: 1] -= 1
             }
