@@ -43,6 +43,8 @@ import SkwadTestKit
         let asked = await run(replA, #"ask Quad "caption this" --image \#(dir)/cat.png"#)
         #expect(asked.hasPrefix("asked "))
         let ask = try #require(try await a.feed(pack: nil, sort: .new, limit: 5).first { $0.isAsk }?.id)
+        #expect(await run(replA, "feed").contains("[ask] [picture] caption this"))
+        #expect(await run(replA, "show \(ask.hex)").contains("    picture: jpeg, \(TestPictures.jpeg.count) bytes (open "))
         let opened = await net.eventually { await run(replB, "open \(ask.hex) --to \(dir)/out.jpg").hasPrefix("\(dir)/out.jpg") }
         #expect(opened)
         #expect(await run(replB, "open \(ask.hex) --to \(dir)/out.jpg") == "\(dir)/out.jpg  jpeg, \(TestPictures.jpeg.count) bytes, 8×6")
