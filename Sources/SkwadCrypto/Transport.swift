@@ -52,6 +52,24 @@ public struct KxKeyPair: Sendable {
     }
 }
 
+/// 32 bytes held inline (a session key, an X25519 public key): no heap buffer, unlike an
+/// array. A gossip node keeps several per session and hundreds of sessions.
+public struct Bytes32: Sendable, Hashable {
+    private var w0: UInt64 = 0, w1: UInt64 = 0, w2: UInt64 = 0, w3: UInt64 = 0
+
+    /// Nil unless `bytes` holds exactly 32 bytes.
+    public init?(_ bytes: [UInt8]) {
+        guard bytes.count == 32 else { return nil }
+        withUnsafeMutableBytes(of: &self) { $0.copyBytes(from: bytes) }
+    }
+
+    public var bytes: [UInt8] { withUnsafeBytes(of: self) { Array($0) } }
+
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeBytes(of: self, body)
+    }
+}
+
 /// XChaCha20-Poly1305 (IETF) AEAD with 24-byte nonces.
 public enum AEAD {
     public static let keyCount = 32
@@ -113,8 +131,23 @@ extension AEAD {
         header: UnsafeRawBufferPointer, _ plaintext: [UInt8], nonce: UnsafeRawBufferPointer,
         key: [UInt8]
     ) throws -> [UInt8] {
-        Sodium.ready()
         guard key.count == keyCount else { throw CryptoError.badLength("AEAD key", expected: keyCount, got: key.count) }
+        return try key.withUnsafeBytes { try sealFrame(header: header, plaintext, nonce: nonce, rawKey: $0) }
+    }
+
+    /// `sealFrame` under a key held inline.
+    public static func sealFrame(
+        header: UnsafeRawBufferPointer, _ plaintext: [UInt8], nonce: UnsafeRawBufferPointer,
+        key: Bytes32
+    ) throws -> [UInt8] {
+        try key.withBytes { try sealFrame(header: header, plaintext, nonce: nonce, rawKey: $0) }
+    }
+
+    private static func sealFrame(
+        header: UnsafeRawBufferPointer, _ plaintext: [UInt8], nonce: UnsafeRawBufferPointer,
+        rawKey k: UnsafeRawBufferPointer
+    ) throws -> [UInt8] {
+        Sodium.ready()
         guard nonce.count == nonceCount else { throw CryptoError.badLength("AEAD nonce", expected: nonceCount, got: nonce.count) }
         let h = header.count
         return [UInt8](unsafeUninitializedCapacity: h + plaintext.count + tagCount) { o, initialized in
@@ -122,11 +155,10 @@ extension AEAD {
             if h > 0 { UnsafeMutableRawPointer(base).copyMemory(from: header.baseAddress!, byteCount: h) }
             var outLen: UInt64 = 0
             plaintext.withUnsafeBufferPointer { m in
-                key.withUnsafeBufferPointer { k in
-                    _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
-                        base + h, &outLen, m.baseAddress, UInt64(m.count),
-                        base, UInt64(h), nil, nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!)
-                }
+                _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                    base + h, &outLen, m.baseAddress, UInt64(m.count),
+                    base, UInt64(h), nil, nonce.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
             initialized = h + Int(outLen)
         }
@@ -134,20 +166,32 @@ extension AEAD {
 
     /// Opens `frame[headerCount...]` with `frame[..<headerCount]` as the associated data.
     public static func open(frame: [UInt8], headerCount h: Int, nonce: UnsafeRawBufferPointer, key: [UInt8]) throws -> [UInt8] {
+        guard key.count == keyCount else { throw CryptoError.decryptionFailed }
+        return try key.withUnsafeBytes { try open(frame: frame, headerCount: h, nonce: nonce, rawKey: $0) }
+    }
+
+    /// `open(frame:…)` under a key held inline.
+    public static func open(frame: [UInt8], headerCount h: Int, nonce: UnsafeRawBufferPointer, key: Bytes32) throws -> [UInt8] {
+        try key.withBytes { try open(frame: frame, headerCount: h, nonce: nonce, rawKey: $0) }
+    }
+
+    private static func open(
+        frame: [UInt8], headerCount h: Int, nonce: UnsafeRawBufferPointer, rawKey k: UnsafeRawBufferPointer
+    ) throws
+        -> [UInt8]
+    {
         Sodium.ready()
-        guard key.count == keyCount, nonce.count == nonceCount, h >= 0, frame.count - h >= tagCount else {
+        guard nonce.count == nonceCount, h >= 0, frame.count - h >= tagCount else {
             throw CryptoError.decryptionFailed
         }
         var rc: Int32 = -1
         let out = [UInt8](unsafeUninitializedCapacity: frame.count - h - tagCount) { o, initialized in
             var outLen: UInt64 = 0
             frame.withUnsafeBufferPointer { f in
-                key.withUnsafeBufferPointer { k in
-                    rc = crypto_aead_xchacha20poly1305_ietf_decrypt(
-                        o.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!, &outLen, nil,
-                        f.baseAddress! + h, UInt64(f.count - h), f.baseAddress!, UInt64(h),
-                        nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!)
-                }
+                rc = crypto_aead_xchacha20poly1305_ietf_decrypt(
+                    o.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!, &outLen, nil,
+                    f.baseAddress! + h, UInt64(f.count - h), f.baseAddress!, UInt64(h),
+                    nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
             initialized = rc == 0 ? Int(outLen) : 0
         }

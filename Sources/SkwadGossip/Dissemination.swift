@@ -167,6 +167,19 @@ extension GossipEngine {
         }
     }
 
+    /// Forgets the rate-limit buckets that have refilled, per pseudonym, per genesis source
+    /// and per address (every `reviveIntervalMs`): a new bucket starts full, so only memory
+    /// changes (most buckets refill within a second of their last op or datagram).
+    mutating func sweepRateLimits(nowMs: UInt64) {
+        limits.pseudonym = limits.pseudonym.filter {
+            var b = $0.value; return !b.isFull(nowMs: nowMs)
+        }
+        limits.genesis = limits.genesis.filter {
+            var b = $0.value; return !b.isFull(nowMs: nowMs)
+        }
+        channels.sweepLimits(nowMs: nowMs)
+    }
+
     /// May this node hold `op` under the geofence rule, judged on its own announced cell?
     /// Only locked packs are refused: unlocked ones are open to subscribers anywhere.
     func mayHold(_ op: SignedOp, replica: Replica) -> Bool {

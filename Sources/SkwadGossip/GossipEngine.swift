@@ -181,7 +181,9 @@ public struct GossipEngine: Sendable {
     /// Runs one round that fell due.
     mutating func run(_ round: Round, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
         switch round {
-        case .revive: reviveRound(nowMs: nowMs, into: &out)
+        case .revive:
+            sweepRateLimits(nowMs: nowMs)
+            reviveRound(nowMs: nowMs, into: &out)
         case .vicinity: vicinityRound(nowMs: nowMs, into: &out)
         case .remote:
             let linkSet = Set(links)

@@ -154,6 +154,26 @@ struct PeerTable: Sendable {
         }
     }
 
+    /// A peer's record as the table keeps it: on the heap, one reference per slot (a copy of
+    /// the table shares it until either side changes it: `update`), so that reading one
+    /// field (the walks over a role read thousands a second) copies nothing but that field.
+    final class Record: @unchecked Sendable {
+        fileprivate(set) var peer: Peer
+        init(_ p: Peer) { peer = p }
+        var member: Member? { peer.member }
+        var passiveCell: String? { peer.passiveCell }
+        var vicinity: VicinityEntry? { peer.vicinity }
+        var remote: VicinityEntry? { peer.remote }
+        var inbound: Inbound? { peer.inbound }
+        var gone: Gone? { peer.gone }
+        var mutedMs: UInt64? { peer.mutedMs }
+        var reconMisses: Int? { peer.reconMisses }
+        var reconciledMs: UInt64? { peer.reconciledMs }
+        var rimAskedMs: UInt64? { peer.rimAskedMs }
+        var hopAsk: HopAsk? { peer.hopAsk }
+        var candidate: MembershipGuard.Candidate? { peer.candidate }
+    }
+
     /// A value on the heap, shared by copies of its record until one of them changes it
     /// (copy on write: changed in place only while no other record holds it).
     final class Box<Value: Sendable>: @unchecked Sendable {
@@ -175,9 +195,9 @@ struct PeerTable: Sendable {
     /// One field across the table: the peers that hold it, and its value for each. Walks go
     /// in no stated order: callers sort or break ties by address where order matters.
     struct Column<Value>: Sequence {
-        fileprivate let records: [PeerAddress: Peer]
+        fileprivate let records: [PeerAddress: Record]
         let keys: Set<PeerAddress>
-        fileprivate let field: (Peer) -> Value?
+        fileprivate let field: (Record) -> Value?
 
         subscript(p: PeerAddress) -> Value? { records[p].flatMap(field) }
         var count: Int { keys.count }
@@ -207,7 +227,7 @@ struct PeerTable: Sendable {
     /// Our own address (never a peer).
     var me: PeerAddress?
     /// One record per peer.
-    private(set) var records: [PeerAddress: Peer] = [:]
+    private(set) var records: [PeerAddress: Record] = [:]
     /// Per field, the peers whose record holds it (kept by `update`).
     private var holders = [Set<PeerAddress>](repeating: [], count: Field.allCases.count)
 
@@ -226,7 +246,7 @@ struct PeerTable: Sendable {
     var remoteHops: Column<HopAsk> { column(.hopAsk) { $0.hopAsk } }
     var candidates: Column<MembershipGuard.Candidate> { column(.candidate) { $0.candidate } }
 
-    private func column<V>(_ f: Field, _ get: @escaping (Peer) -> V?) -> Column<V> {
+    private func column<V>(_ f: Field, _ get: @escaping (Record) -> V?) -> Column<V> {
         Column(records: records, keys: holders[Int(f.rawValue)], field: get)
     }
 
@@ -253,30 +273,44 @@ struct PeerTable: Sendable {
     /// Changes one record in place, keeps the field indexes, and drops the record once empty.
     @discardableResult
     private mutating func update<R>(_ p: PeerAddress, _ body: (inout Peer) -> R) -> R {
-        var rec = records.removeValue(forKey: p) ?? Peer()
-        let before = rec.fields
-        let result = body(&rec)
-        let after = rec.fields
+        let before: UInt16, after: UInt16, result: R
+        if let i = records.index(forKey: p) {
+            (before, after, result) = Self.change(&records.values[i], body)
+            if after == 0 { records.remove(at: i) }  // an empty record is not kept
+        } else {
+            var rec = Peer()
+            before = 0
+            result = body(&rec)
+            after = rec.fields
+            if after != 0 { records[p] = Record(rec) }
+        }
         if before != after {
             for f in Field.allCases where (before ^ after) & (1 << f.rawValue) != 0 {
                 if after & (1 << f.rawValue) != 0 { holders[Int(f.rawValue)].insert(p) } else { holders[Int(f.rawValue)].remove(p) }
             }
         }
-        if after != 0 { records[p] = rec }  // an empty record is not kept
         return result
+    }
+
+    /// Changes a record in its slot: in place while no copy of the table shares it.
+    private static func change<R>(_ r: inout Record, _ body: (inout Peer) -> R) -> (UInt16, UInt16, R) {
+        if !isKnownUniquelyReferenced(&r) { r = Record(r.peer) }
+        let before = r.peer.fields
+        let result = body(&r.peer)
+        return (before, r.peer.fields, result)
     }
 
     /// Makes room for `p` in a field with `capacity`: when `p` does not hold it and the field
     /// is full, the holder with the smallest `age` (then the smallest address) loses it.
     private mutating func makeRoom(
-        in f: Field, for p: PeerAddress, capacity: Int, age: (Peer) -> UInt64,
+        in f: Field, for p: PeerAddress, capacity: Int, age: (Record) -> UInt64,
         clear: (inout Peer) -> Void
     ) {
         guard let oldest = oldestHolder(of: f, unless: p, capacity: capacity, age: age) else { return }
         update(oldest, clear)
     }
 
-    private func oldestHolder(of f: Field, unless p: PeerAddress, capacity: Int, age: (Peer) -> UInt64) -> PeerAddress? {
+    private func oldestHolder(of f: Field, unless p: PeerAddress, capacity: Int, age: (Record) -> UInt64) -> PeerAddress? {
         let keys = holders[Int(f.rawValue)]
         guard !keys.contains(p), keys.count >= capacity else { return nil }
         return keys.min(by: { a, b in (age(records[a]!), a) < (age(records[b]!), b) })

@@ -62,6 +62,9 @@ struct SecureChannels: Sendable {
 
     var count: Int { sessions.count }
     var addressLimitCount: Int { addressLimits.count }
+
+    /// Forgets rate-limit buckets that have refilled (GossipEngine's revive round).
+    mutating func sweepLimits(nowMs: UInt64) { addressLimits.sweep(nowMs: nowMs) }
     func hasSession(_ p: PeerAddress) -> Bool { sessions[p] != nil }
     func isEstablished(_ p: PeerAddress) -> Bool { sessions[p]?.established == true }
 
@@ -110,7 +113,8 @@ struct SecureChannels: Sendable {
         let clientKey = Array(d[4..<36]), cookie = Array(d[36..<52])
         // A repeated HELLO (our WELCOME was lost) gets the same WELCOME, not new keys.
         for pending in [false, true] {
-            guard var s = pending ? sessions.pending(from) : sessions[from], s.clientKey == clientKey, let welcome = s.welcome else {
+            guard var s = pending ? sessions.pending(from) : sessions[from], s.clientKey == Bytes32(clientKey), let welcome = s.welcome
+            else {
                 continue
             }
             s.received(d.count)
@@ -125,7 +129,7 @@ struct SecureChannels: Sendable {
         }
         // Both sides said hello at once: the lower public key stays initiator.
         if let mine = sessions[from], mine.isInitiator, !mine.established,
-            mine.localKx.publicKey.lexicographicallyPrecedes(clientKey)
+            mine.localPublicKey.lexicographicallyPrecedes(clientKey)
         {
             return .handled
         }
@@ -169,7 +173,7 @@ struct SecureChannels: Sendable {
         guard d.count == Frame.welcomeSize, var s = sessions[from], s.hello != nil else {
             stats.drop(.noSession); return .dropped
         }
-        guard Array(d[36..<52]) == Blake2b.hash(s.localKx.publicKey, outputCount: 16),
+        guard Array(d[36..<52]) == Blake2b.hash(s.localPublicKey, outputCount: 16),
             s.completeAsInitiator(serverKey: Array(d[4..<36]))
         else { stats.drop(.malformedFrame); return .dropped }
         sessions[from] = s
@@ -185,7 +189,7 @@ struct SecureChannels: Sendable {
         into out: inout [Action]
     ) -> Received {
         guard d.count == Frame.cookieSize, var s = sessions[from], s.hello != nil,
-            Array(d[20..<36]) == Blake2b.hash(s.localKx.publicKey, outputCount: 16)
+            Array(d[20..<36]) == Blake2b.hash(s.localPublicKey, outputCount: 16)
         else { stats.drop(.noSession); return .dropped }
         guard let hello = s.resendHello(nowMs: nowMs, cookie: Array(d[4..<20])) else { return .handled }
         sessions[from] = s

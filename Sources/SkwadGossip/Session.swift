@@ -100,18 +100,25 @@ struct ReplayWindow: Sendable, Equatable {
 struct Session: Sendable {
     enum Role: Sendable, Equatable {
         case initiator
-        case responder(clientKey: [UInt8], welcome: [UInt8])
+        case responder(clientKey: Bytes32)
     }
-    /// The direction keys, the send counter and the replay window of a keyed session.
+    /// The direction keys, the send counter and the replay window of a keyed session: held
+    /// inline (a node keeps hundreds of sessions; arrays cost a heap buffer each).
     struct Keys: Sendable {
-        let rx: [UInt8]
-        let tx: [UInt8]
+        let rx: Bytes32
+        let tx: Bytes32
         var sendCounter: UInt64 = 0
         var replay = ReplayWindow()
+
+        init?(rx: [UInt8], tx: [UInt8]) {
+            guard let r = Bytes32(rx), let t = Bytes32(tx) else { return nil }
+            self.rx = r; self.tx = t
+        }
     }
     enum Phase: Sendable {
-        /// Initiator: HELLO (`hello`, with a cookie once one came) sent `attempts` times.
-        case awaitingWelcome(hello: [UInt8], attempts: Int, sentAtMs: UInt64)
+        /// Initiator: HELLO (`hello`, with a cookie once one came) sent `attempts` times; the
+        /// key pair it offered, kept until WELCOME gives the session keys.
+        case awaitingWelcome(kx: KxKeyPair, hello: [UInt8], attempts: Int, sentAtMs: UInt64)
         case keyed(Keys)
     }
     enum Proof: Sendable, Equatable {
@@ -120,7 +127,8 @@ struct Session: Sendable {
     }
 
     let role: Role
-    let localKx: KxKeyPair
+    /// Our public key of this session's key exchange (the secret is dropped once keyed).
+    let localPublic: Bytes32
     private(set) var phase: Phase
     private(set) var proof: Proof
     /// Plaintexts waiting for the handshake, or for the anti-amplification budget.
@@ -133,18 +141,20 @@ struct Session: Sendable {
 
     /// An initiator whose first HELLO goes out now.
     init(initiatorWith localKx: KxKeyPair, nowMs: UInt64) {
-        role = .initiator; self.localKx = localKx; createdMs = nowMs
-        phase = .awaitingWelcome(hello: Frame.helloFrame(publicKey: localKx.publicKey, cookie: nil), attempts: 1, sentAtMs: nowMs)
+        role = .initiator; localPublic = Bytes32(localKx.publicKey)!; createdMs = nowMs
+        phase = .awaitingWelcome(
+            kx: localKx, hello: Frame.helloFrame(publicKey: localKx.publicKey, cookie: nil), attempts: 1, sentAtMs: nowMs)
         proof = .proven  // an initiator sends only what it chose to; only a responder is budgeted
     }
 
     /// A responder to a HELLO of `helloBytes` bytes carrying `clientKey`: keyed at once, its
     /// WELCOME ready; nil when the key is not a valid X25519 key.
     init?(responderWith localKx: KxKeyPair, clientKey: [UInt8], helloBytes: Int, nowMs: UInt64) {
-        guard let keys = try? localKx.serverSessionKeys(clientPublicKey: clientKey) else { return nil }
-        let welcome = Frame.header(Frame.welcome) + localKx.publicKey + Blake2b.hash(clientKey, outputCount: 16)
-        role = .responder(clientKey: clientKey, welcome: welcome); self.localKx = localKx; createdMs = nowMs
-        phase = .keyed(Keys(rx: keys.rx, tx: keys.tx))
+        guard let client = Bytes32(clientKey), let pair = try? localKx.serverSessionKeys(clientPublicKey: clientKey),
+            let keys = Keys(rx: pair.rx, tx: pair.tx)
+        else { return nil }
+        role = .responder(clientKey: client); localPublic = Bytes32(localKx.publicKey)!; createdMs = nowMs
+        phase = .keyed(keys)
         proof = .unproven(received: helloBytes, sent: 0)
     }
 
@@ -155,11 +165,16 @@ struct Session: Sendable {
     /// Responder sessions that have not authenticated a DATA frame, and initiators still
     /// waiting for WELCOME: a stranger may have made them.
     var unproven: Bool { !verified }
-    var clientKey: [UInt8]? { if case .responder(let k, _) = role { k } else { nil } }
-    var welcome: [UInt8]? { if case .responder(_, let w) = role { w } else { nil } }
+    var clientKey: Bytes32? { if case .responder(let k) = role { k } else { nil } }
+    var localPublicKey: [UInt8] { localPublic.bytes }
+    /// A responder's WELCOME (the same bytes each time: a repeated HELLO gets it again).
+    var welcome: [UInt8]? {
+        guard case .responder(let k) = role else { return nil }
+        return Frame.header(Frame.welcome) + localPublic.bytes + Blake2b.hash(k.bytes, outputCount: 16)
+    }
     /// Initiator still waiting: its HELLO, how often sent, when last.
     var hello: (bytes: [UInt8], attempts: Int, sentAtMs: UInt64)? {
-        if case .awaitingWelcome(let h, let a, let t) = phase { (h, a, t) } else { nil }
+        if case .awaitingWelcome(_, let h, let a, let t) = phase { (h, a, t) } else { nil }
     }
     var keys: Keys? { if case .keyed(let k) = phase { k } else { nil } }
 
@@ -167,8 +182,10 @@ struct Session: Sendable {
 
     /// WELCOME: `.awaitingWelcome` → `.keyed`, proven. False (and no change) otherwise.
     mutating func completeAsInitiator(serverKey: [UInt8]) -> Bool {
-        guard case .awaitingWelcome = phase, let keys = try? localKx.clientSessionKeys(serverPublicKey: serverKey) else { return false }
-        phase = .keyed(Keys(rx: keys.rx, tx: keys.tx))
+        guard case .awaitingWelcome(let kx, _, _, _) = phase, let pair = try? kx.clientSessionKeys(serverPublicKey: serverKey),
+            let keys = Keys(rx: pair.rx, tx: pair.tx)
+        else { return false }
+        phase = .keyed(keys)
         proof = .proven
         return true
     }
@@ -176,14 +193,14 @@ struct Session: Sendable {
     /// Sends the HELLO again (`cookie`: with the cookie a COOKIE frame gave). Returns the
     /// HELLO to send, or nil when there is none to send (keyed, or the same HELLO again for a cookie).
     mutating func resendHello(nowMs: UInt64, cookie: [UInt8]? = nil) -> [UInt8]? {
-        guard case .awaitingWelcome(let old, let attempts, _) = phase else { return nil }
+        guard case .awaitingWelcome(let kx, let old, let attempts, _) = phase else { return nil }
         if let cookie {
-            let hello = Frame.helloFrame(publicKey: localKx.publicKey, cookie: cookie)
+            let hello = Frame.helloFrame(publicKey: kx.publicKey, cookie: cookie)
             guard hello != old else { return nil }
-            phase = .awaitingWelcome(hello: hello, attempts: attempts, sentAtMs: nowMs)
+            phase = .awaitingWelcome(kx: kx, hello: hello, attempts: attempts, sentAtMs: nowMs)
             return hello
         }
-        phase = .awaitingWelcome(hello: old, attempts: attempts + 1, sentAtMs: nowMs)
+        phase = .awaitingWelcome(kx: kx, hello: old, attempts: attempts + 1, sentAtMs: nowMs)
         return old
     }
 

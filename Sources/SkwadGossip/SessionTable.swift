@@ -13,8 +13,23 @@
 struct SessionTable: Sendable {
     struct Slot: Sendable {
         var current: Session
-        var pending: Session?
+        /// Boxed: rarely there, and a table of slots each with room for a second session
+        /// inline would cost about twice as much.
+        var pending: Session? {
+            get { pendingBox?.session }
+            set { pendingBox = newValue.map(PendingBox.init) }
+        }
         var lastUsedMs: UInt64
+        private var pendingBox: PendingBox?
+
+        init(current: Session, pending: Session?, lastUsedMs: UInt64) {
+            self.current = current; self.lastUsedMs = lastUsedMs; self.pending = pending
+        }
+    }
+
+    final class PendingBox: Sendable {
+        let session: Session
+        init(_ s: Session) { session = s }
     }
 
     let capacity: Int

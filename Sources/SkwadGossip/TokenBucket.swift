@@ -61,6 +61,17 @@ struct AddressLimits: Sendable {
         b.datagrams.take(1, nowMs: nowMs) && b.bytes.take(Double(bytes), nowMs: nowMs)
     }
 
+    /// Forgets the addresses whose buckets have refilled (a new bucket starts full: nothing
+    /// changes but the memory), not counted as evictions.
+    mutating func sweep(nowMs: UInt64) {
+        buckets = buckets.filter { _, b in !Self.refilled(b, nowMs: nowMs) }
+    }
+
+    private static func refilled(_ b: (datagrams: TokenBucket, bytes: TokenBucket), nowMs: UInt64) -> Bool {
+        var d = b.datagrams, y = b.bytes
+        return d.isFull(nowMs: nowMs) && y.isFull(nowMs: nowMs)
+    }
+
     /// Forgets idle addresses; if more than three quarters of the table is still busy, the
     /// least recently heard go down to three quarters. Each eviction frees at least a
     /// quarter of the table, so a spray of new addresses costs O(log n) per datagram.

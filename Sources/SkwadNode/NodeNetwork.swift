@@ -32,10 +32,8 @@ struct NetworkState {
     var rebinds = 0
     /// The one task that reads the transport's bounded inbound queue.
     var reader: Task<Void, Never>?
-    /// The one live tick timer: its generation and due time (engine ms). An earlier
-    /// request starts a new timer; a timer of an older generation does nothing.
-    var tickGeneration: UInt64 = 0
-    var tickDueMs: UInt64?
+    /// The one live tick timer (engine ms; the rule every driver keeps, SkwadGossip's `TickTimer`).
+    var timer = TickTimer()
 }
 
 /// A neighbour as the REPL shows it.
@@ -153,9 +151,8 @@ extension Node {
         carryOut(ds)
     }
 
-    func networkTick(generation: UInt64) {
-        guard network != nil, network!.tickGeneration == generation else { return }
-        network!.tickDueMs = nil
+    func networkTick(generation: UInt32) {
+        guard network != nil, network!.timer.fire(generation) else { return }
         let nowMs = now()
         purgeIfDue()
         var ds = network!.engine.setInterest(cell: currentCell, subscriptions: Set(joined.keys), nowMs: nowMs)
@@ -182,11 +179,7 @@ extension Node {
             case .admitted(let op):
                 admitted.append(op)
             case .scheduleTick(let after):
-                let due = now() + after
-                if let current = network!.tickDueMs, current <= due { continue }
-                network!.tickDueMs = due
-                network!.tickGeneration += 1
-                let generation = network!.tickGeneration
+                guard let generation = network!.timer.request(dueMs: now() &+ after) else { continue }
                 Task { [weak self] in
                     try? await Task.sleep(nanoseconds: min(after, 86_400_000) &* 1_000_000)
                     await self?.networkTick(generation: generation)

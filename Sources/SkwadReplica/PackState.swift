@@ -46,7 +46,7 @@ public struct PackFields: Sendable {
     public let id: PackID
     public let genesis: SignedOp
     /// The genesis content with pack edits (LWW per field) applied.
-    public var create: CreatePack { current }
+    public var create: CreatePack { rareBox?.fields.current ?? genesisCreate }
     public let alpha: PublicKey
     public let isAdmin: Bool
     public var fence: Geofence? { genesisCreate.fence }
@@ -55,15 +55,8 @@ public struct PackFields: Sendable {
     public var scope: PackScope { PackScope(id: id, fence: fence, locked: locked, isAdmin: isAdmin, isPrivate: isPrivate) }
     /// Invite-only (PrivatePackViews.swift).
     public var isPrivate: Bool { genesisCreate.inviteOnly }
-    /// Per key epoch >= 1 of an invite-only pack: the smallest hlc of the Alpha's `PackKeys`
-    /// for it. An op sealed under an older epoch and later than this is never opened.
-    var rotations: [UInt32: HLC] = [:]
 
     let genesisCreate: CreatePack
-    var current: CreatePack
-    var nameEdit: LWW<String>?
-    var colorEdit: LWW<String>?
-    var tagsEdit: LWW<[String]>?
 
     /// (hlc, id) of every op in the pack, genesis included, sorted.
     var order: [(hlc: HLC, id: OpID)] = []
@@ -73,10 +66,6 @@ public struct PackFields: Sendable {
     var commentsByPost: [OpID: [OpID]] = [:]
     /// Distinct authors of posts, comments, votes, places, reviews and replies other than the Alpha.
     var participants: Set<PublicKey> = []
-    /// (hlc, id) of the pack deletion that counts: the smallest moderator `Delete` of the pack
-    /// (PROTOCOL §4, rule 8b). Nil: not deleted.
-    var deletion: (hlc: HLC, id: OpID)?
-    var deleted: Bool { deletion != nil }
     /// A valid stamp seen per author, and cells found inside the fence: memos of pure
     /// admission checks (a cell enters only once `fence.contains` said yes), so the
     /// proof-of-work hash and the fence test run once per pseudonym and cell.
@@ -85,32 +74,115 @@ public struct PackFields: Sendable {
     /// Per target (any id an op of this pack names): each voter's last vote. Targets of
     /// other packs are recorded but never read: views look a target up in its own pack.
     var votes: [OpID: [PublicKey: LWW<Int32>]] = [:]
+
+    /// What most packs never hold (pack edits, deletion, moderation, post edits, reports,
+    /// picks, places, profiles, private-pack keys), on the heap and allocated on the first
+    /// write: a pack of posts, comments and votes only keeps one nil reference for all of it.
+    struct Rare: Sendable {
+        var current: CreatePack?
+        var nameEdit: LWW<String>?
+        var colorEdit: LWW<String>?
+        var tagsEdit: LWW<[String]>?
+        var rotations: [UInt32: HLC] = [:]
+        var deletion: (hlc: HLC, id: OpID)?
+        var picks: [OpID: [PublicKey: LWW<OpID>]] = [:]
+        var deleteRequests: [OpID: Set<PublicKey>] = [:]
+        var moderation: [OpID: LWW<Bool>] = [:]
+        var edits_: [OpID: [PublicKey: EditRegister]] = [:]
+        var reportSlots: [PublicKey: [UInt64: [(hlc: HLC, id: OpID)]]] = [:]
+        var places = PlaceIndex()
+        var profiles: [PublicKey: LWW<Profile>] = [:]
+        var members: Set<PublicKey> = []
+        var keyOps: [OpID] = []
+    }
+    final class RareBox: @unchecked Sendable {
+        var fields: Rare
+        init(_ f: Rare) { fields = f }
+    }
+    private var rareBox: RareBox?
+
+    /// The rare fields for writing: allocated on first use, copied first while shared.
+    private var rare: Rare {
+        get { rareBox?.fields ?? Rare() }
+        _modify {
+            if rareBox == nil {
+                rareBox = RareBox(Rare())
+            } else if !isKnownUniquelyReferenced(&rareBox!) {
+                rareBox = RareBox(rareBox!.fields)
+            }
+            yield &rareBox!.fields
+        }
+    }
+
+    /// Per key epoch >= 1 of an invite-only pack: the smallest hlc of the Alpha's `PackKeys`
+    /// for it. An op sealed under an older epoch and later than this is never opened.
+    var rotations: [UInt32: HLC] {
+        get { rareBox?.fields.rotations ?? [:] }
+        _modify { yield &rare.rotations }
+    }
+    var nameEdit: LWW<String>? { rareBox?.fields.nameEdit }
+    var colorEdit: LWW<String>? { rareBox?.fields.colorEdit }
+    var tagsEdit: LWW<[String]>? { rareBox?.fields.tagsEdit }
+    /// (hlc, id) of the pack deletion that counts: the smallest moderator `Delete` of the pack
+    /// (PROTOCOL §4, rule 8b). Nil: not deleted.
+    var deletion: (hlc: HLC, id: OpID)? {
+        get { rareBox?.fields.deletion }
+        _modify { yield &rare.deletion }
+    }
+    var deleted: Bool { deletion != nil }
     /// Per ask (any id a `Pick` names): each picker's last pick. Views read only the ask's own
     /// author's, and only a caption on that ask in this pack (PROTOCOL §5, "Captions").
-    var picks: [OpID: [PublicKey: LWW<OpID>]] = [:]
+    var picks: [OpID: [PublicKey: LWW<OpID>]] {
+        get { rareBox?.fields.picks ?? [:] }
+        _modify { yield &rare.picks }
+    }
     /// Per target: who asked to delete it (effective only for its author, decided in views).
-    var deleteRequests: [OpID: Set<PublicKey>] = [:]
+    var deleteRequests: [OpID: Set<PublicKey>] {
+        get { rareBox?.fields.deleteRequests ?? [:] }
+        _modify { yield &rare.deleteRequests }
+    }
     /// Per target: the moderators' last word (hidden or not), among this pack's ops.
-    var moderation: [OpID: LWW<Bool>] = [:]
+    var moderation: [OpID: LWW<Bool>] {
+        get { rareBox?.fields.moderation ?? [:] }
+        _modify { yield &rare.moderation }
+    }
     /// Per target, per editor: the last title and body (LWW per field). Views read only the
     /// register of the target's own author (PROTOCOL.md §5, edits).
-    var edits_: [OpID: [PublicKey: EditRegister]] = [:]
+    var edits_: [OpID: [PublicKey: EditRegister]] {
+        get { rareBox?.fields.edits_ ?? [:] }
+        _modify { yield &rare.edits_ }
+    }
     /// Per reporter, per clock hour: the (hlc, id) of the reports kept, ascending, at most
     /// `Limits.reportsPerHour` (the smallest win), hours within `Limits.reportWindowHours`
     /// of the reporter's newest (PROTOCOL.md §4, rule 8a).
-    var reportSlots: [PublicKey: [UInt64: [(hlc: HLC, id: OpID)]]] = [:]
+    var reportSlots: [PublicKey: [UInt64: [(hlc: HLC, id: OpID)]]] {
+        get { rareBox?.fields.reportSlots ?? [:] }
+        _modify { yield &rare.reportSlots }
+    }
     /// Places, reviews and replies (PlaceState.swift).
-    var places = PlaceIndex()
+    var places: PlaceIndex {
+        get { rareBox?.fields.places ?? PlaceIndex() }
+        _modify { yield &rare.places }
+    }
     /// Per author: its last `Profile` in this pack by (hlc, id) (ConversationViews.swift).
-    var profiles: [PublicKey: LWW<Profile>] = [:]
+    var profiles: [PublicKey: LWW<Profile>] {
+        get { rareBox?.fields.profiles ?? [:] }
+        _modify { yield &rare.profiles }
+    }
     /// Authors of the sealed ops of an invite-only pack that opened here (its members as far as
     /// this node can tell), and the `PackKeys` ops.
-    var members: Set<PublicKey> = []
-    var keyOps: [OpID] = []
+    var members: Set<PublicKey> {
+        get { rareBox?.fields.members ?? [] }
+        _modify { yield &rare.members }
+    }
+    var keyOps: [OpID] {
+        get { rareBox?.fields.keyOps ?? [] }
+        _modify { yield &rare.keyOps }
+    }
 
     init(genesis: SignedOp, create: CreatePack, isAdmin: Bool) {
         id = genesis.id; self.genesis = genesis; alpha = genesis.author; self.isAdmin = isAdmin
-        genesisCreate = create; current = create
+        genesisCreate = create
         order = [(genesis.hlc, genesis.id)]
     }
 
@@ -142,18 +214,19 @@ public struct PackFields: Sendable {
     }
 
     mutating func applyEdit(_ e: EditPack, hlc: HLC, id: OpID) {
-        if let n = e.name {
-            if nameEdit == nil { nameEdit = LWW(hlc: hlc, id: id, value: n) } else { nameEdit!.merge(hlc: hlc, id: id, value: n) }
-        }
-        if let c = e.color {
-            if colorEdit == nil { colorEdit = LWW(hlc: hlc, id: id, value: c) } else { colorEdit!.merge(hlc: hlc, id: id, value: c) }
-        }
-        if let t = e.tags {
-            if tagsEdit == nil { tagsEdit = LWW(hlc: hlc, id: id, value: t) } else { tagsEdit!.merge(hlc: hlc, id: id, value: t) }
-        }
-        current.name = nameEdit?.value ?? genesisCreate.name
-        current.color = colorEdit?.value ?? genesisCreate.color
-        current.tags = tagsEdit?.value ?? genesisCreate.tags
+        let g = genesisCreate
+        Self.applyEdit(e, hlc: hlc, id: id, genesis: g, to: &rare)
+    }
+
+    private static func applyEdit(_ e: EditPack, hlc: HLC, id: OpID, genesis g: CreatePack, to r: inout Rare) {
+        if let n = e.name { r.nameEdit = LWW.merged(r.nameEdit, hlc: hlc, id: id, value: n) }
+        if let c = e.color { r.colorEdit = LWW.merged(r.colorEdit, hlc: hlc, id: id, value: c) }
+        if let t = e.tags { r.tagsEdit = LWW.merged(r.tagsEdit, hlc: hlc, id: id, value: t) }
+        var current = r.current ?? g
+        current.name = r.nameEdit?.value ?? g.name
+        current.color = r.colorEdit?.value ?? g.color
+        current.tags = r.tagsEdit?.value ?? g.tags
+        r.current = current
     }
 }
 
@@ -203,7 +276,7 @@ public struct PackState: Sendable {
     public var id: PackID { box.fields.id }
     public var genesis: SignedOp { box.fields.genesis }
     /// The genesis content with pack edits (LWW per field) applied.
-    public var create: CreatePack { box.fields.current }
+    public var create: CreatePack { box.fields.create }
     public var alpha: PublicKey { box.fields.alpha }
     public var isAdmin: Bool { box.fields.isAdmin }
     public var fence: Geofence? { box.fields.fence }

@@ -26,7 +26,7 @@ import SkwadModel
                     && r.mutedMs == nil && r.reconMisses == nil && r.reconciledMs == nil && r.rimAskedMs == nil && r.hopAsk == nil
                     && r.candidate == nil
             })
-        func holders(_ has: (PeerTable.Peer) -> Bool) -> Set<PeerAddress> { Set(t.records.filter { has($0.value) }.keys) }
+        func holders(_ has: (PeerTable.Record) -> Bool) -> Set<PeerAddress> { Set(t.records.filter { has($0.value) }.keys) }
         #expect(t.active.keys == holders { $0.member != nil })
         #expect(t.passive.keys == holders { $0.passiveCell != nil })
         #expect(t.vicinity.keys == holders { $0.vicinity != nil })

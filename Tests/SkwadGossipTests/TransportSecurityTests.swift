@@ -53,8 +53,8 @@ import SkwadReplica
 
     @Test func replayWindowAcceptsReorderingButNotOldOrRepeated() {
         var t = Session(initiatorWith: KxKeyPair.generate(), nowMs: 0)
-        var s = Session(responderWith: KxKeyPair.generate(), clientKey: t.localKx.publicKey, helloBytes: Frame.helloSize, nowMs: 0)!
-        _ = t.completeAsInitiator(serverKey: s.localKx.publicKey)
+        var s = Session(responderWith: KxKeyPair.generate(), clientKey: t.localPublicKey, helloBytes: Frame.helloSize, nowMs: 0)!
+        _ = t.completeAsInitiator(serverKey: s.localPublicKey)
         let frames = (0..<100).map { _ in t.seal([1, 2, 3])! }
         func ok(_ r: Session.OpenResult) -> Bool { if case .plaintext = r { true } else { false } }
         #expect(ok(s.open(frames[10])))
@@ -70,8 +70,8 @@ import SkwadReplica
     /// header, counter and `AEAD.seal` output concatenated, and `AEAD.open` of its tail.
     @Test func dataFramesAreHeaderThenSealedPlaintext() throws {
         var t = Session(initiatorWith: KxKeyPair.generate(), nowMs: 0)
-        var s = Session(responderWith: KxKeyPair.generate(), clientKey: t.localKx.publicKey, helloBytes: Frame.helloSize, nowMs: 0)!
-        _ = t.completeAsInitiator(serverKey: s.localKx.publicKey)
+        var s = Session(responderWith: KxKeyPair.generate(), clientKey: t.localPublicKey, helloBytes: Frame.helloSize, nowMs: 0)!
+        _ = t.completeAsInitiator(serverKey: s.localPublicKey)
         #expect(MemoryLayout<Frame.DataHeader>.size == Frame.dataHeader && MemoryLayout<Frame.Nonce>.size == AEAD.nonceCount)
         for (counter, plaintext) in [
             (UInt64(1), [UInt8](repeating: 7, count: 1)), (2, Array(0..<200)), (3, [UInt8](repeating: 1, count: Frame.maxPlaintext))
@@ -81,8 +81,8 @@ import SkwadReplica
             withUnsafeBytes(of: counter.bigEndian) { header += $0 }
             var nonce = [UInt8](repeating: 0, count: 16)
             withUnsafeBytes(of: counter.bigEndian) { nonce += $0 }
-            #expect(frame == header + (try AEAD.seal(plaintext, additionalData: header, nonce: nonce, key: t.keys!.tx)))
-            #expect(try AEAD.open(Array(frame[12...]), additionalData: header, nonce: nonce, key: s.keys!.rx) == plaintext)
+            #expect(frame == header + (try AEAD.seal(plaintext, additionalData: header, nonce: nonce, key: t.keys!.tx.bytes)))
+            #expect(try AEAD.open(Array(frame[12...]), additionalData: header, nonce: nonce, key: s.keys!.rx.bytes) == plaintext)
             guard case .plaintext(let opened) = s.open(frame) else { Issue.record("frame \(counter) did not open"); continue }
             #expect(opened == plaintext)
         }
