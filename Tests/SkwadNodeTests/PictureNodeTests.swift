@@ -68,7 +68,8 @@ import SkwadTestKit
         let ours = try await b.createPack(name: "Ours", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         let theirs = try await a.createPack(name: "Theirs", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
         #expect(await eventually { await b.packs().contains { $0.pack.id == theirs.id } })
-        let own = try PictureFormat.strip(TestPictures.png(width: 80, height: 60, seed: 1))  // ≈ 15 KB of blocks each: two fit the cap, three do not
+        // ≈ 15 KB of blocks each: two fit the cap, three do not.
+        let own = try PictureFormat.strip(TestPictures.png(width: 80, height: 60, seed: 1))
         _ = try await b.post(pack: ours.id.hex, title: "mine", body: "", tags: [], image: own.bytes)
         var roots: [[UInt8]] = []
         for i in 0..<2 {
