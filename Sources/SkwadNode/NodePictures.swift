@@ -38,10 +38,10 @@ extension Node {
                 replica.thread(op.id, nowMs: nowMs)?.post.hidden == nil
             else { continue }
             do {
-                let known = try store.picture(root: ref.root)
-                if known?.isComplete == true { continue }
-                if known == nil { try store.putPicture(ref, pack: op.packID, blocks: [], nowMs: nowMs) }
-                let held = known == nil ? [:] : try store.pictureBlocks(root: ref.root, nowMs: nowMs)
+                // Recorded in this pack too when another pack holds it already (it goes with each).
+                try store.putPicture(ref, pack: op.packID, blocks: [], nowMs: nowMs)
+                guard let known = try store.picture(root: ref.root), !known.isComplete else { continue }
+                let held = known.held == 0 ? [:] : try store.pictureBlocks(root: ref.root, nowMs: nowMs)
                 carryOut(network!.engine.fetchPicture(ref, pack: op.packID, known: held, nowMs: nowMs, replica: replica))
             } catch { stats.storeErrors += 1 }
         }

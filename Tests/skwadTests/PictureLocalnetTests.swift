@@ -46,6 +46,9 @@ import SkwadTestKit
         try await net.start("c", peers: [a, b])
         for n in ["a", "b", "c"] { #expect(await net[n].waitFor("* peer joined")) }
         net["c"].send("locate 41.5,-79.9436")  // about 117 km north
+        // c's engine takes its new cell at its next tick (at most 1 s) and tells its links then:
+        // the pack is made after that, or c could still hold its post from where it was.
+        try await Task.sleep(nanoseconds: 2_500_000_000)
         net["a"].send("create Lab --radius 500 --locked")
         #expect(await net["a"].waitFor("created pack Lab"))
         let file = "\(net.dir)/lab.png"
