@@ -92,7 +92,7 @@ public enum TestPictures {
         return out
     }
 
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+    public static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var c: UInt32 = 0xFFFF_FFFF
         for x in bytes {
             c ^= UInt32(x)
