@@ -110,6 +110,16 @@ extension Node {
         return OpenedPicture(path: target, type: measured.type, size: bytes.count, width: measured.width, height: measured.height)
     }
 
+    /// The bytes of the picture of post `id` when it is whole here and shown (the post not
+    /// hidden, its author not blocked): for `show`'s thumbnail.
+    public func pictureBytesShown(_ id: OpID) -> [UInt8]? {
+        guard let op = replica.op(id), case .post(let p) = op.body.kind, let ref = p.picture, !isSilenced(op),
+            replica.thread(id, nowMs: now())?.post.hidden == nil, (try? store.picture(root: ref.root))??.isComplete == true,
+            let blocks = try? store.pictureBlocks(root: ref.root, nowMs: now())
+        else { return nil }
+        return PictureAssembly.assemble(ref: ref, blocks: blocks)
+    }
+
     /// What the store holds of a picture (tests, `show`).
     public func storedPicture(root: [UInt8]) -> StoredPicture? { try? store.picture(root: root) }
 }

@@ -14,7 +14,8 @@ public enum Command: Equatable, Sendable {
     case comment(target: String, text: String)
     case vote(target: String, value: Int32)
     case feed(pack: String?, sort: FeedSort, limit: Int, tag: String? = nil, within: Double? = nil)
-    case show(String)
+    /// `images`: a thumbnail of the post's picture on a terminal (`--no-images`: none).
+    case show(String, images: Bool = true)
     case delete(String)
     case den
     case peers
@@ -73,7 +74,7 @@ public let commandHelp: [(name: String, usage: String, summary: String)] =
             "feed", "feed [PACK] [--sort new|top] [--limit N] [--tag T] [--within METRES] | feed --following",
             "posts of your packs (or of one pack); --tag keeps posts with that tag; --within keeps posts of any pack that near you; --following: posts of the pseudonyms you follow"
         ),
-        ("show", "show POST", "a post with its comments"),
+        ("show", "show POST [--no-images]", "a post with its comments; on a terminal, a thumbnail of its picture (--no-images: none)"),
         ("delete", "delete ID", "delete your post or comment, or a pack you are the Alpha of"),
         ("den", "den", "your packs, posts, comments and upvotes received"),
         ("peers", "peers", "neighbours this node gossips with"),
@@ -153,7 +154,9 @@ extension Command {
             let tag = try args.value("--tag"), within = try args.double("--within")
             if let within, within <= 0 { throw CommandError("--within must be a distance in metres above 0") }
             cmd = .feed(pack: args.optionalPositional(), sort: sort, limit: limit, tag: tag, within: within)
-        case "show": cmd = .show(try args.positional("POST"))
+        case "show":
+            let ref = try args.positional("POST")
+            cmd = .show(ref, images: !args.flag("--no-images"))
         case "delete", "rm": cmd = .delete(try args.positional("ID"))
         case "den": cmd = .den
         case "peers": cmd = .peers

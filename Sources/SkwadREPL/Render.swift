@@ -98,7 +98,7 @@ public struct Renderer: Sendable {
                     : "no posts: join a pack (packs, join PACK) or post one"
             }
             return posts.map(postLine).joined(separator: "\n")
-        case .thread(let t):
+        case .thread(let t, let thumbnail):
             var lines = [postLine(t.post)]
             if !t.post.body.isEmpty { lines.append("    " + SafeText.block(t.post.body, indent: "    ")) }
             if !t.post.tags.isEmpty { lines.append("    tags: " + SafeText.line(t.post.tags.joined(separator: ", "))) }
@@ -106,6 +106,7 @@ public struct Renderer: Sendable {
             if let pic = t.post.picture, t.post.hidden == nil {
                 let type = pic.pictureType?.name ?? "picture"
                 lines.append("    picture: \(type), \(Wording.bytes(Int(pic.size))) (open \(id(t.post.id)) writes it to a file)")
+                if mode == .terminal { lines += thumbnail }
             }
             if let h = t.post.hidden { lines.append("    (hidden: \(h == .moderated ? "by a moderator" : "score too low"))") }
             for c in t.comments {
@@ -226,7 +227,7 @@ public struct Renderer: Sendable {
         case .created(let p): kv += [("id", .string(p.id.hex)), ("pack", pack(p, joined: true))]
         case .packs(let list): kv.append(("packs", .array(list.map { pack($0.pack, joined: $0.joined) })))
         case .feed(let posts): kv.append(("posts", .array(posts.map(post))))
-        case .thread(let t): kv += [("post", post(t.post)), ("comments", .array(t.comments.map(comment)))]
+        case .thread(let t, _): kv += [("post", post(t.post)), ("comments", .array(t.comments.map(comment)))]
         case .den(let d):
             kv += [
                 ("packs", .array(d.view.packs.map { pack($0, joined: true) })), ("joined", .array(d.joined.map { .string($0.id.hex) })),

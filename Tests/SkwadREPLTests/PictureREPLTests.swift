@@ -51,6 +51,13 @@ import SkwadTestKit
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/out.jpg")))
         #expect(bytes == TestPictures.jpeg)
         #expect(!TestPictures.contains(bytes, TestPictures.gpsMarker))
+        // On a terminal `show` draws a thumbnail (decoded with libjpeg-turbo), not with --no-images,
+        // never in plain mode.
+        let term = REPL(executor: Executor(node: b), reader: LineReader(interactive: false, historyPath: nil), mode: .terminal)
+        #expect(await run(term, "show \(ask.hex)").contains("▀"))
+        #expect(!(await run(term, "show \(ask.hex) --no-images").contains("▀")))
+        #expect(!(await run(replB, "show \(ask.hex)").contains("▀")))
+        #expect(try Command.parse("show ab12 --no-images") == .show("ab12", images: false))
         let posted = await run(replA, #"post Quad "words" "no picture""#)
         #expect(await run(replA, "open \(posted.dropFirst("posted ".count))").hasSuffix("has no picture"))
     }
