@@ -21,7 +21,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0")
     ],
     targets: [
-        // C shims for system libraries (Debian: libsodium-dev, libedit-dev).
+        // C shims for system libraries (Debian: libsodium-dev, libedit-dev; CPicture below).
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
         // Picture decoders for thumbnails (Debian: libpng-dev, libturbojpeg0-dev, libwebp-dev).
