@@ -32,8 +32,11 @@ public func runSimulation(scenario: Scenario, seed: UInt64, progress: (SimProgre
     simulate(scenario: scenario, seed: seed, progress: progress).report
 }
 
-/// As `runSimulation`, keeping the world, time series and final replicas.
-public func simulate(scenario: Scenario, seed: UInt64, progress: (SimProgress) -> Void = { _ in }) -> SimulationResult {
+/// As `runSimulation`, keeping the world, time series and final replicas. `threads`: how
+/// many threads run the nodes (the result is the same byte for byte; ParallelWindow.swift).
+public func simulate(
+    scenario: Scenario, seed: UInt64, threads: Int = 1, progress: (SimProgress) -> Void = { _ in }
+) -> SimulationResult {
     let world = World.build(scenario, seed: seed)
     let memo = SignatureMemo()
     var outcomes: [StrategyOutcome] = []
@@ -45,15 +48,18 @@ public func simulate(scenario: Scenario, seed: UInt64, progress: (SimProgress) -
             let strategy = SkwadGossipStrategy(config: config, memo: memo, seed: seed)
             if world.hostile.contains(true) {
                 let mixed = HostileStrategy(honest: strategy)
-                outcomes.append(runStrategy(mixed, world: world, memo: memo, index: i, of: kinds.count, progress: progress))
+                outcomes.append(
+                    runStrategy(mixed, world: world, memo: memo, index: i, of: kinds.count, threads: threads, progress: progress))
             } else {
-                outcomes.append(runStrategy(strategy, world: world, memo: memo, index: i, of: kinds.count, progress: progress))
+                outcomes.append(
+                    runStrategy(strategy, world: world, memo: memo, index: i, of: kinds.count, threads: threads, progress: progress))
             }
         } else {
             let strategy = BaselineStrategy(
                 kind: kind, roundMs: scenario.strategy.roundMs, phase: scenario.strategy.phase,
                 k: scenario.strategy.rumorK, seed: seed)
-            outcomes.append(runStrategy(strategy, world: world, memo: memo, index: i, of: kinds.count, progress: progress))
+            outcomes.append(
+                runStrategy(strategy, world: world, memo: memo, index: i, of: kinds.count, threads: threads, progress: progress))
         }
     }
     let n = Double(max(1, world.ops.count))
@@ -71,10 +77,11 @@ public func simulate(scenario: Scenario, seed: UInt64, progress: (SimProgress) -
 /// Runs one strategy (a baseline, or any engine adapted to `SimProtocol`) over a world.
 public func runStrategy<S: SimStrategy>(
     _ strategy: S, world: World, memo: SignatureMemo = SignatureMemo(),
-    index: Int = 0, of count: Int = 1,
+    index: Int = 0, of count: Int = 1, threads: Int = 1,
     progress: (SimProgress) -> Void = { _ in }
 ) -> StrategyOutcome {
     var sim = Simulator(world: world, strategy: strategy, memo: memo)
+    sim.threads = max(1, threads)
     let m = sim.run(strategyIndex: index, strategyCount: count, progress: progress)
     var report = strategyReport(strategy: strategy, metrics: m, replicas: sim.replicas, events: sim.events)
     if let mixed = sim.nodes as? [HostileMixedNode] {

@@ -70,4 +70,11 @@ public protocol SimStrategy {
     /// Rounds of this strategy, if it works in rounds (used to report rounds to full coverage).
     var roundMs: UInt64? { get }
     func makeNode(_ id: NodeID, world: World) -> Node
+    /// Its nodes share no mutable state (each changes only itself and its replica), so the
+    /// simulator may run several at once (ParallelWindow.swift). False unless said.
+    var independentNodes: Bool { get }
+}
+
+extension SimStrategy {
+    public var independentNodes: Bool { false }
 }

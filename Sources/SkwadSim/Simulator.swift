@@ -39,6 +39,9 @@ struct Simulator<S: SimStrategy> {
     var nowMs: UInt64 = 0
     /// Who sent the message being handled (-1 outside a message), for origin guessing.
     var sender = -1
+    /// Threads for the nodes' work (ParallelWindow.swift); 1: one event at a time. The
+    /// report is the same byte for byte either way.
+    var threads = 1
 
     init(world: World, strategy: S, memo: SignatureMemo) {
         self.world = world; self.strategy = strategy; self.memo = memo
@@ -80,8 +83,17 @@ struct Simulator<S: SimStrategy> {
             drain(n)
         }
 
-        while let entry = queue.pop() {
+        // The network's smallest delay: what a node does inside a window this long reaches no
+        // other node before it ends (ParallelWindow.swift).
+        let lookahead = UInt64(max(1, s.network.baseLatencyMs.rounded(.down)))
+        var pending: VirtualTimeQueue<SimEvent>.Entry?
+        while let entry = pending ?? queue.pop() {
+            pending = nil
             guard entry.time <= duration else { break }
+            if threads > 1 && strategy.independentNodes && Self.isNodeEvent(entry.payload.kind) {
+                pending = runWindow(first: entry, duration: duration, lookaheadMs: lookahead)
+                continue
+            }
             nowMs = entry.time
             let e = entry.payload
             events += 1
@@ -160,20 +172,7 @@ struct Simulator<S: SimStrategy> {
             i += 1
             switch d {
             case .send(let payload, let to, let bytes, let ops):
-                metrics.sent(from: n, bytes: bytes, ops: ops)
-                guard to >= 0, to < world.nodeCount, to != n else { continue }
-                switch net.transmit(from: n, to: to, bytes: bytes, nowMs: nowMs) {
-                case .lost: metrics.droppedLoss += 1
-                case .partitioned: metrics.droppedPartition += 1
-                case .arrives(let at):
-                    let slot: UInt32
-                    if let free = freeSlots.popLast() {
-                        slot = free; payloads[Int(slot)] = payload
-                    } else {
-                        slot = UInt32(payloads.count); payloads.append(payload)
-                    }
-                    queue.push(time: at, kind: .message, node: Int32(to), a: Int32(n), b: slot)
-                }
+                send(payload, from: n, to: to, bytes: bytes, ops: ops)
             case .deliver(let ref):
                 if sender >= 0 { metrics.sighted(node: n, ref: ref, sender: sender) }
                 deliver(ref, to: n)
@@ -189,6 +188,24 @@ struct Simulator<S: SimStrategy> {
         ctx.directives.removeAll(keepingCapacity: true)
     }
 
+    /// One datagram from `n`: counted, and queued for its arrival unless the network drops it.
+    mutating func send(_ payload: Payload, from n: Int, to: Int, bytes: Int, ops: Int) {
+        metrics.sent(from: n, bytes: bytes, ops: ops)
+        guard to >= 0, to < world.nodeCount, to != n else { return }
+        switch net.transmit(from: n, to: to, bytes: bytes, nowMs: nowMs) {
+        case .lost: metrics.droppedLoss += 1
+        case .partitioned: metrics.droppedPartition += 1
+        case .arrives(let at):
+            let slot: UInt32
+            if let free = freeSlots.popLast() {
+                slot = free; payloads[Int(slot)] = payload
+            } else {
+                slot = UInt32(payloads.count); payloads.append(payload)
+            }
+            queue.push(time: at, kind: .message, node: Int32(to), a: Int32(n), b: slot)
+        }
+    }
+
     /// Verifies (memoized) and admits an op a protocol handed over.
     mutating func deliver(_ ref: OpRef, to n: Int) {
         let o = world.ops[Int(ref)]
@@ -200,7 +217,12 @@ struct Simulator<S: SimStrategy> {
     }
 
     mutating func admit(_ op: SignedOp, ref: OpRef, at n: Int) {
-        switch replicas[n].admit(op, nowMs: wallMs) {
+        record(replicas[n].admit(op, nowMs: wallMs), ref: ref, at: n)
+    }
+
+    /// What the replica of `n` said to `ref`, in the metrics.
+    mutating func record(_ outcome: AdmitOutcome, ref: OpRef, at n: Int) {
+        switch outcome {
         case .admitted(let list):
             metrics.hold(node: n, ref: ref, nowMs: nowMs)
             for extra in list.dropFirst() {

@@ -27,6 +27,7 @@ public struct SkwadGossipStrategy: SimStrategy {
 
     public var name: String { "skwad" }
     public var roundMs: UInt64? { nil }
+    public var independentNodes: Bool { true }
 
     public func makeNode(_ id: NodeID, world: World) -> SkwadGossipNode {
         var rng = SimRandom.stream(seed, 200, UInt64(id))

@@ -18,6 +18,7 @@ struct Simulate: ParsableCommand {
         help: ArgumentHelp("Override a scenario key, e.g. --set network.loss=0.3 (repeatable).", valueName: "KEY=VALUE"))
     var overrides: [String] = []
     @Flag(help: "No progress bar.") var quiet = false
+    @Option(help: "Threads that run the simulated nodes (the report is the same byte for byte).") var threads = 1
 
     func run() throws {
         let text: String
@@ -25,11 +26,12 @@ struct Simulate: ParsableCommand {
             throw ValidationError("cannot read \(file): \((error as NSError).localizedDescription)")
         }
         if let nodes, nodes < 1 { throw ValidationError("--nodes must be at least 1") }
+        guard (1...64).contains(threads) else { throw ValidationError("--threads must be 1 to 64") }
         let scenario = try Scenario.load(tomlText: text, overrides: overrides + (nodes.map { ["nodes.count=\($0)"] } ?? []))
         let bar = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) != 0)
         let clock = ContinuousClock()
         let started = clock.now
-        let result = simulate(scenario: scenario, seed: seed) { bar.update($0) }
+        let result = simulate(scenario: scenario, seed: seed, threads: threads) { bar.update($0) }
         let elapsed = clock.now - started
         bar.finish()
 

@@ -28,3 +28,27 @@ import Testing
         #expect(r.signatureChecksMemoized > 0)
     }
 }
+
+/// The simulator on two threads (ParallelWindow.swift) gives the report, time series and
+/// final replicas of one thread, byte for byte: Skwad's engine and the baselines, under loss,
+/// churn and a partition (events that end a window), and the signature counts too.
+@Suite struct ParallelWindowTests {
+    @Test func twoThreadsGiveTheBytesOfOne() throws {
+        let text = smallCampus + "\n[[partition]]\nstart_ms = 3000\nheal_ms = 9000\nby = \"random\"\n"
+        for strategies in ["[\"skwad\"]", "[\"push-pull\", \"rumor-feedback-coin\"]"] {
+            let s = try scenario(
+                text,
+                [
+                    "strategy.strategies=\(strategies)", "duration_ms=20000", "network.loss=0.05", "churn.fraction=0.2",
+                    "churn.end_ms=15000"
+                ])
+            let one = simulate(scenario: s, seed: 21, threads: 1), two = simulate(scenario: s, seed: 21, threads: 2)
+            #expect(one.report.json() == two.report.json(), "\(strategies)")
+            #expect(one.csv() == two.csv())
+            #expect(one.report.runs.allSatisfy { $0.events > 1_000 })
+            for (a, b) in zip(one.outcomes, two.outcomes) {
+                #expect(a.replicas.map(\.allOps.count) == b.replicas.map(\.allOps.count))
+            }
+        }
+    }
+}

@@ -71,6 +71,15 @@ public struct VirtualTimeQueue<Payload> {
         }
     }
 
+    /// Takes the sequence number the next `push` would get, for an entry its caller keeps
+    /// outside the queue (the simulator's parallel window orders such entries with the
+    /// queue's as if they had been pushed).
+    @inlinable
+    public mutating func reserveSeq() -> UInt64 {
+        defer { nextSeq &+= 1 }
+        return nextSeq
+    }
+
     @inlinable
     public mutating func pop() -> Entry? {
         while true {
@@ -114,6 +123,8 @@ public struct TimeHeap<Payload> {
 
     @inlinable public var count: Int { heap.count }
     @inlinable public var peekTime: UInt64? { heap.first?.time }
+    /// The entry `pop` would return next.
+    @inlinable public var peek: Entry? { heap.first }
 
     @inlinable public mutating func reserve(_ n: Int) { heap.reserveCapacity(n) }
 

@@ -20,6 +20,7 @@ public struct BaselineStrategy: SimStrategy {
 
     public var name: String { kind.description }
     public var roundMs: UInt64? { round }
+    public var independentNodes: Bool { true }
 
     public func makeNode(_ id: NodeID, world: World) -> BaselineNode {
         BaselineNode(
