@@ -21,9 +21,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0")
     ],
     targets: [
-        // C shims for system libraries (Debian: libsodium-dev, libedit-dev).
+        // C shims for system libraries (Debian: libsodium-dev, libedit-dev; CPicture below).
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
+        // Picture decoders for thumbnails (Debian: libpng-dev, libturbojpeg0-dev, libwebp-dev).
+        .systemLibrary(name: "CPicture", providers: [.apt(["libpng-dev", "libturbojpeg0-dev", "libwebp-dev"])]),
 
         // Pure core: no I/O, no clock.
         .target(name: "SkwadCrypto", dependencies: ["CSodium"]),
@@ -76,7 +78,7 @@ let package = Package(
                 "SkwadGossip", "SkwadReplica", "SkwadLab",
                 .product(name: "TOMLKit", package: "TOMLKit")
             ]),
-        .target(name: "SkwadREPL", dependencies: ["SkwadNode", "CEdit"]),
+        .target(name: "SkwadREPL", dependencies: ["SkwadNode", "CEdit", "CPicture"]),
         // Test fixtures only (op factory, manual clock, timeouts, a wire peer on a loopback
         // socket); re-exports SkwadLab. Never linked by the `skwad` product.
         .target(name: "SkwadTestKit", dependencies: ["SkwadReplica", "SkwadGossip", "SkwadLab"]),

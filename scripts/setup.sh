@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure the system libraries Skwad links against are present (Debian names:
-# libsodium-dev, libedit-dev, pkg-config; nftables when root). Installs them when run as root; otherwise
+# libsodium-dev, libedit-dev, libpng-dev, libturbojpeg0-dev, libwebp-dev, pkg-config; nftables when root). Installs them when run as root; otherwise
 # says in one line what to install. Idempotent and quiet when all is there.
 set -euo pipefail
 missing=()
@@ -8,8 +8,11 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists libsodium 2>/dev/null || missing+=(libsodium-dev)
   pkg-config --exists libedit 2>/dev/null || missing+=(libedit-dev)
+  pkg-config --exists libpng 2>/dev/null || missing+=(libpng-dev)
+  pkg-config --exists libturbojpeg 2>/dev/null || missing+=(libturbojpeg0-dev)
+  pkg-config --exists libwebp 2>/dev/null || missing+=(libwebp-dev)
 else
-  missing+=(libsodium-dev libedit-dev)
+  missing+=(libsodium-dev libedit-dev libpng-dev libturbojpeg0-dev libwebp-dev)
 fi
 # nftables: the NAT routers of scripts/testbed.sh (root tests only); installed when root,
 # never required otherwise.

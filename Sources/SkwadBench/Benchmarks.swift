@@ -51,6 +51,18 @@ public enum Benchmarks {
         ).run()
     }
 
+    /// A picture of `width` × `height` (a PNG: 200 KB at 256 × 260) from node 0 to every node
+    /// of `nodes` processes, `runs` times (PictureBenchmark.swift); `binary` nil: this one.
+    public static func pictures(
+        nodes: Int, runs: Int, width: Int, height: Int, herdTimeout: Double, packTimeout: Double, fetchTimeout: Double, idle: Double,
+        binary: String?
+    ) async -> String {
+        await PictureBenchmark(
+            count: nodes, runs: runs, width: width, height: height, herdTimeout: herdTimeout, packTimeout: packTimeout,
+            fetchTimeout: fetchTimeout, idleSeconds: idle, binary: binary ?? ProcessBenchmark.selfBinary()
+        ).run()
+    }
+
     /// A benchmark that could not finish, as its one JSON object.
     public static func failure(bench: String, reason: String) -> String { BenchFailure.json(bench: bench, reason: reason) }
 }

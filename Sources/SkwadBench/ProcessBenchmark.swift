@@ -163,7 +163,7 @@ struct ProcessBenchmark {
         return nil
     }
 
-    private func start(_ i: Int, seeds: [String], dir: String, children: ChildRegistry) throws -> ChildNode {
+    func start(_ i: Int, seeds: [String], dir: String, children: ChildRegistry) throws -> ChildNode {
         // All within 200 m: up to ±60 m north and east of one point.
         let lat = 40.4433 + Double((i * 37) % 11 - 5) * 0.0001
         let lon = -79.9436 + Double((i * 53) % 11 - 5) * 0.00013
@@ -180,7 +180,7 @@ struct ProcessBenchmark {
     }
 
     /// Every node holds min(4, N-1) active links and the active overlay is connected.
-    private func herdJoined(_ nodes: [ChildNode], _ addresses: [String]) async -> Bool {
+    func herdJoined(_ nodes: [ChildNode], _ addresses: [String]) async -> Bool {
         var graph: [String: [String]] = [:]
         for (n, me) in zip(nodes, addresses) {
             guard let peers = await n.request("peers", timeout: 10)?["peers"] as? [[String: Any]] else { return false }
@@ -205,7 +205,7 @@ struct ProcessBenchmark {
     }
 
     /// Bytes each node sent, counted at the IP level (28 bytes of IPv4+UDP header a datagram).
-    private func snapshot(_ nodes: [ChildNode]) async throws -> [Traffic] {
+    func snapshot(_ nodes: [ChildNode]) async throws -> [Traffic] {
         var out: [Traffic] = []
         for n in nodes {
             guard let stats = await n.request("stats", timeout: 10)?["stats"] as? [String: Any],

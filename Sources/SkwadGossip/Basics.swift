@@ -36,6 +36,13 @@ public enum GossipDirective: Sendable, Equatable {
     case scheduleTick(afterMs: UInt64)
     case peerUp(PeerAddress)
     case peerDown(PeerAddress)
+    /// A peer wants these blocks of a picture (PROTOCOL §10b): the shell answers with
+    /// `answerBlocks` for the blocks it holds, naming the picture's pack.
+    case blocksWanted(root: [UInt8], indexes: [Int], peer: PeerAddress)
+    /// A block of a picture being fetched, checked against its manifest: the shell keeps it.
+    case blockReceived(root: [UInt8], pack: PackID, index: Int, data: [UInt8])
+    /// Every block of a picture is here.
+    case pictureComplete(root: [UInt8], pack: PackID)
 }
 
 /// SplitMix64: the engine's injected random source (seeded from secure randomness by a

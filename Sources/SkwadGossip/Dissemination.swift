@@ -149,7 +149,12 @@ extension GossipEngine {
         let arrival = op.body.packID == nil || !replica.hasPack(op.packID) ? Arrival(source: from.netgroup, here: info.place) : nil
         switch replica.admit(op, nowMs: nowMs, arrival: arrival) {
         case .admitted(let list):
-            for a in list { stats.opsAdmitted += 1; somethingNew(a, own: false, nowMs: nowMs); out.append(.admitted(a)) }
+            for a in list {
+                stats.opsAdmitted += 1
+                somethingNew(a, own: false, nowMs: nowMs)
+                notePictureOrigin(a, from: from, nowMs: nowMs)
+                out.append(.admitted(a))
+            }
             return (list, nil)
         case .duplicate:
             stats.opsDuplicate += 1

@@ -40,6 +40,9 @@ public struct GossipEngine: Sendable {
     var introductions = IntroductionState()
     /// Bytes we relay for members (Relay.swift).
     var relay = RelayState()
+    /// Pictures being fetched, who sent their posts, answer budgets (Pictures.swift, §10b).
+    var pictures = PictureFetches()
+    public internal(set) var pictureStats = PictureStats()
 
     /// Our own address as others reach us, so we never add ourselves to a view.
     public var selfAddress: PeerAddress? {
@@ -159,6 +162,7 @@ public struct GossipEngine: Sendable {
         stemFailsafe(nowMs: nowMs, replica: replica, into: &out)
         detectFailures(nowMs: nowMs, into: &out)
         fillActiveView(nowMs: nowMs, into: &out)
+        pumpPictures(nowMs: nowMs, replica: replica, into: &out)
         for round in Round.allCases {
             prepare(round, nowMs: nowMs, replica: replica, into: &out)
             if rounds[round].fire(nowMs: nowMs) { run(round, nowMs: nowMs, replica: &replica, into: &out) }
@@ -246,7 +250,7 @@ public struct GossipEngine: Sendable {
     /// graft, handshakes and a neighbour request under way.
     var busy: Bool {
         spread.plumtree.hasPromptWork || !spread.newLinks.isEmpty || !spread.stem.embargo.isEmpty
-            || channels.handshakesUnderWay || membership.pendingNeighbor != nil
+            || channels.handshakesUnderWay || membership.pendingNeighbor != nil || pictures.busy
     }
 
     /// Asks the shell for a tick `afterMs` from now unless one is due sooner.

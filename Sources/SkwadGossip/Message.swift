@@ -43,6 +43,11 @@ enum Message: Sendable, Equatable {
     case relay(to: PeerAddress, frame: [UInt8])
     /// `frame` from member `from`, passed on by the sender.
     case relayed(from: PeerAddress, frame: [UInt8])
+    // Pictures (§10b).
+    /// Blocks of the picture with manifest root `root` (32 bytes), at most 8 indexes.
+    case blockWant(root: [UInt8], indexes: [Int])
+    /// One block; empty `data`: the sender does not hold it.
+    case block(root: [UInt8], index: Int, data: [UInt8])
 
     /// Does the receiver always answer it (when it holds our session)? Only these start a
     /// session's silence clock (§8): a reply, a push or a notice that gets no answer proves
@@ -85,6 +90,8 @@ enum Message: Sendable, Equatable {
         case .observed: .observed
         case .relay: .relay
         case .relayed: .relayed
+        case .blockWant: .blockWant
+        case .block: .block
         }
     }
 }
@@ -93,7 +100,7 @@ enum Message: Sendable, Equatable {
 /// key); `raw`: a protobuf message sent as it is (tests' hostile peers).
 enum MessageKind: Int, CaseIterable, Sendable {
     case join, forwardJoin, neighbor, neighborReply, disconnect, shuffle, shuffleReply, ping, ack, pingReq, indirectAck, interest, vicinity,
-        ops, ihave, want, prune, stem, reconcile, findPack, introduce, observed, relay, relayed, raw
+        ops, ihave, want, prune, stem, reconcile, findPack, blockWant, block, introduce, observed, relay, relayed, raw
 
     var name: String {
         switch self {
@@ -121,6 +128,8 @@ enum MessageKind: Int, CaseIterable, Sendable {
         case .observed: "observed"
         case .relay: "relay"
         case .relayed: "relayed"
+        case .blockWant: "block_want"
+        case .block: "block"
         case .raw: "raw"
         }
     }

@@ -49,6 +49,14 @@ public enum WireForge {
     public static func ihave(_ ids: [[UInt8]]) -> [UInt8] { message(13, ids.flatMap { field(1, bytes: $0) }) }
     public static func interest(cell: String) -> [UInt8] { message(17, nodeInfo(cell: cell)) }
     public static func stem(_ envelope: [UInt8]) -> [UInt8] { message(20, field(1, bytes: envelope)) }
+    /// `BlockWant{root, indexes}` (packed or not, any count: what the wire may carry).
+    public static func blockWant(root: [UInt8], indexes: [UInt64]) -> [UInt8] {
+        message(21, field(1, bytes: root) + indexes.flatMap { field(2, varint: $0) })
+    }
+    /// `Block{root, index, data}`.
+    public static func block(root: [UInt8], index: UInt64, data: [UInt8]) -> [UInt8] {
+        message(22, field(1, bytes: root) + field(2, varint: index) + field(3, bytes: data))
+    }
 
     // MARK: reading
 

@@ -28,6 +28,10 @@ extension OpBody {
             m.createPack = x
         case .post(let p):
             var x = Skwad_V1_Post(); x.title = p.title; x.body = p.body; x.tags = p.tags; x.ask = p.ask
+            if let r = p.picture {
+                var w = Skwad_V1_Picture(); w.root = Data(r.root); w.size = r.size; w.type = r.type; w.chunks = r.chunks
+                x.picture = w
+            }
             m.post = x
         case .comment(let c):
             var x = Skwad_V1_Comment(); x.post = Data(c.post.bytes); x.body = c.body
@@ -122,7 +126,10 @@ extension OpBody {
                     inviteOnly: x.inviteOnly, sealedMeta: [UInt8](x.sealedMeta)))
         case .post(let x)?:
             packID = try Self.id(m.packID, "pack id")
-            kind = .post(Post(title: x.title, body: x.body, tags: x.tags, ask: x.ask))
+            let picture =
+                x.hasPicture
+                ? PictureRef(root: [UInt8](x.picture.root), size: x.picture.size, type: x.picture.type, chunks: x.picture.chunks) : nil
+            kind = .post(Post(title: x.title, body: x.body, tags: x.tags, ask: x.ask, picture: picture))
         case .comment(let x)?:
             packID = try Self.id(m.packID, "pack id")
             kind = .comment(

@@ -108,8 +108,10 @@ public struct Post: Hashable, Sendable {
     /// An ask for captions (CapGrab, PROTOCOL §5 "Captions"): its comments are captions, shown
     /// by score, and its author may `Pick` one.
     public var ask: Bool
-    public init(title: String, body: String, tags: [String] = [], ask: Bool = false) {
-        self.title = title; self.body = body; self.tags = tags; self.ask = ask
+    /// A picture, by content address (PROTOCOL §5 "Pictures"); nil: none.
+    public var picture: PictureRef?
+    public init(title: String, body: String, tags: [String] = [], ask: Bool = false, picture: PictureRef? = nil) {
+        self.title = title; self.body = body; self.tags = tags; self.ask = ask; self.picture = picture
     }
 }
 

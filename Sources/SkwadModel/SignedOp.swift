@@ -98,6 +98,7 @@ public enum Validation {
         case .post(let p):
             guard !p.title.trimmingWhitespace().isEmpty else { throw ModelError.invalid("post title is empty") }
             try text(p.title, Limits.maxTitle, "title"); try text(p.body, Limits.maxBody, "body"); try tags(p.tags)
+            try p.picture?.check()
         case .comment(let c):
             guard !c.body.trimmingWhitespace().isEmpty else { throw ModelError.invalid("comment is empty") }
             try text(c.body, Limits.maxBody, "comment")

@@ -290,7 +290,10 @@ public actor Node {
         let updated = replica.takeUpdatedTombstones()
         if !updated.isEmpty { do { try store.bury(updated) } catch { stats.storeErrors += 1 } }
         guard !stones.isEmpty else { return }
-        for t in stones { joined[t.pack] = nil; stamps[t.pack] = nil; keys[t.pack] = nil; clocks.remove(t.pack) }
+        for t in stones {
+            joined[t.pack] = nil; stamps[t.pack] = nil; keys[t.pack] = nil; clocks.remove(t.pack)
+            network?.engine.cancelPictures(pack: t.pack)
+        }
         stats.packsPurged += stones.count
         // On failure the rows stay; the next start reloads and purges them again.
         do { try store.bury(stones) } catch { stats.storeErrors += 1 }

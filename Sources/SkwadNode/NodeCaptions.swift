@@ -5,12 +5,13 @@ import SkwadReplica
 /// shown by score; its author picks one.
 extension Node {
     /// Asks a pack for captions: a post marked as an ask (joining the pack if needed).
-    public func ask(pack ref: String, prompt: String, body: String = "", tags: [String] = []) throws -> OpID {
+    public func ask(pack ref: String, prompt: String, body: String = "", tags: [String] = [], image: [UInt8]? = nil) throws -> OpID {
         purgeIfDue()
         let p = try resolvePack(ref)
         try Self.fits(prompt, Limits.maxTitle, "prompt")
         try Self.fits(body, Limits.maxBody, "body")
-        var (op, changes) = try sign(.post(Post(title: prompt, body: body, tags: tags, ask: true)), in: p.id)
+        let picture = try image.map { try preparePicture($0, pack: p.id) }
+        var (op, changes) = try sign(.post(Post(title: prompt, body: body, tags: tags, ask: true, picture: picture)), in: p.id)
         if joined[p.id] == nil { changes.append(.joined(p.id, true, atMs: now())) }
         try commit(op, with: changes)
         return op.id

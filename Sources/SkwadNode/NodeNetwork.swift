@@ -187,6 +187,7 @@ extension Node {
                 }
             case .peerUp(let p): eventSink?(.peerJoined(p.value))
             case .peerDown(let p): eventSink?(.peerLeft(p.value))
+            case .blocksWanted, .blockReceived, .pictureComplete: carryOutPicture(d)
             }
         }
         if !admitted.isEmpty { persistRemote(admitted, nowMs: now()) }
@@ -206,7 +207,7 @@ extension Node {
 
     public func networkStats() -> [(String, Int)] {
         guard let n = network else { return [] }
-        return n.engine.stats.pairs + [
+        return n.engine.stats.pairs + n.engine.pictureStats.pairs + [
             ("drop.inboundFull", n.transport.inboundFull), ("transport.rebinds", n.rebinds), ("sessions", n.engine.sessionCount),
             ("limits.addresses", n.engine.addressLimitCount), ("reach.reflexive_witnesses", n.engine.reflexiveWitnesses)
         ] + lanStats

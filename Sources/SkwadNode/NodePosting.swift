@@ -6,12 +6,15 @@ extension Node {
     /// Posts in a pack under this node's pseudonym there (joining the pack if needed).
     /// Returns once the op is committed. `here`: the post carries your cell (FireUp's place on
     /// a post; `feed --within` and `show` use it).
-    public func post(pack ref: String, title: String, body: String, tags: [String], here: Bool = false) throws -> OpID {
+    public func post(
+        pack ref: String, title: String, body: String, tags: [String], here: Bool = false, image: [UInt8]? = nil
+    ) throws -> OpID {
         purgeIfDue()
         let p = try resolvePack(ref)
         try Self.fits(title, Limits.maxTitle, "title")
         try Self.fits(body, Limits.maxBody, "body")
-        var (op, changes) = try sign(.post(Post(title: title, body: body, tags: tags)), in: p.id, here: here)
+        let picture = try image.map { try preparePicture($0, pack: p.id) }
+        var (op, changes) = try sign(.post(Post(title: title, body: body, tags: tags, picture: picture)), in: p.id, here: here)
         if joined[p.id] == nil { changes.append(.joined(p.id, true, atMs: now())) }
         try commit(op, with: changes)
         return op.id

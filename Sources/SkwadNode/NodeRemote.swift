@@ -24,6 +24,7 @@ extension Node {
             for e in events(for: ops, nowMs: nowMs) + letters.events + followedArrivals(ops, nowMs: nowMs) { sink(e) }
         }
         sendReceipts(letters.receipts)
+        fetchPictures(of: ops, nowMs: nowMs)
         return failure
     }
 

@@ -10,11 +10,12 @@ public enum Command: Equatable, Sendable {
     case packs(sort: PackSort, tag: String?)
     case join(String)
     case leave(String)
-    case post(pack: String, title: String, body: String, tags: [String], here: Bool = false)
+    case post(pack: String, title: String, body: String, tags: [String], here: Bool = false, image: String? = nil)
     case comment(target: String, text: String)
     case vote(target: String, value: Int32)
     case feed(pack: String?, sort: FeedSort, limit: Int, tag: String? = nil, within: Double? = nil)
-    case show(String)
+    /// `images`: a thumbnail of the post's picture on a terminal (`--no-images`: none).
+    case show(String, images: Bool = true)
     case delete(String)
     case den
     case peers
@@ -61,7 +62,7 @@ public let commandHelp: [(name: String, usage: String, summary: String)] =
         ),
         ("leave", "leave PACK", "leave a pack"),
         (
-            "post", "post PACK \"TITLE\" \"BODY\" [--tags a,b] [--named] [--here]",
+            "post", "post PACK \"TITLE\" \"BODY\" [--tags a,b] [--named] [--here] [--image FILE]",
             "post anonymously in a pack; title up to \(Limits.maxTitle) characters, body up to \(Limits.maxBody) "
                 + "(letters beyond plain ASCII count 2, emoji 4); --named: under your display name there"
         ),
@@ -73,7 +74,7 @@ public let commandHelp: [(name: String, usage: String, summary: String)] =
             "feed", "feed [PACK] [--sort new|top] [--limit N] [--tag T] [--within METRES] | feed --following",
             "posts of your packs (or of one pack); --tag keeps posts with that tag; --within keeps posts of any pack that near you; --following: posts of the pseudonyms you follow"
         ),
-        ("show", "show POST", "a post with its comments"),
+        ("show", "show POST [--no-images]", "a post with its comments; on a terminal, a thumbnail of its picture (--no-images: none)"),
         ("delete", "delete ID", "delete your post or comment, or a pack you are the Alpha of"),
         ("den", "den", "your packs, posts, comments and upvotes received"),
         ("peers", "peers", "neighbours this node gossips with"),
@@ -127,14 +128,15 @@ extension Command {
         case "post":
             let pack = try args.positional("PACK"), title = try args.positional("\"TITLE\""), body = try args.positional("\"BODY\"")
             let named = args.flag("--named"), here = args.flag("--here")
-            let tags = try args.list("--tags")
+            let tags = try args.list("--tags"), image = try args.value("--image")
             if named && here {
                 throw CommandError("--named and --here do not go together (a display name with your place would say who you are)")
             }
+            if named && image != nil { throw CommandError("--named does not take --image yet: post the picture without a display name") }
             cmd =
                 named
                 ? .conversation(.namedPost(pack: pack, title: title, body: body, tags: tags))
-                : .post(pack: pack, title: title, body: body, tags: tags, here: here)
+                : .post(pack: pack, title: title, body: body, tags: tags, here: here, image: image)
         case "comment", "reply":
             cmd = .comment(target: try args.positional("ID"), text: try args.positional("\"TEXT\""))
         case "up": cmd = .vote(target: try args.positional("ID"), value: 1)
@@ -152,7 +154,9 @@ extension Command {
             let tag = try args.value("--tag"), within = try args.double("--within")
             if let within, within <= 0 { throw CommandError("--within must be a distance in metres above 0") }
             cmd = .feed(pack: args.optionalPositional(), sort: sort, limit: limit, tag: tag, within: within)
-        case "show": cmd = .show(try args.positional("POST"))
+        case "show":
+            let ref = try args.positional("POST")
+            cmd = .show(ref, images: !args.flag("--no-images"))
         case "delete", "rm": cmd = .delete(try args.positional("ID"))
         case "den": cmd = .den
         case "peers": cmd = .peers

@@ -18,7 +18,7 @@ enum Completion {
     ]
     static let opVerbs: Set<String> = [
         "comment", "reply", "up", "down", "unvote", "show", "delete", "rm", "hide", "unhide",
-        "report", "edit"
+        "report", "edit", "open"
     ]
     static let authorVerbs: Set<String> = ["block", "unblock"]
 

@@ -26,8 +26,9 @@ public struct Executor: Sendable {
         case .leave(let ref):
             let p = try await node.leave(ref)
             return .done("left \(p.name)", id: p.id)
-        case let .post(pack, title, body, tags, here):
-            let id = try await node.post(pack: pack, title: title, body: body, tags: tags, here: here)
+        case let .post(pack, title, body, tags, here, image):
+            let bytes = try image.map { try PictureFile.read($0) }
+            let id = try await node.post(pack: pack, title: title, body: body, tags: tags, here: here, image: bytes)
             return .done("posted \(id.short(await node.displayIDLength()))", id: id)
         case let .comment(target, text):
             let id = try await node.comment(on: target, text: text)
@@ -42,7 +43,10 @@ public struct Executor: Sendable {
         case let .search(text, pack, limit): return .search(try await node.search(text, pack: pack, limit: limit))
         case .inbox: return .inbox(try await node.inbox())
         case let .map(radius, json): return .map(try await MapView.around(node, radius: radius), json: json)
-        case .show(let ref): return .thread(try await node.show(ref))
+        case let .show(ref, images):
+            let t = try await node.show(ref)
+            let bytes = images && t.post.picture != nil ? await node.pictureBytesShown(t.post.id) : nil
+            return .thread(t, thumbnail: bytes.flatMap(PictureThumbnail.decode).map { PictureThumbnail.halfBlocks($0) } ?? [])
         case .delete(let ref):
             let id = try await node.delete(ref)
             return .done("deleted \(ref)", id: id)

@@ -98,11 +98,16 @@ public struct Renderer: Sendable {
                     : "no posts: join a pack (packs, join PACK) or post one"
             }
             return posts.map(postLine).joined(separator: "\n")
-        case .thread(let t):
+        case .thread(let t, let thumbnail):
             var lines = [postLine(t.post)]
             if !t.post.body.isEmpty { lines.append("    " + SafeText.block(t.post.body, indent: "    ")) }
             if !t.post.tags.isEmpty { lines.append("    tags: " + SafeText.line(t.post.tags.joined(separator: ", "))) }
             if let d = placeDistance(t.post) { lines.append("    posted about \(Self.distance(d)) from you") }
+            if let pic = t.post.picture, t.post.hidden == nil {
+                let type = pic.pictureType?.name ?? "picture"
+                lines.append("    picture: \(type), \(Wording.bytes(Int(pic.size))) (open \(id(t.post.id)) writes it to a file)")
+                if mode == .terminal { lines += thumbnail }
+            }
             if let h = t.post.hidden { lines.append("    (hidden: \(h == .moderated ? "by a moderator" : "score too low"))") }
             for c in t.comments {
                 let pad = String(repeating: "  ", count: c.depth + 2)
@@ -186,10 +191,18 @@ public struct Renderer: Sendable {
         return here.distance(to: c.center)
     }
 
+    /// A post's picture in JSON: its root, type and size (`open` writes it to a file).
+    func pictureJSON(_ ref: PictureRef?) -> JSON {
+        guard let ref else { return .null }
+        return .object([
+            ("root", .string(Hex.encode(ref.root))), ("type", .string(ref.pictureType?.name ?? "")), ("size", .int(Int(ref.size)))
+        ])
+    }
+
     func postLine(_ p: PostView) -> String {
         let noun = p.isAsk ? "caption" : "comment"
         let comments = p.commentCount == 1 ? "1 \(noun)" : "\(p.commentCount) \(noun)s"
-        let ask = p.isAsk ? "[ask] " : ""
+        let ask = (p.isAsk ? "[ask] " : "") + (p.picture != nil && p.hidden == nil ? "[picture] " : "")
         return
             "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(label(p.pack, p.packName)), pack: p.pack))  \(who(p.author, p.role))\(named(p.displayName))  \(dim(time(p.hlc)))  \(ask)\(SafeText.line(p.title))\(p.edited ? " (edited)" : "")  \(dim("(\(comments))"))"
     }
@@ -214,7 +227,7 @@ public struct Renderer: Sendable {
         case .created(let p): kv += [("id", .string(p.id.hex)), ("pack", pack(p, joined: true))]
         case .packs(let list): kv.append(("packs", .array(list.map { pack($0.pack, joined: $0.joined) })))
         case .feed(let posts): kv.append(("posts", .array(posts.map(post))))
-        case .thread(let t): kv += [("post", post(t.post)), ("comments", .array(t.comments.map(comment)))]
+        case .thread(let t, _): kv += [("post", post(t.post)), ("comments", .array(t.comments.map(comment)))]
         case .den(let d):
             kv += [
                 ("packs", .array(d.view.packs.map { pack($0, joined: true) })), ("joined", .array(d.joined.map { .string($0.id.hex) })),
@@ -287,7 +300,8 @@ public struct Renderer: Sendable {
             ("hidden", p.hidden.map { .string($0.rawValue) } ?? .null), ("edited", .bool(p.edited)),
             ("displayName", p.displayName.map { .string($0) } ?? .null), ("ask", .bool(p.isAsk)),
             ("place", p.place.map { .string($0) } ?? .null), ("placeDistance", placeDistance(p).map { .double($0) } ?? .null),
-            ("picked", p.picked.map { .string($0.hex) } ?? .null)
+            ("picked", p.picked.map { .string($0.hex) } ?? .null),
+            ("picture", pictureJSON(p.picture))
         ])
     }
 

@@ -8,7 +8,8 @@ public enum Reply: Sendable {
     case created(PackSummary)
     case packs([Node.PackListing])
     case feed([PostView])
-    case thread(ThreadView)
+    /// `thumbnail`: half-block lines of its picture (drawn on a terminal only).
+    case thread(ThreadView, thumbnail: [String] = [])
     case den(Node.Den)
     case whoami(Node.WhoAmI)
     case help(String)

@@ -1,6 +1,15 @@
+import Foundation
+
 /// Small text rules of the REPL's wording: plurals, line wrapping, and how much of the
 /// user's input an error may quote.
 enum Wording {
+    /// A size for people: "900 bytes", "195 KB", "1.0 MB" (1 KB = 1024 bytes).
+    static func bytes(_ n: Int) -> String {
+        if n < 1024 { return "\(n) bytes" }
+        if n < 1024 * 1024 { return "\((n + 512) / 1024) KB" }
+        return String(format: "%.1f MB", Double(n) / 1_048_576)
+    }
+
     /// Input quoted in an error: at most this many characters.
     static let maxQuoted = 80
     /// An error line: at most this many characters (quotes clipped first).

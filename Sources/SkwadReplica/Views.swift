@@ -58,6 +58,8 @@ public struct PostView: Sendable, Equatable {
     /// The place its author gave it (`post --here`): its location claim in a pack that is not
     /// locked (a locked pack's claim only proves "inside", at whatever precision does).
     public var place: String? = nil
+    /// The picture it carries (PROTOCOL §5 "Pictures"), by content address; `open` shows it.
+    public var picture: PictureRef? = nil
 }
 
 public struct CommentView: Sendable, Equatable {
@@ -185,7 +187,7 @@ extension Replica {
             upvotes: t.up, downvotes: t.down, commentCount: visibleCommentCount(op.id, pack: pack),
             hidden: hiddenReason(op.id, score: t.score, pack: pack), edited: e != nil,
             displayName: pack.profiles[op.author]?.value.name, isAsk: p.ask, picked: p.ask ? pick(of: op, pack: pack) : nil,
-            place: pack.locked ? nil : op.body.location)
+            place: pack.locked ? nil : op.body.location, picture: p.picture)
     }
 
     /// The caption the author of `ask` picked (PROTOCOL §5, "Captions"): its own last `Pick`

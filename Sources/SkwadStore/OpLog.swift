@@ -79,6 +79,7 @@ extension Store {
                     try db.execute(sql: "DELETE FROM removedMember WHERE pack = ?", arguments: [Data(t.pack.bytes)])
                     try SearchIndex.forget(pack: t.pack, in: db)
                     try PlaceSearch.forget(pack: t.pack, in: db)
+                    try Store.forgetPictures(pack: t.pack, in: db)
                 }
             }
         } catch { throw StoreError("cannot record tombstones", error) }

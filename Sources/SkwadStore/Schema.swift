@@ -95,6 +95,7 @@ enum Schema {
         registerPlaceMigrations(&m)
         Store.registerConversationTables(&m)
         Store.registerPrivatePackTables(&m)
+        registerPictureMigrations(&m)
         return m
     }
 }

@@ -6,7 +6,8 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks; each prints one JSON object.",
         subcommands: [
-            BenchIngest.self, BenchGossip.self, BenchIdentity.self, BenchProcs.self, BenchHostile.self, BenchPlaces.self, BenchLan.self
+            BenchIngest.self, BenchGossip.self, BenchIdentity.self, BenchProcs.self, BenchHostile.self, BenchPlaces.self, BenchLan.self,
+            BenchPictures.self
         ])
 }
 
@@ -165,5 +166,33 @@ struct BenchProcs: AsyncParsableCommand {
                 nodes: nodes, idle: idle, posts: posts, gapMs: gapMs, bodyBytes: bodyBytes,
                 herdTimeout: herdTimeout, packTimeout: packTimeout, settle: settle,
                 deadPeerTimeout: deadPeerTimeout, binary: binary, hosts: hosts, dms: dms))
+    }
+}
+
+struct BenchPictures: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pictures",
+        abstract:
+            "N `skwad --json` processes: ms until a picture (≈ 200 KB) posted on node 0 is whole on every node, and bytes sent per node ÷ picture size."
+    )
+
+    @Option(help: "Processes (nodes).") var nodes = 20
+    @Option(help: "Pictures posted, one run each; the medians are reported.") var runs = 5
+    @Option(help: "Picture width in pixels (a PNG of random RGB pixels).") var width = 256
+    @Option(help: "Picture height in pixels (256 × 260 ≈ 200 KB).") var height = 260
+    @Option(help: "Seconds allowed for the herd join.") var herdTimeout = 60.0
+    @Option(help: "Seconds allowed for every node to get the pack.") var packTimeout = 30.0
+    @Option(help: "Seconds allowed for a picture to reach every node.") var fetchTimeout = 60.0
+    @Option(help: "Idle window measured before the pictures (its traffic is subtracted), seconds.") var idle = 5.0
+    @Option(help: "The skwad binary to start (default: this one).") var binary: String?
+
+    func run() async throws {
+        guard nodes >= 2, runs >= 1, width >= 1, height >= 1, idle > 0 else {
+            throw ValidationError("need at least 2 nodes, 1 run, a picture of at least 1 × 1 and a positive idle window")
+        }
+        print(
+            await Benchmarks.pictures(
+                nodes: nodes, runs: runs, width: width, height: height, herdTimeout: herdTimeout, packTimeout: packTimeout,
+                fetchTimeout: fetchTimeout, idle: idle, binary: binary))
     }
 }

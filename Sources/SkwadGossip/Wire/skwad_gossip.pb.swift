@@ -596,6 +596,38 @@ nonisolated struct Skwad_Gossip_V1_Relayed: Sendable {
   init() {}
 }
 
+/// Pictures (PROTOCOL §10b): blocks of a picture pulled by the root its op carries. Block 0 is
+/// the manifest, blocks 1... its chunks. Only inside the pack's fence; bounded in flight.
+nonisolated struct Skwad_Gossip_V1_BlockWant: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var root: Data = Data()
+
+  var indexes: [UInt32] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+nonisolated struct Skwad_Gossip_V1_Block: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var root: Data = Data()
+
+  var index: UInt32 = 0
+
+  var data: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 nonisolated struct Skwad_Gossip_V1_Message: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -765,6 +797,22 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
   }
 
   /// 21-29: pictures (issue 28). 30-39: reach (issue 29).
+  var blockWant: Skwad_Gossip_V1_BlockWant {
+    get {
+      if case .blockWant(let v)? = body {return v}
+      return Skwad_Gossip_V1_BlockWant()
+    }
+    set {body = .blockWant(newValue)}
+  }
+
+  var block: Skwad_Gossip_V1_Block {
+    get {
+      if case .block(let v)? = body {return v}
+      return Skwad_Gossip_V1_Block()
+    }
+    set {body = .block(newValue)}
+  }
+
   var introduce: Skwad_Gossip_V1_Introduce {
     get {
       if case .introduce(let v)? = body {return v}
@@ -822,6 +870,8 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     case findPack(Skwad_Gossip_V1_FindPack)
     case stem(Skwad_Gossip_V1_Stem)
     /// 21-29: pictures (issue 28). 30-39: reach (issue 29).
+    case blockWant(Skwad_Gossip_V1_BlockWant)
+    case block(Skwad_Gossip_V1_Block)
     case introduce(Skwad_Gossip_V1_Introduce)
     case observed(Skwad_Gossip_V1_Observed)
     case relay(Skwad_Gossip_V1_Relay)
@@ -1889,9 +1939,84 @@ nonisolated extension Skwad_Gossip_V1_Relayed: SwiftProtobuf.Message, SwiftProto
   }
 }
 
+nonisolated extension Skwad_Gossip_V1_BlockWant: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".BlockWant"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}root\0\u{1}indexes\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.root) }()
+      case 2: try { try decoder.decodeRepeatedUInt32Field(value: &self.indexes) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.root.isEmpty {
+      try visitor.visitSingularBytesField(value: self.root, fieldNumber: 1)
+    }
+    if !self.indexes.isEmpty {
+      try visitor.visitPackedUInt32Field(value: self.indexes, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_BlockWant, rhs: Skwad_Gossip_V1_BlockWant) -> Bool {
+    if lhs.root != rhs.root {return false}
+    if lhs.indexes != rhs.indexes {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_Gossip_V1_Block: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Block"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}root\0\u{1}index\0\u{1}data\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.root) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.index) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.data) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.root.isEmpty {
+      try visitor.visitSingularBytesField(value: self.root, fieldNumber: 1)
+    }
+    if self.index != 0 {
+      try visitor.visitSingularUInt32Field(value: self.index, fieldNumber: 2)
+    }
+    if !self.data.isEmpty {
+      try visitor.visitSingularBytesField(value: self.data, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_Block, rhs: Skwad_Gossip_V1_Block) -> Bool {
+    if lhs.root != rhs.root {return false}
+    if lhs.index != rhs.index {return false}
+    if lhs.data != rhs.data {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Message"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0\u{1}stem\0\u{2}\u{a}introduce\0\u{1}observed\0\u{1}relay\0\u{1}relayed\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0\u{1}stem\0\u{3}block_want\0\u{1}block\0\u{2}\u{8}introduce\0\u{1}observed\0\u{1}relay\0\u{1}relayed\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2159,6 +2284,32 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
           self.body = .stem(v)
         }
       }()
+      case 21: try {
+        var v: Skwad_Gossip_V1_BlockWant?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .blockWant(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .blockWant(v)
+        }
+      }()
+      case 22: try {
+        var v: Skwad_Gossip_V1_Block?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .block(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .block(v)
+        }
+      }()
       case 30: try {
         var v: Skwad_Gossip_V1_Introduce?
         var hadOneofValue = false
@@ -2301,6 +2452,14 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
     case .stem?: try {
       guard case .stem(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
+    }()
+    case .blockWant?: try {
+      guard case .blockWant(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 21)
+    }()
+    case .block?: try {
+      guard case .block(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 22)
     }()
     case .introduce?: try {
       guard case .introduce(let v)? = self.body else { preconditionFailure() }

@@ -31,7 +31,8 @@ public struct DirectiveCarrier: Sendable {
         send: (_ bytes: [UInt8], _ to: Int) -> Void,
         timer schedule: (_ generation: UInt32, _ afterMs: UInt64) -> Void = { _, _ in },
         admitted: (SignedOp) -> Void = { _ in },
-        peer: (PeerAddress, _ up: Bool) -> Void = { _, _ in }
+        peer: (PeerAddress, _ up: Bool) -> Void = { _, _ in },
+        picture: (GossipDirective) -> Void = { _ in }
     ) {
         for d in directives {
             switch d {
@@ -48,6 +49,8 @@ public struct DirectiveCarrier: Sendable {
                 peer(p, true)
             case .peerDown(let p):
                 peer(p, false)
+            case .blocksWanted, .blockReceived, .pictureComplete:
+                picture(d)
             }
         }
     }

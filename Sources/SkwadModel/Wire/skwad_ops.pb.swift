@@ -364,6 +364,42 @@ nonisolated struct Skwad_V1_Post: Sendable {
   /// an ask for captions (issue 28): its comments are captions
   var ask: Bool = false
 
+  /// absent: no picture (issue 28, PROTOCOL.md §5 "Pictures")
+  var picture: Skwad_V1_Picture {
+    get {_picture ?? Skwad_V1_Picture()}
+    set {_picture = newValue}
+  }
+  /// Returns true if `picture` has been explicitly set.
+  var hasPicture: Bool {self._picture != nil}
+  /// Clears the value of `picture`. Subsequent reads from it will return its default value.
+  mutating func clearPicture() {self._picture = nil}
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+
+  fileprivate var _picture: Skwad_V1_Picture? = nil
+}
+
+/// A picture a post or ask carries, by content address (PROTOCOL.md §5 "Pictures"). The bytes
+/// travel apart, as chunks pulled inside the pack's fence (PROTOCOL.md §10b).
+nonisolated struct Skwad_V1_Picture: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// BLAKE2b-256 of the manifest (32 bytes)
+  var root: Data = Data()
+
+  /// bytes of the (stripped) picture, 1..1,048,576
+  var size: UInt32 = 0
+
+  /// 1 JPEG, 2 PNG, 3 WebP
+  var type: UInt32 = 0
+
+  /// ceil(size / 1024)
+  var chunks: UInt32 = 0
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
@@ -1393,7 +1429,7 @@ nonisolated extension Skwad_V1_PackMeta: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Skwad_V1_Post: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Post"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}title\0\u{1}body\0\u{1}tags\0\u{1}ask\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}title\0\u{1}body\0\u{1}tags\0\u{1}ask\0\u{1}picture\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1405,12 +1441,17 @@ nonisolated extension Skwad_V1_Post: SwiftProtobuf.Message, SwiftProtobuf._Messa
       case 2: try { try decoder.decodeSingularStringField(value: &self.body) }()
       case 3: try { try decoder.decodeRepeatedStringField(value: &self.tags) }()
       case 4: try { try decoder.decodeSingularBoolField(value: &self.ask) }()
+      case 5: try { try decoder.decodeSingularMessageField(value: &self._picture) }()
       default: break
       }
     }
   }
 
   func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if !self.title.isEmpty {
       try visitor.visitSingularStringField(value: self.title, fieldNumber: 1)
     }
@@ -1423,6 +1464,9 @@ nonisolated extension Skwad_V1_Post: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if self.ask != false {
       try visitor.visitSingularBoolField(value: self.ask, fieldNumber: 4)
     }
+    try { if let v = self._picture {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1431,6 +1475,52 @@ nonisolated extension Skwad_V1_Post: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if lhs.body != rhs.body {return false}
     if lhs.tags != rhs.tags {return false}
     if lhs.ask != rhs.ask {return false}
+    if lhs._picture != rhs._picture {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_Picture: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Picture"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}root\0\u{1}size\0\u{1}type\0\u{1}chunks\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.root) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.size) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.type) }()
+      case 4: try { try decoder.decodeSingularUInt32Field(value: &self.chunks) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.root.isEmpty {
+      try visitor.visitSingularBytesField(value: self.root, fieldNumber: 1)
+    }
+    if self.size != 0 {
+      try visitor.visitSingularUInt32Field(value: self.size, fieldNumber: 2)
+    }
+    if self.type != 0 {
+      try visitor.visitSingularUInt32Field(value: self.type, fieldNumber: 3)
+    }
+    if self.chunks != 0 {
+      try visitor.visitSingularUInt32Field(value: self.chunks, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_Picture, rhs: Skwad_V1_Picture) -> Bool {
+    if lhs.root != rhs.root {return false}
+    if lhs.size != rhs.size {return false}
+    if lhs.type != rhs.type {return false}
+    if lhs.chunks != rhs.chunks {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

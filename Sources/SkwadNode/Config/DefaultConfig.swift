@@ -53,6 +53,9 @@ extension NodeConfig {
         peer_bytes_per_second = \(tomlNumber(gossipDefaults.peerBytesPerSecond))
         # Ops per minute accepted from one pseudonym.
         pseudonym_ops_per_minute = \(tomlNumber(gossipDefaults.pseudonymOpsPerMinute))
+        # Megabytes of pictures kept; past it the least recently used pictures of packs you are
+        # not in are deleted.
+        picture_store_mb = 256
         """
 
     /// A TOML number: an integer when whole (the limits' defaults), a float otherwise.

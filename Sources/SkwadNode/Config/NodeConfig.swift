@@ -49,6 +49,9 @@ public struct NodeConfig: Sendable, Equatable {
     public var peerBytesPerSecond: Double = Self.gossipDefaults.peerBytesPerSecond
     /// Ops per minute accepted from one pseudonym.
     public var pseudonymOpsPerMinute: Double = Self.gossipDefaults.pseudonymOpsPerMinute
+    /// Bytes of pictures kept (PROTOCOL §10b): past it, the least recently used pictures of
+    /// packs this node is not a member of are deleted. Config: `[limits] picture_store_mb`.
+    public var pictureStoreBytes: Int = 256 << 20
     /// Where the store lives. Not a config key and not a flag: `load`/`parse` and every
     /// command leave it `.file`, the only durable choice.
     public var store: StoreLocation = .file
@@ -99,7 +102,9 @@ public struct NodeConfig: Sendable, Equatable {
         "admin_packs", "listen", "peers", "headless", "limits", "max_clock_skew_ms",
         "offline", "lan_beacon", "lan_beacon_port"
     ]
-    static let limitKeys: Set<String> = ["peer_datagrams_per_second", "peer_bytes_per_second", "pseudonym_ops_per_minute"]
+    static let limitKeys: Set<String> = [
+        "peer_datagrams_per_second", "peer_bytes_per_second", "pseudonym_ops_per_minute", "picture_store_mb"
+    ]
 
     /// toml++ (under TOMLKit) asserts, instead of reporting an error, when a table header
     /// does not start with a key (`[= 1]`; found by FuzzConfig): refuse such a line first.
@@ -275,6 +280,10 @@ public struct NodeConfig: Sendable, Equatable {
             if let v = try positive("peer_datagrams_per_second") { c.peerDatagramsPerSecond = v }
             if let v = try positive("peer_bytes_per_second") { c.peerBytesPerSecond = v }
             if let v = try positive("pseudonym_ops_per_minute") { c.pseudonymOpsPerMinute = v }
+            if let v = try positive("picture_store_mb") {
+                guard v <= 1_048_576 else { throw bad("picture_store_mb", "expected at most 1048576 (1 TiB)") }
+                c.pictureStoreBytes = Int(v * 1_048_576)
+            }
         }
         return c
     }

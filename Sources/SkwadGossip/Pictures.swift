@@ -1,0 +1,282 @@
+import SkwadModel
+import SkwadReplica
+
+/// Pictures (PROTOCOL §10b): the blocks of a picture are pulled by the root its post
+/// carries, from links that may hold the pack (the fence rule of ops, §12), several at once
+/// and a bounded number in flight. The engine keeps what it fetches and checks every block
+/// against the manifest (`PictureAssembly`); the node keeps the blocks: it is asked for the
+/// blocks a peer wants (`blocksWanted`) and handed each checked block (`blockReceived`).
+struct PictureFetches: Sendable {
+    struct Fetch: Sendable {
+        let pack: PackID
+        var assembly: PictureAssembly
+        /// Blocks asked for and not yet here: from whom, since when.
+        var asked: [Int: (peer: PeerAddress, atMs: UInt64)] = [:]
+        /// Who announced the post first: asked first.
+        var origin: PeerAddress?
+        /// Per peer, asks that timed out or failed; the peers with fewest are asked first.
+        var misses: [PeerAddress: Int] = [:]
+        var lastProgressMs: UInt64
+        /// Per block, the peers it was asked of and whose ask timed out (at most
+        /// `askHistory`): their late answer is still taken, not counted as unrequested.
+        var askedBefore: [Int: [PeerAddress]] = [:]
+        /// Smoothed time from an ask to its block (ms): the ask timeout is 4 × this, within
+        /// `askTimeoutMs...maxAskTimeoutMs`, so a loaded link is not asked twice for nothing.
+        var rttMs: Double = 100
+
+        var askTimeoutMs: UInt64 {
+            min(PictureFetches.maxAskTimeoutMs, max(PictureFetches.askTimeoutMs, UInt64(rttMs * 4)))
+        }
+    }
+
+    /// Pictures fetched at once; the one that progressed least recently goes when full.
+    static let capacity = 16
+    /// Blocks in flight per picture and per peer, and the most indexes in one `BlockWant`.
+    static let inFlightPerFetch = 32
+    static let inFlightPerPeer = 8
+    static let maxWantIndexes = 8
+    /// An ask unanswered this long (at least; 4 × the fetch's smoothed answer time, at most
+    /// `maxAskTimeoutMs`) goes to another peer.
+    static let askTimeoutMs: UInt64 = 500
+    static let maxAskTimeoutMs: UInt64 = 4000
+    static let askHistory = 4
+    /// A fetch that got no block for this long is given up (the node may start it again).
+    static let giveUpMs: UInt64 = 60_000
+    /// Who sent each post with a picture: the first peer to ask (at most `originCapacity`).
+    static let originCapacity = 256
+    /// Blocks answered per second per peer (and its burst): as many as a link's inbound
+    /// budget of datagrams (§13) lets through, so an answer is never wasted on it.
+    static let answersPerSecond = 256.0
+
+    var fetches: [[UInt8]: Fetch] = [:]
+    var origins: [[UInt8]: (peer: PeerAddress, atMs: UInt64)] = [:]
+    var answerBudget: [PeerAddress: TokenBucket] = [:]
+
+    var busy: Bool { fetches.values.contains { !$0.asked.isEmpty } }
+}
+
+/// Counters of the picture layer (`stats`: `pictures.*`).
+public struct PictureStats: Sendable, Equatable {
+    public var blocksIn = 0, blocksOut = 0, wantsIn = 0, fetchesStarted = 0, fetchesDone = 0, fetchesAbandoned = 0
+    public var unrequested = 0, wrongHash = 0, refused = 0, answersLimited = 0
+
+    public var pairs: [(String, Int)] {
+        [
+            ("pictures.blocks_in", blocksIn), ("pictures.blocks_out", blocksOut), ("pictures.wants_in", wantsIn),
+            ("pictures.fetches_started", fetchesStarted), ("pictures.fetches_done", fetchesDone),
+            ("pictures.fetches_abandoned", fetchesAbandoned), ("drop.unrequestedBlock", unrequested), ("drop.wrongBlockHash", wrongHash),
+            ("drop.blockRefused", refused), ("drop.blockAnswersLimited", answersLimited)
+        ]
+    }
+}
+
+extension GossipEngine {
+    /// Starts fetching the picture of a post in `pack` (the node calls it when the post first
+    /// arrives, unless hidden or blocked); `known`: blocks the node holds already (checked
+    /// again). Does nothing for a picture fetched already.
+    public mutating func fetchPicture(
+        _ ref: PictureRef, pack: PackID, known: [Int: [UInt8]] = [:], nowMs: UInt64, replica: Replica
+    ) -> [GossipDirective] {
+        guard (try? ref.check()) != nil, pictures.fetches[ref.root] == nil else { return [] }
+        var assembly = PictureAssembly(ref: ref)
+        for i in known.keys.sorted() { _ = assembly.offer(index: i, data: known[i]!) }
+        guard !assembly.isComplete else { return [] }
+        if pictures.fetches.count >= PictureFetches.capacity,
+            let stalest = pictures.fetches.min(by: { a, b in
+                a.value.lastProgressMs != b.value.lastProgressMs
+                    ? a.value.lastProgressMs < b.value.lastProgressMs : a.key.lexicographicallyPrecedes(b.key)
+            })
+        {
+            pictures.fetches[stalest.key] = nil
+            pictureStats.fetchesAbandoned += 1
+        }
+        pictures.fetches[ref.root] = .init(
+            pack: pack, assembly: assembly, origin: pictures.origins[ref.root]?.peer, lastProgressMs: nowMs)
+        pictureStats.fetchesStarted += 1
+        var out: [GossipDirective] = []
+        pumpPictures(nowMs: nowMs, replica: replica, into: &out)
+        return out
+    }
+
+    /// Stops fetching a picture (its post was hidden, its pack deleted).
+    public mutating func cancelPicture(root: [UInt8]) { pictures.fetches[root] = nil }
+
+    /// Stops fetching the pictures of a pack that is gone (deleted or expired, §6).
+    public mutating func cancelPictures(pack: PackID) { pictures.fetches = pictures.fetches.filter { $0.value.pack != pack } }
+
+    /// Roots being fetched (for tests and `stats`).
+    public var picturesFetching: [[UInt8]] { Array(pictures.fetches.keys) }
+
+    /// The node's answer to `blocksWanted`: sends each block it holds to `to`, if `to` may
+    /// hold `pack` (the fence rule of ops, §12) and within its answer budget.
+    public mutating func answerBlocks(
+        root: [UInt8], pack: PackID, blocks: [(index: Int, data: [UInt8])], to: PeerAddress, nowMs: UInt64, replica: Replica
+    ) -> [GossipDirective] {
+        var out: [GossipDirective] = []
+        guard mayHavePicture(pack, peer: to, replica: replica) else { pictureStats.refused += 1; return out }
+        for b in blocks.prefix(PictureFetches.maxWantIndexes) where b.data.count <= PictureBlocks.maxBlockBytes {
+            guard takeAnswer(to, nowMs: nowMs) else { pictureStats.answersLimited += 1; break }
+            pictureStats.blocksOut += 1
+            send(.block(root: root, index: b.index, data: b.data), to: to, nowMs: nowMs, into: &out)
+        }
+        return out
+    }
+
+    /// May `peer` be sent the pictures of `pack`? A proven link (§9, "Need to know") whose
+    /// announced cell would let it hold the pack's ops (§12).
+    func mayHavePicture(_ pack: PackID, peer: PeerAddress, replica: Replica) -> Bool {
+        guard isProven(peer), let scope = replica.scope(pack), let theirs = peerInfo(peer) else { return false }
+        return mayReceive(theirs, pack: scope, isGenesis: false)
+    }
+
+    mutating func takeAnswer(_ peer: PeerAddress, nowMs: UInt64) -> Bool {
+        if pictures.answerBudget[peer] == nil {
+            if pictures.answerBudget.count >= PictureFetches.originCapacity {
+                pictures.answerBudget = pictures.answerBudget.filter {
+                    var b = $0.value; return !b.isFull(nowMs: nowMs)
+                }
+            }
+            guard pictures.answerBudget.count < PictureFetches.originCapacity else { return false }
+            let rate = PictureFetches.answersPerSecond
+            pictures.answerBudget[peer] = TokenBucket(rate: rate, burst: rate, nowMs: nowMs)
+        }
+        return pictures.answerBudget[peer]!.take(1, nowMs: nowMs)
+    }
+
+    /// A post with a picture came from `from`: it is the first peer asked for its blocks.
+    mutating func notePictureOrigin(_ op: SignedOp, from: PeerAddress, nowMs: UInt64) {
+        guard case .post(let p) = op.body.kind, let ref = p.picture, pictures.origins[ref.root] == nil else { return }
+        if pictures.origins.count >= PictureFetches.originCapacity,
+            let oldest = pictures.origins.min(by: { a, b in
+                a.value.atMs != b.value.atMs ? a.value.atMs < b.value.atMs : a.key.lexicographicallyPrecedes(b.key)
+            })
+        {
+            pictures.origins[oldest.key] = nil
+        }
+        pictures.origins[ref.root] = (from, nowMs)
+    }
+
+    // MARK: - messages
+
+    mutating func onBlockWant(
+        root: [UInt8], indexes: [Int], from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]
+    ) {
+        pictureStats.wantsIn += 1
+        guard isProven(from) else { pictureStats.refused += 1; return }
+        out.append(.blocksWanted(root: root, indexes: Array(indexes.prefix(PictureFetches.maxWantIndexes)), peer: from))
+    }
+
+    mutating func onBlock(
+        root: [UInt8], index: Int, data: [UInt8], from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]
+    ) {
+        guard var f = pictures.fetches[root] else { pictureStats.unrequested += 1; return }
+        if let ask = f.asked[index], ask.peer == from {
+            f.asked[index] = nil
+            f.rttMs = f.rttMs * 0.875 + Double(nowMs &- ask.atMs) * 0.125
+        } else if f.askedBefore[index]?.contains(from) == true {
+            // A late answer to an ask that timed out: still good unless held already.
+            f.askedBefore[index]?.removeAll { $0 == from }
+            if data.isEmpty || f.assembly.have.contains(index) { pictures.fetches[root] = f; return }
+            if let other = f.asked[index] { f.asked[index] = nil; f.askedBefore[index, default: []].append(other.peer) }
+        } else {
+            pictureStats.unrequested += 1
+            return
+        }
+        if data.isEmpty {
+            // Not held there (yet): asked again at the next tick, of the peers with fewest misses.
+            f.misses[from, default: 0] += 1
+            pictures.fetches[root] = f
+            return
+        }
+        switch f.assembly.offer(index: index, data: data) {
+        case .accepted:
+            pictureStats.blocksIn += 1
+            f.lastProgressMs = nowMs
+            f.misses[from] = nil
+            out.append(.blockReceived(root: root, pack: f.pack, index: index, data: data))
+        case .duplicate: break
+        case .unexpected: pictureStats.unrequested += 1
+        case .wrongHash:
+            pictureStats.wrongHash += 1
+            f.misses[from, default: 0] += 4  // a peer that lies is asked last
+        }
+        if f.assembly.isComplete {
+            pictures.fetches[root] = nil
+            pictureStats.fetchesDone += 1
+            out.append(.pictureComplete(root: root, pack: f.pack))
+            return
+        }
+        pictures.fetches[root] = f
+        pumpPictures(nowMs: nowMs, replica: replica, into: &out)
+    }
+
+    // MARK: - asking
+
+    /// Asks for what each fetch lacks: timed-out asks go again to another peer; new asks go
+    /// to the peers with the fewest misses (the post's origin first), at most
+    /// `inFlightPerPeer` blocks each and `inFlightPerFetch` per picture.
+    mutating func pumpPictures(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        var inFlight: [PeerAddress: Int] = [:]
+        for f in pictures.fetches.values { for a in f.asked.values { inFlight[a.peer, default: 0] += 1 } }
+        for root in pictures.fetches.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            guard var f = pictures.fetches[root] else { continue }
+            if nowMs >= f.lastProgressMs &+ PictureFetches.giveUpMs {
+                pictures.fetches[root] = nil
+                pictureStats.fetchesAbandoned += 1
+                continue
+            }
+            let timeout = f.askTimeoutMs
+            for (i, a) in f.asked where nowMs >= a.atMs &+ timeout {
+                f.asked[i] = nil
+                if f.askedBefore[i, default: []].count < PictureFetches.askHistory { f.askedBefore[i, default: []].append(a.peer) }
+                f.misses[a.peer, default: 0] += 1
+                inFlight[a.peer, default: 1] -= 1
+            }
+            var candidates = links.filter { mayHavePicture(f.pack, peer: $0, replica: replica) }
+            if let o = f.origin, !candidates.contains(o), mayHavePicture(f.pack, peer: o, replica: replica) { candidates.append(o) }
+            candidates.sort { a, b in
+                let ma = f.misses[a] ?? 0, mb = f.misses[b] ?? 0
+                if ma != mb { return ma < mb }
+                if (a == f.origin) != (b == f.origin) { return a == f.origin }
+                return a < b
+            }
+            let room = PictureFetches.inFlightPerFetch - f.asked.count
+            var wanted = room > 0 ? f.assembly.next(limit: room, excluding: Set(f.asked.keys)) : []
+            var perPeer: [PeerAddress: [Int]] = [:]
+            // Spread the blocks over the candidates, a few each, so several peers serve at once.
+            var progress = true
+            while !wanted.isEmpty && progress {
+                progress = false
+                for c in candidates where !wanted.isEmpty && inFlight[c, default: 0] < PictureFetches.inFlightPerPeer {
+                    let take = min(2, wanted.count)
+                    perPeer[c, default: []] += wanted.prefix(take)
+                    wanted.removeFirst(take)
+                    inFlight[c, default: 0] += take
+                    progress = true
+                }
+            }
+            for (peer, indexes) in perPeer.sorted(by: { $0.key < $1.key }) {
+                for i in indexes { f.asked[i] = (peer, nowMs) }
+                for start in stride(from: 0, to: indexes.count, by: PictureFetches.maxWantIndexes) {
+                    let part = Array(indexes[start..<min(indexes.count, start + PictureFetches.maxWantIndexes)])
+                    send(.blockWant(root: root, indexes: part), to: peer, nowMs: nowMs, into: &out)
+                }
+            }
+            pictures.fetches[root] = f
+        }
+    }
+}
+
+extension GossipEngine {
+    /// The node holds no picture with this root: each block is answered empty (not held), to
+    /// a peer that may ask (proven), within its answer budget.
+    public mutating func answerNotHeld(root: [UInt8], indexes: [Int], to: PeerAddress, nowMs: UInt64) -> [GossipDirective] {
+        var out: [GossipDirective] = []
+        guard isProven(to) else { return out }
+        for i in indexes.prefix(PictureFetches.maxWantIndexes) {
+            guard takeAnswer(to, nowMs: nowMs) else { pictureStats.answersLimited += 1; break }
+            send(.block(root: root, index: i, data: []), to: to, nowMs: nowMs, into: &out)
+        }
+        return out
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import SkwadGossip
+import SkwadModel
+import SkwadReplica
+import SkwadStore
+
+/// A picture as `open` wrote it.
+public struct OpenedPicture: Sendable, Equatable {
+    public let path: String
+    public let type: PictureType
+    public let size: Int
+    public let width: Int
+    public let height: Int
+}
+
+/// Pictures on posts and asks (PROTOCOL §5 "Pictures", §10b): stripped and cut into blocks
+/// when posted, fetched when a post that carries one first arrives (not when the post is
+/// hidden or its author blocked), kept with their pack, and evicted least recently used past
+/// `pictureStoreBytes` when their pack is not one of ours.
+extension Node {
+    /// Strips `image` (JPEG, PNG or WebP, sniffed from the bytes), stores its blocks and
+    /// returns the ref a post carries. Throws one line on a file that is not a picture.
+    func preparePicture(_ image: [UInt8], pack: PackID) throws -> PictureRef {
+        let stripped: StrippedPicture
+        do { stripped = try PictureFormat.strip(image) } catch { throw NodeError("\(error)") }
+        let (ref, blocks) = PictureBlocks.make(stripped)
+        do {
+            try store.putPicture(ref, pack: pack, blocks: blocks.enumerated().map { ($0.offset, $0.element) }, nowMs: now())
+        } catch { throw NodeError("\(error)") }
+        return ref
+    }
+
+    /// Starts fetching the pictures of posts that just arrived from elsewhere.
+    func fetchPictures(of ops: [SignedOp], nowMs: UInt64) {
+        guard network != nil else { return }
+        for op in ops {
+            guard case .post(let p) = op.body.kind, let ref = p.picture, !isSilenced(op),
+                replica.thread(op.id, nowMs: nowMs)?.post.hidden == nil
+            else { continue }
+            do {
+                // Recorded in this pack too when another pack holds it already (it goes with each).
+                try store.putPicture(ref, pack: op.packID, blocks: [], nowMs: nowMs)
+                guard let known = try store.picture(root: ref.root), !known.isComplete else { continue }
+                let held = known.held == 0 ? [:] : try store.pictureBlocks(root: ref.root, nowMs: nowMs)
+                carryOut(network!.engine.fetchPicture(ref, pack: op.packID, known: held, nowMs: nowMs, replica: replica))
+            } catch { stats.storeErrors += 1 }
+        }
+    }
+
+    /// Carries out a picture directive of the engine (NodeNetwork.swift's `carryOut`).
+    func carryOutPicture(_ d: GossipDirective) {
+        let nowMs = now()
+        switch d {
+        case .blocksWanted(let root, let indexes, let peer):
+            guard let pic = try? store.picture(root: root), let held = try? store.pictureBlocks(root: root, indexes: indexes, nowMs: nowMs)
+            else {
+                carryOut(network?.engine.answerNotHeld(root: root, indexes: indexes, to: peer, nowMs: nowMs) ?? [])
+                return
+            }
+            // A block not held is answered empty: the asker tries another peer at once.
+            let blocks = indexes.map { (index: $0, data: held[$0] ?? []) }
+            guard network != nil else { return }
+            carryOut(network!.engine.answerBlocks(root: root, pack: pic.pack, blocks: blocks, to: peer, nowMs: nowMs, replica: replica))
+        case .blockReceived(let root, _, let index, let data):
+            do { try store.putPictureBlock(root: root, index: index, data: data) } catch { stats.storeErrors += 1 }
+        case .pictureComplete:
+            evictPicturesIfNeeded()
+        default: break
+        }
+    }
+
+    /// Past the cap, the least recently used pictures of packs we are not in go.
+    func evictPicturesIfNeeded() {
+        do { try store.evictPictures(capBytes: config.pictureStoreBytes, members: Set(joined.keys)) } catch { stats.storeErrors += 1 }
+    }
+
+    /// The picture of post `ref` (the store's copy, complete): nil when the post has none.
+    func pictureOf(_ ref: String) throws -> (op: SignedOp, picture: PictureRef)? {
+        let op = try resolveOp(ref)
+        guard case .post(let p) = op.body.kind, let picture = p.picture else { return nil }
+        return (op, picture)
+    }
+
+    /// Writes the picture of post `ref` to `path` (default: `<data dir>/pictures/<id>.<ext>`)
+    /// and says what it is. Throws one line when the post has no picture, it is hidden, or
+    /// its blocks are not all here yet.
+    public func openPicture(_ ref: String, to path: String? = nil) throws -> OpenedPicture {
+        guard let (op, picture) = try pictureOf(ref) else { throw NodeError("'\(NodeError.quote(ref))' has no picture") }
+        let nowMs = now()
+        if isSilenced(op) || replica.thread(op.id, nowMs: nowMs)?.post.hidden != nil {
+            throw NodeError("that post is hidden: its picture is not shown")
+        }
+        let stored: StoredPicture?
+        do { stored = try store.picture(root: picture.root) } catch { throw NodeError("\(error)") }
+        guard let stored, stored.isComplete else {
+            let have = stored.map { "\($0.held) of \(picture.blockCount) blocks" } ?? "no blocks"
+            throw NodeError("the picture is not here yet (\(have)); try again in a moment")
+        }
+        let blocks: [Int: [UInt8]]
+        do { blocks = try store.pictureBlocks(root: picture.root, nowMs: nowMs) } catch { throw NodeError("\(error)") }
+        guard let bytes = PictureAssembly.assemble(ref: picture, blocks: blocks), let measured = PictureFormat.measure(bytes) else {
+            throw NodeError("the stored picture is damaged")
+        }
+        let target = path ?? "\(config.dataDir)/pictures/\(op.id.short()).\(measured.type.fileExtension)"
+        do {
+            try FileManager.default.createDirectory(
+                atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(bytes).write(to: URL(fileURLWithPath: target))
+        } catch { throw NodeError("cannot write \(target): \(error.localizedDescription)") }
+        return OpenedPicture(path: target, type: measured.type, size: bytes.count, width: measured.width, height: measured.height)
+    }
+
+    /// The bytes of the picture of post `id` when it is whole here and shown (the post not
+    /// hidden, its author not blocked): for `show`'s thumbnail.
+    public func pictureBytesShown(_ id: OpID) -> [UInt8]? {
+        guard let op = replica.op(id), case .post(let p) = op.body.kind, let ref = p.picture, !isSilenced(op),
+            replica.thread(id, nowMs: now())?.post.hidden == nil, (try? store.picture(root: ref.root))??.isComplete == true,
+            let blocks = try? store.pictureBlocks(root: ref.root, nowMs: now())
+        else { return nil }
+        return PictureAssembly.assemble(ref: ref, blocks: blocks)
+    }
+
+    /// What the store holds of a picture (tests, `show`).
+    public func storedPicture(root: [UInt8]) -> StoredPicture? { try? store.picture(root: root) }
+}

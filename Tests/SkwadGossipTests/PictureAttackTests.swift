@@ -1,0 +1,204 @@
+import Testing
+import SkwadCrypto
+import SkwadModel
+import SkwadReplica
+@testable import SkwadGossip
+import SkwadTestKit
+
+/// Pictures under attack (SECURITY.md "Pictures", PROTOCOL §10b), by a `HostilePeer` through
+/// a real session into a real engine: wrong hashes, unrequested blocks, a block flood, a
+/// 10^6-chunk manifest, oversized and malformed blocks and images, a peer outside a locked
+/// fence and a stranger asking for blocks.
+@Suite struct PictureAttackTests {
+    static let t0: UInt64 = 1_790_000_000_000
+    static let here = try! GeoPoint(lat: 40.4433, lon: -79.9436)
+    static let inside = Geohash.encode(here, precision: 7)
+    static let outside = Geohash.encode(try! GeoPoint(lat: 41.5, lon: -79.9436), precision: 7)
+
+    /// A victim engine at `here` holding a pack fenced around it (locked or not) and a post
+    /// with a picture; a hostile peer that joined it from `cell` and reconciled (proven).
+    struct Setup {
+        var e: GossipEngine
+        var r: Replica
+        var peer: HostilePeer
+        var f: OpFactory
+        let g: SignedOp
+        let post: SignedOp
+        let ref: PictureRef
+        let blocks: [[UInt8]]
+
+        init(locked: Bool = false, cell: String = PictureAttackTests.inside, seed: UInt64 = 28) {
+            f = OpFactory(seed: seed, nowMs: PictureAttackTests.t0, floors: false)
+            let u = f.user()
+            g = f.createPack(
+                by: u, name: "snaps", fence: Geofence(center: PictureAttackTests.here, radiusMeters: 2000), locked: locked)
+            let picture = try! PictureFormat.strip(TestPictures.png(width: 60, height: 50, seed: seed))  // 9 chunks
+            (ref, blocks) = PictureBlocks.make(picture)
+            post = f.op(.post(Post(title: "look", body: "", picture: ref)), by: u, in: g, location: PictureAttackTests.inside)
+            e = GossipEngine(seed: seed, secrets: .seeded)
+            _ = e.setInterest(cell: PictureAttackTests.inside, subscriptions: [], nowMs: PictureAttackTests.t0)
+            r = Replica(config: .noFloors)
+            #expect(r.admit(g, nowMs: PictureAttackTests.t0).isAdmitted)
+            #expect(r.admit(post, nowMs: PictureAttackTests.t0).isAdmitted)
+            peer = HostilePeer(address: PeerAddress("10.0.0.28:7000"), seed: seed)
+            #expect(peer.handshake(with: &e, nowMs: PictureAttackTests.t0, replica: &r))
+            _ = peer.send(WireForge.join(cell: cell), to: &e, nowMs: PictureAttackTests.t0, replica: &r)
+            e.markReconciled(peer.address, nowMs: PictureAttackTests.t0)
+        }
+
+        /// Sends `plaintext` from the hostile peer; returns the engine's directives.
+        mutating func send(_ plaintext: [UInt8], at ms: UInt64 = 1) -> [GossipDirective] {
+            peer.send(plaintext, to: &e, nowMs: PictureAttackTests.t0 + ms, replica: &r)
+        }
+
+        /// The `(root, index)` of every block the engine asked the peer for in `ds`.
+        func asked(_ ds: [GossipDirective]) -> [Int] {
+            HostilePeer.sent(ds, to: peer.address).compactMap { peer.open($0) }.compactMap { WireForge.body($0) }
+                .filter { $0.number == 21 }
+                .flatMap { b in (WireForge.fields(b.bytes) ?? []).filter { $0.number == 2 }.flatMap(Self.indexes) }
+        }
+
+        /// Indexes of a `BlockWant` field 2: one varint, or packed varints.
+        static func indexes(_ f: WireForge.Field) -> [Int] {
+            if let v = f.varint { return [Int(v)] }
+            var out: [Int] = [], v = 0, shift = 0
+            for x in f.bytes ?? [] {
+                v |= Int(x & 0x7F) << shift
+                if x < 0x80 { out.append(v); v = 0; shift = 0 } else { shift += 7 }
+            }
+            return out
+        }
+
+        static func received(_ ds: [GossipDirective]) -> [Int] {
+            ds.compactMap { if case .blockReceived(_, _, let i, _) = $0 { i } else { nil } }
+        }
+    }
+
+    @Test func wrongHashesAreDroppedAndCountedAndTheFetchGoesOn() throws {
+        var s = Setup()
+        #expect(s.e.activePeers.contains(s.peer.address))
+        let first = s.e.fetchPicture(s.ref, pack: s.g.id, nowMs: Self.t0, replica: s.r)
+        guard s.asked(first) == [0] else { Issue.record("the head was not asked of the only source"); return }
+        #expect(s.asked(first) == [0])
+        // A head that does not hash to the root, then the true one.
+        #expect(Setup.received(s.send(WireForge.block(root: s.ref.root, index: 0, data: s.blocks[1]))).isEmpty)
+        #expect(s.e.pictureStats.wrongHash == 1)
+        let again = s.e.tick(nowMs: Self.t0 + 600, replica: &s.r)  // the ask timed out: asked again
+        #expect(s.asked(again).contains(0))
+        let afterHead = s.send(WireForge.block(root: s.ref.root, index: 0, data: s.blocks[0]), at: 601)
+        #expect(Setup.received(afterHead) == [0])
+        #expect(s.asked(afterHead) == [1])  // one page for 9 chunks
+        let afterPage = s.send(WireForge.block(root: s.ref.root, index: 1, data: s.blocks[1]), at: 602)
+        let chunks = s.asked(afterPage)
+        #expect(chunks.count == 8)  // the per-peer bound
+        // A chunk with one bit flipped: dropped and counted, not handed to the node.
+        var bad = s.blocks[chunks[0]]
+        bad[0] ^= 1
+        #expect(Setup.received(s.send(WireForge.block(root: s.ref.root, index: UInt64(chunks[0]), data: bad), at: 603)).isEmpty)
+        #expect(s.e.pictureStats.wrongHash == 2)
+        // The rest arrive whole; the bad one is asked again after its timeout.
+        var got: Set<Int> = [0, 1]
+        var ms: UInt64 = 604
+        for _ in 0..<20 where got.count < s.blocks.count {
+            var ds = s.e.tick(nowMs: Self.t0 + ms, replica: &s.r)
+            ms += 600
+            for i in chunks + s.asked(ds) where !got.contains(i) {
+                ds = s.send(WireForge.block(root: s.ref.root, index: UInt64(i), data: s.blocks[i]), at: ms)
+                got.formUnion(Setup.received(ds))
+            }
+        }
+        #expect(got.count == s.blocks.count)
+        #expect(s.e.picturesFetching.isEmpty)
+        #expect(s.e.pictureStats.fetchesDone == 1)
+    }
+
+    @Test func unrequestedBlocksAndAFloodAreDroppedUnread() throws {
+        var s = Setup()
+        _ = s.e.fetchPicture(s.ref, pack: s.g.id, nowMs: Self.t0, replica: s.r)
+        // Blocks of a picture nobody fetches, and of ours at an index not asked (a chunk whose
+        // page is not here), and the right head from before it was asked of this peer (ok).
+        var ds = s.send(WireForge.block(root: [UInt8](repeating: 9, count: 32), index: 0, data: [1, 2, 3]))
+        ds += s.send(WireForge.block(root: s.ref.root, index: 5, data: s.blocks[5]))
+        #expect(Setup.received(ds).isEmpty)
+        #expect(s.e.pictureStats.unrequested == 2)
+        // A flood: 5,000 blocks in one second. The address's budget (§13) stops most before any
+        // crypto; the rest are unrequested; nothing reaches the node and no state grows.
+        var received = 0
+        for i in 0..<5000 {
+            let d = s.send(WireForge.block(root: s.ref.root, index: UInt64(2 + i % 9), data: s.blocks[2 + i % 9]), at: 2 + UInt64(i / 5000))
+            received += Setup.received(d).count
+        }
+        #expect(received == 0)
+        #expect(s.e.pictureStats.unrequested + (s.e.stats.drops["rateLimited"] ?? 0) >= 5000)
+        #expect(s.e.picturesFetching.count == 1)
+    }
+
+    @Test func aManifestOfAMillionChunksIsRefusedBeforeAnyFetch() throws {
+        var s = Setup()
+        var huge = s.ref
+        huge.chunks = 1_000_000
+        huge.size = 1_000_000 * 1024
+        let envelope = s.f.unchecked(.post(Post(title: "huge", body: "", picture: huge)), by: s.f.user(), in: s.g)
+        let ds = s.send(WireForge.ops([envelope]))
+        #expect(!ds.contains { if case .admitted = $0 { true } else { false } })
+        #expect(s.e.fetchPicture(huge, pack: s.g.id, nowMs: Self.t0, replica: s.r).isEmpty)
+        #expect(s.e.picturesFetching.isEmpty)
+        // On the wire: an index past the largest picture's last block, more than 8 indexes, a
+        // block over 1031 bytes: malformed messages, never handed on.
+        let before = s.e.stats.drops["malformedMessage"] ?? 0
+        _ = s.send(WireForge.blockWant(root: s.ref.root, indexes: [1_000_000]))
+        _ = s.send(WireForge.blockWant(root: s.ref.root, indexes: Array(0..<9)))
+        _ = s.send(WireForge.block(root: s.ref.root, index: 0, data: [UInt8](repeating: 0, count: 1100)))
+        _ = s.send(WireForge.block(root: [1, 2], index: 0, data: []))
+        #expect((s.e.stats.drops["malformedMessage"] ?? 0) == before + 4)
+    }
+
+    @Test func oversizedAndMalformedImagesAreRefused() throws {
+        // Over 1 MiB after stripping; not an image; an image whose bytes check but do not parse.
+        #expect(throws: ModelError.self) { try PictureFormat.strip(TestPictures.png(width: 620, height: 600)) }
+        #expect(throws: ModelError.self) { try PictureFormat.strip([0xFF, 0xD8, 0xFF] + [UInt8](repeating: 0, count: 5000)) }
+        let garbage = StrippedPicture(type: .png, bytes: [UInt8](repeating: 0x41, count: 3000), width: 1, height: 1)
+        let (ref, blocks) = PictureBlocks.make(garbage)
+        var a = PictureAssembly(ref: ref)
+        for (i, b) in blocks.enumerated() { #expect(a.offer(index: i, data: b) == .accepted) }
+        let bytes = PictureAssembly.assemble(ref: ref, blocks: Dictionary(uniqueKeysWithValues: blocks.enumerated().map { ($0, $1) }))
+        #expect(bytes != nil && PictureFormat.measure(bytes!) == nil)  // `open` refuses it
+    }
+
+    @Test func noBlockLeavesForAPeerOutsideALockedFenceOrAStranger() throws {
+        var s = Setup(locked: true, cell: Self.outside)
+        let want = WireForge.blockWant(root: s.ref.root, indexes: [0, 1])
+        let ds = s.send(want)
+        let wanted = ds.compactMap { if case .blocksWanted(let root, let idx, let p) = $0 { (root, idx, p) } else { nil } }
+        #expect(wanted.count == 1)
+        // The node answers with what it holds; the engine refuses: the peer's cell is outside.
+        let answer = s.e.answerBlocks(
+            root: s.ref.root, pack: s.g.id, blocks: [(0, s.blocks[0]), (1, s.blocks[1])], to: s.peer.address, nowMs: Self.t0 + 2,
+            replica: s.r)
+        #expect(HostilePeer.sent(answer, to: s.peer.address).isEmpty)
+        #expect(s.e.pictureStats.refused == 1)
+        // Nor is it a source when we fetch.
+        #expect(s.asked(s.e.fetchPicture(s.ref, pack: s.g.id, nowMs: Self.t0 + 3, replica: s.r)).isEmpty)
+
+        // A stranger (a session, no Reconcile, no link) gets nothing and the node is not asked.
+        var stranger = HostilePeer(address: PeerAddress("10.9.9.9:7000"), seed: 99)
+        #expect(stranger.handshake(with: &s.e, nowMs: Self.t0, replica: &s.r))
+        let sds = stranger.send(want, to: &s.e, nowMs: Self.t0 + 4, replica: &s.r)
+        #expect(!sds.contains { if case .blocksWanted = $0 { true } else { false } })
+        #expect(s.e.pictureStats.refused == 2)
+    }
+
+    @Test func answersToOnePeerAreBudgeted() throws {
+        var s = Setup()
+        var sent = 0
+        for i in 0..<100 {
+            let ds = s.e.answerBlocks(
+                root: s.ref.root, pack: s.g.id, blocks: (0..<8).map { ($0, s.blocks[$0]) }, to: s.peer.address,
+                nowMs: Self.t0 + UInt64(i), replica: s.r)
+            sent += HostilePeer.sent(ds, to: s.peer.address).count
+        }
+        // 800 wanted within 0.1 s: the burst (256) and what refilled (≈ 25) go, no more.
+        #expect(sent >= 256 && sent <= 300)
+        #expect(s.e.pictureStats.answersLimited > 0)
+    }
+}
