@@ -80,6 +80,8 @@ struct Rounds: Sendable {
 
 /// How ops spread: push and pull trees, the stem, reconciliation's turn (PROTOCOL §10–11).
 struct Spread: Sendable {
+    /// Verifies an envelope (decoded, with its id): `SignedOp.open`, or the simulator's memo.
+    var opener: @Sendable (Envelope, OpID) throws -> SignedOp = { envelope, _ in try SignedOp.open(envelope) }
     /// Plumtree: lazy links, announced ids not yet received, IHAVEs owed (Plumtree.swift).
     var plumtree: Plumtree
     /// Dandelion++ stem: this epoch's stem link and the ops under embargo (Stem.swift).
@@ -117,4 +119,17 @@ struct MembershipState: Sendable {
     var farFences: [Geofence] = []
     /// What each network group may still ask of our vicinity (NeedToKnow.swift).
     var strangerBudget = StrangerBudget()
+}
+
+/// Reach across NATs (PROTOCOL §9): what our links see us as, the introductions we made and
+/// the punches we tried, what we relay, and our own addresses (set by the shell).
+struct Reach: Sendable {
+    /// What our links say they see us as (Reflexive.swift).
+    var reflexive = ReflexiveAddresses()
+    /// Pairs we introduced, addresses we punched toward (Introductions.swift).
+    var introductions = IntroductionState()
+    /// Bytes we relay for members (Relay.swift).
+    var relay = RelayState()
+    /// Each interface's address with our port; nil: never behind a NAT (the simulator).
+    var localAddresses: [PeerAddress]?
 }

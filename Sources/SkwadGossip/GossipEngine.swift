@@ -15,9 +15,6 @@ import SkwadReplica
 public struct GossipEngine: Sendable {
     public let config: GossipConfig
     var rng: SplitMix
-    /// Verifies an envelope (decoded, with its id: the engine has both already). The
-    /// simulator swaps in a memoized one.
-    public var opener: @Sendable (Envelope, OpID) throws -> SignedOp = { envelope, _ in try SignedOp.open(envelope) }
     public internal(set) var stats = GossipStats()
     public internal(set) var info = NodeInfo()
     /// Secure sessions, handshakes and per-address limits, all bounded (SecureChannels.swift,
@@ -34,15 +31,10 @@ public struct GossipEngine: Sendable {
     var spread: Spread
     /// Seeds, a neighbour request under way, the join guard, relayed pings (EngineState.swift).
     var membership = MembershipState()
-    /// What our links say they see us as (Reflexive.swift).
-    var reflexive = ReflexiveAddresses()
-    /// Pairs we introduced, addresses we punched toward (Introductions.swift).
-    var introductions = IntroductionState()
-    /// Bytes we relay for members (Relay.swift).
-    var relay = RelayState()
-    /// Pictures being fetched, who sent their posts, answer budgets (Pictures.swift, §10b).
+    /// Reflexive addresses, introductions, relays (EngineState.swift, §9).
+    var reach = Reach()
+    /// Pictures being fetched, who sent their posts, answer budgets, counters (Pictures.swift, §10b).
     var pictures = PictureFetches()
-    public internal(set) var pictureStats = PictureStats()
 
     /// Our own address as others reach us, so we never add ourselves to a view.
     public var selfAddress: PeerAddress? {
@@ -53,7 +45,23 @@ public struct GossipEngine: Sendable {
     /// Our own addresses (each interface's, with the port), set by the shell: a link that
     /// sees us from another is behind a NAT of ours (§9 "Introductions"). Nil (the
     /// simulator): never behind a NAT.
-    public var localAddresses: [PeerAddress]?
+    public var localAddresses: [PeerAddress]? {
+        get { reach.localAddresses }
+        set { reach.localAddresses = newValue }
+    }
+
+    /// Verifies an envelope (decoded, with its id: the engine has both already). The
+    /// simulator swaps in a memoized one.
+    public var opener: @Sendable (Envelope, OpID) throws -> SignedOp {
+        get { spread.opener }
+        set { spread.opener = newValue }
+    }
+
+    /// What the picture fetches did (Pictures.swift).
+    public internal(set) var pictureStats: PictureStats {
+        get { pictures.stats }
+        set { pictures.stats = newValue }
+    }
 
     /// Accepts or refuses a peer address before any state is kept for it. Nil: any string
     /// (the simulator's names); a real node accepts canonical IP literals only (§8).

@@ -47,10 +47,10 @@ extension GossipEngine {
                 continue
             }
             let pair = IntroductionState.Pair(peer, other)
-            if let at = introductions.introduced[pair], nowMs < at &+ IntroductionState.againMs { continue }
-            guard introductions.budget.take(1, nowMs: nowMs) else { stats.drop(.introductionLimited); return }
-            introductions.introduced.makeRoom(for: pair, capacity: IntroductionState.capacity) { $0 }
-            introductions.introduced[pair] = nowMs
+            if let at = reach.introductions.introduced[pair], nowMs < at &+ IntroductionState.againMs { continue }
+            guard reach.introductions.budget.take(1, nowMs: nowMs) else { stats.drop(.introductionLimited); return }
+            reach.introductions.introduced.makeRoom(for: pair, capacity: IntroductionState.capacity) { $0 }
+            reach.introductions.introduced[pair] = nowMs
             let padding = [UInt8](repeating: 0, count: IntroductionState.minPadding)
             send(.introduce(peer: other, padding: padding), to: peer, nowMs: nowMs, into: &out)
             send(.introduce(peer: peer, padding: padding), to: other, nowMs: nowMs, into: &out)
@@ -68,11 +68,13 @@ extension GossipEngine {
         guard target != from, target != selfAddress, addressFilter?(target) ?? true else { stats.drop(.badAddress); return }
         stats.introductionsHeard += 1
         guard !isLink(target) else { return }
-        if let at = introductions.punched[target], nowMs < at &+ IntroductionState.againMs { stats.drop(.introductionLimited); return }
-        introductions.punched.makeRoom(for: target, capacity: IntroductionState.capacity) { $0 }
-        introductions.punched[target] = nowMs
-        introductions.introducer = introductions.introducer.filter { introductions.punched[$0.key] != nil }
-        introductions.introducer[target] = from
+        if let at = reach.introductions.punched[target], nowMs < at &+ IntroductionState.againMs {
+            stats.drop(.introductionLimited); return
+        }
+        reach.introductions.punched.makeRoom(for: target, capacity: IntroductionState.capacity) { $0 }
+        reach.introductions.punched[target] = nowMs
+        reach.introductions.introducer = reach.introductions.introducer.filter { reach.introductions.punched[$0.key] != nil }
+        reach.introductions.introducer[target] = from
         let (sent, ds) = introduce(target, nowMs: nowMs)
         out += ds
         if sent { stats.punches += 1 }

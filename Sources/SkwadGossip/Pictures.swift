@@ -7,6 +7,8 @@ import SkwadReplica
 /// against the manifest (`PictureAssembly`); the node keeps the blocks: it is asked for the
 /// blocks a peer wants (`blocksWanted`) and handed each checked block (`blockReceived`).
 struct PictureFetches: Sendable {
+    /// What the fetches did (`GossipEngine.pictureStats`).
+    var stats = PictureStats()
     struct Fetch: Sendable {
         let pack: PackID
         var assembly: PictureAssembly
@@ -88,11 +90,11 @@ extension GossipEngine {
             })
         {
             pictures.fetches[stalest.key] = nil
-            pictureStats.fetchesAbandoned += 1
+            pictures.stats.fetchesAbandoned += 1
         }
         pictures.fetches[ref.root] = .init(
             pack: pack, assembly: assembly, origin: pictures.origins[ref.root]?.peer, lastProgressMs: nowMs)
-        pictureStats.fetchesStarted += 1
+        pictures.stats.fetchesStarted += 1
         var out: [GossipDirective] = []
         pumpPictures(nowMs: nowMs, replica: replica, into: &out)
         return out
@@ -113,10 +115,10 @@ extension GossipEngine {
         root: [UInt8], pack: PackID, blocks: [(index: Int, data: [UInt8])], to: PeerAddress, nowMs: UInt64, replica: Replica
     ) -> [GossipDirective] {
         var out: [GossipDirective] = []
-        guard mayHavePicture(pack, peer: to, replica: replica) else { pictureStats.refused += 1; return out }
+        guard mayHavePicture(pack, peer: to, replica: replica) else { pictures.stats.refused += 1; return out }
         for b in blocks.prefix(PictureFetches.maxWantIndexes) where b.data.count <= PictureBlocks.maxBlockBytes {
-            guard takeAnswer(to, nowMs: nowMs) else { pictureStats.answersLimited += 1; break }
-            pictureStats.blocksOut += 1
+            guard takeAnswer(to, nowMs: nowMs) else { pictures.stats.answersLimited += 1; break }
+            pictures.stats.blocksOut += 1
             send(.block(root: root, index: b.index, data: b.data), to: to, nowMs: nowMs, into: &out)
         }
         return out
@@ -161,15 +163,15 @@ extension GossipEngine {
     mutating func onBlockWant(
         root: [UInt8], indexes: [Int], from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]
     ) {
-        pictureStats.wantsIn += 1
-        guard isProven(from) else { pictureStats.refused += 1; return }
+        pictures.stats.wantsIn += 1
+        guard isProven(from) else { pictures.stats.refused += 1; return }
         out.append(.blocksWanted(root: root, indexes: Array(indexes.prefix(PictureFetches.maxWantIndexes)), peer: from))
     }
 
     mutating func onBlock(
         root: [UInt8], index: Int, data: [UInt8], from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]
     ) {
-        guard var f = pictures.fetches[root] else { pictureStats.unrequested += 1; return }
+        guard var f = pictures.fetches[root] else { pictures.stats.unrequested += 1; return }
         if let ask = f.asked[index], ask.peer == from {
             f.asked[index] = nil
             f.rttMs = f.rttMs * 0.875 + Double(nowMs &- ask.atMs) * 0.125
@@ -179,7 +181,7 @@ extension GossipEngine {
             if data.isEmpty || f.assembly.have.contains(index) { pictures.fetches[root] = f; return }
             if let other = f.asked[index] { f.asked[index] = nil; f.askedBefore[index, default: []].append(other.peer) }
         } else {
-            pictureStats.unrequested += 1
+            pictures.stats.unrequested += 1
             return
         }
         if data.isEmpty {
@@ -190,19 +192,19 @@ extension GossipEngine {
         }
         switch f.assembly.offer(index: index, data: data) {
         case .accepted:
-            pictureStats.blocksIn += 1
+            pictures.stats.blocksIn += 1
             f.lastProgressMs = nowMs
             f.misses[from] = nil
             out.append(.blockReceived(root: root, pack: f.pack, index: index, data: data))
         case .duplicate: break
-        case .unexpected: pictureStats.unrequested += 1
+        case .unexpected: pictures.stats.unrequested += 1
         case .wrongHash:
-            pictureStats.wrongHash += 1
+            pictures.stats.wrongHash += 1
             f.misses[from, default: 0] += 4  // a peer that lies is asked last
         }
         if f.assembly.isComplete {
             pictures.fetches[root] = nil
-            pictureStats.fetchesDone += 1
+            pictures.stats.fetchesDone += 1
             out.append(.pictureComplete(root: root, pack: f.pack))
             return
         }
@@ -222,7 +224,7 @@ extension GossipEngine {
             guard var f = pictures.fetches[root] else { continue }
             if nowMs >= f.lastProgressMs &+ PictureFetches.giveUpMs {
                 pictures.fetches[root] = nil
-                pictureStats.fetchesAbandoned += 1
+                pictures.stats.fetchesAbandoned += 1
                 continue
             }
             let timeout = f.askTimeoutMs
@@ -274,7 +276,7 @@ extension GossipEngine {
         var out: [GossipDirective] = []
         guard isProven(to) else { return out }
         for i in indexes.prefix(PictureFetches.maxWantIndexes) {
-            guard takeAnswer(to, nowMs: nowMs) else { pictureStats.answersLimited += 1; break }
+            guard takeAnswer(to, nowMs: nowMs) else { pictures.stats.answersLimited += 1; break }
             send(.block(root: root, index: i, data: []), to: to, nowMs: nowMs, into: &out)
         }
         return out

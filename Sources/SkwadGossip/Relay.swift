@@ -72,7 +72,9 @@ extension GossipEngine {
         guard !info.behindNat, !from.isRelayed, peers.active[from] != nil, peers.active[target] != nil, target != from else {
             stats.drop(.relayRefused); return
         }
-        guard frame.count <= Frame.maxDatagram, relay.take(frame.count, from: from, nowMs: nowMs) else { stats.drop(.relayLimited); return }
+        guard frame.count <= Frame.maxDatagram, reach.relay.take(frame.count, from: from, nowMs: nowMs) else {
+            stats.drop(.relayLimited); return
+        }
         stats.relayedBytes += frame.count
         send(.relayed(from: from, frame: frame), to: target, nowMs: nowMs, into: &out)
     }
@@ -90,8 +92,8 @@ extension GossipEngine {
     /// A punch toward `peer` was never answered: reach it through the member that introduced
     /// us, if it still is one.
     mutating func punchFailed(_ peer: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard let via = introductions.introducer[peer], peers.active[via] != nil, !peer.isRelayed else { return }
-        introductions.introducer[peer] = nil
+        guard let via = reach.introductions.introducer[peer], peers.active[via] != nil, !peer.isRelayed else { return }
+        reach.introductions.introducer[peer] = nil
         let relayed = PeerAddress.relayed(peer, via: via)
         guard !isLink(relayed) else { return }
         stats.relayFallbacks += 1

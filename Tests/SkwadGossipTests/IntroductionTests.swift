@@ -109,7 +109,7 @@ import SkwadTestKit
             let target = PeerAddress("203.0.\(i / 250).\(i % 250 + 1):4444")
             _ = p.send(Self.introduce(target), to: &e, nowMs: Self.t0 + 1000 + UInt64(i) * 50, replica: &r)
         }
-        #expect(e.introductions.punched.count <= IntroductionState.capacity)
+        #expect(e.reach.introductions.punched.count <= IntroductionState.capacity)
     }
 
     /// The introducer's side: two members that say they are behind a NAT and share a pack are
