@@ -22,7 +22,9 @@ import Testing
     }
 
     /// Polls `picked(on:)` until it says `expected`, at most `seconds`.
-    private func converges(_ node: RunningNode, ask: String, captions: [String], on expected: String, seconds: Double = 30) async
+    private func converges(
+        _ node: RunningNode, ask: String, captions: [String], on expected: String, seconds: Double = 30
+    ) async
         -> Bool
     {
         let deadline = Date().addingTimeInterval(seconds)

@@ -1,5 +1,6 @@
 import Foundation
 import SkwadModel
+import SkwadStore
 import Testing
 import SkwadTestKit
 
@@ -65,5 +66,41 @@ import SkwadTestKit
         let after = String(net["c"].text.dropFirst(mark))
         #expect(after.contains("drop.unrequestedBlock 0") && after.contains("pictures.wants_in 0"))
         #expect(!FileManager.default.fileExists(atPath: "\(net.dir)/c/pictures"))
+    }
+
+    /// The Alpha deletes a pack whose picture every node holds: once each node has purged the
+    /// pack (its inbox says so), no store holds a byte of the picture.
+    @Test func aDeletedPacksPictureIsGoneFromEveryStore() async throws {
+        let net = try Localnet()
+        defer { net.stop() }
+        let a = try await net.start("a", peers: [])
+        let b = try await net.start("b", peers: [a])
+        try await net.start("c", peers: [a, b])
+        for n in ["a", "b", "c"] { #expect(await net[n].waitFor("* peer joined")) }
+        net["a"].send("create Yard --radius 1000")
+        #expect(await net["a"].waitFor("created pack Yard"))
+        let pack = try #require(net["a"].id(after: "created pack Yard "))
+        for n in ["b", "c"] { #expect(await net[n].waitFor("Yard", poll: "packs", seconds: 30)) }
+        let file = "\(net.dir)/yard.png"
+        try Data(TestPictures.png(width: 120, height: 100, seed: 9, metadata: false)).write(to: URL(fileURLWithPath: file))
+        net["a"].send(#"post Yard "Sale" "" --image \#(file)"#)
+        #expect(await net["a"].waitFor("posted "))
+        let post = try #require(net["a"].line(startingWith: "posted "))
+        for n in ["b", "c"] {
+            #expect(await net[n].waitFor("\(net.dir)/on-\(n).png  png,", poll: "open \(post) --to \(net.dir)/on-\(n).png", seconds: 60))
+        }
+
+        for n in ["a", "b", "c"] {
+            #expect(try Store(path: "\(net.dir)/\(n)/skwad.sqlite").pictureBytes() > 0, "\(n) holds it before")
+        }
+        net["a"].send("delete \(pack)")
+        #expect(await net["a"].waitFor("deleted \(pack)"))
+        // A node purges deleted packs at most once a minute (counted in `packs.purged`).
+        for n in ["a", "b", "c"] { #expect(await net[n].waitFor("packs.purged 1", poll: "stats", seconds: 90), "\(n)") }
+        // Read beside the running node (WAL): the purge committed before `stats` answered.
+        for n in ["a", "b", "c"] {
+            let store = try Store(path: "\(net.dir)/\(n)/skwad.sqlite")
+            #expect(try store.pictureBytes() == 0, "\(n)")
+        }
     }
 }
