@@ -20,17 +20,15 @@ struct RelayState: Sendable {
     /// the message's fields (an address of at most 64 bytes), rounded up.
     static let overhead = 128
 
+    /// Per source, its bucket (whose `lastMs` is when it last relayed: the oldest goes when full).
     var sources: [PeerAddress: TokenBucket] = [:]
     var total = TokenBucket(rate: totalBytesPerSecond, burst: totalBytesPerSecond * 8, nowMs: 0)
-    var sourceUsedMs: [PeerAddress: UInt64] = [:]
 
     mutating func take(_ bytes: Int, from source: PeerAddress, nowMs: UInt64) -> Bool {
         if sources[source] == nil {
-            sourceUsedMs.makeRoom(for: source, capacity: Self.capacity) { $0 }
-            sources = sources.filter { sourceUsedMs[$0.key] != nil }
+            sources.makeRoom(for: source, capacity: Self.capacity) { $0.lastMs }
             sources[source] = TokenBucket(rate: Self.perSourceBytesPerSecond, burst: Self.perSourceBytesPerSecond * 8, nowMs: nowMs)
         }
-        sourceUsedMs[source] = nowMs
         guard sources[source]!.take(Double(bytes), nowMs: nowMs) else { return false }
         guard total.take(Double(bytes), nowMs: nowMs) else { return false }
         return true
