@@ -38,10 +38,7 @@ import Testing
     @Test func aPickConvergesOnEveryNodeAndOnlyTheAskersCounts() async throws {
         let net = try Localnet()
         defer { net.stop() }
-        let a = try await net.start("a", peers: [])
-        let b = try await net.start("b", peers: [a])
-        try await net.start("c", peers: [a, b])
-        for n in ["a", "b", "c"] { #expect(await net[n].waitFor("* peer joined")) }
+        #expect(try await net.startThree())
         net["a"].send("create Quad --radius 1000")
         #expect(await net["a"].waitFor("created pack Quad"))
         for n in ["b", "c"] { #expect(await net[n].waitFor("Quad", poll: "packs", seconds: 30)) }

@@ -98,6 +98,18 @@ final class Localnet: @unchecked Sendable {
 
     subscript(_ name: String) -> RunningNode { nodes[name]! }
 
+    /// The usual three: `a`, `b` peered with `a`, `c` with both; true once each has a link.
+    func startThree() async throws -> Bool {
+        let a = try await start("a", peers: [])
+        let b = try await start("b", peers: [a])
+        try await start("c", peers: [a, b])
+        var linked = true
+        for n in ["a", "b", "c"] {
+            if await !self[n].waitFor("* peer joined") { linked = false }
+        }
+        return linked
+    }
+
     func stop() {
         for n in nodes.values { n.send("quit") }
         for n in nodes.values { n.stop() }
@@ -109,10 +121,7 @@ final class Localnet: @unchecked Sendable {
     @Test func aPostOnOneLocalnetNodeAppearsOnTheOtherTwo() async throws {
         let net = try Localnet()
         defer { net.stop() }
-        let a = try await net.start("a", peers: [])
-        let b = try await net.start("b", peers: [a])
-        try await net.start("c", peers: [a, b])
-        for n in ["a", "b", "c"] { #expect(await net[n].waitFor("* peer joined")) }
+        #expect(try await net.startThree())
         net["a"].send("create Quad --radius 1000 --tags campus")
         #expect(await net["a"].waitFor("created pack Quad"))
         net["a"].send(#"post Quad "Free pizza" "Gates 4th floor""#)

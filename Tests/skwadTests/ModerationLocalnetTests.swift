@@ -23,10 +23,7 @@ extension RunningNode {
 @Suite(.serialized) struct ModerationLocalnetTests {
     func threeNodes() async throws -> Localnet {
         let net = try Localnet()
-        let a = try await net.start("a", peers: [])
-        let b = try await net.start("b", peers: [a])
-        try await net.start("c", peers: [a, b])
-        for n in ["a", "b", "c"] { #expect(await net[n].waitFor("* peer joined")) }
+        #expect(try await net.startThree())
         return net
     }
 

@@ -11,10 +11,7 @@ import SkwadTestKit
     @Test func a200KBPicturePostedOnAOpensOnCByteForByteWithoutItsExif() async throws {
         let net = try Localnet()
         defer { net.stop() }
-        let a = try await net.start("a", peers: [])
-        let b = try await net.start("b", peers: [a])
-        try await net.start("c", peers: [a, b])
-        for n in ["a", "b", "c"] { #expect(await net[n].waitFor("* peer joined")) }
+        #expect(try await net.startThree())
         net["a"].send("create Quad --radius 1000")
         #expect(await net["a"].waitFor("created pack Quad"))
         for n in ["b", "c"] { #expect(await net[n].waitFor("Quad", poll: "packs", seconds: 30)) }
@@ -42,10 +39,7 @@ import SkwadTestKit
     @Test func aNodeOutsideALockedFenceNeverReceivesABlock() async throws {
         let net = try Localnet()
         defer { net.stop() }
-        let a = try await net.start("a", peers: [])
-        let b = try await net.start("b", peers: [a])
-        try await net.start("c", peers: [a, b])
-        for n in ["a", "b", "c"] { #expect(await net[n].waitFor("* peer joined")) }
+        #expect(try await net.startThree())
         net["c"].send("locate 41.5,-79.9436")  // about 117 km north
         // c's engine takes its new cell at its next tick (at most 1 s) and tells its links then:
         // the pack is made after that, or c could still hold its post from where it was.
@@ -73,10 +67,7 @@ import SkwadTestKit
     @Test func aDeletedPacksPictureIsGoneFromEveryStore() async throws {
         let net = try Localnet()
         defer { net.stop() }
-        let a = try await net.start("a", peers: [])
-        let b = try await net.start("b", peers: [a])
-        try await net.start("c", peers: [a, b])
-        for n in ["a", "b", "c"] { #expect(await net[n].waitFor("* peer joined")) }
+        #expect(try await net.startThree())
         net["a"].send("create Yard --radius 1000")
         #expect(await net["a"].waitFor("created pack Yard"))
         let pack = try #require(net["a"].id(after: "created pack Yard "))

@@ -9,10 +9,7 @@ import Testing
     @Test func aMemberReadsARelayCannotAndARemovedMemberLosesLaterPosts() async throws {
         let net = try Localnet()
         defer { net.stop() }
-        let a = try await net.start("a", peers: [])
-        let b = try await net.start("b", peers: [a])
-        try await net.start("c", peers: [a, b])
-        for n in ["a", "b", "c"] { #expect(await net[n].waitFor("* peer joined")) }
+        #expect(try await net.startThree())
         net["a"].send("create Flat4B --radius 1000 --private")
         #expect(await net["a"].waitFor("invite-only: relays see no name"))
         net["a"].send(#"post Flat4B "rent is due friday" "transfer to the usual account""#)
