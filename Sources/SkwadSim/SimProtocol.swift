@@ -51,7 +51,7 @@ public struct SimContext<Payload> {
 /// bytes, `receive` calls `engine.receive(datagram:from:nowMs:replica:)`, `timer` calls
 /// `engine.tick`, `localUpdate` calls `engine.publish`, and the engine's directives map
 /// one to one (send → `.send`, admitted → `.admitted`, scheduleTick → `.timer`).
-public protocol SimProtocol {
+public protocol SimProtocol: SendableMetatype {
     associatedtype Payload
     /// The node comes up: at the start of the run, or back after churn. `replica` holds
     /// whatever the node kept (empty when it lost its data).
@@ -64,7 +64,7 @@ public protocol SimProtocol {
 
 /// Makes the per-node state machines of one strategy (fresh state for a node that
 /// starts or restarts).
-public protocol SimStrategy {
+public protocol SimStrategy: SendableMetatype {
     associatedtype Node: SimProtocol
     var name: String { get }
     /// Rounds of this strategy, if it works in rounds (used to report rounds to full coverage).
