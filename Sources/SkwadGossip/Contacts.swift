@@ -76,7 +76,9 @@ extension GossipEngine {
             constantTimeEqual(tag, ContactProofs.tag(fingerprint: ContactCode.fingerprint(of: key.publicKey), binding: binding))
         else { stats.drop(.contactRefused); return }
         guard reach.contacts.budget.take(1, nowMs: nowMs) else { stats.drop(.contactLimited); return }
-        send(.contactProof(publicKey: key.publicKey.bytes, signature: key.sign(ContactProofs.signed(binding))), to: from, nowMs: nowMs, into: &out)
+        send(
+            .contactProof(publicKey: key.publicKey.bytes, signature: key.sign(ContactProofs.signed(binding))), to: from, nowMs: nowMs,
+            into: &out)
         stats.contactProofsSent += 1
     }
 

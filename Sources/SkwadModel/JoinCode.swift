@@ -36,7 +36,8 @@ public struct JoinCode: Equatable, Sendable {
     /// Decodes a typed code. Throws a one-line reason: not a code, a character outside the
     /// alphabet, a checksum mismatch (a typo), a bad shape.
     public init(parsing text: String) throws {
-        let body = try CodeText.decode(text, prefix: Self.prefix, what: "join code", maxLength: Self.maxLength, minPayload: 1 + 32 + 2 + 32 + 1)
+        let body = try CodeText.decode(
+            text, prefix: Self.prefix, what: "join code", maxLength: Self.maxLength, minPayload: 1 + 32 + 2 + 32 + 1)
         guard body[0] == Self.version else { throw ModelError.malformed("join code version \(body[0]) is unknown") }
         pack = OpID(unchecked: Array(body[1..<33]))
         epoch = UInt32(body[33]) << 8 | UInt32(body[34])

@@ -27,7 +27,9 @@ extension Node {
         var prefix: [UInt8]?
         if let ref {
             let p = try resolvePack(ref)
-            if replica.pack(p.id)?.isPrivate == true { throw NodeError("pack '\(p.name)' is invite-only: its join code is `invite \(p.name)`") }
+            if replica.pack(p.id)?.isPrivate == true {
+                throw NodeError("pack '\(p.name)' is invite-only: its join code is `invite \(p.name)`")
+            }
             prefix = Array(p.id.bytes.prefix(8))
         }
         return ContactCode(fingerprint: ContactCode.fingerprint(of: contactKey.publicKey), addresses: addresses, packPrefix: prefix)

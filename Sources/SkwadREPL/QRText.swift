@@ -26,14 +26,15 @@ enum QRText {
             return i >= 0 && j >= 0 && i < m.count && j < m.count && m[i][j]
         }
         return stride(from: 0, to: n, by: 2).map { y in
-            let row = String((0..<n).map { x -> Character in
-                switch (dark(y, x), dark(y + 1, x)) {
-                case (true, true): "█"
-                case (true, false): "▀"
-                case (false, true): "▄"
-                case (false, false): " "
-                }
-            })
+            let row = String(
+                (0..<n).map { x -> Character in
+                    switch (dark(y, x), dark(y + 1, x)) {
+                    case (true, true): "█"
+                    case (true, false): "▀"
+                    case (false, true): "▄"
+                    case (false, false): " "
+                    }
+                })
             return colour ? "\u{1B}[30;47m" + row + "\u{1B}[0m" : row
         }
     }
