@@ -47,38 +47,48 @@ extension Node {
         let targets = c.addresses.filter { !mine.contains($0) }
         guard !targets.isEmpty else { throw NodeError("that is this node's own contact code") }
         let perAddress = max(1000, waitMs / UInt64(targets.count))
-        var failed = false
+        var answered: [String] = [], forged = false
         for text in targets {
             guard let addr = try? PeerAddress(describe(UDPTransport.resolve(text))) else { continue }
             switch await prove(addr, fingerprint: c.fingerprint, waitMs: perAddress) {
-            case .proven?:
+            case .proven:
                 var pack: PackSummary?
                 if let prefix = c.packPrefix { pack = try await join(Hex.encode(prefix)) }
                 return Connected(address: addr.value, fingerprint: Hex.encode(c.fingerprint), pack: pack)
-            case .failed?: failed = true
-            case .pending?, nil: continue
+            case .failed: forged = true; answered.append(text)
+            case .unproven: answered.append(text)
+            case .noSession: continue
             }
         }
-        if failed { throw NodeError("the node at \(targets.joined(separator: ", ")) proved another key: a wrong or forged code") }
+        if forged { throw NodeError("the node at \(answered.joined(separator: ", ")) proved another key: a wrong or forged code") }
+        if !answered.isEmpty {
+            throw NodeError(
+                "the node at \(answered.joined(separator: ", ")) did not prove the code's key: a wrong, forged or mistyped code")
+        }
         throw NodeError(
             "no answer from \(targets.joined(separator: ", ")) within \(waitMs / 1000) s: is that node online and on a network you reach?")
     }
 
-    /// Handshake with `addr`, then its proof (polled every 10 ms, at most `waitMs`). Nil: no
-    /// session came up.
-    private func prove(_ addr: PeerAddress, fingerprint: [UInt8], waitMs: UInt64) async -> ContactCheck? {
+    private enum Proof { case proven, failed, unproven, noSession }
+
+    /// Handshake with `addr`, then its proof (polled every 10 ms, at most `waitMs`).
+    private func prove(_ addr: PeerAddress, fingerprint: [UInt8], waitMs: UInt64) async -> Proof {
         carryOut(network?.engine.introduce(addr, nowMs: now()).directives ?? [])
         var asked = false
         for _ in 0..<max(1, waitMs / 10) {
-            guard let engine = network?.engine else { return nil }
+            guard let engine = network?.engine else { return .noSession }
             if !asked, engine.isKeyed(with: addr), let ds = network!.engine.checkContact(addr, fingerprint: fingerprint, nowMs: now()) {
                 carryOut(ds)
                 asked = true
             }
-            if asked, let r = network?.engine.contactCheck(addr), r != .pending { return r }
+            switch network?.engine.contactCheck(addr) {
+            case .proven? where asked: return .proven
+            case .failed? where asked: return .failed
+            default: break
+            }
             try? await Task.sleep(nanoseconds: 10_000_000)
         }
-        return asked ? .pending : nil
+        return asked ? .unproven : .noSession
     }
 }
 

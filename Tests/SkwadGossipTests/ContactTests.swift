@@ -44,7 +44,9 @@ import SkwadTestKit
         var (e, r, p) = Self.engineAndPeer()
         let probe = p.seal(Self.probe(fingerprint: Self.fingerprint, binding: p.binding))
         let answers = HostilePeer.sent(e.receive(datagram: probe, from: p.address, nowMs: Self.t0, replica: &r), to: p.address)
-        let proofs = try answers.compactMap { p.open($0) }.map { try WireMessage(serializedBytes: $0) }.filter { if case .contactProof = $0.body { true } else { false } }
+        let proofs = try answers.compactMap { p.open($0) }.map { try WireMessage(serializedBytes: $0) }.filter {
+            if case .contactProof = $0.body { true } else { false }
+        }
         #expect(proofs.count == 1)
         let pk = try PublicKey(bytes: [UInt8](try #require(proofs.first).contactProof.publicKey))
         #expect(pk == Self.key.publicKey)
@@ -61,9 +63,11 @@ import SkwadTestKit
         var q = HostilePeer(address: PeerAddress("198.18.2.1:5000"), seed: 2)
         #expect(q.handshake(with: &e, nowMs: Self.t0, replica: &r))
         let wrong = ContactCode.fingerprint(of: Self.other.publicKey)
-        var sends = HostilePeer.sent(p.send(Self.probe(fingerprint: wrong, binding: p.binding), to: &e, nowMs: Self.t0, replica: &r), to: p.address)
+        var sends = HostilePeer.sent(
+            p.send(Self.probe(fingerprint: wrong, binding: p.binding), to: &e, nowMs: Self.t0, replica: &r), to: p.address)
         // q replays p's tag (it learnt p's binding somehow): bound to p's session, not q's.
-        sends += HostilePeer.sent(q.send(Self.probe(fingerprint: Self.fingerprint, binding: p.binding), to: &e, nowMs: Self.t0, replica: &r), to: q.address)
+        sends += HostilePeer.sent(
+            q.send(Self.probe(fingerprint: Self.fingerprint, binding: p.binding), to: &e, nowMs: Self.t0, replica: &r), to: q.address)
         #expect(sends.isEmpty)
         #expect(e.stats.drops["contactRefused"] == 2)
         #expect(e.stats.contactProofsSent == 0)

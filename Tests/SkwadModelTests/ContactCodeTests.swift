@@ -17,7 +17,8 @@ import SkwadModel
             #expect(text.hasPrefix("skn-") && ContactCode.looks(text) && !JoinCode.looks(text))
             #expect(try ContactCode(parsing: text) == c)
             #expect(try ContactCode(parsing: text.uppercased()) == c)
-            #expect(try ContactCode(parsing: text.replacingOccurrences(of: "-", with: " ").replacingOccurrences(of: "skn ", with: "skn-")) == c)
+            #expect(
+                try ContactCode(parsing: text.replacingOccurrences(of: "-", with: " ").replacingOccurrences(of: "skn ", with: "skn-")) == c)
         }
         // One address: 33 bytes with the checksum, 53 code characters.
         #expect(a.encoded().count <= 70, "\(a.encoded())")
