@@ -47,8 +47,8 @@ extension GossipEngine {
             onRelayed(from: source, frame: frame, relayedBy: from, nowMs: nowMs, replica: &replica, into: &out)
         case .observed(let address): onObserved(address, from: from, nowMs: nowMs, into: &out)
         case .introduce(let target, let padding): onIntroduce(target, padding: padding.count, from: from, nowMs: nowMs, into: &out)
-        case .blockWant(let root, let indexes):
-            onBlockWant(root: root, indexes: indexes, from: from, nowMs: nowMs, replica: replica, into: &out)
+        case .blockWant(let root, let indexes, let wait):
+            onBlockWant(root: root, indexes: indexes, wait: wait, from: from, nowMs: nowMs, replica: replica, into: &out)
         case .block(let root, let index, let data):
             onBlock(root: root, index: index, data: data, from: from, nowMs: nowMs, replica: replica, into: &out)
         }

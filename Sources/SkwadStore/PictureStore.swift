@@ -65,10 +65,11 @@ extension Store {
         } catch { throw StoreError("cannot store picture", error) }
     }
 
-    /// Stores one checked block of a known picture (nothing when held already or unknown).
-    public func putPictureBlock(root: [UInt8], index: Int, data: [UInt8]) throws {
-        do { try db.write { db in try Self.insertBlock(root: root, index: index, data: data, in: db) } } catch {
-            throw StoreError("cannot store picture block", error)
+    /// Stores checked blocks of known pictures in one transaction (nothing for a block held
+    /// already or of a picture the store does not know).
+    public func putPictureBlocks(_ blocks: [(root: [UInt8], index: Int, data: [UInt8])]) throws {
+        do { try db.write { db in for b in blocks { try Self.insertBlock(root: b.root, index: b.index, data: b.data, in: db) } } } catch {
+            throw StoreError("cannot store picture blocks", error)
         }
     }
 

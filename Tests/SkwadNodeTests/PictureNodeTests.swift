@@ -45,6 +45,32 @@ import SkwadTestKit
         }
     }
 
+    /// `[pictures] fetch = "shown"`: the post arrives, its picture does not; the first `feed`
+    /// that shows the post fetches it (from the poster, which holds it whole).
+    @Test func withFetchShownAPictureComesWhenItsPostIsFirstShown() async throws {
+        #expect(try NodeConfig.parse("[pictures]\nfetch = \"shown\"").pictureFetch == .shown)
+        #expect(NodeConfig.embeddedDefault.pictureFetch == .arrival)
+        #expect(try NodeConfig.parse(NodeConfig.defaultTOML).pictureFetch == .arrival)
+        for bad in ["[pictures]\nfetch = \"later\"", "[pictures]\nfetch = 1", "[pictures]\nwhen = \"shown\"", "pictures = 1"] {
+            #expect(throws: ConfigError.self) { try NodeConfig.parse(bad) }
+        }
+        let net = TestNet()
+        defer { Task { await net.shutdown() } }
+        let a = try await net.add(), b = try await net.add { $0.pictureFetch = .shown }
+        #expect(await net.linked())
+        let pack = try await a.createPack(name: "Snaps", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
+        let picture = TestPictures.png(width: 60, height: 50, seed: 7)
+        let root = PictureBlocks.make(try PictureFormat.strip(picture)).ref.root
+        let post = try await a.post(pack: pack.id.hex, title: "look", body: "", tags: [], image: picture)
+        #expect(await eventually { await b.replica.op(post) != nil })
+        // Admitted, and nothing asked: on arrival the fetch would have started with the admission.
+        #expect(await b.storedPicture(root: root) == nil)
+        #expect(Dictionary(await b.networkStats(), uniquingKeysWith: { a, _ in a })["pictures.fetches_started", default: 0] == 0)
+        #expect(try await b.feed(pack: pack.id.hex, sort: .new, limit: 5).contains { $0.id == post })
+        #expect(await eventually { await b.storedPicture(root: root)?.isComplete == true })
+        #expect(Dictionary(await b.networkStats(), uniquingKeysWith: { a, _ in a })["pictures.fetches_started", default: 0] == 1)
+    }
+
     @Test func aFileThatIsNotAPictureIsRefusedWithOneLine() async throws {
         let net = TestNet()
         defer { Task { await net.shutdown() } }
