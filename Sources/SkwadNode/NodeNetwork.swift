@@ -84,6 +84,7 @@ extension Node {
         let nowMs = now()
         carryOut(network!.engine.setInterest(cell: currentCell, subscriptions: Set(joined.keys), nowMs: nowMs))
         carryOut(network!.engine.start(seeds: seeds.filter { $0.value != me }, nowMs: nowMs))
+        resumePictures()
         return me
     }
 

@@ -51,6 +51,23 @@ extension Node {
         }
     }
 
+    /// Going online: the fetches a restart cut short start again (`fetch = "arrival"`; with
+    /// "shown" they start when their post is shown), asking only for the blocks not stored.
+    /// At most 16 (the engine's fetches at once), the most recently used first, among the 64
+    /// most recently used incomplete pictures.
+    func resumePictures() {
+        guard network != nil, config.pictureFetch == .arrival else { return }
+        let nowMs = now()
+        var ops: [SignedOp] = []
+        do {
+            for (root, pack) in try store.incompletePictures().prefix(64) where ops.count < 16 {
+                let post = replica.feed(packs: [pack], limit: .max, nowMs: nowMs).first { $0.picture?.root == root }
+                if let id = post?.id, let op = replica.op(id), !ops.contains(where: { $0.id == op.id }) { ops.append(op) }
+            }
+        } catch { stats.storeErrors += 1 }
+        fetchPictures(of: ops, nowMs: nowMs)
+    }
+
     /// `[pictures] fetch = "shown"`: fetches the pictures of the posts just displayed.
     func fetchShownPictures(_ ids: [OpID]) {
         guard config.pictureFetch == .shown, network != nil else { return }

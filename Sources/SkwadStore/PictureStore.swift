@@ -82,6 +82,21 @@ extension Store {
             sql: "UPDATE picture SET held = held + 1, bytes = bytes + ? WHERE root = ?", arguments: [data.count, Data(root)])
     }
 
+    /// The pictures some of whose blocks are missing, with the packs they are kept for (a
+    /// fetch cut short by a restart: `Node.resumePictures`).
+    public func incompletePictures() throws -> [(root: [UInt8], pack: PackID)] {
+        do {
+            return try db.read { db in
+                // Blocks in all: the head, a page per 32 chunks, the chunks (PROTOCOL §10b).
+                let sql = "SELECT root, pack FROM picture WHERE held < 1 + (chunks + 31) / 32 + chunks ORDER BY usedMs DESC, root, pack"
+                return try Row.fetchAll(db, sql: sql).compactMap { row in
+                    guard let pack = try? PackID(bytes: [UInt8](row["pack"] as Data)) else { return nil }
+                    return ([UInt8](row["root"] as Data), pack)
+                }
+            }
+        } catch { throw StoreError("cannot read pictures", error) }
+    }
+
     /// The picture with this root, if the store knows it (in one of its packs).
     public func picture(root: [UInt8]) throws -> StoredPicture? {
         do {

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import GRDB
 import SkwadModel
 @testable import SkwadNode
+@testable import SkwadStore
 import SkwadTestKit
 
 /// Pictures between nodes (PROTOCOL §10b) over the in-memory network: posted on one node,
@@ -69,6 +71,35 @@ import SkwadTestKit
         #expect(try await b.feed(pack: pack.id.hex, sort: .new, limit: 5).contains { $0.id == post })
         #expect(await eventually { await b.storedPicture(root: root)?.isComplete == true })
         #expect(Dictionary(await b.networkStats(), uniquingKeysWith: { a, _ in a })["pictures.fetches_started", default: 0] == 1)
+    }
+
+    /// A fetch cut short (the node went offline holding 10 of its blocks) goes on when the node
+    /// is back online, without the post coming again, and asks only for the blocks it lacks.
+    @Test func aFetchCutShortResumesAfterARestartAskingOnlyWhatIsMissing() async throws {
+        let net = TestNet()
+        defer { Task { await net.shutdown() } }
+        let a = try await net.add(), b = try await net.add()
+        #expect(await net.linked())
+        let pack = try await a.createPack(name: "Snaps", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
+        let picture = TestPictures.png(width: 90, height: 70, seed: 11)
+        let ref = PictureBlocks.make(try PictureFormat.strip(picture)).ref
+        _ = try await a.post(pack: pack.id.hex, title: "look", body: "", tags: [], image: picture)
+        #expect(await eventually { await b.storedPicture(root: ref.root)?.isComplete == true })
+        await b.goOffline()
+        let kept = 10
+        let store = await b.store
+        try await store.db.write { db in
+            try db.execute(sql: "DELETE FROM pictureBlock WHERE root = ? AND idx >= ?", arguments: [Data(ref.root), kept])
+            try db.execute(
+                sql: "UPDATE picture SET held = ?, bytes = (SELECT SUM(LENGTH(data)) FROM pictureBlock WHERE root = ?) WHERE root = ?",
+                arguments: [kept, Data(ref.root), Data(ref.root)])
+        }
+        #expect(await b.storedPicture(root: ref.root)?.held == kept)
+        try await b.goOnline(over: net.memory.binder, listen: "127.0.0.1:0", peers: [net.addresses[0]])
+        #expect(await eventually { await b.storedPicture(root: ref.root)?.isComplete == true })
+        let stats = Dictionary(await b.networkStats(), uniquingKeysWith: { a, _ in a })
+        #expect(stats["pictures.fetches_started", default: 0] == 1)
+        #expect(stats["pictures.blocks_in", default: 0] == ref.blockCount - kept)
     }
 
     @Test func aFileThatIsNotAPictureIsRefusedWithOneLine() async throws {
