@@ -122,7 +122,7 @@ struct MembershipState: Sendable {
 }
 
 /// Reach across NATs (PROTOCOL §9): what our links see us as, the introductions we made and
-/// the punches we tried, what we relay, and our own addresses (set by the shell).
+/// the punches we tried, what we relay, contact codes, and our own addresses (set by the shell).
 struct Reach: Sendable {
     /// What our links say they see us as (Reflexive.swift).
     var reflexive = ReflexiveAddresses()
@@ -130,6 +130,8 @@ struct Reach: Sendable {
     var introductions = IntroductionState()
     /// Bytes we relay for members (Relay.swift).
     var relay = RelayState()
+    /// Our contact key, the proofs we give, the codes we check (Contacts.swift).
+    var contacts = ContactProofs()
     /// Each interface's address with our port; nil: never behind a NAT (the simulator).
     var localAddresses: [PeerAddress]?
 }
