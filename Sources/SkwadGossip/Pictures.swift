@@ -392,7 +392,13 @@ extension GossipEngine {
                 waiting = o
             }
             let room = (waiting != nil ? PictureFetches.inFlightWaiting : PictureFetches.inFlightPerFetch) - f.asked.count
-            var wanted = room > 0 ? f.assembly.next(limit: room, excluding: Set(f.asked.keys)) : []
+            // Asks go `maxWantIndexes` at a time while others are in flight: one `BlockWant` per
+            // block that arrived cost the answerer a store read each (the poster read 800 times).
+            guard room >= PictureFetches.maxWantIndexes || (room > 0 && f.asked.isEmpty) else {
+                pictures.fetches[root] = f
+                continue
+            }
+            var wanted = f.assembly.next(limit: room, excluding: Set(f.asked.keys))
             var perPeer: [PeerAddress: [Int]] = [:]
             if let o = waiting {
                 perPeer[o] = wanted

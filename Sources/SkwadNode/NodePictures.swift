@@ -86,7 +86,8 @@ extension Node {
         switch d {
         case .blocksWanted(let root, let indexes, let peer):
             storePendingBlocks()
-            guard let pic = try? store.picture(root: root), let held = try? store.pictureBlocks(root: root, indexes: indexes, nowMs: nowMs)
+            guard let pic = try? store.picture(root: root),
+                let held = try? store.pictureBlocks(root: root, indexes: indexes, nowMs: nowMs, touch: false)
             else {
                 carryOut(network?.engine.answerNotHeld(root: root, indexes: indexes, to: peer, nowMs: nowMs) ?? [])
                 return

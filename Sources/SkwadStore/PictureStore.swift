@@ -115,28 +115,34 @@ extension Store {
         } catch { throw StoreError("cannot read picture", error) }
     }
 
-    /// Blocks of a picture: those of `indexes` held (nil: all), and marks it used at `nowMs`.
-    public func pictureBlocks(root: [UInt8], indexes: [Int]? = nil, nowMs: UInt64) throws -> [Int: [UInt8]] {
+    /// Blocks of a picture: those of `indexes` held (nil: all), and marks it used at `nowMs`
+    /// unless `touch` is false (answering a peer: a read, not a use of this node's).
+    public func pictureBlocks(root: [UInt8], indexes: [Int]? = nil, nowMs: UInt64, touch: Bool = true) throws -> [Int: [UInt8]] {
         do {
+            if !touch { return try db.read { db in try Self.blocks(root: root, indexes: indexes, in: db) } }
             return try db.write { db in
                 try db.execute(sql: "UPDATE picture SET usedMs = ? WHERE root = ?", arguments: [Int64(clamping: nowMs), Data(root)])
-                var out: [Int: [UInt8]] = [:]
-                if let indexes {
-                    for i in indexes {
-                        if let d = try Data.fetchOne(
-                            db, sql: "SELECT data FROM pictureBlock WHERE root = ? AND idx = ?", arguments: [Data(root), i])
-                        {
-                            out[i] = [UInt8](d)
-                        }
-                    }
-                } else {
-                    for row in try Row.fetchAll(db, sql: "SELECT idx, data FROM pictureBlock WHERE root = ?", arguments: [Data(root)]) {
-                        out[row["idx"]] = [UInt8](row["data"] as Data)
-                    }
-                }
-                return out
+                return try Self.blocks(root: root, indexes: indexes, in: db)
             }
         } catch { throw StoreError("cannot read picture blocks", error) }
+    }
+
+    static func blocks(root: [UInt8], indexes: [Int]?, in db: Database) throws -> [Int: [UInt8]] {
+        var out: [Int: [UInt8]] = [:]
+        if let indexes {
+            for i in indexes {
+                if let d = try Data.fetchOne(
+                    db, sql: "SELECT data FROM pictureBlock WHERE root = ? AND idx = ?", arguments: [Data(root), i])
+                {
+                    out[i] = [UInt8](d)
+                }
+            }
+        } else {
+            for row in try Row.fetchAll(db, sql: "SELECT idx, data FROM pictureBlock WHERE root = ?", arguments: [Data(root)]) {
+                out[row["idx"]] = [UInt8](row["data"] as Data)
+            }
+        }
+        return out
     }
 
     /// Deletes the pictures of a pack (deleted or expired, §6), and the blocks of those no
