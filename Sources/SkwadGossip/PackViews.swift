@@ -37,24 +37,28 @@ struct PackViewCache: Sendable {
     struct LiveIndex: Sendable {
         /// `replica.liveScopes(nowMs:)`: sorted by id.
         var scopes: [PackScope] = []
-        /// The packs of directory entries: `scopes`, then the deleted packs (`deletedEntries`).
-        var directory: [PackScope] = []
-        /// Indices into `directory`, oldest genesis first (by genesis (hlc, id)): the capacity rule.
+        /// The deleted packs with directory entries (`deletedEntries`). The directory's packs
+        /// are `scopes`, then these (`directoryScope`): one array of the live packs, not two.
+        var deleted: [PackScope] = []
+        /// Indices into the directory's packs, oldest genesis first (by genesis (hlc, id)):
+        /// the capacity rule.
         var byAge: [Int] = []
         /// Every entry (genesis and edits, or genesis and deletion) of every directory pack,
         /// sorted by (hlc, id), with its pack.
         var entries: [(item: Reconciliation.Item, pack: Int)] = []
 
+        var directoryCount: Int { scopes.count + deleted.count }
+        func directoryScope(_ i: Int) -> PackScope { i < scopes.count ? scopes[i] : deleted[i - scopes.count] }
+
         init(_ replica: Replica, nowMs: UInt64) {
             let live = replica.directoryEntries(nowMs: nowMs)
             scopes = live.map(\.scope)
-            let all = live + replica.deletedEntries()
-            directory.reserveCapacity(all.count)
-            // Sorted as small (key, index) tuples: a comparison that reads `all[i]` copies its entry.
+            let gone = replica.deletedEntries()
+            deleted = gone.map(\.scope)
+            // Sorted as small (key, index) tuples: a comparison that reads an entry copies it.
             var ages: [(hlc: HLC, id: OpID, pack: Int)] = []
-            ages.reserveCapacity(all.count)
-            for (i, p) in all.enumerated() {
-                directory.append(p.scope)
+            ages.reserveCapacity(live.count + gone.count)
+            for (i, p) in (live + gone).enumerated() {
                 ages.append((p.genesis.hlc, p.genesis.id, i))
                 entries.append((p.genesis, i))
                 for e in p.edits { entries.append((e, i)) }
@@ -114,13 +118,13 @@ struct PackViewCache: Sendable {
         include: (PackScope) -> Bool
     ) -> [Reconciliation.Item] {
         let live = liveIndex(replica, nowMs: nowMs)
-        let words = (live.directory.count + 63) / 64
+        let words = (live.directoryCount + 63) / 64
         let members: [UInt64]
         if let known = perspectives[key] {
             members = known
         } else {
             var m = [UInt64](repeating: 0, count: words)
-            for (i, s) in live.directory.enumerated() where include(s) { m[i >> 6] |= 1 << UInt64(i & 63) }
+            for i in 0..<live.directoryCount where include(live.directoryScope(i)) { m[i >> 6] |= 1 << UInt64(i & 63) }
             if perspectiveOrder.count >= Self.directoryPerspectives { perspectives[perspectiveOrder.removeFirst()] = nil }
             perspectives[key] = m
             perspectiveOrder.append(key)
