@@ -82,6 +82,9 @@ public struct GossipStats: Sendable, Equatable {
     /// Relays (§9): punches that fell back on a relay, frames we sent through one, bytes we
     /// passed on for members.
     public var relayFallbacks = 0, relayFramesOut = 0, relayedBytes = 0
+    /// Direct links first (§9): direct handshakes tried from relayed links, relayed links
+    /// retired for a direct one.
+    public var directRetries = 0, relayedToDirect = 0
     /// Messages sent, by kind (before encryption; a queued message counts when queued):
     /// the kinds sent at least once.
     public var messagesSent: [String: Int] { byKind(sentByKind) }
@@ -118,7 +121,8 @@ public struct GossipStats: Sendable, Equatable {
             ("sessions.expired", sessionsExpired), ("sessions.silent", sessionsSilent), ("sessions.evicted", sessionEvictions),
             ("limits.evicted", limitEvictions), ("reach.introductions_sent", introductionsSent),
             ("reach.introductions_heard", introductionsHeard), ("reach.punches", punches), ("reach.relay_fallbacks", relayFallbacks),
-            ("reach.relay_frames_out", relayFramesOut), ("reach.relayed_bytes", relayedBytes)
+            ("reach.relay_frames_out", relayFramesOut), ("reach.relayed_bytes", relayedBytes), ("reach.direct_retries", directRetries),
+            ("reach.relayed_to_direct", relayedToDirect)
         ]
         out += messagesSent.sorted { $0.key < $1.key }.map { ("sent.\($0.key)", $0.value) }
         out += bytesSent.sorted { $0.key < $1.key }.map { ("sent_bytes.\($0.key)", $0.value) }

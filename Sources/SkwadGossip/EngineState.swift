@@ -130,6 +130,8 @@ struct Reach: Sendable {
     var introductions = IntroductionState()
     /// Bytes we relay for members (Relay.swift).
     var relay = RelayState()
+    /// Direct tries of our relayed links (DirectPreference.swift).
+    var retries = DirectRetries()
     /// Each interface's address with our port; nil: never behind a NAT (the simulator).
     var localAddresses: [PeerAddress]?
 }

@@ -21,7 +21,8 @@ extension GossipEngine {
 
     /// Adds a peer to the active view, evicting a random one (to the passive view) if full.
     mutating func addActive(_ peer: PeerAddress, info peerInfo: NodeInfo?, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard peer != selfAddress else { return }
+        guard peer != selfAddress, !hasDirectTwin(peer) else { return }
+        retireRelayedTwins(of: peer, into: &out)
         if let peerInfo { offerVicinity(peer, info: peerInfo, heard: true, nowMs: nowMs) }
         if var st = peers[active: peer] {
             if let peerInfo { st.info = peerInfo }

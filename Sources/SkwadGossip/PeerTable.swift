@@ -501,6 +501,21 @@ struct PeerTable: Sendable {
         return m
     }
 
+    /// any → unknown, without being marked dead: a relayed link retired for a direct link to
+    /// the same peer (DirectPreference.swift). Returns whether it was an active member.
+    @discardableResult
+    mutating func retire(_ p: PeerAddress) -> Bool {
+        guard let r = records[p] else { return false }
+        let wasMember = r.member != nil
+        if r.vicinity != nil { versions.vicinity += 1 }
+        if wasMember { versions.active += 1 }
+        update(p) {
+            $0.member = nil; $0.passiveCell = nil; $0.vicinity = nil; $0.remote = nil; $0.inbound = nil; $0.gone = nil
+        }
+        syncLink(p)
+        return wasMember
+    }
+
     /// passive → unknown: it took our handshake but never answered a neighbour request (a
     /// walked request may end unanswered, PROTOCOL §9). It is alive, so not dead, and keeps
     /// its other roles.
