@@ -211,6 +211,7 @@ public struct GossipEngine: Sendable {
             spread.plumtree.retain(links: linkSet)
             peers.retainReconMisses(links: linkSet)
             remoteRound(nowMs: nowMs, replica: replica, into: &out)
+            noteFences(replica, nowMs: nowMs)
         case .shuffle: shuffle(nowMs: nowMs, into: &out)
         case .directory:
             directoryRound(nowMs: nowMs, replica: replica, into: &out)

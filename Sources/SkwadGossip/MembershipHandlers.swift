@@ -155,7 +155,7 @@ extension GossipEngine {
         let before = peers.active[from]?.info
         peers[active: from]?.info = theirs
         if peers.vicinity[from] != nil { offerVicinity(from, info: theirs, heard: true, nowMs: nowMs) }
-        if let before, before.subscriptions != theirs.subscriptions || before.behindNat != theirs.behindNat {
+        if let before, before.subscriptions != theirs.subscriptions || before.behindNat != theirs.behindNat || before.cell != theirs.cell {
             introduceSharers(of: from, nowMs: nowMs, into: &out)
         }
     }
