@@ -110,6 +110,26 @@ import Testing
         #expect(await a.waitFor("from b", poll: "feed natroom", seconds: 30))
     }
 
+    /// Introductions by shared fence (PROTOCOL §9 "Introductions"): two nodes behind two
+    /// endpoint-independent NATs, 1 km apart, in no pack, link directly (hole punched) and the
+    /// public node counts a fence introduction.
+    @Test func twoNeighboursBehindTwoNatsWithNoPackInCommonArePunchedTogether() async throws {
+        #expect(getuid() == 0, "network namespaces need root (CI runs as root)")
+        var bed = NatTestbed()
+        defer { bed.down() }
+        try bed.up()
+        let p = try bed.publicNode()
+        defer { p.stop() }
+        let a = try bed.node("eim1", ["--peer", NatTestbed.publicAddress, "--location", "48.8566,2.3522"])
+        defer { a.stop() }
+        let b = try bed.node("eim2", ["--peer", NatTestbed.publicAddress, "--location", "48.8656,2.3522"])
+        defer { b.stop() }
+        #expect(await a.waitFor("198.18.2.1:", poll: "peers", seconds: 30), "a links to b's router address")
+        #expect(await b.waitFor("198.18.1.1:", poll: "peers", seconds: 30), "b links to a's router address")
+        #expect(await p.waitFor("reach.fence_introductions 1", poll: "stats", seconds: 10))
+        #expect(!a.text.contains("@198.18.0.10"), "never through the relay")
+    }
+
     /// Relays (PROTOCOL §9 "Relays"): behind two symmetric NATs the punch fails, and the two
     /// link through the public node that introduced them; posts go both ways over that link
     /// (the public node holds no subscription to the pack, so it carries no op of it by
