@@ -74,7 +74,19 @@ struct NatBenchmark {
                     if ab && ba { done = true; break }
                     try? await Task.sleep(nanoseconds: 100_000_000)
                 }
-                guard done else { throw Failure(reason: "\(a) and \(b) did not link within \(Int(linkTimeout)) s") }
+                guard done else {
+                    var seen: [String] = []
+                    for (role, n) in [(a, na), (b, nb), ("pub", nodes["pub"]!), ("pub2", nodes["pub2"]!)] {
+                        let s = await n.request("stats")?["stats"] as? [String: Any] ?? [:]
+                        let reach = s.filter { $0.key.hasPrefix("reach.") || $0.key.hasPrefix("drop.") || $0.key.hasPrefix("sent.") }.sorted
+                        { $0.key < $1.key }
+                        let peers = await n.request("peers")?["peers"] as? [[String: Any]] ?? []
+                        seen.append(
+                            "\(role): \(reach.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) peers \(peers.map { "\($0["address"] ?? "") \($0["state"] ?? "")" })"
+                        )
+                    }
+                    throw Failure(reason: "\(a) and \(b) did not link within \(Int(linkTimeout)) s; \(seen.joined(separator: "; "))")
+                }
                 linkMs[kind] = ((monotonicSeconds() - t0) * 1000 * 10).rounded() / 10
             }
             try? await Task.sleep(nanoseconds: 2_000_000_000)
@@ -82,7 +94,13 @@ struct NatBenchmark {
             try? await Task.sleep(nanoseconds: UInt64(idleSeconds * 1e9))
             let after = try await Self.traffic(roles.map { nodes[$0]! })
             var idle: [String: Double] = [:]
-            for (i, role) in roles.enumerated() { idle[role] = (Double(after[i] - before[i]) / idleSeconds * 10).rounded() / 10 }
+            for (i, role) in roles.enumerated() { idle[role] = (Double(after[i].ip - before[i].ip) / idleSeconds * 10).rounded() / 10 }
+            // What the NAT'd nodes sent while idle, by message kind (plaintext bytes), per node per second.
+            var byKind: [String: Double] = [:]
+            for i in 2..<roles.count {
+                for (k, v) in after[i].byKind { byKind[k, default: 0] += Double(v - (before[i].byKind[k] ?? 0)) / idleSeconds / 4 }
+            }
+            byKind = byKind.filter { $0.value > 0 }.mapValues { ($0 * 100).rounded() / 100 }
             let natted = roles.dropFirst(2).map { idle[$0]! }.sorted()
             var fenceIntroductions = 0
             if let s = await nodes["pub"]!.request("stats")?["stats"] as? [String: Any] {
@@ -92,7 +110,8 @@ struct NatBenchmark {
                 "bench": "nat", "converged": true, "eim_first_direct_link_ms": linkMs["eim"]!,
                 "sym_first_relayed_link_ms": linkMs["sym"]!, "idle_seconds": idleSeconds,
                 "idle_ip_bytes_per_second": idle, "idle_natted_p50": natted[natted.count / 2],
-                "idle_natted_max": natted.last!, "fence_introductions": fenceIntroductions
+                "idle_natted_max": natted.last!, "fence_introductions": fenceIntroductions,
+                "idle_natted_by_kind": byKind
             ]
             let d = (try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys])) ?? Data()
             return String(decoding: d, as: UTF8.self)
@@ -112,14 +131,16 @@ struct NatBenchmark {
         }
     }
 
-    /// IP-level bytes each node sent so far.
-    static func traffic(_ nodes: [ChildNode]) async throws -> [Int] {
-        var out: [Int] = []
+    /// IP-level bytes each node sent so far, and its counters of messages, bytes and drops by kind.
+    static func traffic(_ nodes: [ChildNode]) async throws -> [(ip: Int, byKind: [String: Int])] {
+        var out: [(ip: Int, byKind: [String: Int])] = []
         for n in nodes {
             guard let s = await n.request("stats", timeout: 10)?["stats"] as? [String: Any], let bytes = s["bytes.out"] as? Int,
                 let datagrams = s["datagrams.out"] as? Int
             else { throw Failure(reason: "node \(n.index) gave no traffic counters") }
-            out.append(bytes + 28 * datagrams)
+            var byKind: [String: Int] = ["datagrams.out": datagrams, "bytes.out": bytes]
+            for (k, v) in s where k.hasPrefix("sent_bytes.") || k.hasPrefix("drop.") { byKind[k] = v as? Int }
+            out.append((bytes + 28 * datagrams, byKind))
         }
         return out
     }

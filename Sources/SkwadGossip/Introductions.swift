@@ -105,7 +105,11 @@ extension GossipEngine {
         guard padding >= IntroductionState.minPadding else { stats.drop(.amplification); return }
         guard target != from, target != selfAddress, addressFilter?(target) ?? true else { stats.drop(.badAddress); return }
         stats.introductionsHeard += 1
-        guard !isLink(target) else { return }
+        // A link whose handshake is still under way (a walk named it just before) is being
+        // punched toward already: only its fallback is noted, so that an unanswered
+        // handshake still reaches it through this introducer.
+        let underWay = isLink(target) && !channels.isEstablished(target)
+        guard !isLink(target) || underWay else { return }
         if let at = reach.introductions.punched[target], nowMs < at &+ IntroductionState.againMs {
             stats.drop(.introductionLimited); return
         }
@@ -113,6 +117,7 @@ extension GossipEngine {
         reach.introductions.punched[target] = nowMs
         reach.introductions.introducer = reach.introductions.introducer.filter { reach.introductions.punched[$0.key] != nil }
         reach.introductions.introducer[target] = from
+        guard !underWay else { stats.punches += 1; return }
         let (sent, ds) = introduce(target, nowMs: nowMs)
         out += ds
         if sent { stats.punches += 1 }
