@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(name: "CEdit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
         // Picture decoders for thumbnails (Debian: libpng-dev, libturbojpeg0-dev, libwebp-dev).
         .systemLibrary(name: "CPicture", providers: [.apt(["libpng-dev", "libturbojpeg0-dev", "libwebp-dev"])]),
+        // QR codes of contact codes (Debian: libqrencode-dev).
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         // Pure core: no I/O, no clock.
         .target(name: "SkwadCrypto", dependencies: ["CSodium"]),
@@ -78,7 +80,7 @@ let package = Package(
                 "SkwadGossip", "SkwadReplica", "SkwadLab",
                 .product(name: "TOMLKit", package: "TOMLKit")
             ]),
-        .target(name: "SkwadREPL", dependencies: ["SkwadNode", "CEdit", "CPicture"]),
+        .target(name: "SkwadREPL", dependencies: ["SkwadNode", "CEdit", "CPicture", "CQREncode"]),
         // Test fixtures only (op factory, manual clock, timeouts, a wire peer on a loopback
         // socket); re-exports SkwadLab. Never linked by the `skwad` product.
         .target(name: "SkwadTestKit", dependencies: ["SkwadReplica", "SkwadGossip", "SkwadLab"]),

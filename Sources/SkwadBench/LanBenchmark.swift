@@ -4,6 +4,8 @@ import Foundation
 /// processes with no `--peer` and no `--listen`, each in a network namespace of its own, the
 /// two joined by a veth pair (made and removed by each run; root needed). Measured from the
 /// second node's start to the moment both list an active peer, polled every 50 ms.
+/// Then the same with a contact code (§9 "Contact codes") and no beacon (`--no-lan`): from
+/// the second node's start to the answer of its `connect CODE` (linked, key checked).
 struct LanBenchmark {
     let runs: Int
     let binary: String
@@ -11,8 +13,10 @@ struct LanBenchmark {
 
     func run() async -> String {
         guard getuid() == 0 else { return BenchFailure.json(bench: "lan", reason: "network namespaces need root") }
-        var times: [Double] = []
-        for r in 0..<runs {
+        var times: [Double] = [], codeTimes: [Double] = []
+        for r in 0..<runs * 2 {
+            let byCode = r >= runs
+            let extra = byCode ? ["--no-lan"] : []
             let tag = "skwb\(getpid())x\(r)"
             let (a, b) = (tag + "a", tag + "b")
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-lanbench-\(UUID().uuidString)").path
@@ -29,16 +33,27 @@ struct LanBenchmark {
             else { return BenchFailure.json(bench: "lan", reason: "cannot make the network namespaces") }
             do {
                 let first = try ChildNode(
-                    index: 0, binary: binary, args: ["--data", dir + "/a", "--json"], launcher: ["/usr/sbin/ip", "netns", "exec", a])
+                    index: 0, binary: binary, args: ["--data", dir + "/a", "--json"] + extra,
+                    launcher: ["/usr/sbin/ip", "netns", "exec", a])
                 defer { first.stop(deadline: monotonicSeconds() + 2) }
                 // The first node is up (it answers) before the second starts.
                 guard await first.request("whoami") != nil else {
                     return BenchFailure.json(bench: "lan", reason: "first node did not start")
                 }
+                let code = byCode ? await first.request("invite")?["code"] as? String : nil
+                if byCode && code == nil { return BenchFailure.json(bench: "lan", reason: "no contact code from invite") }
                 let start = monotonicSeconds()
                 let second = try ChildNode(
-                    index: 1, binary: binary, args: ["--data", dir + "/b", "--json"], launcher: ["/usr/sbin/ip", "netns", "exec", b])
+                    index: 1, binary: binary, args: ["--data", dir + "/b", "--json"] + extra,
+                    launcher: ["/usr/sbin/ip", "netns", "exec", b])
                 defer { second.stop(deadline: monotonicSeconds() + 2) }
+                if let code {
+                    guard let reply = await second.request("connect \(code)", timeout: timeout), reply["address"] != nil else {
+                        return BenchFailure.json(bench: "lan", reason: "connect failed", extra: ["run": r])
+                    }
+                    codeTimes.append((monotonicSeconds() - start) * 1000)
+                    continue
+                }
                 var linked: Double?
                 while linked == nil && monotonicSeconds() < start + timeout {
                     if await Self.hasActivePeer(first), await Self.hasActivePeer(second) { linked = monotonicSeconds() - start; break }
@@ -52,10 +67,13 @@ struct LanBenchmark {
                 return BenchFailure.json(bench: "lan", reason: "cannot start skwad: \(error)")
             }
         }
-        let sorted = times.sorted()
+        func tenths(_ x: Double) -> Double { (x * 10).rounded() / 10 }
+        let sorted = times.sorted(), codeSorted = codeTimes.sorted()
         let o: [String: Any] = [
-            "bench": "lan", "converged": true, "runs": runs, "first_link_ms": times.map { ($0 * 10).rounded() / 10 },
-            "median_ms": (sorted[sorted.count / 2] * 10).rounded() / 10, "max_ms": (sorted.last! * 10).rounded() / 10
+            "bench": "lan", "converged": true, "runs": runs, "first_link_ms": times.map(tenths),
+            "median_ms": tenths(sorted[sorted.count / 2]), "max_ms": tenths(sorted.last!),
+            "code_link_ms": codeTimes.map(tenths), "code_median_ms": tenths(codeSorted[codeSorted.count / 2]),
+            "code_max_ms": tenths(codeSorted.last!)
         ]
         let d = (try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys])) ?? Data()
         return String(decoding: d, as: UTF8.self)

@@ -87,6 +87,8 @@ public struct GossipStats: Sendable, Equatable {
     /// Direct links first (§9): direct handshakes tried from relayed links, relayed links
     /// retired for a direct one.
     public var directRetries = 0, relayedToDirect = 0
+    /// Contact codes (§9): proofs of our key we gave, codes we checked and found proven or false.
+    public var contactProofsSent = 0, contactsProven = 0, contactsFailed = 0
     /// Messages sent, by kind (before encryption; a queued message counts when queued):
     /// the kinds sent at least once.
     public var messagesSent: [String: Int] { byKind(sentByKind) }
@@ -125,7 +127,8 @@ public struct GossipStats: Sendable, Equatable {
             ("reach.introductions_heard", introductionsHeard), ("reach.punches", punches),
             ("reach.fence_introductions", fenceIntroductions), ("reach.relay_fallbacks", relayFallbacks),
             ("reach.relay_frames_out", relayFramesOut), ("reach.relayed_bytes", relayedBytes), ("reach.direct_retries", directRetries),
-            ("reach.relayed_to_direct", relayedToDirect)
+            ("reach.relayed_to_direct", relayedToDirect),
+            ("contact.proofs_sent", contactProofsSent), ("contact.proven", contactsProven), ("contact.failed", contactsFailed)
         ]
         out += messagesSent.sorted { $0.key < $1.key }.map { ("sent.\($0.key)", $0.value) }
         out += bytesSent.sorted { $0.key < $1.key }.map { ("sent_bytes.\($0.key)", $0.value) }
@@ -149,6 +152,9 @@ public enum DropReason: String, Sendable {
     /// A relay request we do not serve (not between two members, or we are behind a NAT), or
     /// past the relay's byte budget (PROTOCOL §9, "Relays").
     case relayRefused, relayLimited
+    /// A contact probe whose tag does not match our key or that came without a session, over
+    /// the proof budget, or a proof nobody asked for (PROTOCOL §9, "Contact codes").
+    case contactRefused, contactLimited, contactUnasked
 }
 
 extension Dictionary where Key: Comparable {

@@ -47,6 +47,8 @@ extension GossipEngine {
             onRelayed(from: source, frame: frame, relayedBy: from, nowMs: nowMs, replica: &replica, into: &out)
         case .observed(let address): onObserved(address, from: from, nowMs: nowMs, into: &out)
         case .introduce(let target, let padding): onIntroduce(target, padding: padding.count, from: from, nowMs: nowMs, into: &out)
+        case .contactProbe(let tag, let padding): onContactProbe(tag: tag, padding: padding.count, from: from, nowMs: nowMs, into: &out)
+        case .contactProof(let key, let signature): onContactProof(key: key, signature: signature, from: from, nowMs: nowMs)
         case .blockWant(let root, let indexes):
             onBlockWant(root: root, indexes: indexes, from: from, nowMs: nowMs, replica: replica, into: &out)
         case .block(let root, let index, let data):

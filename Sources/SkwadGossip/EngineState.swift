@@ -125,7 +125,7 @@ struct MembershipState: Sendable {
 }
 
 /// Reach across NATs (PROTOCOL §9): what our links see us as, the introductions we made and
-/// the punches we tried, what we relay, and our own addresses (set by the shell).
+/// the punches we tried, what we relay, contact codes, and our own addresses (set by the shell).
 struct Reach: Sendable {
     /// What our links say they see us as (Reflexive.swift).
     var reflexive = ReflexiveAddresses()
@@ -135,6 +135,8 @@ struct Reach: Sendable {
     var relay = RelayState()
     /// Direct tries of our relayed links (DirectPreference.swift).
     var retries = DirectRetries()
+    /// Our contact key, the proofs we give, the codes we check (Contacts.swift).
+    var contacts = ContactProofs()
     /// Each interface's address with our port; nil: never behind a NAT (the simulator).
     var localAddresses: [PeerAddress]?
 }

@@ -43,6 +43,11 @@ enum Message: Sendable, Equatable {
     case relay(to: PeerAddress, frame: [UInt8])
     /// `frame` from member `from`, passed on by the sender.
     case relayed(from: PeerAddress, frame: [UInt8])
+    /// Asks the receiver to prove the key a contact code names: `tag` (32 bytes) is keyed
+    /// with the code's fingerprint over our session's binding (Contacts.swift).
+    case contactProbe(tag: [UInt8], padding: [UInt8])
+    /// The contact key (32 bytes) and its signature (64) over our session's binding.
+    case contactProof(publicKey: [UInt8], signature: [UInt8])
     // Pictures (§10b).
     /// Blocks of the picture with manifest root `root` (32 bytes), at most 8 indexes.
     case blockWant(root: [UInt8], indexes: [Int])
@@ -90,6 +95,8 @@ enum Message: Sendable, Equatable {
         case .observed: .observed
         case .relay: .relay
         case .relayed: .relayed
+        case .contactProbe: .contactProbe
+        case .contactProof: .contactProof
         case .blockWant: .blockWant
         case .block: .block
         }
@@ -100,7 +107,8 @@ enum Message: Sendable, Equatable {
 /// key); `raw`: a protobuf message sent as it is (tests' hostile peers).
 enum MessageKind: Int, CaseIterable, Sendable {
     case join, forwardJoin, neighbor, neighborReply, disconnect, shuffle, shuffleReply, ping, ack, pingReq, indirectAck, interest, vicinity,
-        ops, ihave, want, prune, stem, reconcile, findPack, blockWant, block, introduce, observed, relay, relayed, raw
+        ops, ihave, want, prune, stem, reconcile, findPack, blockWant, block, introduce, observed, relay, relayed, contactProbe,
+        contactProof, raw
 
     var name: String {
         switch self {
@@ -128,6 +136,8 @@ enum MessageKind: Int, CaseIterable, Sendable {
         case .observed: "observed"
         case .relay: "relay"
         case .relayed: "relayed"
+        case .contactProbe: "contact_probe"
+        case .contactProof: "contact_proof"
         case .blockWant: "block_want"
         case .block: "block"
         case .raw: "raw"

@@ -73,6 +73,12 @@ extension Message {
         case .observed(let o)?:
             guard let a = PeerAddress(checked: o.address) else { return nil }
             self = .observed(a)
+        case .contactProbe(let c)?:
+            guard c.tag.count == 32, c.padding.count <= Frame.maxPlaintext else { return nil }
+            self = .contactProbe(tag: [UInt8](c.tag), padding: [UInt8](c.padding))
+        case .contactProof(let c)?:
+            guard c.publicKey.count == 32, c.signature.count == 64 else { return nil }
+            self = .contactProof(publicKey: [UInt8](c.publicKey), signature: [UInt8](c.signature))
         case .blockWant(let w)?:
             guard w.root.count == 32, w.indexes.count <= 8, w.indexes.allSatisfy({ Int($0) < PictureBlocks.maxBlocks }) else { return nil }
             self = .blockWant(root: [UInt8](w.root), indexes: w.indexes.map { Int($0) })
@@ -129,6 +135,10 @@ extension Message {
         case .relay(let to, let frame): var r = Skwad_Gossip_V1_Relay(); r.to = to.value; r.frame = Data(frame); m.relay = r
         case .relayed(let from, let frame): var r = Skwad_Gossip_V1_Relayed(); r.from = from.value; r.frame = Data(frame); m.relayed = r
         case .observed(let a): var o = Skwad_Gossip_V1_Observed(); o.address = a.value; m.observed = o
+        case .contactProbe(let tag, let padding):
+            var c = Skwad_Gossip_V1_ContactProbe(); c.tag = Data(tag); c.padding = Data(padding); m.contactProbe = c
+        case .contactProof(let key, let signature):
+            var c = Skwad_Gossip_V1_ContactProof(); c.publicKey = Data(key); c.signature = Data(signature); m.contactProof = c
         }
         return m
     }

@@ -67,6 +67,8 @@ struct SecureChannels: Sendable {
     mutating func sweepLimits(nowMs: UInt64) { addressLimits.sweep(nowMs: nowMs) }
     func hasSession(_ p: PeerAddress) -> Bool { sessions[p] != nil }
     func isEstablished(_ p: PeerAddress) -> Bool { sessions[p]?.established == true }
+    /// The binding of the session with `p` that carries our messages (Session.swift).
+    func binding(_ p: PeerAddress) -> [UInt8]? { sessions[p]?.binding }
 
     /// Forgets an address's sessions and handshake.
     mutating func drop(_ p: PeerAddress) {

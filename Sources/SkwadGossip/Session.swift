@@ -177,6 +177,14 @@ struct Session: Sendable {
         if case .awaitingWelcome(_, let h, let a, let t) = phase { (h, a, t) } else { nil }
     }
     var keys: Keys? { if case .keyed(let k) = phase { k } else { nil } }
+    /// What both ends of a keyed session hold and nobody else: BLAKE2b-256 over its two
+    /// direction keys in byte order (PROTOCOL §9 "Contact codes"); nil before it is keyed.
+    var binding: [UInt8]? {
+        guard let k = keys else { return nil }
+        let a = k.rx.bytes, b = k.tx.bytes
+        let (low, high) = a.lexicographicallyPrecedes(b) ? (a, b) : (b, a)
+        return Blake2b.hash256(Array("skwad/session-binding/v1".utf8) + low + high)
+    }
 
     func age(_ nowMs: UInt64) -> UInt64 { nowMs > createdMs ? nowMs - createdMs : 0 }
 

@@ -11,19 +11,50 @@
 /// So a forged HELLO can never replace a working session: at worst it sits in `pending`
 /// until it expires.
 struct SessionTable: Sendable {
+    /// One address's sessions behind one reference, copied on write (as PeerTable's
+    /// records): a dictionary keeps about twice as many buckets as entries, and a bucket of
+    /// references costs 8 bytes where a slot inline cost 240. The accessors read and modify
+    /// in place: a session is never copied to open or seal a frame.
     struct Slot: Sendable {
-        var current: Session
-        /// Boxed: rarely there, and a table of slots each with room for a second session
-        /// inline would cost about twice as much.
-        var pending: Session? {
-            get { pendingBox?.session }
-            set { pendingBox = newValue.map(PendingBox.init) }
+        private final class Box: @unchecked Sendable {
+            var current: Session
+            /// Boxed apart: rarely there.
+            var pending: PendingBox?
+            var lastUsedMs: UInt64
+            init(current: Session, pending: PendingBox?, lastUsedMs: UInt64) {
+                self.current = current; self.pending = pending; self.lastUsedMs = lastUsedMs
+            }
         }
-        var lastUsedMs: UInt64
-        private var pendingBox: PendingBox?
+        private var box: Box
 
         init(current: Session, pending: Session?, lastUsedMs: UInt64) {
-            self.current = current; self.lastUsedMs = lastUsedMs; self.pending = pending
+            box = Box(current: current, pending: pending.map(PendingBox.init), lastUsedMs: lastUsedMs)
+        }
+
+        private mutating func unique() {
+            if !isKnownUniquelyReferenced(&box) { box = Box(current: box.current, pending: box.pending, lastUsedMs: box.lastUsedMs) }
+        }
+
+        var current: Session {
+            _read { yield box.current }
+            _modify {
+                unique()
+                yield &box.current
+            }
+        }
+        var pending: Session? {
+            get { box.pending?.session }
+            set {
+                unique()
+                box.pending = newValue.map(PendingBox.init)
+            }
+        }
+        var lastUsedMs: UInt64 {
+            get { box.lastUsedMs }
+            set {
+                unique()
+                box.lastUsedMs = newValue
+            }
         }
     }
 

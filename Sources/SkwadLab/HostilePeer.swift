@@ -25,6 +25,13 @@ public struct HostilePeer: Sendable {
 
     public var hasSession: Bool { !tx.isEmpty }
 
+    /// The session binding (PROTOCOL §9 "Contact codes"): BLAKE2b-256 of
+    /// "skwad/session-binding/v1" and the two direction keys in byte order.
+    public var binding: [UInt8] {
+        let (low, high) = rx.lexicographicallyPrecedes(tx) ? (rx, tx) : (tx, rx)
+        return Blake2b.hash256(Array("skwad/session-binding/v1".utf8) + low + high)
+    }
+
     public static func header(_ type: UInt8) -> [UInt8] { [0x53, 0x4B, 1, type] }
 
     /// A HELLO for our key (or `key`), echoing `cookie` when given.

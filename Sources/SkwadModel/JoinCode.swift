@@ -1,9 +1,9 @@
 import SkwadCrypto
 
 /// A join code for an invite-only pack (PROTOCOL.md §3b): the pack id, its newest key (and the
-/// genesis key after a rotation, which opens the pack's name), and a member's UDP address, in
-/// lowercase base32 (Crockford's alphabet, no padding) in groups of 5 after "skw-", with a
-/// 4-byte BLAKE2b checksum so that a typo gives a clear error rather than a wrong pack.
+/// genesis key after a rotation, which opens the pack's name), and a member's UDP address,
+/// written after "skw-" as CodeText.swift says, so that a typo gives a clear error rather
+/// than a wrong pack.
 public struct JoinCode: Equatable, Sendable {
     public var pack: PackID
     public var epoch: UInt32
@@ -17,7 +17,6 @@ public struct JoinCode: Equatable, Sendable {
         self.pack = pack; self.epoch = epoch; self.key = key; self.genesisKey = genesisKey; self.address = address
     }
 
-    static let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)
     static let version: UInt8 = 1
     public static let prefix = "skw-"
     /// Longest code accepted (characters), before decoding anything.
@@ -31,46 +30,14 @@ public struct JoinCode: Equatable, Sendable {
         var p: [UInt8] = [Self.version] + pack.bytes + [UInt8(epoch >> 8 & 0xff), UInt8(epoch & 0xff)] + key
         if epoch > 0 { p += genesisKey ?? [UInt8](repeating: 0, count: 32) }
         p += Self.encodeAddress(address)
-        p += Array(Blake2b.hash(p, outputCount: 16).prefix(4))
-        var out = "", acc = 0, bits = 0, n = 0
-        func put(_ v: Int) {
-            if n > 0 && n % 5 == 0 { out += "-" }
-            out.append(Character(UnicodeScalar(Self.alphabet[v])))
-            n += 1
-        }
-        for b in p {
-            acc = acc << 8 | Int(b); bits += 8
-            while bits >= 5 { bits -= 5; put(acc >> bits & 31) }
-            acc &= (1 << bits) - 1
-        }
-        if bits > 0 { put(acc << (5 - bits) & 31) }
-        return Self.prefix + out
+        return CodeText.encode(p, prefix: Self.prefix)
     }
 
     /// Decodes a typed code. Throws a one-line reason: not a code, a character outside the
     /// alphabet, a checksum mismatch (a typo), a bad shape.
     public init(parsing text: String) throws {
-        guard text.count <= Self.maxLength else { throw ModelError.tooLarge("join code longer than \(Self.maxLength) characters") }
-        var s = text.lowercased()
-        guard s.hasPrefix(Self.prefix) else { throw ModelError.malformed("a join code starts with \(Self.prefix)") }
-        s.removeFirst(Self.prefix.count)
-        var bytes: [UInt8] = [], acc = 0, bits = 0
-        for (i, c) in s.utf8.enumerated() {
-            if c == UInt8(ascii: "-") || c == UInt8(ascii: " ") { continue }
-            var ch = c
-            if ch == UInt8(ascii: "o") { ch = UInt8(ascii: "0") }
-            if ch == UInt8(ascii: "i") || ch == UInt8(ascii: "l") { ch = UInt8(ascii: "1") }
-            guard let v = Self.alphabet.firstIndex(of: ch) else {
-                throw ModelError.malformed("join code: character \(i + 1 + Self.prefix.count) is not a code character")
-            }
-            acc = acc << 5 | v; bits += 5
-            if bits >= 8 { bits -= 8; bytes.append(UInt8(acc >> bits & 0xff)); acc &= (1 << bits) - 1 }
-        }
-        guard bytes.count >= 1 + 32 + 2 + 32 + 1 + 4 else { throw ModelError.malformed("join code is too short (a group missing?)") }
-        let body = Array(bytes.dropLast(4))
-        guard Array(Blake2b.hash(body, outputCount: 16).prefix(4)) == Array(bytes.suffix(4)) else {
-            throw ModelError.invalid("join code has a typo: its checksum does not match (check each group)")
-        }
+        let body = try CodeText.decode(
+            text, prefix: Self.prefix, what: "join code", maxLength: Self.maxLength, minPayload: 1 + 32 + 2 + 32 + 1)
         guard body[0] == Self.version else { throw ModelError.malformed("join code version \(body[0]) is unknown") }
         pack = OpID(unchecked: Array(body[1..<33]))
         epoch = UInt32(body[33]) << 8 | UInt32(body[34])

@@ -76,6 +76,7 @@ extension Node {
         let me = transport.localAddress.value
         engine.selfAddress = PeerAddress(me)
         engine.addressFilter = { $0.isCanonical }
+        engine.contactKey = contactKey
         engine.localAddresses = Self.reachable(me).map(PeerAddress.init)
         network = NetworkState(engine: engine, transport: transport, binder: binder)
         startReader()

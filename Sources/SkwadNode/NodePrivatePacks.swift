@@ -52,7 +52,9 @@ extension Node {
         }
         let ring = replica.packKeyRing(p.id)
         guard let epoch = ring.keys.max(), let key = ring[epoch] else { throw NodeError("you hold no key of pack '\(p.name)'") }
-        guard let address = listenAddress else { throw NodeError("go online first: a join code carries this node's address") }
+        guard let address = reachableAddresses.first(where: { !$0.hasPrefix("0.0.0.0:") }) ?? listenAddress else {
+            throw NodeError("go online first: a join code carries this node's address")
+        }
         return JoinCode(pack: p.id, epoch: epoch, key: key, genesisKey: epoch > 0 ? ring[0] : nil, address: address).encoded()
     }
 

@@ -37,6 +37,8 @@ public enum Command: Equatable, Sendable {
     case privatePack(PrivatePackCommand)
     /// ask, pick (CommandCaptions.swift).
     case caption(CaptionCommand)
+    /// invite, connect (CommandContacts.swift).
+    case contact(ContactCommand)
 }
 
 public struct CommandError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -88,7 +90,7 @@ public let commandHelp: [(name: String, usage: String, summary: String)] =
         ("trust", "trust ADMINKEY", "trust an admin key (your campus's): its packs are permanent here and it may moderate any pack"),
         ("untrust", "untrust ADMINKEY", "stop trusting an admin key"),
         ("trusted", "trusted", "the admin keys this node trusts, and the config file they are kept in")
-    ] + moderationHelp + placeHelp + conversationHelp + privatePackHelp + captionHelp + [
+    ] + moderationHelp + placeHelp + conversationHelp + privatePackHelp + contactHelp + captionHelp + [
         ("quit", "quit", "stop the node (also: exit, Ctrl-D)")
     ]
 
@@ -186,6 +188,9 @@ extension Command {
         case _ where PlaceCommand.verbs.contains(verb):
             guard let m = try PlaceCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
             cmd = .places(m)
+        case _ where ContactCommand.verbs.contains(verb):
+            guard let c = try ContactCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
+            cmd = .contact(c)
         case _ where PrivatePackCommand.verbs.contains(verb):
             guard let c = try PrivatePackCommand.parse(verb: verb, args: &args) else { throw CommandError("unknown command '\(verb)'") }
             cmd = .privatePack(c)

@@ -3,19 +3,19 @@ import SkwadModel
 import SkwadNode
 import SkwadReplica
 
-/// Invite-only packs (issue 26): `create NAME --private`, `invite PACK`, `join CODE`,
-/// `remove PACK AUTHOR`. `Command.parse` hands these here.
+/// Invite-only packs (issue 26): `create NAME --private`, `invite PACK` (parsed with the
+/// contact codes, CommandContacts.swift), `join CODE`, `remove PACK AUTHOR`. `Command.parse`
+/// hands these here.
 public enum PrivatePackCommand: Equatable, Sendable {
     case create(name: String, radius: Double?, tags: [String], color: String)
     case invite(String)
     case join(code: String)
     case remove(pack: String, author: String)
 
-    static let verbs: Set<String> = ["invite", "remove"]
+    static let verbs: Set<String> = ["remove"]
 
     static func parse(verb: String, args: inout Args) throws -> PrivatePackCommand? {
         switch verb {
-        case "invite": return .invite(try args.positional("PACK"))
         case "remove": return .remove(pack: try args.positional("PACK"), author: try args.positional("AUTHOR"))
         default: return nil
         }
@@ -23,7 +23,6 @@ public enum PrivatePackCommand: Equatable, Sendable {
 }
 
 let privatePackHelp: [(name: String, usage: String, summary: String)] = [
-    ("invite", "invite PACK", "a join code for an invite-only pack you are in (create NAME --private): give it to whom you invite"),
     (
         "remove", "remove PACK AUTHOR",
         "(the Alpha) remove a member of an invite-only pack: a new key goes to the others; its later posts are unreadable to them"

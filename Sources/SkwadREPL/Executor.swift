@@ -70,6 +70,7 @@ public struct Executor: Sendable {
         case .places(let m): return .places(try await runPlaces(m))
         case .conversation(let c): return .conversation(try await runConversation(c))
         case .privatePack(let c): return .privatePack(try await runPrivatePack(c))
+        case .contact(let c): return try await runContact(c)
         case .caption(let c): return .caption(try await runCaption(c))
         }
     }

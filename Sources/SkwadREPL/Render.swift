@@ -164,6 +164,7 @@ public struct Renderer: Sendable {
         case .conversation(let c): return conversationText(c)
         case .privatePack(let c): return privatePackText(c)
         case .caption(let c): return captionText(c)
+        case .contact(let c): return contactText(c)
         }
     }
 
@@ -271,6 +272,7 @@ public struct Renderer: Sendable {
         case .conversation(let c): kv += conversationJSON(c)
         case .privatePack(let c): kv += privatePackJSON(c)
         case .caption(let c): kv += captionJSON(c)
+        case .contact(let c): kv += contactJSON(c)
         }
         return .object(kv)
     }

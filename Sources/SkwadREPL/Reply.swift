@@ -31,6 +31,8 @@ public enum Reply: Sendable {
     /// Replies of create --private, invite, join CODE, remove (CommandPrivatePacks.swift).
     case privatePack(PrivatePackReply)
     case caption(CaptionReply)
+    /// Replies of invite and connect (CommandContacts.swift).
+    case contact(ContactReply)
 }
 
 /// A neighbour as `peers` shows it.

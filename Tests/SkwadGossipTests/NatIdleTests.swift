@@ -27,7 +27,9 @@ import SkwadTestKit
     }
 
     static func join(behindNat: Bool = false, cell: String? = nil) -> [UInt8] {
-        wire { var j = Skwad_Gossip_V1_Join(); j.info = info(behindNat: behindNat, cell: cell); $0.join = j }
+        wire {
+            var j = Skwad_Gossip_V1_Join(); j.info = info(behindNat: behindNat, cell: cell); $0.join = j
+        }
     }
 
     static func peerRef(_ a: PeerAddress) -> Skwad_Gossip_V1_Peer { var p = Skwad_Gossip_V1_Peer(); p.address = a.value; return p }
@@ -77,7 +79,9 @@ import SkwadTestKit
         var toSilent = 0
         for k in 0..<12 {
             let now = Self.t0 + 5_000 + UInt64(k) * 5_000
-            let shuffle = Self.wire { var s = Skwad_Gossip_V1_Shuffle(); s.peers = [Self.peerRef(Self.silent)]; $0.shuffle = s }
+            let shuffle = Self.wire {
+                var s = Skwad_Gossip_V1_Shuffle(); s.peers = [Self.peerRef(Self.silent)]; $0.shuffle = s
+            }
             toSilent += HostilePeer.sent(p[0].send(shuffle, to: &e, nowMs: now, replica: &r), to: Self.silent).count
             toSilent += HostilePeer.sent(Self.run(&e, &r, from: now, to: now + 5_000), to: Self.silent).count
         }
@@ -87,7 +91,10 @@ import SkwadTestKit
         var back = HostilePeer(address: Self.silent, seed: 9)
         let now = Self.t0 + 70_000
         #expect(back.handshake(with: &e, nowMs: now, replica: &r))
-        _ = back.send(Self.wire { var ping = Skwad_Gossip_V1_Ping(); ping.seq = 1; $0.ping = ping }, to: &e, nowMs: now, replica: &r)
+        _ = back.send(
+            Self.wire {
+                var ping = Skwad_Gossip_V1_Ping(); ping.seq = 1; $0.ping = ping
+            }, to: &e, nowMs: now, replica: &r)
         #expect(e.peers.dead[Self.silent] == nil)
         #expect(e.passivePeers.contains(Self.silent))
     }
@@ -106,13 +113,17 @@ import SkwadTestKit
     /// pings carry `behind_nat` (a member learnt through a walk is known by its cell until
     /// then): they are introduced.
     @Test func aBehindNatFlagLearntFromAPingGetsAPairIntroduced() {
-        let cells = [Geohash.encode(try! GeoPoint(lat: 48.8566, lon: 2.3522), precision: 7),
-            Geohash.encode(try! GeoPoint(lat: 48.8600, lon: 2.3522), precision: 7)]
+        let cells = [
+            Geohash.encode(try! GeoPoint(lat: 48.8566, lon: 2.3522), precision: 7),
+            Geohash.encode(try! GeoPoint(lat: 48.8600, lon: 2.3522), precision: 7)
+        ]
         var (e, r, p) = Self.engine(members: 2, cells: cells)
         #expect(e.stats.introductionsSent == 0)
         var intro: [WireMessage.OneOf_Body] = []
         for i in 0..<2 {
-            let ping = Self.wire { var g = Skwad_Gossip_V1_Ping(); g.seq = 8; g.info = Self.info(behindNat: true, cell: cells[i]); $0.ping = g }
+            let ping = Self.wire {
+                var g = Skwad_Gossip_V1_Ping(); g.seq = 8; g.info = Self.info(behindNat: true, cell: cells[i]); $0.ping = g
+            }
             let ds = p[i].send(ping, to: &e, nowMs: Self.t0 + 1_000, replica: &r)
             intro += Self.messages(p[0], ds) + Self.messages(p[1], ds)
         }
@@ -125,7 +136,9 @@ import SkwadTestKit
     @Test func aNodeBehindANatTellsANewMemberSo() {
         var (e, r, p) = Self.engine(members: 1)
         e.localAddresses = [PeerAddress("10.9.9.9:7400")]
-        let observed = Self.wire { var o = Skwad_Gossip_V1_Observed(); o.address = "203.0.113.5:40000"; $0.observed = o }
+        let observed = Self.wire {
+            var o = Skwad_Gossip_V1_Observed(); o.address = "203.0.113.5:40000"; $0.observed = o
+        }
         _ = p[0].send(observed, to: &e, nowMs: Self.t0, replica: &r)
         #expect(e.info.behindNat)
         var q = HostilePeer(address: PeerAddress("198.18.9.1:5000"), seed: 7)
@@ -141,11 +154,15 @@ import SkwadTestKit
     @Test func anIntroductionOfALinkStillHandshakingNotesTheRelay() {
         var (e, r, p) = Self.engine(members: 1)
         let target = PeerAddress("198.51.100.20:6000")
-        let walk = Self.wire { var f = Skwad_Gossip_V1_ForwardJoin(); f.joiner = Self.peerRef(target); f.ttl = 0; $0.forwardJoin = f }
+        let walk = Self.wire {
+            var f = Skwad_Gossip_V1_ForwardJoin(); f.joiner = Self.peerRef(target); f.ttl = 0; $0.forwardJoin = f
+        }
         let w = p[0].send(walk, to: &e, nowMs: Self.t0, replica: &r)
         #expect(HostilePeer.sent(w, to: target).count == 1, "the walk's handshake")
         #expect(e.activePeers.contains(target))
-        let intro = Self.wire { var i = Skwad_Gossip_V1_Introduce(); i.peer = target.value; i.padding = Data(count: 240); $0.introduce = i }
+        let intro = Self.wire {
+            var i = Skwad_Gossip_V1_Introduce(); i.peer = target.value; i.padding = Data(count: 240); $0.introduce = i
+        }
         let ds = p[0].send(intro, to: &e, nowMs: Self.t0 + 10, replica: &r)
         #expect(HostilePeer.sent(ds, to: target).isEmpty, "no second handshake")
         let later = Self.run(&e, &r, from: Self.t0 + 10, to: Self.t0 + 5_000)

@@ -21,6 +21,11 @@ import SkwadNode
         #expect(try Command.parse("feed") == .feed(pack: nil, sort: .new, limit: 20))
         #expect(try Command.parse("locate 40.5,-79.9") == .locate(try GeoPoint(lat: 40.5, lon: -79.9)))
         #expect(try Command.parse("QUIT") == .quit)
+        #expect(try Command.parse("invite") == .contact(.invite(pack: nil, qr: false)))
+        #expect(try Command.parse("invite Quad --qr") == .contact(.invite(pack: "Quad", qr: true)))
+        #expect(try Command.parse("connect skn-abcde") == .contact(.connect(code: "skn-abcde")))
+        #expect(error("connect").contains("missing CODE; usage: connect CODE"))
+        #expect(error("invite a b").contains("unexpected 'b'"))
     }
 
     func error(_ line: String) -> String {

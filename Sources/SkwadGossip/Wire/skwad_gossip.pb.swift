@@ -628,6 +628,39 @@ nonisolated struct Skwad_Gossip_V1_Block: Sendable {
   init() {}
 }
 
+/// Contact codes (PROTOCOL §9 "Contact codes"): whoever holds a node's code asks it to prove
+/// the key the code names, bound to their session. `tag`: BLAKE2b-256 keyed with the code's
+/// fingerprint over the session binding; `padding`: at least 64 zero bytes (the proof is
+/// smaller than 3x the probe). Unanswered unless the tag matches.
+nonisolated struct Skwad_Gossip_V1_ContactProbe: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var tag: Data = Data()
+
+  var padding: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// The node's contact key and its Ed25519 signature over "skwad/contact-proof/v1" || binding.
+nonisolated struct Skwad_Gossip_V1_ContactProof: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var publicKey: Data = Data()
+
+  var signature: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 nonisolated struct Skwad_Gossip_V1_Message: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -813,6 +846,22 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     set {body = .block(newValue)}
   }
 
+  var contactProbe: Skwad_Gossip_V1_ContactProbe {
+    get {
+      if case .contactProbe(let v)? = body {return v}
+      return Skwad_Gossip_V1_ContactProbe()
+    }
+    set {body = .contactProbe(newValue)}
+  }
+
+  var contactProof: Skwad_Gossip_V1_ContactProof {
+    get {
+      if case .contactProof(let v)? = body {return v}
+      return Skwad_Gossip_V1_ContactProof()
+    }
+    set {body = .contactProof(newValue)}
+  }
+
   var introduce: Skwad_Gossip_V1_Introduce {
     get {
       if case .introduce(let v)? = body {return v}
@@ -872,6 +921,8 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     /// 21-29: pictures (issue 28). 30-39: reach (issue 29).
     case blockWant(Skwad_Gossip_V1_BlockWant)
     case block(Skwad_Gossip_V1_Block)
+    case contactProbe(Skwad_Gossip_V1_ContactProbe)
+    case contactProof(Skwad_Gossip_V1_ContactProof)
     case introduce(Skwad_Gossip_V1_Introduce)
     case observed(Skwad_Gossip_V1_Observed)
     case relay(Skwad_Gossip_V1_Relay)
@@ -2014,9 +2065,79 @@ nonisolated extension Skwad_Gossip_V1_Block: SwiftProtobuf.Message, SwiftProtobu
   }
 }
 
+nonisolated extension Skwad_Gossip_V1_ContactProbe: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".ContactProbe"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}tag\0\u{1}padding\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.tag) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.padding) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.tag.isEmpty {
+      try visitor.visitSingularBytesField(value: self.tag, fieldNumber: 1)
+    }
+    if !self.padding.isEmpty {
+      try visitor.visitSingularBytesField(value: self.padding, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_ContactProbe, rhs: Skwad_Gossip_V1_ContactProbe) -> Bool {
+    if lhs.tag != rhs.tag {return false}
+    if lhs.padding != rhs.padding {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_Gossip_V1_ContactProof: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".ContactProof"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}public_key\0\u{1}signature\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.publicKey) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.signature) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.publicKey.isEmpty {
+      try visitor.visitSingularBytesField(value: self.publicKey, fieldNumber: 1)
+    }
+    if !self.signature.isEmpty {
+      try visitor.visitSingularBytesField(value: self.signature, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_ContactProof, rhs: Skwad_Gossip_V1_ContactProof) -> Bool {
+    if lhs.publicKey != rhs.publicKey {return false}
+    if lhs.signature != rhs.signature {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Message"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0\u{1}stem\0\u{3}block_want\0\u{1}block\0\u{2}\u{8}introduce\0\u{1}observed\0\u{1}relay\0\u{1}relayed\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0\u{1}stem\0\u{3}block_want\0\u{1}block\0\u{2}\u{8}introduce\0\u{1}observed\0\u{1}relay\0\u{1}relayed\0\u{3}contact_probe\0\u{3}contact_proof\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2362,6 +2483,32 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
           self.body = .relayed(v)
         }
       }()
+      case 34: try {
+        var v: Skwad_Gossip_V1_ContactProbe?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .contactProbe(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .contactProbe(v)
+        }
+      }()
+      case 35: try {
+        var v: Skwad_Gossip_V1_ContactProof?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .contactProof(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .contactProof(v)
+        }
+      }()
       default: break
       }
     }
@@ -2476,6 +2623,14 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
     case .relayed?: try {
       guard case .relayed(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 33)
+    }()
+    case .contactProbe?: try {
+      guard case .contactProbe(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 34)
+    }()
+    case .contactProof?: try {
+      guard case .contactProof(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 35)
     }()
     case nil: break
     }

@@ -1,0 +1,105 @@
+import SkwadCrypto
+import SkwadModel
+
+/// Whether a contact code's node proved the key the code names (`GossipEngine.contactCheck`).
+public enum ContactCheck: Sendable, Equatable {
+    /// A probe went out; no proof yet.
+    case pending
+    /// The node signed our session's binding with the key whose fingerprint the code carries.
+    case proven(PublicKey)
+    /// It answered with another key or a signature that does not verify: a wrong or forged code.
+    case failed
+}
+
+/// Contact codes (PROTOCOL §9 "Contact codes"): our contact key and the proofs we give of it,
+/// and the codes we are checking. A probe is answered only when its tag shows the code's
+/// fingerprint over our session's binding: a stranger without the code learns nothing, and a
+/// proof cannot be replayed on another session.
+struct ContactProofs: Sendable {
+    struct Check: Sendable {
+        var fingerprint: [UInt8]
+        /// The binding the probe was made on (a proof must sign it).
+        var binding: [UInt8]
+        var sentMs: UInt64
+    }
+
+    /// Checks under way and results kept, each table at most this many addresses.
+    static let capacity = 16
+    /// A probe's zero padding, at least: its proof (≈ 100 bytes) is less than 3× the probe.
+    static let minPadding = 64
+    /// Proofs given per second, and in a burst (each costs a signature).
+    static let proofsPerSecond = 20.0
+
+    /// Our contact key (nil: we answer no probe, as in the simulator).
+    var key: SigningKeyPair?
+    var checks: [PeerAddress: Check] = [:]
+    var results: [PeerAddress: (check: ContactCheck, atMs: UInt64)] = [:]
+    var budget = TokenBucket(rate: proofsPerSecond, burst: proofsPerSecond, nowMs: 0)
+
+    static func tag(fingerprint: [UInt8], binding: [UInt8]) -> [UInt8] {
+        Blake2b.hash256(Array("skwad/contact-probe/v1".utf8) + binding, key: fingerprint)
+    }
+
+    static func signed(_ binding: [UInt8]) -> [UInt8] { Array("skwad/contact-proof/v1".utf8) + binding }
+}
+
+extension GossipEngine {
+    /// The key this node proves to whoever holds its contact code (the shell derives it from
+    /// the master secret). Nil: probes go unanswered.
+    public var contactKey: SigningKeyPair? {
+        get { reach.contacts.key }
+        set { reach.contacts.key = newValue }
+    }
+
+    /// Asks `peer` to prove the key whose fingerprint a contact code carries. Nil when there
+    /// is no keyed session with it yet (the shell waits for one: `introduce` starts it).
+    public mutating func checkContact(_ peer: PeerAddress, fingerprint: [UInt8], nowMs: UInt64) -> [GossipDirective]? {
+        guard fingerprint.count == ContactCode.fingerprintCount, let binding = channels.binding(peer) else { return nil }
+        reach.contacts.checks.makeRoom(for: peer, capacity: ContactProofs.capacity) { $0.sentMs }
+        reach.contacts.checks[peer] = ContactProofs.Check(fingerprint: fingerprint, binding: binding, sentMs: nowMs)
+        reach.contacts.results.makeRoom(for: peer, capacity: ContactProofs.capacity) { $0.atMs }
+        reach.contacts.results[peer] = (.pending, nowMs)
+        var out: [GossipDirective] = []
+        let tag = ContactProofs.tag(fingerprint: fingerprint, binding: binding)
+        send(.contactProbe(tag: tag, padding: [UInt8](repeating: 0, count: ContactProofs.minPadding)), to: peer, nowMs: nowMs, into: &out)
+        return out
+    }
+
+    /// What became of the last check of `peer` (nil: none asked, or forgotten).
+    public func contactCheck(_ peer: PeerAddress) -> ContactCheck? { reach.contacts.results[peer]?.check }
+
+    /// A probe: answered with our key and a signature over the session's binding when its tag
+    /// is our fingerprint's, padded, and within the proof budget.
+    mutating func onContactProbe(tag: [UInt8], padding: Int, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        guard padding >= ContactProofs.minPadding else { stats.drop(.amplification); return }
+        guard let key = reach.contacts.key, let binding = channels.binding(from),
+            constantTimeEqual(tag, ContactProofs.tag(fingerprint: ContactCode.fingerprint(of: key.publicKey), binding: binding))
+        else { stats.drop(.contactRefused); return }
+        guard reach.contacts.budget.take(1, nowMs: nowMs) else { stats.drop(.contactLimited); return }
+        send(
+            .contactProof(publicKey: key.publicKey.bytes, signature: key.sign(ContactProofs.signed(binding))), to: from, nowMs: nowMs,
+            into: &out)
+        stats.contactProofsSent += 1
+    }
+
+    /// A proof: only for a check under way with that address; it must name the code's key
+    /// and sign the binding of the session the probe went on (or of the one now carrying it).
+    mutating func onContactProof(key: [UInt8], signature: [UInt8], from: PeerAddress, nowMs: UInt64) {
+        guard let check = reach.contacts.checks.removeValue(forKey: from) else { stats.drop(.contactUnasked); return }
+        let bindings = [check.binding] + (channels.binding(from).map { [$0] } ?? [])
+        guard let pk = try? PublicKey(bytes: key), constantTimeEqual(ContactCode.fingerprint(of: pk), check.fingerprint),
+            bindings.contains(where: { pk.verify(signature: signature, message: ContactProofs.signed($0)) })
+        else {
+            reach.contacts.results[from] = (.failed, nowMs)
+            stats.contactsFailed += 1
+            return
+        }
+        reach.contacts.results[from] = (.proven(pk), nowMs)
+        stats.contactsProven += 1
+    }
+}
+
+extension GossipEngine {
+    /// Whether a session with `peer` is keyed (a contact check can be asked on it).
+    public func isKeyed(with peer: PeerAddress) -> Bool { channels.isEstablished(peer) }
+}
