@@ -66,11 +66,11 @@ public enum Benchmarks {
     /// of `nodes` processes, `runs` times (PictureBenchmark.swift); `binary` nil: this one.
     public static func pictures(
         nodes: Int, runs: Int, width: Int, height: Int, herdTimeout: Double, packTimeout: Double, fetchTimeout: Double, idle: Double,
-        binary: String?
+        gap: Double = 2, binary: String?
     ) async -> String {
         await PictureBenchmark(
             count: nodes, runs: runs, width: width, height: height, herdTimeout: herdTimeout, packTimeout: packTimeout,
-            fetchTimeout: fetchTimeout, idleSeconds: idle, binary: binary ?? ProcessBenchmark.selfBinary()
+            fetchTimeout: fetchTimeout, idleSeconds: idle, gapSeconds: gap, binary: binary ?? ProcessBenchmark.selfBinary()
         ).run()
     }
 

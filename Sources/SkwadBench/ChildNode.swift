@@ -87,6 +87,17 @@ final class ChildNode: @unchecked Sendable {
         if process.isRunning { kill(pid, SIGKILL); process.waitUntilExit() }
     }
 
+    /// CPU seconds used so far (user + system, /proc/PID/stat at 100 ticks a second; nil when
+    /// the process is gone).
+    var cpuSeconds: Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / 100
+    }
+
     /// Resident set size in bytes, from /proc (nil when the process is gone).
     var rssBytes: Int? { memory?.rss }
 

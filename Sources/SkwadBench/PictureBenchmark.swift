@@ -6,10 +6,16 @@ import SkwadLab
 /// commit reply until every other node has fetched the whole picture (`pictures.fetches_done`,
 /// polled on every node at once every 10 ms), and each node's bytes sent in that window (IP
 /// level, less its idle rate) are divided by the picture's size. The JSON reports every run
-/// and the medians.
+/// and the medians, and where the time went: per run, ms from the post to the last node's
+/// post event (`postLastNodeMs`), each node's ms from its post event to its whole picture
+/// (`fetchMs`, node 0 first, null for node 0), blocks each node served (`served`) and the CPU
+/// seconds all the nodes used (`cpuSecondsAllNodes`, the polling's share included).
 struct PictureBenchmark {
     let count: Int, runs: Int, width: Int, height: Int
     let herdTimeout: Double, packTimeout: Double, fetchTimeout: Double, idleSeconds: Double
+    /// Seconds between one run's end and the next post, so that each picture starts with the
+    /// per-peer answer budgets rested (§10b: 256 blocks a second per peer).
+    let gapSeconds: Double
     let binary: String
 
     func run() async -> String {
@@ -78,17 +84,21 @@ struct PictureBenchmark {
         let idleRates = zip(idleBefore, idleAfter).map { Double($1.ipBytes - $0.ipBytes) / max(idleSeconds, 0.001) }
 
         var lastNodeMs: [Double] = [], meanRatios: [Double] = [], maxRatios: [Double] = [], sizes: [Int] = []
+        var postLastNodeMs: [Double] = [], fetchMs: [[Any]] = [], served: [[Int]] = [], cpu: [Double] = []
         for k in 0..<runs {
+            if k > 0 { try await Task.sleep(nanoseconds: UInt64(gapSeconds * 1e9)) }
             let picture = TestPictures.png(width: width, height: height, seed: UInt64(1000 + k))
             let file = "\(dir)/picture\(k).png"
             try Data(picture).write(to: URL(fileURLWithPath: file))
             sizes.append(picture.count)
             let before = try await procs.snapshot(nodes)
+            let cpuBefore = nodes.map { $0.cpuSeconds ?? 0 }
             guard let r = await first.request("post \(pack) \"picture \(k)\" \"\" --image \(file)", timeout: 30), r["ok"] as? Bool == true
             else { throw ProcessBenchmark.Failure(reason: "node 0 could not post the picture" + procs.detail(first)) }
             let tPost = monotonicSeconds()
             var done = Set<Int>()
             var last = 0.0
+            var doneAt: [Int: Double] = [:]
             while done.count < nodes.count - 1 {
                 if monotonicSeconds() - tPost > fetchTimeout {
                     throw ProcessBenchmark.Failure(
@@ -109,17 +119,28 @@ struct PictureBenchmark {
                 }
                 for (i, t) in finished {
                     done.insert(i)
+                    doneAt[i] = t
                     last = max(last, t - tPost)
                 }
                 try procs.checkAlive(nodes)
                 if done.count < nodes.count - 1 { try await Task.sleep(nanoseconds: 10_000_000) }
             }
             let window = monotonicSeconds() - tPost
+            cpu.append(zip(nodes, cpuBefore).map { ($0.cpuSeconds ?? 0) - $1 }.reduce(0, +))
             let after = try await procs.snapshot(nodes)
             let ratios = (0..<nodes.count).map { i in
                 max(0, Double(after[i].ipBytes - before[i].ipBytes) - idleRates[i] * window) / Double(picture.count)
             }
             lastNodeMs.append(last * 1000)
+            let posted = nodes.dropFirst().map { $0.arrival("picture \(k)") }
+            postLastNodeMs.append(((posted.compactMap { $0 }.max() ?? tPost) - tPost) * 1000)
+            fetchMs.append(
+                [NSNull()]
+                    + zip(nodes.dropFirst(), posted).map { n, p -> Any in
+                        guard let p, let d = doneAt[n.index] else { return NSNull() }
+                        return ((d - p) * 10000).rounded() / 10
+                    })
+            served.append(zip(before, after).map { ($1.pictures["pictures.blocks_out"] ?? 0) - ($0.pictures["pictures.blocks_out"] ?? 0) })
             meanRatios.append(ratios.reduce(0, +) / Double(ratios.count))
             maxRatios.append(ratios.max() ?? 0)
         }
@@ -134,5 +155,10 @@ struct PictureBenchmark {
         out["lastNodeMsMedian"] = (median(lastNodeMs) * 10).rounded() / 10
         out["bytesPerNodeOverPictureMedian"] = (median(meanRatios) * 1000).rounded() / 1000
         out["pollMs"] = 10
+        out["gapSeconds"] = gapSeconds
+        out["postLastNodeMs"] = postLastNodeMs.map { ($0 * 10).rounded() / 10 }
+        out["fetchMs"] = fetchMs
+        out["served"] = served
+        out["cpuSecondsAllNodes"] = cpu.map { ($0 * 100).rounded() / 100 }
     }
 }

@@ -193,8 +193,13 @@ struct ProcessBenchmark {
         return seen.count == nodes.count
     }
 
-    /// IP-level bytes sent, and the per-kind message counters (`sent.*`, `sent_bytes.*`).
-    struct Traffic { let ipBytes: Int; let byKind: [String: Int] }
+    /// IP-level bytes sent, the per-kind message counters (`sent.*`, `sent_bytes.*`) and the
+    /// picture counters (`pictures.*`).
+    struct Traffic {
+        let ipBytes: Int
+        let byKind: [String: Int]
+        var pictures: [String: Int] = [:]
+    }
 
     /// Per kind (`sent.ping`, `sent_bytes.ping`, …): the mean per node per second between two snapshots.
     static func ratesByKind(_ before: [Traffic], _ after: [Traffic], seconds: Double) -> [String: Double] {
@@ -214,8 +219,10 @@ struct ProcessBenchmark {
                 throw Failure(reason: "node \(n.index) gave no traffic counters" + detail(n))
             }
             var byKind: [String: Int] = [:]
+            var pictures: [String: Int] = [:]
             for (k, v) in stats where k.hasPrefix("sent.") || k.hasPrefix("sent_bytes.") { byKind[k] = v as? Int }
-            out.append(Traffic(ipBytes: bytes + 28 * datagrams, byKind: byKind))
+            for (k, v) in stats where k.hasPrefix("pictures.") { pictures[k] = v as? Int }
+            out.append(Traffic(ipBytes: bytes + 28 * datagrams, byKind: byKind, pictures: pictures))
         }
         return out
     }

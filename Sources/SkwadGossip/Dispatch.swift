@@ -49,8 +49,8 @@ extension GossipEngine {
         case .introduce(let target, let padding): onIntroduce(target, padding: padding.count, from: from, nowMs: nowMs, into: &out)
         case .contactProbe(let tag, let padding): onContactProbe(tag: tag, padding: padding.count, from: from, nowMs: nowMs, into: &out)
         case .contactProof(let key, let signature): onContactProof(key: key, signature: signature, from: from, nowMs: nowMs)
-        case .blockWant(let root, let indexes):
-            onBlockWant(root: root, indexes: indexes, from: from, nowMs: nowMs, replica: replica, into: &out)
+        case .blockWant(let root, let indexes, let wait):
+            onBlockWant(root: root, indexes: indexes, wait: wait, from: from, nowMs: nowMs, replica: replica, into: &out)
         case .block(let root, let index, let data):
             onBlock(root: root, index: index, data: data, from: from, nowMs: nowMs, replica: replica, into: &out)
         }

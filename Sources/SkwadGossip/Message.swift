@@ -49,8 +49,9 @@ enum Message: Sendable, Equatable {
     /// The contact key (32 bytes) and its signature (64) over our session's binding.
     case contactProof(publicKey: [UInt8], signature: [UInt8])
     // Pictures (§10b).
-    /// Blocks of the picture with manifest root `root` (32 bytes), at most 8 indexes.
-    case blockWant(root: [UInt8], indexes: [Int])
+    /// Blocks of the picture with manifest root `root` (32 bytes), at most 8 indexes; `wait`:
+    /// a block the receiver is fetching itself is answered when it arrives (Pictures.swift).
+    case blockWant(root: [UInt8], indexes: [Int], wait: Bool)
     /// One block; empty `data`: the sender does not hold it.
     case block(root: [UInt8], index: Int, data: [UInt8])
 

@@ -81,7 +81,7 @@ extension Message {
             self = .contactProof(publicKey: [UInt8](c.publicKey), signature: [UInt8](c.signature))
         case .blockWant(let w)?:
             guard w.root.count == 32, w.indexes.count <= 8, w.indexes.allSatisfy({ Int($0) < PictureBlocks.maxBlocks }) else { return nil }
-            self = .blockWant(root: [UInt8](w.root), indexes: w.indexes.map { Int($0) })
+            self = .blockWant(root: [UInt8](w.root), indexes: w.indexes.map { Int($0) }, wait: w.wait)
         case .block(let b)?:
             guard b.root.count == 32, Int(b.index) < PictureBlocks.maxBlocks, b.data.count <= PictureBlocks.maxBlockBytes else {
                 return nil
@@ -122,8 +122,9 @@ extension Message {
         case .want(let ids, let graft): var w = Skwad_Gossip_V1_Want(); w.ids = ids.map { Data($0) }; w.graft = graft; m.want = w
         case .prune: m.prune = Skwad_Gossip_V1_Prune()
         case .stem(let envelope): var s = Skwad_Gossip_V1_Stem(); s.envelope = Data(envelope); m.stem = s
-        case .blockWant(let root, let indexes):
+        case .blockWant(let root, let indexes, let wait):
             var w = Skwad_Gossip_V1_BlockWant(); w.root = Data(root); w.indexes = indexes.map { UInt32(truncatingIfNeeded: $0) }
+            w.wait = wait
             m.blockWant = w
         case .block(let root, let index, let data):
             var b = Skwad_Gossip_V1_Block(); b.root = Data(root); b.index = UInt32(truncatingIfNeeded: index); b.data = Data(data)

@@ -12,8 +12,9 @@ struct PictureFetches: Sendable {
     struct Fetch: Sendable {
         let pack: PackID
         var assembly: PictureAssembly
-        /// Blocks asked for and not yet here: from whom, since when.
-        var asked: [Int: (peer: PeerAddress, atMs: UInt64)] = [:]
+        /// Blocks asked for and not yet here: from whom, since when, and whether that peer may
+        /// keep the ask until it has the block (`wait`: asked of the origin).
+        var asked: [Int: (peer: PeerAddress, atMs: UInt64, wait: Bool)] = [:]
         /// Who announced the post first: asked first.
         var origin: PeerAddress?
         /// Per peer, asks that timed out or failed; the peers with fewest are asked first.
@@ -29,14 +30,37 @@ struct PictureFetches: Sendable {
         var askTimeoutMs: UInt64 {
             min(PictureFetches.maxAskTimeoutMs, max(PictureFetches.askTimeoutMs, UInt64(rttMs * 4)))
         }
+
+        /// How long an ask of `a` may go unanswered: a waiting ask as long as the origin may
+        /// keep it, and then the time its empty answer takes.
+        func timeout(_ a: (peer: PeerAddress, atMs: UInt64, wait: Bool)) -> UInt64 {
+            a.wait ? max(askTimeoutMs, PictureFetches.waitMs &+ PictureFetches.askTimeoutMs) : askTimeoutMs
+        }
+    }
+
+    /// A block a peer asked for with `wait` while we were fetching it ourselves: answered when
+    /// it arrives, or empty after `waitMs`.
+    struct Waiter: Sendable, Equatable {
+        let peer: PeerAddress
+        let index: Int
+        let atMs: UInt64
     }
 
     /// Pictures fetched at once; the one that progressed least recently goes when full.
     static let capacity = 16
-    /// Blocks in flight per picture and per peer, and the most indexes in one `BlockWant`.
+    /// Blocks in flight per picture and per peer (the origin, asked with `wait`, may take
+    /// them all), and the most indexes in one `BlockWant`.
     static let inFlightPerFetch = 32
+    static let inFlightWaiting = 64
     static let inFlightPerPeer = 8
     static let maxWantIndexes = 8
+    /// Waiting asks (`BlockWant.wait`) kept: in all, per peer, and for how long before they
+    /// are answered empty. An origin that left this many asks of ours unanswered is asked
+    /// like any other link.
+    static let waitCapacity = 1024
+    static let waitsPerPeer = 128
+    static let waitMs: UInt64 = 1000
+    static let originMissLimit = 2
     /// An ask unanswered this long (at least; 4 × the fetch's smoothed answer time, at most
     /// `maxAskTimeoutMs`) goes to another peer.
     static let askTimeoutMs: UInt64 = 500
@@ -53,21 +77,28 @@ struct PictureFetches: Sendable {
     var fetches: [[UInt8]: Fetch] = [:]
     var origins: [[UInt8]: (peer: PeerAddress, atMs: UInt64)] = [:]
     var answerBudget: [PeerAddress: TokenBucket] = [:]
+    /// Waiting asks by root (at most `waitCapacity` in all, `waitsPerPeer` per peer).
+    var waits: [[UInt8]: [Waiter]] = [:]
+    var waitCount: [PeerAddress: Int] = [:]
+    var waitTotal = 0
 
-    var busy: Bool { fetches.values.contains { !$0.asked.isEmpty } }
+    /// A fetch under way (asks to time out, or blocks to ask again at the next tick) or asks
+    /// kept waiting: ticks come every `tickMs`.
+    var busy: Bool { !fetches.isEmpty || waitTotal > 0 }
 }
 
 /// Counters of the picture layer (`stats`: `pictures.*`).
 public struct PictureStats: Sendable, Equatable {
     public var blocksIn = 0, blocksOut = 0, wantsIn = 0, fetchesStarted = 0, fetchesDone = 0, fetchesAbandoned = 0
-    public var unrequested = 0, wrongHash = 0, refused = 0, answersLimited = 0
+    public var unrequested = 0, wrongHash = 0, refused = 0, answersLimited = 0, waitsKept = 0, waitsExpired = 0, waitsRefused = 0
 
     public var pairs: [(String, Int)] {
         [
             ("pictures.blocks_in", blocksIn), ("pictures.blocks_out", blocksOut), ("pictures.wants_in", wantsIn),
             ("pictures.fetches_started", fetchesStarted), ("pictures.fetches_done", fetchesDone),
             ("pictures.fetches_abandoned", fetchesAbandoned), ("drop.unrequestedBlock", unrequested), ("drop.wrongBlockHash", wrongHash),
-            ("drop.blockRefused", refused), ("drop.blockAnswersLimited", answersLimited)
+            ("drop.blockRefused", refused), ("drop.blockAnswersLimited", answersLimited), ("pictures.waits_kept", waitsKept),
+            ("pictures.waits_expired", waitsExpired), ("drop.blockWaitsFull", waitsRefused)
         ]
     }
 }
@@ -100,11 +131,33 @@ extension GossipEngine {
         return out
     }
 
-    /// Stops fetching a picture (its post was hidden, its pack deleted).
-    public mutating func cancelPicture(root: [UInt8]) { pictures.fetches[root] = nil }
+    /// Would `peer`'s answer budget let `count` blocks go now? (Asked on a copy: nothing taken.)
+    func mayAnswer(_ peer: PeerAddress, count: Int, nowMs: UInt64) -> Bool {
+        guard var b = pictures.answerBudget[peer] else { return count <= Int(PictureFetches.answersPerSecond) }
+        return b.take(Double(count), nowMs: nowMs)
+    }
+
+    /// Stops fetching a picture (its post was hidden, its pack deleted); asks kept waiting for
+    /// its blocks are dropped (their askers time out).
+    public mutating func cancelPicture(root: [UInt8]) {
+        pictures.fetches[root] = nil
+        dropWaits(root: root)
+    }
 
     /// Stops fetching the pictures of a pack that is gone (deleted or expired, §6).
-    public mutating func cancelPictures(pack: PackID) { pictures.fetches = pictures.fetches.filter { $0.value.pack != pack } }
+    public mutating func cancelPictures(pack: PackID) {
+        for (root, f) in pictures.fetches where f.pack == pack { cancelPicture(root: root) }
+    }
+
+    mutating func dropWaits(root: [UInt8]) {
+        for w in pictures.waits.removeValue(forKey: root) ?? [] { forgetWait(w.peer) }
+    }
+
+    private mutating func forgetWait(_ peer: PeerAddress) {
+        pictures.waitTotal -= 1
+        pictures.waitCount[peer, default: 1] -= 1
+        if pictures.waitCount[peer]! <= 0 { pictures.waitCount[peer] = nil }
+    }
 
     /// Roots being fetched (for tests and `stats`).
     public var picturesFetching: [[UInt8]] { Array(pictures.fetches.keys) }
@@ -160,12 +213,106 @@ extension GossipEngine {
 
     // MARK: - messages
 
+    /// A want from a proven peer: the blocks of a picture we are fetching and lack are kept
+    /// waiting when the peer asked with `wait` (bounded), else answered empty at once; the
+    /// others go to the node, which answers what it holds (`answerBlocks`), within the peer's
+    /// answer budget (a waiting ask past it waits for the budget).
     mutating func onBlockWant(
-        root: [UInt8], indexes: [Int], from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]
+        root: [UInt8], indexes: [Int], wait: Bool, from: PeerAddress, nowMs: UInt64, replica: Replica,
+        into out: inout [GossipDirective]
     ) {
         pictures.stats.wantsIn += 1
         guard isProven(from) else { pictures.stats.refused += 1; return }
-        out.append(.blocksWanted(root: root, indexes: Array(indexes.prefix(PictureFetches.maxWantIndexes)), peer: from))
+        var rest = Array(indexes.prefix(PictureFetches.maxWantIndexes))
+        if let f = pictures.fetches[root] {
+            guard mayHavePicture(f.pack, peer: from, replica: replica) else { pictures.stats.refused += 1; return }
+            let lacking = rest.filter { !f.assembly.have.contains($0) }
+            rest.removeAll { !f.assembly.have.contains($0) }
+            var empty: [Int] = []
+            for i in lacking {
+                if wait && i < f.assembly.ref.blockCount && keepWaiting(root: root, index: i, peer: from, nowMs: nowMs) { continue }
+                empty.append(i)
+            }
+            answerEmpty(root: root, indexes: empty, to: from, nowMs: nowMs, into: &out)
+        }
+        // Held blocks past the peer's answer budget: a waiting ask is kept and answered when
+        // the budget allows (`sweepWaits`) rather than dropped into its ask's timeout.
+        if wait && !rest.isEmpty && !mayAnswer(from, count: rest.count, nowMs: nowMs) {
+            rest.removeAll { keepWaiting(root: root, index: $0, peer: from, nowMs: nowMs) }
+        }
+        if !rest.isEmpty { out.append(.blocksWanted(root: root, indexes: rest, peer: from)) }
+    }
+
+    /// Keeps `peer`'s waiting ask of block `index` (true), unless the tables are full.
+    private mutating func keepWaiting(root: [UInt8], index: Int, peer: PeerAddress, nowMs: UInt64) -> Bool {
+        if pictures.waits[root]?.contains(where: { $0.peer == peer && $0.index == index }) == true { return true }
+        guard pictures.waitTotal < PictureFetches.waitCapacity, pictures.waitCount[peer, default: 0] < PictureFetches.waitsPerPeer else {
+            pictures.stats.waitsRefused += 1
+            return false
+        }
+        pictures.waits[root, default: []].append(.init(peer: peer, index: index, atMs: nowMs))
+        pictures.waitCount[peer, default: 0] += 1
+        pictures.waitTotal += 1
+        pictures.stats.waitsKept += 1
+        return true
+    }
+
+    /// Sends a block that just arrived and checked to the peers waiting for it. A peer past
+    /// its answer budget keeps waiting: it is answered from the store when the budget allows
+    /// (`sweepWaits`), not dropped into its ask's timeout.
+    private mutating func answerWaiting(
+        root: [UInt8], pack: PackID, index: Int, data: [UInt8], nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]
+    ) {
+        guard let list = pictures.waits[root], list.contains(where: { $0.index == index }) else { return }
+        var left: [PictureFetches.Waiter] = []
+        for w in list {
+            guard w.index == index else { left.append(w); continue }
+            guard mayHavePicture(pack, peer: w.peer, replica: replica) else {
+                forgetWait(w.peer)
+                pictures.stats.refused += 1
+                continue
+            }
+            guard takeAnswer(w.peer, nowMs: nowMs) else { left.append(w); continue }
+            forgetWait(w.peer)
+            pictures.stats.blocksOut += 1
+            send(.block(root: root, index: index, data: data), to: w.peer, nowMs: nowMs, into: &out)
+        }
+        pictures.waits[root] = left.isEmpty ? nil : left
+    }
+
+    /// Waiting asks at each pump: those whose block is here now (they waited for an answer
+    /// budget, or the picture is whole) go to the node to be answered from the store while
+    /// the peer's budget allows; those older than `waitMs` whose block is not here are
+    /// answered empty, so their askers go elsewhere at once; past `waitMs`, asks still
+    /// waiting for a budget are dropped.
+    mutating func sweepWaits(nowMs: UInt64, into out: inout [GossipDirective]) {
+        guard pictures.waitTotal > 0 else { return }
+        for root in pictures.waits.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            let fetch = pictures.fetches[root]
+            var kept: [PictureFetches.Waiter] = [], ready: [PeerAddress: [Int]] = [:]
+            for w in pictures.waits[root]! {
+                // A picture no longer fetched is whole here (a cancelled one has no waits).
+                let held = fetch.map { $0.assembly.have.contains(w.index) } ?? true
+                let expired = nowMs >= w.atMs &+ PictureFetches.waitMs
+                if held && mayAnswer(w.peer, count: (ready[w.peer]?.count ?? 0) + 1, nowMs: nowMs) {
+                    ready[w.peer, default: []].append(w.index)
+                    forgetWait(w.peer)
+                } else if expired {
+                    forgetWait(w.peer)
+                    pictures.stats.waitsExpired += 1
+                    if !held { answerEmpty(root: root, indexes: [w.index], to: w.peer, nowMs: nowMs, into: &out) }
+                } else {
+                    kept.append(w)
+                }
+            }
+            pictures.waits[root] = kept.isEmpty ? nil : kept
+            for (peer, indexes) in ready.sorted(by: { $0.key < $1.key }) {
+                for start in stride(from: 0, to: indexes.count, by: PictureFetches.maxWantIndexes) {
+                    let part = Array(indexes[start..<min(indexes.count, start + PictureFetches.maxWantIndexes)])
+                    out.append(.blocksWanted(root: root, indexes: part, peer: peer))
+                }
+            }
+        }
     }
 
     mutating func onBlock(
@@ -174,7 +321,8 @@ extension GossipEngine {
         guard var f = pictures.fetches[root] else { pictures.stats.unrequested += 1; return }
         if let ask = f.asked[index], ask.peer == from {
             f.asked[index] = nil
-            f.rttMs = f.rttMs * 0.875 + Double(nowMs &- ask.atMs) * 0.125
+            // A waiting ask's answer time includes the origin's own fetch: not a link's speed.
+            if !ask.wait { f.rttMs = f.rttMs * 0.875 + Double(nowMs &- ask.atMs) * 0.125 }
         } else if f.askedBefore[index]?.contains(from) == true {
             // A late answer to an ask that timed out: still good unless held already.
             f.askedBefore[index]?.removeAll { $0 == from }
@@ -196,6 +344,7 @@ extension GossipEngine {
             f.lastProgressMs = nowMs
             f.misses[from] = nil
             out.append(.blockReceived(root: root, pack: f.pack, index: index, data: data))
+            answerWaiting(root: root, pack: f.pack, index: index, data: data, nowMs: nowMs, replica: replica, into: &out)
         case .duplicate: break
         case .unexpected: pictures.stats.unrequested += 1
         case .wrongHash:
@@ -214,12 +363,16 @@ extension GossipEngine {
 
     // MARK: - asking
 
-    /// Asks for what each fetch lacks: timed-out asks go again to another peer; new asks go
-    /// to the peers with the fewest misses (the post's origin first), at most
-    /// `inFlightPerPeer` blocks each and `inFlightPerFetch` per picture.
+    /// Asks for what each fetch lacks. Timed-out asks go again to another peer. The post's
+    /// origin (it admitted the post before us, so waiting asks follow the post's path back to
+    /// its author and never loop) is asked with `wait` for up to `inFlightPerFetch` blocks:
+    /// the picture streams down that path as each hop gets it, each block crossing each link
+    /// once. Without an origin, or past `originMissLimit` misses of it, the blocks are spread
+    /// over the links with the fewest misses, a few each and at most `inFlightPerPeer` each.
     mutating func pumpPictures(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        sweepWaits(nowMs: nowMs, into: &out)
         var inFlight: [PeerAddress: Int] = [:]
-        for f in pictures.fetches.values { for a in f.asked.values { inFlight[a.peer, default: 0] += 1 } }
+        for f in pictures.fetches.values { for a in f.asked.values where !a.wait { inFlight[a.peer, default: 0] += 1 } }
         for root in pictures.fetches.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             guard var f = pictures.fetches[root] else { continue }
             if nowMs >= f.lastProgressMs &+ PictureFetches.giveUpMs {
@@ -227,41 +380,58 @@ extension GossipEngine {
                 pictures.stats.fetchesAbandoned += 1
                 continue
             }
-            let timeout = f.askTimeoutMs
-            for (i, a) in f.asked where nowMs >= a.atMs &+ timeout {
+            for (i, a) in f.asked where nowMs >= a.atMs &+ f.timeout(a) {
                 f.asked[i] = nil
                 if f.askedBefore[i, default: []].count < PictureFetches.askHistory { f.askedBefore[i, default: []].append(a.peer) }
                 f.misses[a.peer, default: 0] += 1
-                inFlight[a.peer, default: 1] -= 1
+                if !a.wait { inFlight[a.peer, default: 1] -= 1 }
             }
-            var candidates = links.filter { mayHavePicture(f.pack, peer: $0, replica: replica) }
-            if let o = f.origin, !candidates.contains(o), mayHavePicture(f.pack, peer: o, replica: replica) { candidates.append(o) }
+            var waiting: PeerAddress?
+            if let o = f.origin, f.misses[o, default: 0] < PictureFetches.originMissLimit, mayHavePicture(f.pack, peer: o, replica: replica)
+            {
+                waiting = o
+            }
+            let room = (waiting != nil ? PictureFetches.inFlightWaiting : PictureFetches.inFlightPerFetch) - f.asked.count
+            // Asks go `maxWantIndexes` at a time while others are in flight: one `BlockWant` per
+            // block that arrived cost the answerer a store read each (the poster read 800 times).
+            guard room >= PictureFetches.maxWantIndexes || (room > 0 && f.asked.isEmpty) else {
+                pictures.fetches[root] = f
+                continue
+            }
+            var wanted = f.assembly.next(limit: room, excluding: Set(f.asked.keys))
+            var perPeer: [PeerAddress: [Int]] = [:]
+            if let o = waiting {
+                perPeer[o] = wanted
+                wanted = []
+            }
+            var candidates = wanted.isEmpty ? [] : links.filter { $0 != waiting && mayHavePicture(f.pack, peer: $0, replica: replica) }
+            if let o = f.origin, !wanted.isEmpty, o != waiting, !candidates.contains(o), mayHavePicture(f.pack, peer: o, replica: replica) {
+                candidates.append(o)
+            }
             candidates.sort { a, b in
                 let ma = f.misses[a] ?? 0, mb = f.misses[b] ?? 0
                 if ma != mb { return ma < mb }
                 if (a == f.origin) != (b == f.origin) { return a == f.origin }
                 return a < b
             }
-            let room = PictureFetches.inFlightPerFetch - f.asked.count
-            var wanted = room > 0 ? f.assembly.next(limit: room, excluding: Set(f.asked.keys)) : []
-            var perPeer: [PeerAddress: [Int]] = [:]
             // Spread the blocks over the candidates, a few each, so several peers serve at once.
             var progress = true
             while !wanted.isEmpty && progress {
                 progress = false
                 for c in candidates where !wanted.isEmpty && inFlight[c, default: 0] < PictureFetches.inFlightPerPeer {
-                    let take = min(2, wanted.count)
+                    let take = min(2, wanted.count, PictureFetches.inFlightPerPeer - inFlight[c, default: 0])
                     perPeer[c, default: []] += wanted.prefix(take)
                     wanted.removeFirst(take)
                     inFlight[c, default: 0] += take
                     progress = true
                 }
             }
-            for (peer, indexes) in perPeer.sorted(by: { $0.key < $1.key }) {
-                for i in indexes { f.asked[i] = (peer, nowMs) }
+            for (peer, indexes) in perPeer.sorted(by: { $0.key < $1.key }) where !indexes.isEmpty {
+                let wait = peer == waiting
+                for i in indexes { f.asked[i] = (peer, nowMs, wait) }
                 for start in stride(from: 0, to: indexes.count, by: PictureFetches.maxWantIndexes) {
                     let part = Array(indexes[start..<min(indexes.count, start + PictureFetches.maxWantIndexes)])
-                    send(.blockWant(root: root, indexes: part), to: peer, nowMs: nowMs, into: &out)
+                    send(.blockWant(root: root, indexes: part, wait: wait), to: peer, nowMs: nowMs, into: &out)
                 }
             }
             pictures.fetches[root] = f
@@ -275,10 +445,14 @@ extension GossipEngine {
     public mutating func answerNotHeld(root: [UInt8], indexes: [Int], to: PeerAddress, nowMs: UInt64) -> [GossipDirective] {
         var out: [GossipDirective] = []
         guard isProven(to) else { return out }
+        answerEmpty(root: root, indexes: indexes, to: to, nowMs: nowMs, into: &out)
+        return out
+    }
+
+    mutating func answerEmpty(root: [UInt8], indexes: [Int], to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         for i in indexes.prefix(PictureFetches.maxWantIndexes) {
             guard takeAnswer(to, nowMs: nowMs) else { pictures.stats.answersLimited += 1; break }
             send(.block(root: root, index: i, data: []), to: to, nowMs: nowMs, into: &out)
         }
-        return out
     }
 }

@@ -49,9 +49,9 @@ public enum WireForge {
     public static func ihave(_ ids: [[UInt8]]) -> [UInt8] { message(13, ids.flatMap { field(1, bytes: $0) }) }
     public static func interest(cell: String) -> [UInt8] { message(17, nodeInfo(cell: cell)) }
     public static func stem(_ envelope: [UInt8]) -> [UInt8] { message(20, field(1, bytes: envelope)) }
-    /// `BlockWant{root, indexes}` (packed or not, any count: what the wire may carry).
-    public static func blockWant(root: [UInt8], indexes: [UInt64]) -> [UInt8] {
-        message(21, field(1, bytes: root) + indexes.flatMap { field(2, varint: $0) })
+    /// `BlockWant{root, indexes, wait}` (packed or not, any count: what the wire may carry).
+    public static func blockWant(root: [UInt8], indexes: [UInt64], wait: Bool = false) -> [UInt8] {
+        message(21, field(1, bytes: root) + indexes.flatMap { field(2, varint: $0) } + (wait ? field(3, varint: 1) : []))
     }
     /// `Block{root, index, data}`.
     public static func block(root: [UInt8], index: UInt64, data: [UInt8]) -> [UInt8] {

@@ -69,6 +69,23 @@ extension Node {
             "no answer from \(targets.joined(separator: ", ")) within \(waitMs / 1000) s: is that node online and on a network you reach?")
     }
 
+    /// Links to a bare "host:port" (no key to check): a handshake, awaited at most `waitMs`.
+    /// Returns the address linked.
+    public func link(_ text: String, waitMs: UInt64 = 5000) async throws -> String {
+        guard network != nil else { throw NodeError("go online first: connecting links this node to another") }
+        let addr: PeerAddress
+        do { addr = PeerAddress(describe(try UDPTransport.resolve(text))) } catch { throw NodeError("cannot reach \(text): \(error)") }
+        guard addr.value != listenAddress, !reachableAddresses.contains(addr.value) else {
+            throw NodeError("that is this node's own address")
+        }
+        carryOut(network?.engine.introduce(addr, nowMs: now()).directives ?? [])
+        for _ in 0..<max(1, waitMs / 10) {
+            if network?.engine.isKeyed(with: addr) == true { return addr.value }
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+        throw NodeError("no answer from \(addr.value) within \(waitMs / 1000) s: is a node listening there?")
+    }
+
     private enum Proof { case proven, failed, unproven, noSession }
 
     /// Handshake with `addr`, then its proof (polled every 10 ms, at most `waitMs`).

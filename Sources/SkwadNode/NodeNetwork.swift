@@ -34,6 +34,8 @@ struct NetworkState {
     var reader: Task<Void, Never>?
     /// The one live tick timer (engine ms; the rule every driver keeps, SkwadGossip's `TickTimer`).
     var timer = TickTimer()
+    /// Checked picture blocks not yet stored: written in one transaction (NodePictures.swift).
+    var pendingBlocks: [(root: [UInt8], index: Int, data: [UInt8])] = []
 }
 
 /// A neighbour as the REPL shows it.
@@ -83,12 +85,15 @@ extension Node {
         let nowMs = now()
         carryOut(network!.engine.setInterest(cell: currentCell, subscriptions: Set(joined.keys), nowMs: nowMs))
         carryOut(network!.engine.start(seeds: seeds.filter { $0.value != me }, nowMs: nowMs))
+        resumePictures()
         return me
     }
 
     public func goOffline() async {
         await stopLanBeacon()
-        guard let n = network else { return }
+        guard network != nil else { return }
+        storePendingBlocks()
+        let n = network!
         network = nil
         await n.transport.close()
         n.reader?.cancel()
@@ -160,6 +165,7 @@ extension Node {
         var ds = network!.engine.setInterest(cell: currentCell, subscriptions: Set(joined.keys), nowMs: nowMs)
         ds += network!.engine.tick(nowMs: nowMs, replica: &replica)
         carryOut(ds)
+        storePendingBlocks()
     }
 
     /// A local op just committed: push it at once.

@@ -30,9 +30,13 @@ extension Node {
         return ref
     }
 
-    /// Starts fetching the pictures of posts that just arrived from elsewhere.
-    func fetchPictures(of ops: [SignedOp], nowMs: UInt64) {
-        guard network != nil else { return }
+    /// Starts fetching the pictures of posts that just arrived from elsewhere (`[pictures]
+    /// fetch = "arrival"`, the default), or that `feed`, `show` or `open` display (`shown`).
+    /// A picture held whole, or being fetched, is left alone; blocks held already are not
+    /// asked again.
+    func fetchPictures(of ops: [SignedOp], nowMs: UInt64, shown: Bool = false) {
+        guard network != nil, shown == (config.pictureFetch == .shown) else { return }
+        storePendingBlocks()
         for op in ops {
             guard case .post(let p) = op.body.kind, let ref = p.picture, !isSilenced(op),
                 replica.thread(op.id, nowMs: nowMs)?.post.hidden == nil
@@ -47,12 +51,43 @@ extension Node {
         }
     }
 
+    /// Going online: the fetches a restart cut short start again (`fetch = "arrival"`; with
+    /// "shown" they start when their post is shown), asking only for the blocks not stored.
+    /// At most 16 (the engine's fetches at once), the most recently used first, among the 64
+    /// most recently used incomplete pictures.
+    func resumePictures() {
+        guard network != nil, config.pictureFetch == .arrival else { return }
+        let nowMs = now()
+        var ops: [SignedOp] = []
+        do {
+            for (root, pack) in try store.incompletePictures().prefix(64) where ops.count < 16 {
+                let post = replica.feed(packs: [pack], limit: .max, nowMs: nowMs).first { $0.picture?.root == root }
+                if let id = post?.id, let op = replica.op(id), !ops.contains(where: { $0.id == op.id }) { ops.append(op) }
+            }
+        } catch { stats.storeErrors += 1 }
+        fetchPictures(of: ops, nowMs: nowMs)
+    }
+
+    /// `[pictures] fetch = "shown"`: fetches the pictures of the posts just displayed.
+    func fetchShownPictures(_ ids: [OpID]) {
+        guard config.pictureFetch == .shown, network != nil else { return }
+        let ops = ids.compactMap { id -> SignedOp? in
+            guard let op = replica.op(id), case .post(let p) = op.body.kind, let ref = p.picture,
+                network!.engine.picturesFetching.contains(ref.root) == false
+            else { return nil }
+            return op
+        }
+        fetchPictures(of: ops, nowMs: now(), shown: true)
+    }
+
     /// Carries out a picture directive of the engine (NodeNetwork.swift's `carryOut`).
     func carryOutPicture(_ d: GossipDirective) {
         let nowMs = now()
         switch d {
         case .blocksWanted(let root, let indexes, let peer):
-            guard let pic = try? store.picture(root: root), let held = try? store.pictureBlocks(root: root, indexes: indexes, nowMs: nowMs)
+            storePendingBlocks()
+            guard let pic = try? store.picture(root: root),
+                let held = try? store.pictureBlocks(root: root, indexes: indexes, nowMs: nowMs, touch: false)
             else {
                 carryOut(network?.engine.answerNotHeld(root: root, indexes: indexes, to: peer, nowMs: nowMs) ?? [])
                 return
@@ -62,11 +97,25 @@ extension Node {
             guard network != nil else { return }
             carryOut(network!.engine.answerBlocks(root: root, pack: pic.pack, blocks: blocks, to: peer, nowMs: nowMs, replica: replica))
         case .blockReceived(let root, _, let index, let data):
-            do { try store.putPictureBlock(root: root, index: index, data: data) } catch { stats.storeErrors += 1 }
+            network?.pendingBlocks.append((root, index, data))
+            if network?.pendingBlocks.count ?? 0 >= Self.blocksPerTransaction { storePendingBlocks() }
         case .pictureComplete:
+            storePendingBlocks()
             evictPicturesIfNeeded()
         default: break
         }
+    }
+
+    /// Checked blocks are stored `blocksPerTransaction` at a time (one transaction each was a
+    /// fifth of a node's time while a picture spread), and before the store is read for an
+    /// answer, at each tick (every 50 ms while a fetch runs), when a picture is whole and
+    /// when the node goes offline. A crash loses at most those: they are fetched again.
+    static let blocksPerTransaction = 16
+
+    func storePendingBlocks() {
+        guard let pending = network?.pendingBlocks, !pending.isEmpty else { return }
+        network!.pendingBlocks = []
+        do { try store.putPictureBlocks(pending) } catch { stats.storeErrors += 1 }
     }
 
     /// Past the cap, the least recently used pictures of packs we are not in go.
@@ -86,6 +135,7 @@ extension Node {
     /// its blocks are not all here yet.
     public func openPicture(_ ref: String, to path: String? = nil) throws -> OpenedPicture {
         guard let (op, picture) = try pictureOf(ref) else { throw NodeError("'\(NodeError.quote(ref))' has no picture") }
+        fetchShownPictures([op.id])
         let nowMs = now()
         if isSilenced(op) || replica.thread(op.id, nowMs: nowMs)?.post.hidden != nil {
             throw NodeError("that post is hidden: its picture is not shown")

@@ -9,8 +9,10 @@ extension Node {
         let filter: Set<PackID>
         if let ref { filter = [try resolvePack(ref).id] } else { filter = Set(joined.keys) }
         // Local blocks and mutes (NodeModeration.swift) apply before the limit.
-        return Array(
+        let shown = Array(
             filterFeed(replica.feed(packs: filter, sort: sort, limit: .max, nowMs: now()), namedPack: ref != nil).prefix(max(0, limit)))
+        fetchShownPictures(shown.map(\.id))
+        return shown
     }
 
     /// A post (or the post of a comment) with its comment tree.
@@ -26,6 +28,7 @@ extension Node {
         guard let t = replica.thread(postID, nowMs: now()) else {
             throw NodeError("post \(postID.short()) was deleted or its pack is gone")
         }
+        fetchShownPictures([postID])
         return filterThread(t)
     }
 

@@ -118,7 +118,9 @@ extension Node {
         if let here, let withinMeters {
             posts = posts.filter { p in postDistance(p, from: here).map { $0 <= withinMeters } ?? false }
         }
-        return Array(posts.prefix(limit))
+        let shown = Array(posts.prefix(limit))
+        fetchShownPictures(shown.map(\.id))
+        return shown
     }
 
     /// Metres from `here` to a post's place (see `feed(…withinMeters:)`), nil without one.

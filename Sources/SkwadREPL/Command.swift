@@ -13,7 +13,8 @@ public enum Command: Equatable, Sendable {
     case post(pack: String, title: String, body: String, tags: [String], here: Bool = false, image: String? = nil)
     case comment(target: String, text: String)
     case vote(target: String, value: Int32)
-    case feed(pack: String?, sort: FeedSort, limit: Int, tag: String? = nil, within: Double? = nil)
+    /// `images`: a small thumbnail under each post with a picture, on a terminal (`--no-images`: none).
+    case feed(pack: String?, sort: FeedSort, limit: Int, tag: String? = nil, within: Double? = nil, images: Bool = true)
     /// `images`: a thumbnail of the post's picture on a terminal (`--no-images`: none).
     case show(String, images: Bool = true)
     case delete(String)
@@ -73,8 +74,10 @@ public let commandHelp: [(name: String, usage: String, summary: String)] =
         ("down", "down ID", "downvote a post or comment"),
         ("unvote", "unvote ID", "withdraw your vote"),
         (
-            "feed", "feed [PACK] [--sort new|top] [--limit N] [--tag T] [--within METRES] | feed --following",
-            "posts of your packs (or of one pack); --tag keeps posts with that tag; --within keeps posts of any pack that near you; --following: posts of the pseudonyms you follow"
+            "feed",
+            "feed [PACK] [--sort new|top] [--limit N] [--tag T] [--within METRES] [--no-images] | feed --following",
+            "posts of your packs (or of one pack); --tag keeps posts with that tag; --within keeps posts of any pack that near you; "
+                + "on a terminal, a small thumbnail of each picture (--no-images: none); --following: posts of the pseudonyms you follow"
         ),
         ("show", "show POST [--no-images]", "a post with its comments; on a terminal, a thumbnail of its picture (--no-images: none)"),
         ("delete", "delete ID", "delete your post or comment, or a pack you are the Alpha of"),
@@ -155,7 +158,8 @@ extension Command {
             guard limit >= 1 && limit <= 1000 else { throw CommandError("--limit must be 1...1000") }
             let tag = try args.value("--tag"), within = try args.double("--within")
             if let within, within <= 0 { throw CommandError("--within must be a distance in metres above 0") }
-            cmd = .feed(pack: args.optionalPositional(), sort: sort, limit: limit, tag: tag, within: within)
+            let images = !args.flag("--no-images")
+            cmd = .feed(pack: args.optionalPositional(), sort: sort, limit: limit, tag: tag, within: within, images: images)
         case "show":
             let ref = try args.positional("POST")
             cmd = .show(ref, images: !args.flag("--no-images"))

@@ -28,13 +28,18 @@ let contactHelp: [(name: String, usage: String, summary: String)] = [
         "this node's contact code (and QR code) for a friend's `connect`; with a pack, they join it too "
             + "(of an invite-only pack: its join code)"
     ),
-    ("connect", "connect CODE", "link to the node a contact code names, checking that it holds the code's key (a join code: join it)")
+    (
+        "connect", "connect CODE|HOST:PORT",
+        "link to the node a contact code names, checking that it holds the code's key (a join code: join it; an address: link only)"
+    )
 ]
 
 public enum ContactReply: Sendable {
     /// `qr`: the QR code's module rows; drawn on a terminal, or anywhere when `drawn`.
     case code(String, packName: String?, qr: [[Bool]]?, drawn: Bool)
     case connected(Node.Connected)
+    /// `connect HOST:PORT`: linked, no key checked.
+    case linked(String)
 }
 
 extension Executor {
@@ -49,6 +54,8 @@ extension Executor {
             return .contact(.code(code, packName: name, qr: QRText.modules(code), drawn: qr))
         case .connect(let code) where JoinCode.looks(code):
             return .privatePack(.joined(try await node.joinInvite(code)))
+        case .connect(let address) where !ContactCode.looks(address) && address.contains(":"):
+            return .contact(.linked(try await node.link(address)))
         case .connect(let code):
             return .contact(.connected(try await node.connect(code)))
         }
@@ -67,6 +74,7 @@ extension Renderer {
             var s = "connected to \(c.address): it proved the code's key (fingerprint \(c.fingerprint.prefix(8)))"
             if let p = c.pack { s += "\njoined \(SafeText.line(p.name)) \(id(p.id))" }
             return s
+        case .linked(let address): return "linked to \(address) (a bare address: no key checked; a contact code checks one)"
         }
     }
 
@@ -78,6 +86,7 @@ extension Renderer {
                 ("address", .string(c.address)), ("fingerprint", .string(c.fingerprint)),
                 ("pack", c.pack.map { .string($0.id.hex) } ?? .null)
             ]
+        case .linked(let address): return [("address", .string(address))]
         }
     }
 }

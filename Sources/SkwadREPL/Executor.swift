@@ -7,8 +7,22 @@ import SkwadReplica
 public struct Executor: Sendable {
     public let node: Node
     public var peers: @Sendable () async -> [PeerInfo] = { [] }
+    /// Do replies carry thumbnails of pictures (`feed`, `show`)? The REPL turns it off unless
+    /// it writes to a terminal, so that nothing is decoded for lines never drawn.
+    public var drawsPictures = true
 
     public init(node: Node) { self.node = node }
+
+    /// The feed's thumbnails: for each post whose picture is whole here and shown, a few
+    /// half-block lines (decoded within `PictureThumbnail.maxPixels`).
+    func feedThumbnails(_ posts: [PostView]) async -> [OpID: [String]] {
+        var out: [OpID: [String]] = [:]
+        for p in posts where p.picture != nil && p.hidden == nil {
+            guard let bytes = await node.pictureBytesShown(p.id), let image = PictureThumbnail.decode(bytes) else { continue }
+            out[p.id] = PictureThumbnail.halfBlocks(image, columns: PictureThumbnail.feedColumns, rows: PictureThumbnail.feedRows)
+        }
+        return out
+    }
 
     public func run(_ cmd: Command) async throws -> Reply {
         switch cmd {
@@ -38,14 +52,15 @@ public struct Executor: Sendable {
             let id = try await node.vote(on: target, value: value)
             let word = value > 0 ? "upvoted" : value < 0 ? "downvoted" : "vote withdrawn on"
             return .done("\(word) \(target)", id: id)
-        case let .feed(pack, sort, limit, tag, within):
-            return .feed(try await node.feed(pack: pack, sort: sort, limit: limit, tag: tag, withinMeters: within))
+        case let .feed(pack, sort, limit, tag, within, images):
+            let posts = try await node.feed(pack: pack, sort: sort, limit: limit, tag: tag, withinMeters: within)
+            return .feed(posts, thumbnails: images && drawsPictures ? await feedThumbnails(posts) : [:])
         case let .search(text, pack, limit): return .search(try await node.search(text, pack: pack, limit: limit))
         case .inbox: return .inbox(try await node.inbox())
         case let .map(radius, json): return .map(try await MapView.around(node, radius: radius), json: json)
         case let .show(ref, images):
             let t = try await node.show(ref)
-            let bytes = images && t.post.picture != nil ? await node.pictureBytesShown(t.post.id) : nil
+            let bytes = images && drawsPictures && t.post.picture != nil ? await node.pictureBytesShown(t.post.id) : nil
             return .thread(t, thumbnail: bytes.flatMap(PictureThumbnail.decode).map { PictureThumbnail.halfBlocks($0) } ?? [])
         case .delete(let ref):
             let id = try await node.delete(ref)

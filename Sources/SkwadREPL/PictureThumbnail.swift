@@ -8,6 +8,8 @@ import SkwadModel
 enum PictureThumbnail {
     /// The most pixels decoded: 16 megapixels (48 MiB of RGB at most, freed at once).
     static let maxPixels = 16 << 20
+    /// A feed thumbnail: at most 16 × 4 cells (`show` draws 32 × 12).
+    static let feedColumns = 16, feedRows = 4
 
     /// RGB pixels, row by row.
     struct Image: Equatable {

@@ -16,6 +16,8 @@ public final class REPL: Sendable {
     let swipeMode = SwipeMode()
 
     public init(executor: Executor, reader: LineReader, mode: Renderer.Mode, verbose: Bool = false) {
+        var executor = executor
+        executor.drawsPictures = executor.drawsPictures && mode == .terminal
         self.executor = executor; self.reader = reader; self.mode = mode; self.verbose = verbose
     }
 

@@ -91,13 +91,16 @@ public struct Renderer: Sendable {
                 if l.joined { parts.append("(joined)") }
                 return parts.joined(separator: "  ")
             }.joined(separator: "\n")
-        case .feed(let posts):
+        case .feed(let posts, let thumbnails):
             if posts.isEmpty {
                 return joinedCount > 0
                     ? "no posts yet: post one (post PACK \"TITLE\" \"BODY\"), or see other packs (packs)"
                     : "no posts: join a pack (packs, join PACK) or post one"
             }
-            return posts.map(postLine).joined(separator: "\n")
+            return posts.map { p in
+                guard mode == .terminal, let lines = thumbnails[p.id], p.picture != nil, p.hidden == nil else { return postLine(p) }
+                return ([postLine(p)] + lines).joined(separator: "\n")
+            }.joined(separator: "\n")
         case .thread(let t, let thumbnail):
             var lines = [postLine(t.post)]
             if !t.post.body.isEmpty { lines.append("    " + SafeText.block(t.post.body, indent: "    ")) }
@@ -227,7 +230,7 @@ public struct Renderer: Sendable {
             kv.append(("message", .string(msg)))
         case .created(let p): kv += [("id", .string(p.id.hex)), ("pack", pack(p, joined: true))]
         case .packs(let list): kv.append(("packs", .array(list.map { pack($0.pack, joined: $0.joined) })))
-        case .feed(let posts): kv.append(("posts", .array(posts.map(post))))
+        case .feed(let posts, _): kv.append(("posts", .array(posts.map(post))))
         case .thread(let t, _): kv += [("post", post(t.post)), ("comments", .array(t.comments.map(comment)))]
         case .den(let d):
             kv += [

@@ -7,7 +7,8 @@ public enum Reply: Sendable {
     case done(String, id: OpID?)
     case created(PackSummary)
     case packs([Node.PackListing])
-    case feed([PostView])
+    /// `thumbnails`: half-block lines of pictures, by post (drawn on a terminal only).
+    case feed([PostView], thumbnails: [OpID: [String]] = [:])
     /// `thumbnail`: half-block lines of its picture (drawn on a terminal only).
     case thread(ThreadView, thumbnail: [String] = [])
     case den(Node.Den)

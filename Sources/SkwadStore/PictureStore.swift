@@ -65,10 +65,11 @@ extension Store {
         } catch { throw StoreError("cannot store picture", error) }
     }
 
-    /// Stores one checked block of a known picture (nothing when held already or unknown).
-    public func putPictureBlock(root: [UInt8], index: Int, data: [UInt8]) throws {
-        do { try db.write { db in try Self.insertBlock(root: root, index: index, data: data, in: db) } } catch {
-            throw StoreError("cannot store picture block", error)
+    /// Stores checked blocks of known pictures in one transaction (nothing for a block held
+    /// already or of a picture the store does not know).
+    public func putPictureBlocks(_ blocks: [(root: [UInt8], index: Int, data: [UInt8])]) throws {
+        do { try db.write { db in for b in blocks { try Self.insertBlock(root: b.root, index: b.index, data: b.data, in: db) } } } catch {
+            throw StoreError("cannot store picture blocks", error)
         }
     }
 
@@ -79,6 +80,21 @@ extension Store {
         guard db.changesCount > 0 else { return }
         try db.execute(
             sql: "UPDATE picture SET held = held + 1, bytes = bytes + ? WHERE root = ?", arguments: [data.count, Data(root)])
+    }
+
+    /// The pictures some of whose blocks are missing, with the packs they are kept for (a
+    /// fetch cut short by a restart: `Node.resumePictures`).
+    public func incompletePictures() throws -> [(root: [UInt8], pack: PackID)] {
+        do {
+            return try db.read { db in
+                // Blocks in all: the head, a page per 32 chunks, the chunks (PROTOCOL §10b).
+                let sql = "SELECT root, pack FROM picture WHERE held < 1 + (chunks + 31) / 32 + chunks ORDER BY usedMs DESC, root, pack"
+                return try Row.fetchAll(db, sql: sql).compactMap { row in
+                    guard let pack = try? PackID(bytes: [UInt8](row["pack"] as Data)) else { return nil }
+                    return ([UInt8](row["root"] as Data), pack)
+                }
+            }
+        } catch { throw StoreError("cannot read pictures", error) }
     }
 
     /// The picture with this root, if the store knows it (in one of its packs).
@@ -99,28 +115,34 @@ extension Store {
         } catch { throw StoreError("cannot read picture", error) }
     }
 
-    /// Blocks of a picture: those of `indexes` held (nil: all), and marks it used at `nowMs`.
-    public func pictureBlocks(root: [UInt8], indexes: [Int]? = nil, nowMs: UInt64) throws -> [Int: [UInt8]] {
+    /// Blocks of a picture: those of `indexes` held (nil: all), and marks it used at `nowMs`
+    /// unless `touch` is false (answering a peer: a read, not a use of this node's).
+    public func pictureBlocks(root: [UInt8], indexes: [Int]? = nil, nowMs: UInt64, touch: Bool = true) throws -> [Int: [UInt8]] {
         do {
+            if !touch { return try db.read { db in try Self.blocks(root: root, indexes: indexes, in: db) } }
             return try db.write { db in
                 try db.execute(sql: "UPDATE picture SET usedMs = ? WHERE root = ?", arguments: [Int64(clamping: nowMs), Data(root)])
-                var out: [Int: [UInt8]] = [:]
-                if let indexes {
-                    for i in indexes {
-                        if let d = try Data.fetchOne(
-                            db, sql: "SELECT data FROM pictureBlock WHERE root = ? AND idx = ?", arguments: [Data(root), i])
-                        {
-                            out[i] = [UInt8](d)
-                        }
-                    }
-                } else {
-                    for row in try Row.fetchAll(db, sql: "SELECT idx, data FROM pictureBlock WHERE root = ?", arguments: [Data(root)]) {
-                        out[row["idx"]] = [UInt8](row["data"] as Data)
-                    }
-                }
-                return out
+                return try Self.blocks(root: root, indexes: indexes, in: db)
             }
         } catch { throw StoreError("cannot read picture blocks", error) }
+    }
+
+    static func blocks(root: [UInt8], indexes: [Int]?, in db: Database) throws -> [Int: [UInt8]] {
+        var out: [Int: [UInt8]] = [:]
+        if let indexes {
+            for i in indexes {
+                if let d = try Data.fetchOne(
+                    db, sql: "SELECT data FROM pictureBlock WHERE root = ? AND idx = ?", arguments: [Data(root), i])
+                {
+                    out[i] = [UInt8](d)
+                }
+            }
+        } else {
+            for row in try Row.fetchAll(db, sql: "SELECT idx, data FROM pictureBlock WHERE root = ?", arguments: [Data(root)]) {
+                out[row["idx"]] = [UInt8](row["data"] as Data)
+            }
+        }
+        return out
     }
 
     /// Deletes the pictures of a pack (deleted or expired, §6), and the blocks of those no

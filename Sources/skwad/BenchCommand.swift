@@ -201,15 +201,16 @@ struct BenchPictures: AsyncParsableCommand {
     @Option(help: "Seconds allowed for every node to get the pack.") var packTimeout = 30.0
     @Option(help: "Seconds allowed for a picture to reach every node.") var fetchTimeout = 60.0
     @Option(help: "Idle window measured before the pictures (its traffic is subtracted), seconds.") var idle = 5.0
+    @Option(help: "Seconds between runs (each picture starts with rested per-peer budgets).") var gap = 2.0
     @Option(help: "The skwad binary to start (default: this one).") var binary: String?
 
     func run() async throws {
-        guard nodes >= 2, runs >= 1, width >= 1, height >= 1, idle > 0 else {
+        guard nodes >= 2, runs >= 1, width >= 1, height >= 1, idle > 0, gap >= 0 else {
             throw ValidationError("need at least 2 nodes, 1 run, a picture of at least 1 × 1 and a positive idle window")
         }
         print(
             await Benchmarks.pictures(
                 nodes: nodes, runs: runs, width: width, height: height, herdTimeout: herdTimeout, packTimeout: packTimeout,
-                fetchTimeout: fetchTimeout, idle: idle, binary: binary))
+                fetchTimeout: fetchTimeout, idle: idle, gap: gap, binary: binary))
     }
 }

@@ -27,12 +27,13 @@ import SkwadTestKit
         let ref: PictureRef
         let blocks: [[UInt8]]
 
-        init(locked: Bool = false, cell: String = PictureAttackTests.inside, seed: UInt64 = 28) {
+        init(locked: Bool = false, cell: String = PictureAttackTests.inside, seed: UInt64 = 28, size: (Int, Int) = (60, 50)) {
             f = OpFactory(seed: seed, nowMs: PictureAttackTests.t0, floors: false)
             let u = f.user()
             g = f.createPack(
                 by: u, name: "snaps", fence: Geofence(center: PictureAttackTests.here, radiusMeters: 2000), locked: locked)
-            let picture = try! PictureFormat.strip(TestPictures.png(width: 60, height: 50, seed: seed))  // 9 chunks
+            // 60 × 50: 9 chunks.
+            let picture = try! PictureFormat.strip(TestPictures.png(width: size.0, height: size.1, seed: seed))
             (ref, blocks) = PictureBlocks.make(picture)
             post = f.op(.post(Post(title: "look", body: "", picture: ref)), by: u, in: g, location: PictureAttackTests.inside)
             e = GossipEngine(seed: seed, secrets: .seeded)
@@ -68,6 +69,25 @@ import SkwadTestKit
             }
             return out
         }
+
+        /// The `wait` flag of each `BlockWant` the engine sent the peer in `ds`.
+        func waitFlags(_ ds: [GossipDirective]) -> [Bool] {
+            HostilePeer.sent(ds, to: peer.address).compactMap { peer.open($0) }.compactMap { WireForge.body($0) }
+                .filter { $0.number == 21 }
+                .map { b in (WireForge.fields(b.bytes) ?? []).contains { $0.number == 3 && $0.varint == 1 } }
+        }
+
+        /// `Block` messages the engine sent the peer in `ds`: (index, data length).
+        func blocksSent(_ ds: [GossipDirective]) -> [(index: Int, bytes: Int)] {
+            HostilePeer.sent(ds, to: peer.address).compactMap { peer.open($0) }.compactMap { WireForge.body($0) }
+                .filter { $0.number == 22 }
+                .map { b in
+                    let fs = WireForge.fields(b.bytes) ?? []
+                    return (Int(fs.first { $0.number == 2 }?.varint ?? 0), fs.first { $0.number == 3 }?.bytes?.count ?? 0)
+                }
+        }
+        func emptyAnswers(_ ds: [GossipDirective]) -> Int { blocksSent(ds).filter { $0.bytes == 0 }.count }
+        func answered(_ ds: [GossipDirective]) -> [Int] { blocksSent(ds).filter { $0.bytes > 0 }.map(\.index) }
 
         static func received(_ ds: [GossipDirective]) -> [Int] {
             ds.compactMap { if case .blockReceived(_, _, let i, _) = $0 { i } else { nil } }
@@ -110,6 +130,72 @@ import SkwadTestKit
         #expect(got.count == s.blocks.count)
         #expect(s.e.picturesFetching.isEmpty)
         #expect(s.e.pictureStats.fetchesDone == 1)
+    }
+
+    /// Waiting asks (`BlockWant.wait`, §10b): a peer's asks for blocks the victim lacks are
+    /// kept up to `waitsPerPeer`, the rest and any index past the picture answered empty at
+    /// once; a kept ask is answered when its block arrives; the others are answered empty after
+    /// `waitMs`, and nothing stays behind.
+    @Test func waitingAsksAreBoundedAnsweredOnArrivalAndExpire() throws {
+        var s = Setup(size: (256, 260))  // ≈ 200 KB: 204 blocks
+        #expect(s.ref.blockCount > PictureFetches.waitsPerPeer + 16)
+        let first = s.e.fetchPicture(s.ref, pack: s.g.id, nowMs: Self.t0, replica: s.r)
+        #expect(s.asked(first) == [0])
+        let flood = (PictureFetches.waitsPerPeer + 16) / 8
+        var empties = 0
+        for k in 0..<flood {
+            let ds = s.send(WireForge.blockWant(root: s.ref.root, indexes: (0..<8).map { UInt64(k * 8 + $0) }, wait: true))
+            empties += s.emptyAnswers(ds)
+        }
+        _ = s.send(WireForge.blockWant(root: s.ref.root, indexes: [UInt64(s.ref.blockCount)], wait: true))  // past the picture
+        #expect(s.e.pictureStats.waitsKept == PictureFetches.waitsPerPeer)
+        #expect(s.e.pictureStats.waitsRefused == 16)
+        #expect(empties == 16)
+        #expect(s.e.pictures.waitTotal == PictureFetches.waitsPerPeer)
+        // The head arrives (asked of this peer): the peer's kept ask of it is answered at once.
+        let ds = s.send(WireForge.block(root: s.ref.root, index: 0, data: s.blocks[0]), at: 5)
+        #expect(s.answered(ds) == [0])
+        // After `waitMs` the rest are answered empty and forgotten.
+        let late = s.e.tick(nowMs: Self.t0 + PictureFetches.waitMs + 10, replica: &s.r)
+        #expect(s.emptyAnswers(late) == PictureFetches.waitsPerPeer - 1)
+        #expect(s.e.pictureStats.waitsExpired == PictureFetches.waitsPerPeer - 1)
+        #expect(s.e.pictures.waitTotal == 0 && s.e.pictures.waits.isEmpty && s.e.pictures.waitCount.isEmpty)
+    }
+
+    /// The post's origin is asked with `wait`, for up to `inFlightWaiting` blocks; an origin
+    /// that answers nothing is asked like any link (no `wait`, `inFlightPerPeer` at most) once
+    /// `originMissLimit` of its asks timed out.
+    @Test func aSilentOriginIsAskedLikeAnyLinkAfterItsMisses() throws {
+        var s = Setup(size: (256, 260))
+        s.e.notePictureOrigin(s.post, from: s.peer.address, nowMs: Self.t0)
+        let first = s.e.fetchPicture(s.ref, pack: s.g.id, nowMs: Self.t0, replica: s.r)
+        #expect(s.asked(first) == [0] && s.waitFlags(first) == [true])
+        var ds = s.send(WireForge.block(root: s.ref.root, index: 0, data: s.blocks[0]), at: 1)
+        let pages = s.asked(ds)
+        #expect(pages.count == s.ref.blockCount - Int(s.ref.chunks) - 1 && s.waitFlags(ds).allSatisfy { $0 })
+        for (k, p) in pages.enumerated() {
+            ds = s.send(WireForge.block(root: s.ref.root, index: UInt64(p), data: s.blocks[p]), at: 2 + UInt64(k))
+        }
+        #expect(s.asked(ds).count + pages.count - 1 <= PictureFetches.inFlightWaiting)
+        // Silence: each ask times out (a waiting ask after `waitMs` and a margin), a miss each time.
+        var ms: UInt64 = 100
+        var plain: [Int] = []
+        for _ in 0..<PictureFetches.originMissLimit + 1 where plain.isEmpty {
+            ms += PictureFetches.waitMs + PictureFetches.askTimeoutMs + 10
+            let again = s.e.tick(nowMs: Self.t0 + ms, replica: &s.r)
+            if s.waitFlags(again).allSatisfy({ !$0 }) { plain = s.asked(again) }
+        }
+        #expect(!plain.isEmpty && plain.count <= PictureFetches.inFlightPerPeer)
+    }
+
+    /// A plain ask (no `wait`) of a block the victim is still fetching is answered empty at
+    /// once, never kept.
+    @Test func aPlainAskOfABlockNotHereIsAnsweredEmptyAtOnce() throws {
+        var s = Setup()
+        _ = s.e.fetchPicture(s.ref, pack: s.g.id, nowMs: Self.t0, replica: s.r)
+        let ds = s.send(WireForge.blockWant(root: s.ref.root, indexes: [0, 1, 2]))
+        #expect(s.emptyAnswers(ds) == 3)
+        #expect(s.e.pictureStats.waitsKept == 0 && s.e.pictures.waitTotal == 0)
     }
 
     @Test func unrequestedBlocksAndAFloodAreDroppedUnread() throws {

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import GRDB
 import SkwadModel
 @testable import SkwadNode
+@testable import SkwadStore
 import SkwadTestKit
 
 /// Pictures between nodes (PROTOCOL §10b) over the in-memory network: posted on one node,
@@ -43,6 +45,61 @@ import SkwadTestKit
                     return await n.storedPicture(root: root) == nil
                 })
         }
+    }
+
+    /// `[pictures] fetch = "shown"`: the post arrives, its picture does not; the first `feed`
+    /// that shows the post fetches it (from the poster, which holds it whole).
+    @Test func withFetchShownAPictureComesWhenItsPostIsFirstShown() async throws {
+        #expect(try NodeConfig.parse("[pictures]\nfetch = \"shown\"").pictureFetch == .shown)
+        #expect(NodeConfig.embeddedDefault.pictureFetch == .arrival)
+        #expect(try NodeConfig.parse(NodeConfig.defaultTOML).pictureFetch == .arrival)
+        for bad in ["[pictures]\nfetch = \"later\"", "[pictures]\nfetch = 1", "[pictures]\nwhen = \"shown\"", "pictures = 1"] {
+            #expect(throws: ConfigError.self) { try NodeConfig.parse(bad) }
+        }
+        let net = TestNet()
+        defer { Task { await net.shutdown() } }
+        let a = try await net.add(), b = try await net.add { $0.pictureFetch = .shown }
+        #expect(await net.linked())
+        let pack = try await a.createPack(name: "Snaps", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
+        let picture = TestPictures.png(width: 60, height: 50, seed: 7)
+        let root = PictureBlocks.make(try PictureFormat.strip(picture)).ref.root
+        let post = try await a.post(pack: pack.id.hex, title: "look", body: "", tags: [], image: picture)
+        #expect(await eventually { await b.replica.op(post) != nil })
+        // Admitted, and nothing asked: on arrival the fetch would have started with the admission.
+        #expect(await b.storedPicture(root: root) == nil)
+        #expect(Dictionary(await b.networkStats(), uniquingKeysWith: { a, _ in a })["pictures.fetches_started", default: 0] == 0)
+        #expect(try await b.feed(pack: pack.id.hex, sort: .new, limit: 5).contains { $0.id == post })
+        #expect(await eventually { await b.storedPicture(root: root)?.isComplete == true })
+        #expect(Dictionary(await b.networkStats(), uniquingKeysWith: { a, _ in a })["pictures.fetches_started", default: 0] == 1)
+    }
+
+    /// A fetch cut short (the node went offline holding 10 of its blocks) goes on when the node
+    /// is back online, without the post coming again, and asks only for the blocks it lacks.
+    @Test func aFetchCutShortResumesAfterARestartAskingOnlyWhatIsMissing() async throws {
+        let net = TestNet()
+        defer { Task { await net.shutdown() } }
+        let a = try await net.add(), b = try await net.add()
+        #expect(await net.linked())
+        let pack = try await a.createPack(name: "Snaps", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
+        let picture = TestPictures.png(width: 90, height: 70, seed: 11)
+        let ref = PictureBlocks.make(try PictureFormat.strip(picture)).ref
+        _ = try await a.post(pack: pack.id.hex, title: "look", body: "", tags: [], image: picture)
+        #expect(await eventually { await b.storedPicture(root: ref.root)?.isComplete == true })
+        await b.goOffline()
+        let kept = 10
+        let store = await b.store
+        try await store.db.write { db in
+            try db.execute(sql: "DELETE FROM pictureBlock WHERE root = ? AND idx >= ?", arguments: [Data(ref.root), kept])
+            try db.execute(
+                sql: "UPDATE picture SET held = ?, bytes = (SELECT SUM(LENGTH(data)) FROM pictureBlock WHERE root = ?) WHERE root = ?",
+                arguments: [kept, Data(ref.root), Data(ref.root)])
+        }
+        #expect(await b.storedPicture(root: ref.root)?.held == kept)
+        try await b.goOnline(over: net.memory.binder, listen: "127.0.0.1:0", peers: [net.addresses[0]])
+        #expect(await eventually { await b.storedPicture(root: ref.root)?.isComplete == true })
+        let stats = Dictionary(await b.networkStats(), uniquingKeysWith: { a, _ in a })
+        #expect(stats["pictures.fetches_started", default: 0] == 1)
+        #expect(stats["pictures.blocks_in", default: 0] == ref.blockCount - kept)
     }
 
     @Test func aFileThatIsNotAPictureIsRefusedWithOneLine() async throws {

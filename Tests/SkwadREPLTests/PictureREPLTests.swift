@@ -58,6 +58,20 @@ import SkwadTestKit
         #expect(!(await run(term, "show \(ask.hex) --no-images").contains("▀")))
         #expect(!(await run(replB, "show \(ask.hex)").contains("▀")))
         #expect(try Command.parse("show ab12 --no-images") == .show("ab12", images: false))
+        // The feed too: a small thumbnail under the post on a terminal (at most 4 rows of 16
+        // cells), none with --no-images, in plain mode or in JSON.
+        let lines = await run(term, "feed Quad").split(separator: "\n")
+        let drawn = lines.filter { $0.contains("▀") }
+        #expect(!drawn.isEmpty && drawn.count <= PictureThumbnail.feedRows)
+        #expect(drawn.allSatisfy { $0.filter { $0 == "▀" }.count <= PictureThumbnail.feedColumns })
+        let title = lines.firstIndex { $0.contains("caption this") }, thumb = lines.firstIndex { $0.contains("▀") }
+        #expect(title != nil && thumb != nil && thumb! > title!)  // under its post
+        #expect(!(await run(term, "feed Quad --no-images").contains("▀")))
+        #expect(await run(term, "feed Quad --no-images").contains("[ask] [picture] caption this"))
+        #expect(!(await run(replB, "feed Quad").contains("▀")))
+        let json = REPL(executor: Executor(node: b), reader: LineReader(interactive: false, historyPath: nil), mode: .json)
+        #expect(!(await run(json, "feed Quad").contains("▀")))
+        #expect(try Command.parse("feed --no-images") == .feed(pack: nil, sort: .new, limit: 20, images: false))
         let posted = await run(replA, #"post Quad "words" "no picture""#)
         #expect(await run(replA, "open \(posted.dropFirst("posted ".count))").hasSuffix("has no picture"))
     }

@@ -16,7 +16,8 @@ import SkwadNode
         let code = JoinCode(pack: OpID.of(body: [1]), epoch: 0, key: [UInt8](repeating: 2, count: 32), address: "127.0.0.1:9").encoded()
         #expect(try Command.parse("join \(code)") == .privatePack(.join(code: code)))
         #expect(try Command.parse("join Quad") == .join("Quad"))
-        #expect(try Command.parse("invite Flat") == .privatePack(.invite("Flat")))
+        // Parsed with the contact codes; of an invite-only pack, it prints the join code (Executor).
+        #expect(try Command.parse("invite Flat") == .contact(.invite(pack: "Flat", qr: false)))
         #expect(try Command.parse("remove Flat anon·3f2a9c01") == .privatePack(.remove(pack: "Flat", author: "anon·3f2a9c01")))
         #expect(throws: CommandError.self) { try Command.parse("remove Flat") }
         #expect(commandHelp.contains { $0.name == "invite" } && commandHelp.contains { $0.name == "remove" })

@@ -45,7 +45,7 @@ import SkwadModel
     @Test func aContactCodeLinksTwoStrangersWithTheKeyCheckedAndItsQRCodeReadsBack() async throws {
         let net = try Localnet()
         defer { net.stop() }
-        try await net.start("a", peers: [])
+        let aAddress = try await net.start("a", peers: [])
         try await net.start("b", peers: [])
         net["a"].send("create Quad --radius 1000")
         #expect(await net["a"].waitFor("created pack Quad"))
@@ -76,5 +76,12 @@ import SkwadModel
         net["b"].send("connect \(forged.encoded())")
         #expect(await net["b"].waitFor("did not prove the code's key", after: mark, seconds: 15))
         #expect(!String(net["b"].text.dropFirst(mark)).contains("connected to"))
+
+        // A bare address links with no key to check; nothing listening is one line.
+        try await net.start("c", peers: [])
+        net["c"].send("connect \(aAddress.split(separator: " ").first.map(String.init) ?? aAddress)")
+        #expect(await net["c"].waitFor("linked to 127.0.0.1:", seconds: 15))
+        net["c"].send("connect 127.0.0.1:1")
+        #expect(await net["c"].waitFor("no answer from 127.0.0.1:1", seconds: 15))
     }
 }

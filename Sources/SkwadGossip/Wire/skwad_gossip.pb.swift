@@ -598,6 +598,8 @@ nonisolated struct Skwad_Gossip_V1_Relayed: Sendable {
 
 /// Pictures (PROTOCOL §10b): blocks of a picture pulled by the root its op carries. Block 0 is
 /// the manifest, blocks 1... its chunks. Only inside the pack's fence; bounded in flight.
+/// `wait`: the asker had the post from the receiver, which may keep the want of a block it is
+/// fetching itself and answer it when the block arrives (bounded, at most 1 s; then empty).
 nonisolated struct Skwad_Gossip_V1_BlockWant: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -606,6 +608,8 @@ nonisolated struct Skwad_Gossip_V1_BlockWant: Sendable {
   var root: Data = Data()
 
   var indexes: [UInt32] = []
+
+  var wait: Bool = false
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1992,7 +1996,7 @@ nonisolated extension Skwad_Gossip_V1_Relayed: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Skwad_Gossip_V1_BlockWant: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".BlockWant"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}root\0\u{1}indexes\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}root\0\u{1}indexes\0\u{1}wait\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2002,6 +2006,7 @@ nonisolated extension Skwad_Gossip_V1_BlockWant: SwiftProtobuf.Message, SwiftPro
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBytesField(value: &self.root) }()
       case 2: try { try decoder.decodeRepeatedUInt32Field(value: &self.indexes) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.wait) }()
       default: break
       }
     }
@@ -2014,12 +2019,16 @@ nonisolated extension Skwad_Gossip_V1_BlockWant: SwiftProtobuf.Message, SwiftPro
     if !self.indexes.isEmpty {
       try visitor.visitPackedUInt32Field(value: self.indexes, fieldNumber: 2)
     }
+    if self.wait != false {
+      try visitor.visitSingularBoolField(value: self.wait, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   static func ==(lhs: Skwad_Gossip_V1_BlockWant, rhs: Skwad_Gossip_V1_BlockWant) -> Bool {
     if lhs.root != rhs.root {return false}
     if lhs.indexes != rhs.indexes {return false}
+    if lhs.wait != rhs.wait {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -56,6 +56,12 @@ extension NodeConfig {
         # Megabytes of pictures kept; past it the least recently used pictures of packs you are
         # not in are deleted.
         picture_store_mb = 256
+
+        [pictures]
+        # When a post's picture is fetched from the neighbours: "arrival" (when the post
+        # arrives) or "shown" (when feed, show or open first displays the post: less traffic,
+        # a moment's wait the first time).
+        fetch = "arrival"
         """
 
     /// A TOML number: an integer when whole (the limits' defaults), a float otherwise.

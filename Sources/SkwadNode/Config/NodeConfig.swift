@@ -52,6 +52,10 @@ public struct NodeConfig: Sendable, Equatable {
     /// Bytes of pictures kept (PROTOCOL §10b): past it, the least recently used pictures of
     /// packs this node is not a member of are deleted. Config: `[limits] picture_store_mb`.
     public var pictureStoreBytes: Int = 256 << 20
+    /// When a post's picture is fetched (PROTOCOL §10b): when the post arrives, or when
+    /// `feed`, `show` or `open` first displays it. Config: `[pictures] fetch`.
+    public var pictureFetch: PictureFetch = .arrival
+    public enum PictureFetch: String, Sendable, Equatable, CaseIterable { case arrival, shown }
     /// Where the store lives. Not a config key and not a flag: `load`/`parse` and every
     /// command leave it `.file`, the only durable choice.
     public var store: StoreLocation = .file
@@ -100,8 +104,9 @@ public struct NodeConfig: Sendable, Equatable {
     static let keys: Set<String> = [
         "data_dir", "location", "geohash_precision", "pow_bits", "admin_keys", "admin_secret_file",
         "admin_packs", "listen", "peers", "headless", "limits", "max_clock_skew_ms",
-        "offline", "lan_beacon", "lan_beacon_port"
+        "offline", "lan_beacon", "lan_beacon_port", "pictures"
     ]
+    static let pictureKeys: Set<String> = ["fetch"]
     static let limitKeys: Set<String> = [
         "peer_datagrams_per_second", "peer_bytes_per_second", "pseudonym_ops_per_minute", "picture_store_mb"
     ]
@@ -283,6 +288,18 @@ public struct NodeConfig: Sendable, Equatable {
             if let v = try positive("picture_store_mb") {
                 guard v <= 1_048_576 else { throw bad("picture_store_mb", "expected at most 1048576 (1 TiB)") }
                 c.pictureStoreBytes = Int(v * 1_048_576)
+            }
+        }
+        if table.contains(key: "pictures") {
+            guard let t = table["pictures"]?.table else { throw bad("pictures", "expected a [pictures] table") }
+            for key in t.keys.sorted() where !pictureKeys.contains(key) {
+                throw bad(key, "unknown key in [pictures] (known: \(pictureKeys.sorted().joined(separator: ", ")))")
+            }
+            if t.contains(key: "fetch") {
+                guard let v = t["fetch"]?.string, let mode = PictureFetch(rawValue: v) else {
+                    throw bad("fetch", "expected \"arrival\" or \"shown\"")
+                }
+                c.pictureFetch = mode
             }
         }
         return c
