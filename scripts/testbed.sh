@@ -15,6 +15,9 @@
 #   scripts/testbed.sh nat-up [--tag T]   /   nat-down --tag T   /   nat-check   /   nat-timeouts --tag T
 #       a public node and nodes behind NAT routers, endpoint-independent and symmetric
 #       (scripts/testbed-nat.sh says how they are built); nat-up prints the tag and the file.
+#   scripts/testbed.sh nat-run -- [bench nat options]
+#       builds the NAT testbed, runs `skwad bench nat --testbed FILE [options]` on it, and takes
+#       it down again (on every exit path, Ctrl-C included).
 #
 # Addresses: node i is 10.77.(i/250).(i%250+2)/16 inside namespace TAG-i (its interface eth0);
 # the bridge br0 lives in namespace TAG-hub. Traffic never leaves these namespaces.
@@ -123,6 +126,15 @@ case $cmd in
         echo "tag $tag"; echo "file $file" ;;
     nat-down) nat_down ;;
     nat-timeouts) nat_timeouts ;;
+    nat-run)
+        [ -x "$SKWAD" ] || { echo "testbed: no binary at $SKWAD (swift build -c release, or set SKWAD)" >&2; exit 2; }
+        nat_check >/dev/null || { nat_check >&2; exit 3; }
+        trap 'nat_down' EXIT
+        trap 'exit 130' INT
+        trap 'exit 143' TERM
+        nat_up
+        echo "testbed: NAT routers $tag ($(nat_timeouts))" >&2
+        "$SKWAD" bench nat --testbed "$file" ${bench_args[@]+"${bench_args[@]}"} ;;
     run)
         require_netem
         [ -x "$SKWAD" ] || { echo "testbed: no binary at $SKWAD (swift build -c release, or set SKWAD)" >&2; exit 2; }
@@ -135,5 +147,5 @@ case $cmd in
         else shaping="no shaping"; fi
         echo "testbed: $nodes namespaces, $shaping" >&2
         "$SKWAD" bench procs --nodes "$nodes" --testbed "$file" ${bench_args[@]+"${bench_args[@]}"} ;;
-    *) sed -n '2,20p' "$0"; [ "$cmd" = help ] ;;
+    *) sed -n '2,23p' "$0"; [ "$cmd" = help ] ;;
 esac

@@ -33,6 +33,17 @@ public enum Benchmarks {
         await LanBenchmark(runs: runs, binary: ProcessBenchmark.selfBinary()).run()
     }
 
+    /// Reach through the NAT testbed's routers (NatBenchmark.swift): `testbed` is the file
+    /// `scripts/testbed.sh nat-up` writes.
+    public static func nat(testbed: String, idle: Double, linkTimeout: Double) async -> String {
+        guard let text = try? String(contentsOfFile: testbed, encoding: .utf8) else {
+            return BenchFailure.json(bench: "nat", reason: "cannot read the testbed file \(testbed)")
+        }
+        return await NatBenchmark(
+            hosts: NatBenchmark.hosts(file: text), binary: ProcessBenchmark.selfBinary(), idleSeconds: idle, linkTimeout: linkTimeout
+        ).run()
+    }
+
     /// Summaries of every place of a pack (PlaceBenchmark.swift).
     public static func places(places: Int, reviews: Int, runs: Int) -> String {
         PlaceBenchmark(places: places, reviews: reviews, runs: runs).run()

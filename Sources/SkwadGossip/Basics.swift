@@ -79,9 +79,14 @@ public struct GossipStats: Sendable, Equatable {
     public var sessionEvictions = 0, limitEvictions = 0
     /// Introductions (§9): sent (two per pair), heard from members, punches they caused.
     public var introductionsSent = 0, introductionsHeard = 0, punches = 0
+    /// Pairs introduced for a shared fence (no shared pack).
+    public var fenceIntroductions = 0
     /// Relays (§9): punches that fell back on a relay, frames we sent through one, bytes we
     /// passed on for members.
     public var relayFallbacks = 0, relayFramesOut = 0, relayedBytes = 0
+    /// Direct links first (§9): direct handshakes tried from relayed links, relayed links
+    /// retired for a direct one.
+    public var directRetries = 0, relayedToDirect = 0
     /// Contact codes (§9): proofs of our key we gave, codes we checked and found proven or false.
     public var contactProofsSent = 0, contactsProven = 0, contactsFailed = 0
     /// Messages sent, by kind (before encryption; a queued message counts when queued):
@@ -119,8 +124,10 @@ public struct GossipStats: Sendable, Equatable {
             ("cookies.handshakes", cookieHandshakes), ("sessions.replaced", sessionsReplaced),
             ("sessions.expired", sessionsExpired), ("sessions.silent", sessionsSilent), ("sessions.evicted", sessionEvictions),
             ("limits.evicted", limitEvictions), ("reach.introductions_sent", introductionsSent),
-            ("reach.introductions_heard", introductionsHeard), ("reach.punches", punches), ("reach.relay_fallbacks", relayFallbacks),
-            ("reach.relay_frames_out", relayFramesOut), ("reach.relayed_bytes", relayedBytes),
+            ("reach.introductions_heard", introductionsHeard), ("reach.punches", punches),
+            ("reach.fence_introductions", fenceIntroductions), ("reach.relay_fallbacks", relayFallbacks),
+            ("reach.relay_frames_out", relayFramesOut), ("reach.relayed_bytes", relayedBytes), ("reach.direct_retries", directRetries),
+            ("reach.relayed_to_direct", relayedToDirect),
             ("contact.proofs_sent", contactProofsSent), ("contact.proven", contactsProven), ("contact.failed", contactsFailed)
         ]
         out += messagesSent.sorted { $0.key < $1.key }.map { ("sent.\($0.key)", $0.value) }

@@ -47,6 +47,9 @@ struct Rounds: Sendable {
     /// long as the one before (from `rejoinIntervalMs` up to `rejoinMaxMs`).
     var rejoinAttempts = 0
     var nextEagerShuffleMs: UInt64 = 0
+    /// The wait between eager shuffles while they bring no passive peer (doubling from
+    /// `helloRetryMs` up to `quietMaxMs`; back to nothing once the passive view has one).
+    var eagerShuffleDelayMs: UInt64 = 0
     /// When we last asked the shell to tick us (shells keep the earliest request).
     var tickDueMs: UInt64 = .max
     var started = false
@@ -130,6 +133,8 @@ struct Reach: Sendable {
     var introductions = IntroductionState()
     /// Bytes we relay for members (Relay.swift).
     var relay = RelayState()
+    /// Direct tries of our relayed links (DirectPreference.swift).
+    var retries = DirectRetries()
     /// Our contact key, the proofs we give, the codes we check (Contacts.swift).
     var contacts = ContactProofs()
     /// Each interface's address with our port; nil: never behind a NAT (the simulator).

@@ -169,6 +169,7 @@ public struct GossipEngine: Sendable {
         graftMissing(nowMs: nowMs, into: &out)
         stemFailsafe(nowMs: nowMs, replica: replica, into: &out)
         detectFailures(nowMs: nowMs, into: &out)
+        retryDirect(nowMs: nowMs, into: &out)
         fillActiveView(nowMs: nowMs, into: &out)
         pumpPictures(nowMs: nowMs, replica: replica, into: &out)
         for round in Round.allCases {
@@ -210,6 +211,7 @@ public struct GossipEngine: Sendable {
             spread.plumtree.retain(links: linkSet)
             peers.retainReconMisses(links: linkSet)
             remoteRound(nowMs: nowMs, replica: replica, into: &out)
+            noteFences(replica, nowMs: nowMs)
         case .shuffle: shuffle(nowMs: nowMs, into: &out)
         case .directory:
             directoryRound(nowMs: nowMs, replica: replica, into: &out)
@@ -229,6 +231,7 @@ public struct GossipEngine: Sendable {
         func at(_ t: UInt64) { if t < due { due = t } }
         at(channels.nextExpiryMs)
         at(rounds.nextDueMs)
+        if let retry = nextDirectRetryMs { at(retry) }
         for m in peers.active.values {
             if m.suspectSinceMs != nil {
                 at(m.lastHeardMs &+ config.deadAfterMs)

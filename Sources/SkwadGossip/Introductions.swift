@@ -1,13 +1,14 @@
 import SkwadModel
+import SkwadReplica
 
 /// Introductions and hole punching (PROTOCOL §9 "Introductions", after libp2p DCUtR): a node
-/// that holds two active members sharing a pack sends each the other's address as it sees it
-/// (for a node behind a NAT, its router's public address and port), both at once, when both
-/// say they are behind a NAT (`NodeInfo.behindNat`: most links see them from an address not
-/// their own, `ReflexiveAddresses.behindNat`); each sends
+/// that holds two active members sharing a pack or a fence sends each the other's address as
+/// it sees it (for a node behind a NAT, its router's public address and port), both at once,
+/// when both say they are behind a NAT (`NodeInfo.behindNat`: most links see them from an
+/// address not their own, `ReflexiveAddresses.behindNat`); each sends
 /// the other a `Join`, whose handshake opens the hole in its own NAT while the other's opens
 /// the way back. Behind endpoint-independent NATs the two link directly (a direct link is
-/// preferred: it is an active member like any other); two already linked ignore it.
+/// preferred: DirectPreference.swift); two already linked ignore it.
 struct IntroductionState: Sendable {
     /// Pairs introduced and when: not again for `againMs`, at most `capacity` (oldest goes).
     var introduced: [Pair: UInt64] = [:]
@@ -19,6 +20,16 @@ struct IntroductionState: Sendable {
     /// Who introduced each address we punched toward and have not reached yet: the relay
     /// to fall back on (Relay.swift). Bounded with `punched`.
     var introducer: [PeerAddress: PeerAddress] = [:]
+
+    /// Pairs a member may be introduced in, per member (however often it changes its cell or
+    /// subscriptions): a burst of 4, then one every 150 s; `capacity` members tracked (the
+    /// least recently introduced go).
+    var perMember: [PeerAddress: TokenBucket] = [:]
+    static let perMemberBurst: Double = 4
+    static let perMemberPerSecond: Double = 1.0 / 150
+    /// The fences of the live packs we hold (not invite-only ones), at most `capacity`, as of
+    /// the last remote round: two members inside one share it.
+    var fences: [Geofence] = []
 
     static let capacity = 256
     static let againMs: UInt64 = 60_000
@@ -34,20 +45,46 @@ struct IntroductionState: Sendable {
         init(_ x: PeerAddress, _ y: PeerAddress) { (a, b) = x < y ? (x, y) : (y, x) }
         static func < (l: Pair, r: Pair) -> Bool { (l.a, l.b) < (r.a, r.b) }
     }
+
+    /// Do two members share a pack or a fence? A subscribed pack; or both cells finer than a
+    /// stranger's (precision 5 or finer) and either within `directoryNearMeters` (10 km) of
+    /// each other — then every unlocked fence one of them is inside is in the other's directory
+    /// (§11a) — or both inside the fence of one live pack we hold. An introduction carries no
+    /// cell: what the two learn of each other's place is what linking tells any link.
+    func share(_ a: NodeInfo, _ b: NodeInfo) -> Bool {
+        if !a.subscriptions.isDisjoint(with: b.subscriptions) { return true }
+        guard let p = a.place, let q = b.place, let ca = a.cell, let cb = b.cell,
+            ca.utf8.count > GossipEngine.strangerPrecision, cb.utf8.count > GossipEngine.strangerPrecision
+        else { return false }
+        if p.center.distance(to: q.center) <= GossipEngine.directoryNearMeters { return true }
+        return fences.contains { $0.contains(cell: p) && $0.contains(cell: q) }
+    }
+
+    /// Takes one pair from `member`'s allowance.
+    mutating func takeMember(_ member: PeerAddress, nowMs: UInt64) -> Bool {
+        if perMember[member] == nil {
+            perMember.makeRoom(for: member, capacity: Self.capacity) { $0.lastMs }
+            perMember[member] = TokenBucket(rate: Self.perMemberPerSecond, burst: Self.perMemberBurst, nowMs: nowMs)
+        }
+        return perMember[member]!.take(1, nowMs: nowMs)
+    }
 }
 
 extension GossipEngine {
-    /// `peer` became an active member or told us new subscriptions: introduce it to up to
-    /// `pairsPerChange` other members sharing a pack with it and not introduced to it lately.
+    /// `peer` became an active member or told us a new cell or subscriptions: introduce it to
+    /// up to `pairsPerChange` other members sharing a pack or a fence with it and not
+    /// introduced to it lately, within its own allowance and ours. Relayed members are not
+    /// introduced (their address means nothing to anyone else).
     mutating func introduceSharers(of peer: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard let me = peers.active[peer]?.info, me.behindNat, !me.subscriptions.isEmpty else { return }
+        guard let me = peers.active[peer]?.info, me.behindNat, !peer.isRelayed else { return }
         var made = 0
         for other in activePeers where other != peer && made < IntroductionState.pairsPerChange {
-            guard let them = peers.active[other]?.info, them.behindNat, !them.subscriptions.isDisjoint(with: me.subscriptions) else {
+            guard !other.isRelayed, let them = peers.active[other]?.info, them.behindNat, reach.introductions.share(me, them) else {
                 continue
             }
             let pair = IntroductionState.Pair(peer, other)
             if let at = reach.introductions.introduced[pair], nowMs < at &+ IntroductionState.againMs { continue }
+            guard reach.introductions.takeMember(peer, nowMs: nowMs) else { stats.drop(.introductionLimited); return }
             guard reach.introductions.budget.take(1, nowMs: nowMs) else { stats.drop(.introductionLimited); return }
             reach.introductions.introduced.makeRoom(for: pair, capacity: IntroductionState.capacity) { $0 }
             reach.introductions.introduced[pair] = nowMs
@@ -55,6 +92,7 @@ extension GossipEngine {
             send(.introduce(peer: other, padding: padding), to: peer, nowMs: nowMs, into: &out)
             send(.introduce(peer: peer, padding: padding), to: other, nowMs: nowMs, into: &out)
             stats.introductionsSent += 2
+            if me.subscriptions.isDisjoint(with: them.subscriptions) { stats.fenceIntroductions += 1 }
             made += 1
         }
     }
@@ -67,7 +105,11 @@ extension GossipEngine {
         guard padding >= IntroductionState.minPadding else { stats.drop(.amplification); return }
         guard target != from, target != selfAddress, addressFilter?(target) ?? true else { stats.drop(.badAddress); return }
         stats.introductionsHeard += 1
-        guard !isLink(target) else { return }
+        // A link whose handshake is still under way (a walk named it just before) is being
+        // punched toward already: only its fallback is noted, so that an unanswered
+        // handshake still reaches it through this introducer.
+        let underWay = isLink(target) && !channels.isEstablished(target)
+        guard !isLink(target) || underWay else { return }
         if let at = reach.introductions.punched[target], nowMs < at &+ IntroductionState.againMs {
             stats.drop(.introductionLimited); return
         }
@@ -75,8 +117,16 @@ extension GossipEngine {
         reach.introductions.punched[target] = nowMs
         reach.introductions.introducer = reach.introductions.introducer.filter { reach.introductions.punched[$0.key] != nil }
         reach.introductions.introducer[target] = from
+        guard !underWay else { stats.punches += 1; return }
         let (sent, ds) = introduce(target, nowMs: nowMs)
         out += ds
         if sent { stats.punches += 1 }
+    }
+
+    /// The fences two members may share (`IntroductionState.share`): our live packs', not
+    /// invite-only ones (whose fence only their holders know).
+    mutating func noteFences(_ replica: Replica, nowMs: UInt64) {
+        let scopes = spread.packViews.liveScopes(replica, nowMs: nowMs)
+        reach.introductions.fences = Array(scopes.lazy.filter { !$0.isPrivate }.compactMap(\.fence).prefix(IntroductionState.capacity))
     }
 }

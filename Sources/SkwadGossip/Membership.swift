@@ -21,12 +21,15 @@ extension GossipEngine {
 
     /// Adds a peer to the active view, evicting a random one (to the passive view) if full.
     mutating func addActive(_ peer: PeerAddress, info peerInfo: NodeInfo?, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard peer != selfAddress else { return }
+        guard peer != selfAddress, !hasDirectTwin(peer) else { return }
+        retireRelayedTwins(of: peer, into: &out)
         if let peerInfo { offerVicinity(peer, info: peerInfo, heard: true, nowMs: nowMs) }
         if var st = peers[active: peer] {
+            let before = st.info
             if let peerInfo { st.info = peerInfo }
             st.lastHeardMs = nowMs
             peers[active: peer] = st
+            if let peerInfo { memberInfoChanged(peer, before: before, now: peerInfo, nowMs: nowMs, into: &out) }
             return
         }
         if let victim = peers.evictionVictim(using: &rng) {
@@ -37,6 +40,9 @@ extension GossipEngine {
         if membership.pendingNeighbor?.address == peer { membership.pendingNeighbor = nil }
         directoryOnNewLink(peer)
         out.append(.peerUp(peer))
+        // Behind a NAT: a new member may hold our info from before we knew it (a `Join` sent
+        // before our first `Observed`), and only members that know it get us introduced.
+        if info.behindNat { send(.interest(info), to: peer, nowMs: nowMs, into: &out) }
         introduceSharers(of: peer, nowMs: nowMs, into: &out)
     }
 
@@ -143,9 +149,12 @@ extension GossipEngine {
             neighborDeclined(nowMs: nowMs)
         }
         guard peers.hasRoom, membership.pendingNeighbor == nil else { return }
+        if !peers.passive.isEmpty { rounds.eagerShuffleDelayMs = 0 }
         if peers.passive.isEmpty, !peers.active.isEmpty, nowMs >= rounds.nextEagerShuffleMs {
-            // Nobody to promote: ask a neighbour for samples of its views now.
-            rounds.nextEagerShuffleMs = nowMs + config.helloRetryMs
+            // Nobody to promote: ask a neighbour for samples of its views now, less often
+            // while that brings nobody (behind a NAT, every peer named may be unreachable).
+            rounds.eagerShuffleDelayMs = min(config.quietMaxMs, max(config.helloRetryMs, rounds.eagerShuffleDelayMs &* 2))
+            rounds.nextEagerShuffleMs = nowMs + rounds.eagerShuffleDelayMs
             shuffle(nowMs: nowMs, into: &out)
             return
         }

@@ -51,6 +51,8 @@ extension GossipEngine {
     /// room it is added at once (true). With a full view it is pinged and put on trial; it
     /// is admitted when it answers and the eviction budget allows (false for now).
     mutating func admitOrTry(_ peer: PeerAddress, info peerInfo: NodeInfo, nowMs: UInt64, into out: inout [GossipDirective]) -> Bool {
+        // A direct link replaces a relayed one to the same peer: its slot is free for it.
+        retireRelayedTwins(of: peer, into: &out)
         if peers.active[peer] != nil || peers.hasRoom {
             addActive(peer, info: peerInfo, nowMs: nowMs, into: &out)
             return true

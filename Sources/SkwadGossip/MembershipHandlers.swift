@@ -99,8 +99,10 @@ extension GossipEngine {
 
     mutating func onPing(seq: UInt64, info theirs: NodeInfo?, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         if let theirs {
+            let before = peers.active[from]?.info
             peers[active: from]?.info = theirs
             if peers.vicinity[from] != nil { offerVicinity(from, info: theirs, heard: true, nowMs: nowMs) }
+            memberInfoChanged(from, before: before, now: theirs, nowMs: nowMs, into: &out)
         }
         // Our cell and subscriptions only to our links (a stranger learns nothing from an Ack),
         // and to an active member only when its ping carried its own (it knows ours).
@@ -122,9 +124,11 @@ extension GossipEngine {
             // A one-sided link (§9): it does not hold us; it goes to the passive view.
             demote(from, nowMs: nowMs, into: &out)
         } else if var st = peers[active: from] {
+            let before = st.info
             if let theirs { st.info = theirs }
             if st.pingSeq == seq { st.pingSentMs = nil; st.suspectSinceMs = nil }
             peers[active: from] = st
+            if let theirs { memberInfoChanged(from, before: before, now: theirs, nowMs: nowMs, into: &out) }
         }
         if let req = membership.indirect.removeValue(forKey: seq) {
             send(.indirectAck(seq: req.seq, target: req.target), to: req.requester, nowMs: nowMs, into: &out)
@@ -155,7 +159,17 @@ extension GossipEngine {
         let before = peers.active[from]?.info
         peers[active: from]?.info = theirs
         if peers.vicinity[from] != nil { offerVicinity(from, info: theirs, heard: true, nowMs: nowMs) }
-        if let before, before.subscriptions != theirs.subscriptions || before.behindNat != theirs.behindNat {
+        memberInfoChanged(from, before: before, now: theirs, nowMs: nowMs, into: &out)
+    }
+
+    /// An active member's info changed (an `Interest`, or the info a ping or an ack carries:
+    /// a member first learnt through a walk is known by its cell alone until then): a new
+    /// cell, subscriptions or `behind_nat` may make it worth introducing (§9 "Introductions").
+    mutating func memberInfoChanged(
+        _ from: PeerAddress, before: NodeInfo?, now theirs: NodeInfo, nowMs: UInt64, into out: inout [GossipDirective]
+    ) {
+        guard let before, peers.active[from] != nil else { return }
+        if before.subscriptions != theirs.subscriptions || before.behindNat != theirs.behindNat || before.cell != theirs.cell {
             introduceSharers(of: from, nowMs: nowMs, into: &out)
         }
     }

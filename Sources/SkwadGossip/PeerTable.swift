@@ -69,7 +69,9 @@ struct PeerTable: Sendable {
     }
 
     struct Inbound: Sendable { var info: NodeInfo; var heardMs: UInt64 }
-    struct Gone: Sendable { var cell: String?; var sinceMs: UInt64 }
+    /// A peer given up on: its cell, since when, and whether it never answered (given up on as
+    /// `.unreachable` the first time: a handshake or neighbour request unanswered).
+    struct Gone: Sendable { var cell: String?; var sinceMs: UInt64; var unanswered = false }
 
     /// Everything we keep about one peer: a field per role (nil: it does not hold it) and per
     /// fact. A record with every field nil is not kept. Role payloads are boxed and times
@@ -501,6 +503,21 @@ struct PeerTable: Sendable {
         return m
     }
 
+    /// any → unknown, without being marked dead: a relayed link retired for a direct link to
+    /// the same peer (DirectPreference.swift). Returns whether it was an active member.
+    @discardableResult
+    mutating func retire(_ p: PeerAddress) -> Bool {
+        guard let r = records[p] else { return false }
+        let wasMember = r.member != nil
+        if r.vicinity != nil { versions.vicinity += 1 }
+        if wasMember { versions.active += 1 }
+        update(p) {
+            $0.member = nil; $0.passiveCell = nil; $0.vicinity = nil; $0.remote = nil; $0.inbound = nil; $0.gone = nil
+        }
+        syncLink(p)
+        return wasMember
+    }
+
     /// passive → unknown: it took our handshake but never answered a neighbour request (a
     /// walked request may end unanswered, PROTOCOL §9). It is alive, so not dead, and keeps
     /// its other roles.
@@ -538,7 +555,10 @@ struct PeerTable: Sendable {
     /// someone else gets another chance); a known passive peer keeps the cell it had unless a
     /// new one is given. Active members are not added.
     mutating func addPassive(_ p: PeerAddress, cell: String?, using rng: inout SplitMix) {
-        guard records[p]?.member == nil, p != me else { return }
+        // An address that never answered (behind a NAT that lets in only replies, or a wrong
+        // name) is not brought back by others naming it: only by speaking to us (`revive`),
+        // or once forgotten.
+        guard records[p]?.member == nil, p != me, records[p]?.gone?.unanswered != true else { return }
         let revived = records[p]?.gone
         if revived != nil { update(p) { $0.gone = nil } }
         let passiveCount = holders[Int(Field.passive.rawValue)].count
@@ -665,7 +685,7 @@ struct PeerTable: Sendable {
     @discardableResult
     mutating func forget(_ p: PeerAddress, reason: Reason, nowMs: UInt64) -> Member? {
         guard records[p] != nil else {
-            markDead(p, cell: nil, nowMs: nowMs)
+            markDead(p, cell: nil, nowMs: nowMs, unanswered: reason == .unreachable)
             return nil
         }
         let cell = self.cell(of: p)
@@ -684,16 +704,16 @@ struct PeerTable: Sendable {
             }
         }
         if member != nil { versions.active += 1 }
-        markDead(p, cell: cell, nowMs: nowMs)
+        markDead(p, cell: cell, nowMs: nowMs, unanswered: reason == .unreachable && member == nil)
         return member
     }
 
     /// Remembers a peer given up on (the first time only: retries do not renew it); the
     /// oldest goes when full.
-    private mutating func markDead(_ p: PeerAddress, cell: String?, nowMs: UInt64) {
+    private mutating func markDead(_ p: PeerAddress, cell: String?, nowMs: UInt64, unanswered: Bool) {
         guard records[p]?.gone == nil, p != me else { return }
         makeRoom(in: .dead, for: p, capacity: capacity.dead, age: { $0.gone!.sinceMs }) { $0.gone = nil }
-        update(p) { $0.gone = Gone(cell: cell, sinceMs: nowMs) }
+        update(p) { $0.gone = Gone(cell: cell, sinceMs: nowMs, unanswered: unanswered) }
     }
 
     /// dead → passive: the peer spoke again. Returns whether it was dead.

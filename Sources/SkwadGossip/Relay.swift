@@ -88,9 +88,11 @@ extension GossipEngine {
     }
 
     /// A punch toward `peer` was never answered: reach it through the member that introduced
-    /// us, if it still is one.
+    /// us, if it still is one (and we hold no direct link to it meanwhile).
     mutating func punchFailed(_ peer: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard let via = reach.introductions.introducer[peer], peers.active[via] != nil, !peer.isRelayed else { return }
+        guard let via = reach.introductions.introducer[peer], peers.active[via] != nil, !peer.isRelayed, peers.active[peer] == nil else {
+            return
+        }
         reach.introductions.introducer[peer] = nil
         let relayed = PeerAddress.relayed(peer, via: via)
         guard !isLink(relayed) else { return }

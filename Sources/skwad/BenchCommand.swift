@@ -7,7 +7,7 @@ struct Bench: AsyncParsableCommand {
         abstract: "Benchmarks; each prints one JSON object.",
         subcommands: [
             BenchIngest.self, BenchGossip.self, BenchIdentity.self, BenchProcs.self, BenchHostile.self, BenchPlaces.self, BenchLan.self,
-            BenchPictures.self
+            BenchNat.self, BenchPictures.self
         ])
 }
 
@@ -118,6 +118,23 @@ struct BenchPlaces: ParsableCommand {
     func run() throws {
         guard places > 0, reviews > 0, runs > 0 else { throw ValidationError("all options must be positive") }
         print(Benchmarks.places(places: places, reviews: reviews, runs: runs))
+    }
+}
+
+struct BenchNat: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nat",
+        abstract:
+            "Nodes behind the NAT testbed's routers (root; `scripts/testbed.sh nat-run` makes the testbed): ms to the first link through each NAT kind, idle bytes/s per node."
+    )
+
+    @Option(help: "The testbed file `scripts/testbed.sh nat-up` prints.") var testbed: String
+    @Option(help: "Idle window, seconds.") var idle = 60.0
+    @Option(help: "Seconds allowed for each pair to link.") var linkTimeout = 30.0
+
+    func run() async throws {
+        guard idle > 0, linkTimeout > 0 else { throw ValidationError("--idle and --link-timeout must be positive") }
+        print(await Benchmarks.nat(testbed: testbed, idle: idle, linkTimeout: linkTimeout))
     }
 }
 

@@ -65,6 +65,23 @@ struct NatTestbed {
     /// Conntrack's UDP timeouts in the routers, as `nat-timeouts` prints them.
     func timeouts() throws -> String { try Self.script(["nat-timeouts", "--tag", tag]).trimmingCharacters(in: .whitespacesAndNewlines) }
 
+    /// Router `n` (1-4) drops what its LAN sends to `address` (a path that does not work), or,
+    /// with nil, stops dropping it. Whatever else it forwards is untouched.
+    func cut(router n: Int, to address: String?) throws {
+        let rules =
+            address.map {
+                "add table ip skwadcut; add chain ip skwadcut cut { type filter hook forward priority -10; }; "
+                    + "add rule ip skwadcut cut ip daddr \($0) drop"
+            }
+            ?? "delete table ip skwadcut"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        p.arguments = ["netns", "exec", "\(tag)-r\(n)", "nft", rules]
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw Failure(description: "nft in router \(n): status \(p.terminationStatus)") }
+    }
+
     /// Starts the binary in host `role`'s namespace, with no LAN beacon.
     func node(_ role: String, _ extra: [String] = []) throws -> RunningNode {
         let host = try #require(hosts[role])

@@ -110,6 +110,26 @@ import Testing
         #expect(await a.waitFor("from b", poll: "feed natroom", seconds: 30))
     }
 
+    /// Introductions by shared fence (PROTOCOL §9 "Introductions"): two nodes behind two
+    /// endpoint-independent NATs, 1 km apart, in no pack, link directly (hole punched) and the
+    /// public node counts a fence introduction.
+    @Test func twoNeighboursBehindTwoNatsWithNoPackInCommonArePunchedTogether() async throws {
+        #expect(getuid() == 0, "network namespaces need root (CI runs as root)")
+        var bed = NatTestbed()
+        defer { bed.down() }
+        try bed.up()
+        let p = try bed.publicNode()
+        defer { p.stop() }
+        let a = try bed.node("eim1", ["--peer", NatTestbed.publicAddress, "--location", "48.8566,2.3522"])
+        defer { a.stop() }
+        let b = try bed.node("eim2", ["--peer", NatTestbed.publicAddress, "--location", "48.8656,2.3522"])
+        defer { b.stop() }
+        #expect(await a.waitFor("198.18.2.1:", poll: "peers", seconds: 30), "a links to b's router address")
+        #expect(await b.waitFor("198.18.1.1:", poll: "peers", seconds: 30), "b links to a's router address")
+        #expect(await p.waitFor("reach.fence_introductions 1", poll: "stats", seconds: 10))
+        #expect(!a.text.contains("@198.18.0.10"), "never through the relay")
+    }
+
     /// Relays (PROTOCOL §9 "Relays"): behind two symmetric NATs the punch fails, and the two
     /// link through the public node that introduced them; posts go both ways over that link
     /// (the public node holds no subscription to the pack, so it carries no op of it by
@@ -138,6 +158,46 @@ import Testing
         #expect(await a.waitFor("from b", poll: "feed symroom", seconds: 30))
         #expect((await Self.stat("reach.relayed_bytes", of: p) ?? 0) > 0)
         #expect(!p.text.contains("from a"), "the relay holds no subscription: it saw no post")
+    }
+
+    /// Direct links first (PROTOCOL §9): two nodes behind endpoint-independent NATs whose
+    /// routers first drop what goes to the other's router (a path that does not work) link
+    /// through the public node; once the path works, the relayed link's direct tries (30 s
+    /// after it came up) link them directly, the relayed link is retired, and the public
+    /// node relays nothing more for them.
+    @Test func aRelayedPairMovesToADirectLinkOnceThePathWorks() async throws {
+        #expect(getuid() == 0, "network namespaces need root (CI runs as root)")
+        var bed = NatTestbed()
+        defer { bed.down() }
+        try bed.up()
+        try bed.cut(router: 1, to: "198.18.2.1")
+        try bed.cut(router: 2, to: "198.18.1.1")
+        let p = try bed.publicNode()
+        defer { p.stop() }
+        let a = try bed.node("eim1", ["--peer", NatTestbed.publicAddress, "--location", "48.8566,2.3522"])
+        defer { a.stop() }
+        let b = try bed.node("eim2", ["--peer", NatTestbed.publicAddress, "--location", "48.8656,2.3522"])
+        defer { b.stop() }
+        #expect(await a.waitFor("@198.18.0.10:7400  active", poll: "peers", seconds: 30), "a links to b through the relay")
+        #expect(await b.waitFor("@198.18.0.10:7400  active", poll: "peers", seconds: 30), "b links to a through the relay")
+        try bed.cut(router: 1, to: nil)
+        try bed.cut(router: 2, to: nil)
+        func direct(_ n: RunningNode, to router: String) async -> (direct: Bool, relayed: Bool) {
+            let lines = await Self.peers(of: n).filter { $0.hasPrefix(router + ":") && $0.contains("  active") }
+            return (lines.contains { !$0.contains("@") }, lines.contains { $0.contains("@") })
+        }
+        var ok = false
+        for _ in 0..<60 where !ok {
+            let (ab, ba) = (await direct(a, to: "198.18.2.1"), await direct(b, to: "198.18.1.1"))
+            ok = ab.direct && ba.direct && !ab.relayed && !ba.relayed
+            if !ok { try await Task.sleep(nanoseconds: 1_000_000_000) }
+        }
+        let (pa, pb) = (await Self.peers(of: a), await Self.peers(of: b))
+        #expect(ok, "a and b hold a direct link and no relayed one: \(pa) \(pb)")
+        #expect((await Self.stat("reach.relayed_to_direct", of: a) ?? 0) >= 1)
+        let relayed = await Self.stat("reach.relayed_bytes", of: p) ?? -1
+        try await Task.sleep(nanoseconds: 5_000_000_000)
+        #expect(await Self.stat("reach.relayed_bytes", of: p) == relayed, "the relay passes nothing more")
     }
 
     /// The value of `key` in a fresh `stats` answer.

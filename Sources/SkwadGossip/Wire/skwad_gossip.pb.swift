@@ -549,8 +549,8 @@ nonisolated struct Skwad_Gossip_V1_Observed: Sendable {
 }
 
 /// Introduction (PROTOCOL §9 "Introductions"): the sender holds us and `peer` as active members
-/// sharing a pack, and sends each the other's address as it sees it, at once; each then sends a
-/// Join to the other (hole punching, as libp2p DCUtR). `padding`: at least 240 zero bytes, so
+/// sharing a pack or a fence, and sends each the other's address as it sees it, at once; each
+/// then sends a Join to the other (hole punching, as libp2p DCUtR). `padding`: at least 240 zero bytes, so
 /// that the handshake it causes toward an unproven address is at most 3x its size.
 nonisolated struct Skwad_Gossip_V1_Introduce: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the

@@ -48,6 +48,9 @@ public struct InMemoryNetwork<Model: LinkModel> {
     public var model: Model
     /// Drops a datagram when it returns true (from, to, bytes): one-way cuts, targeted loss.
     public var filter: ((Int, Int, [UInt8]) -> Bool)?
+    /// As `filter`, also told the time of sending (from, to, bytes, ms): state that expires,
+    /// such as a NAT's mappings.
+    public var timedFilter: ((Int, Int, [UInt8], UInt64) -> Bool)?
     /// Every datagram sent, for inspection (`recordWire = false` turns the log off for long runs).
     public var wire: [Sent] = []
     public var recordWire = true
@@ -97,6 +100,7 @@ public struct InMemoryNetwork<Model: LinkModel> {
         for (bytes, j) in sends {
             guard j < nodes.count else { counters.toNobody += 1; continue }
             if let f = filter, f(i, j, bytes) { counters.filtered += 1; continue }
+            if let f = timedFilter, f(i, j, bytes, now) { counters.filtered += 1; continue }
             switch model.transmit(from: i, to: j, bytes: bytes.count, nowMs: now) {
             case .lost: counters.lost += 1
             case .partitioned: counters.partitioned += 1
