@@ -113,6 +113,9 @@ final class ChildNode: @unchecked Sendable {
         return Memory(rss: rss, anon: anon, pss: ProcessMemory.bytes("Pss:", in: "smaps_rollup", pid: id))
     }
 
+    /// The key a reply carries its read time under (`monotonicSeconds`).
+    static let readAtKey = "_readAt"
+
     /// A parsed reply (JSON objects are not Sendable; this one is read once, by the requester).
     struct Reply: @unchecked Sendable { let object: [String: Any] }
 
@@ -127,8 +130,11 @@ final class ChildNode: @unchecked Sendable {
 
     private func stdoutLine(_ line: Substring, at t: Double) {
         if line.hasPrefix("{\"ok\"") {
-            let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
-            answer(Reply(object: obj ?? ["ok": false, "error": "unparsable reply"]))
+            var obj =
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? ["ok": false, "error": "unparsable reply"]
+            // When the line was read, as arrivals are stamped: the requester may resume later.
+            obj[Self.readAtKey] = t
+            answer(Reply(object: obj))
         } else if line.hasPrefix("{\"event\":\"post\""),
             let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
             let post = obj["post"] as? [String: Any], let title = post["title"] as? String

@@ -106,7 +106,9 @@ struct ProcessBenchmark {
             guard let r = await first.request("post \(pack) \"\(title)\" \"\(body)\"", timeout: 30), r["ok"] as? Bool == true else {
                 throw Failure(reason: "node 0 could not post" + detail(first))
             }
-            let t = monotonicSeconds()
+            // The reply's read time: the other nodes' arrivals are stamped the same way, so a
+            // requester resumed late cannot make a delivery look earlier than the commit.
+            let t = r[ChildNode.readAtKey] as? Double ?? monotonicSeconds()
             titles.append(title); committed.append(t); mintMs.append((t - sent) * 1000)
         }
         let others = Array(nodes.dropFirst())
