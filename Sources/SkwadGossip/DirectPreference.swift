@@ -30,6 +30,8 @@ extension GossipEngine {
     /// Each relayed active member whose try is due: a `Join` to its target's own address
     /// (unless a link or a handshake there is already under way).
     mutating func retryDirect(nowMs: UInt64, into out: inout [GossipDirective]) {
+        // Every tick of every node: nothing to sort or rebuild without a relayed member.
+        guard !reach.retries.schedules.isEmpty || peers.active.keys.contains(where: \.isRelayed) else { return }
         var kept: [PeerAddress: DirectRetries.Schedule] = [:]
         for r in peers.active.keys.sorted() {
             guard let (target, _) = r.relayParts, let since = peers.active[r]?.sinceMs else { continue }
@@ -53,7 +55,9 @@ extension GossipEngine {
     /// `peer` is (becoming) a direct member: relayed links to it are retired, every role
     /// and the session, without marking them dead (nothing should bring them back).
     mutating func retireRelayedTwins(of peer: PeerAddress, into out: inout [GossipDirective]) {
-        guard !peer.isRelayed else { return }
+        guard !peer.isRelayed, peers.active.keys.contains(where: \.isRelayed) || peers.passive.keys.contains(where: \.isRelayed) else {
+            return
+        }
         for r in peers.active.keys.sorted() + peers.passive.keys.sorted() where r.relayParts?.target == peer {
             if peers.retire(r) { out.append(.peerDown(r)) }
             channels.drop(r)

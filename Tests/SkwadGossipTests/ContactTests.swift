@@ -30,14 +30,10 @@ import SkwadTestKit
     }
 
     /// An engine holding `key` and a hostile peer with a session to it.
-    static func engineAndPeer(seed: UInt64 = 1) -> (GossipEngine, Replica, HostilePeer) {
-        var e = GossipEngine(seed: 5, secrets: .seeded)
+    static func engineAndPeer() -> (GossipEngine, Replica, HostilePeer) {
+        var (e, r, ps) = HostileFixture.engine(peers: ["198.18.1.1:5000"], nowMs: t0)
         e.contactKey = key
-        var r = Replica()
-        _ = e.start(seeds: [], nowMs: t0)
-        var p = HostilePeer(address: PeerAddress("198.18.1.1:5000"), seed: seed)
-        #expect(p.handshake(with: &e, nowMs: t0, replica: &r))
-        return (e, r, p)
+        return (e, r, ps[0])
     }
 
     @Test func aHolderOfTheCodeGetsAProofOfTheKeyBoundToItsSession() throws {

@@ -39,18 +39,7 @@ import SkwadTestKit
 
     /// An engine with `count` hostile peers that shook hands with it (not members yet).
     static func engine(peers count: Int) -> (GossipEngine, Replica, [HostilePeer]) {
-        var e = GossipEngine(seed: 5, secrets: .seeded)
-        e.addressFilter = { $0.isCanonical }
-        e.selfAddress = PeerAddress("10.9.9.9:7400")
-        var r = Replica()
-        _ = e.start(seeds: [], nowMs: t0)
-        var ps: [HostilePeer] = []
-        for i in 0..<count {
-            var p = HostilePeer(address: PeerAddress("198.18.\(i + 1).1:5000"), seed: UInt64(i + 1))
-            #expect(p.handshake(with: &e, nowMs: t0, replica: &r))
-            ps.append(p)
-        }
-        return (e, r, ps)
+        HostileFixture.engine(peers: HostileFixture.addresses(count), nowMs: t0)
     }
 
     /// The addresses the `Introduce` messages in `ds` to `p` name.

@@ -36,17 +36,9 @@ import SkwadTestKit
 
     /// An engine at 10.9.9.9 with members (hostile peers that shook hands and joined).
     static func engine(members count: Int, behindNat: Bool = false, cells: [String?] = []) -> (GossipEngine, Replica, [HostilePeer]) {
-        var e = GossipEngine(seed: 5, secrets: .seeded)
-        e.addressFilter = { $0.isCanonical }
-        e.selfAddress = PeerAddress("10.9.9.9:7400")
-        var r = Replica()
-        _ = e.start(seeds: [], nowMs: t0)
-        var ps: [HostilePeer] = []
-        for i in 0..<count {
-            var p = HostilePeer(address: PeerAddress("198.18.\(i + 1).1:5000"), seed: UInt64(i + 1))
-            #expect(p.handshake(with: &e, nowMs: t0, replica: &r))
-            _ = p.send(join(behindNat: behindNat, cell: i < cells.count ? cells[i] : nil), to: &e, nowMs: t0, replica: &r)
-            ps.append(p)
+        var (e, r, ps) = HostileFixture.engine(peers: HostileFixture.addresses(count), nowMs: t0)
+        for i in ps.indices {
+            _ = ps[i].send(join(behindNat: behindNat, cell: i < cells.count ? cells[i] : nil), to: &e, nowMs: t0, replica: &r)
         }
         return (e, r, ps)
     }

@@ -22,19 +22,9 @@ import SkwadTestKit
 
     /// An engine and `n` peers at `addresses` that joined it (active members: links).
     static func engineWithLinks(_ addresses: [String]) -> (GossipEngine, Replica, [HostilePeer]) {
-        var e = GossipEngine(seed: 3, secrets: .seeded)
-        e.addressFilter = { $0.isCanonical }
-        e.selfAddress = PeerAddress("10.9.9.9:7400")
-        var r = Replica()
-        _ = e.start(seeds: [], nowMs: t0)
-        var out: [HostilePeer] = []
-        for (i, a) in addresses.enumerated() {
-            var p = HostilePeer(address: PeerAddress(a), seed: UInt64(i + 1))
-            #expect(p.handshake(with: &e, nowMs: t0, replica: &r))
-            _ = p.send(join(), to: &e, nowMs: t0, replica: &r)
-            out.append(p)
-        }
-        return (e, r, out)
+        var (e, r, ps) = HostileFixture.engine(seed: 3, peers: addresses, nowMs: t0)
+        for i in ps.indices { _ = ps[i].send(join(), to: &e, nowMs: t0, replica: &r) }
+        return (e, r, ps)
     }
 
     @Test func oneWitnessIsNotBelieved() {

@@ -35,8 +35,7 @@ import SkwadNode
         let (a, b) = (net.a, net.b)
         let events = EventBox()
         await a.setEventSink { events.append($0) }
-        _ = try await a.createPack(name: "Quad", radiusMeters: NodePair.radius, locked: false, tags: [], color: "")
-        #expect(await net.eventually { await b.packs().contains { $0.pack.name == "Quad" } })
+        #expect(try await net.packOnBoth("Quad"))
         let post = try await a.post(pack: "Quad", title: "ask me", body: "", tags: [])
         #expect(await net.eventually { (try? await b.show(post.hex)) != nil })
         _ = try await b.dm(to: post.short(8), text: Self.hostile)

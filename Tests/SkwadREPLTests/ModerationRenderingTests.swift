@@ -13,8 +13,7 @@ import SkwadNode
     func reportsAndTheLogAreRenderedSafely(mode: Renderer.Mode) async throws {
         let net = try await NodePair("modrender")
         let (a, b) = (net.a, net.b)
-        _ = try await a.createPack(name: "Quad", radiusMeters: NodePair.radius, locked: false, tags: [], color: "")
-        #expect(await net.eventually { await b.packs().contains { $0.pack.name == "Quad" } })
+        #expect(try await net.packOnBoth("Quad"))
         let post = try await b.post(pack: "Quad", title: Self.hostile, body: "", tags: [])
         let report = try await b.report(post.short(8), reason: Self.hostile)
         #expect(

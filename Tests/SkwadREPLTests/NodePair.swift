@@ -37,6 +37,12 @@ final class NodePair: @unchecked Sendable {
         return try await condition()
     }
 
+    /// `a` creates pack `name` (around `here`); true once `b` lists it.
+    func packOnBoth(_ name: String) async throws -> Bool {
+        _ = try await a.createPack(name: name, radiusMeters: Self.radius, locked: false, tags: [], color: "")
+        return await eventually { await b.packs().contains { $0.pack.name == name } }
+    }
+
     func shutdown() async {
         await a.close(); await b.close()
         for d in dirs { try? FileManager.default.removeItem(atPath: d) }

@@ -26,8 +26,7 @@ import SkwadTestKit
         let net = try await NodePair("pictures")
         let (a, b) = (net.a, net.b)
         defer { Task { await net.shutdown() } }
-        _ = try await a.createPack(name: "Quad", radiusMeters: NodePair.radius, locked: false, tags: [], color: "")
-        #expect(await net.eventually { await b.packs().contains { $0.pack.name == "Quad" } })
+        #expect(try await net.packOnBoth("Quad"))
         let replA = REPL(executor: Executor(node: a), reader: LineReader(interactive: false, historyPath: nil), mode: .plain)
         let replB = REPL(executor: Executor(node: b), reader: LineReader(interactive: false, historyPath: nil), mode: .plain)
         func run(_ r: REPL, _ line: String) async -> String { await r.handle(line, nowMs: wallClockMs()).output ?? "" }

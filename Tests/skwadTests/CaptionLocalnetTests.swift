@@ -39,9 +39,7 @@ import Testing
         let net = try Localnet()
         defer { net.stop() }
         #expect(try await net.startThree())
-        net["a"].send("create Quad --radius 1000")
-        #expect(await net["a"].waitFor("created pack Quad"))
-        for n in ["b", "c"] { #expect(await net[n].waitFor("Quad", poll: "packs", seconds: 30)) }
+        #expect(await net.packOnAll("Quad"))
 
         net["a"].send(#"ask Quad "caption this""#)
         #expect(await net["a"].waitFor("asked "))

@@ -110,6 +110,14 @@ final class Localnet: @unchecked Sendable {
         return linked
     }
 
+    /// `a` creates pack `name` (radius 1 km); true once `b` and `c` list it too.
+    func packOnAll(_ name: String) async -> Bool {
+        self["a"].send("create \(name) --radius 1000")
+        guard await self["a"].waitFor("created pack \(name)") else { return false }
+        for n in ["b", "c"] where await !self[n].waitFor(name, poll: "packs", seconds: 30) { return false }
+        return true
+    }
+
     func stop() {
         for n in nodes.values { n.send("quit") }
         for n in nodes.values { n.stop() }

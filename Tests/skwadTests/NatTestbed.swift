@@ -3,8 +3,8 @@ import Testing
 
 /// The NAT testbed of `scripts/testbed.sh nat-up` (scripts/testbed-nat.sh): two public nodes'
 /// namespaces (`pub`, `pub2`) and nodes behind endpoint-independent (`eim1`, `eim2`) and symmetric (`sym3`,
-/// `sym4`) routers. Made by `up`, removed by `down` (call it in a `defer` on every path);
-/// root needed, as in CI.
+/// `sym4`) routers. Made by `up`, removed by `down` with every node started in it (call it in
+/// a `defer` on every path); root needed, as in CI.
 struct NatTestbed {
     struct Host {
         let namespace: String
@@ -21,6 +21,8 @@ struct NatTestbed {
     var hosts: [String: Host] = [:]
     /// Conntrack's UDP timeout (seconds) set in the routers; nil: the kernel's.
     let udpTimeout: Int?
+    /// The nodes started, stopped by `down`.
+    private var started: [RunningNode] = []
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-nat-\(UUID().uuidString)").path
 
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -58,6 +60,7 @@ struct NatTestbed {
     }
 
     func down() {
+        for n in started { n.stop() }
         _ = try? Self.script(["nat-down", "--tag", tag])
         try? FileManager.default.removeItem(atPath: root)
     }
@@ -83,17 +86,26 @@ struct NatTestbed {
     }
 
     /// Starts the binary in host `role`'s namespace, with no LAN beacon.
-    func node(_ role: String, _ extra: [String] = []) throws -> RunningNode {
+    mutating func node(_ role: String, _ extra: [String] = []) throws -> RunningNode {
         let host = try #require(hosts[role])
         let bin = try #require(BinaryTests.binary, "build the skwad executable first (scripts/test.sh does)")
-        return try RunningNode(
+        let n = try RunningNode(
             binary: URL(fileURLWithPath: "/usr/sbin/ip"),
             args: ["netns", "exec", host.namespace, bin.path, "--data", "\(root)/\(role)", "--no-lan"] + extra)
+        started.append(n)
+        return n
     }
 
     /// A public node (`pub` or `pub2`), listening on port 7400.
-    func publicNode(_ role: String = "pub", _ extra: [String] = []) throws -> RunningNode {
+    mutating func publicNode(_ role: String = "pub", _ extra: [String] = []) throws -> RunningNode {
         try node(role, ["--listen", "\(try #require(hosts[role]).address):7400"] + extra)
+    }
+
+    /// The public node, then nodes `a` and `b` (their roles, and their other arguments)
+    /// joining through it.
+    mutating func publicAndTwo(_ a: (String, [String]), _ b: (String, [String])) throws -> (RunningNode, RunningNode, RunningNode) {
+        let p = try publicNode()
+        return (p, try node(a.0, ["--peer", Self.publicAddress] + a.1), try node(b.0, ["--peer", Self.publicAddress] + b.1))
     }
     static let publicAddress = "198.18.0.10:7400"
     static let publicAddress2 = "198.19.0.10:7400"

@@ -11,9 +11,7 @@ import Testing
         defer { bed.down() }
         try bed.up()
         let p = try bed.publicNode()
-        defer { p.stop() }
         let a = try bed.node("eim1", ["--peer", NatTestbed.publicAddress])
-        defer { a.stop() }
         #expect(await a.waitFor("active", poll: "peers", seconds: 20))
         #expect(await p.waitFor("198.18.1.1:", poll: "peers", seconds: 20))
         #expect(!p.text.contains("192.168.1.2"))
@@ -28,13 +26,9 @@ import Testing
         defer { bed.down() }
         try bed.up()
         let p = try bed.publicNode()
-        defer { p.stop() }
         let q = try bed.publicNode("pub2", ["--peer", NatTestbed.publicAddress])
-        defer { q.stop() }
         let a = try bed.node("eim1", ["--peer", NatTestbed.publicAddress, "--peer", NatTestbed.publicAddress2])
-        defer { a.stop() }
         let c = try bed.node("sym3", ["--peer", NatTestbed.publicAddress, "--peer", NatTestbed.publicAddress2])
-        defer { c.stop() }
         #expect(await a.waitFor("reach.reflexive_witnesses 2", poll: "stats", seconds: 30))
         #expect(await a.waitFor("reachable at 192.168.1.2:", poll: "whoami", seconds: 10))
         let line = try #require(a.text.split(separator: "\n").last { $0.hasPrefix("reachable at ") })
@@ -57,9 +51,7 @@ import Testing
         try bed.up()
         #expect(try bed.timeouts() == "udp 5 stream 5")
         let p = try bed.publicNode()
-        defer { p.stop() }
         let a = try bed.node("eim1", ["--peer", NatTestbed.publicAddress])
-        defer { a.stop() }
         #expect(await a.waitFor("active", poll: "peers", seconds: 20))
         #expect(await p.waitFor("198.18.1.1:", poll: "peers", seconds: 20))
         try await Task.sleep(nanoseconds: 3_000_000_000)
@@ -86,12 +78,7 @@ import Testing
         var bed = NatTestbed()
         defer { bed.down() }
         try bed.up()
-        let p = try bed.publicNode()
-        defer { p.stop() }
-        let a = try bed.node("eim1", ["--peer", NatTestbed.publicAddress])
-        defer { a.stop() }
-        let b = try bed.node("eim2", ["--peer", NatTestbed.publicAddress])
-        defer { b.stop() }
+        let (p, a, b) = try bed.publicAndTwo(("eim1", []), ("eim2", []))
         #expect(await a.waitFor("active", poll: "peers", seconds: 20))
         #expect(await b.waitFor("active", poll: "peers", seconds: 20))
         a.send("create natroom")
@@ -118,12 +105,7 @@ import Testing
         var bed = NatTestbed()
         defer { bed.down() }
         try bed.up()
-        let p = try bed.publicNode()
-        defer { p.stop() }
-        let a = try bed.node("eim1", ["--peer", NatTestbed.publicAddress, "--location", "48.8566,2.3522"])
-        defer { a.stop() }
-        let b = try bed.node("eim2", ["--peer", NatTestbed.publicAddress, "--location", "48.8656,2.3522"])
-        defer { b.stop() }
+        let (p, a, b) = try bed.publicAndTwo(("eim1", ["--location", "48.8566,2.3522"]), ("eim2", ["--location", "48.8656,2.3522"]))
         #expect(await a.waitFor("198.18.2.1:", poll: "peers", seconds: 30), "a links to b's router address")
         #expect(await b.waitFor("198.18.1.1:", poll: "peers", seconds: 30), "b links to a's router address")
         #expect(await p.waitFor("reach.fence_introductions 1", poll: "stats", seconds: 10))
@@ -139,12 +121,7 @@ import Testing
         var bed = NatTestbed()
         defer { bed.down() }
         try bed.up()
-        let p = try bed.publicNode()
-        defer { p.stop() }
-        let a = try bed.node("sym3", ["--peer", NatTestbed.publicAddress])
-        defer { a.stop() }
-        let b = try bed.node("sym4", ["--peer", NatTestbed.publicAddress])
-        defer { b.stop() }
+        let (p, a, b) = try bed.publicAndTwo(("sym3", []), ("sym4", []))
         #expect(await a.waitFor("active", poll: "peers", seconds: 20))
         #expect(await b.waitFor("active", poll: "peers", seconds: 20))
         a.send("create symroom")
@@ -172,12 +149,7 @@ import Testing
         try bed.up()
         try bed.cut(router: 1, to: "198.18.2.1")
         try bed.cut(router: 2, to: "198.18.1.1")
-        let p = try bed.publicNode()
-        defer { p.stop() }
-        let a = try bed.node("eim1", ["--peer", NatTestbed.publicAddress, "--location", "48.8566,2.3522"])
-        defer { a.stop() }
-        let b = try bed.node("eim2", ["--peer", NatTestbed.publicAddress, "--location", "48.8656,2.3522"])
-        defer { b.stop() }
+        let (p, a, b) = try bed.publicAndTwo(("eim1", ["--location", "48.8566,2.3522"]), ("eim2", ["--location", "48.8656,2.3522"]))
         #expect(await a.waitFor("@198.18.0.10:7400  active", poll: "peers", seconds: 30), "a links to b through the relay")
         #expect(await b.waitFor("@198.18.0.10:7400  active", poll: "peers", seconds: 30), "b links to a through the relay")
         try bed.cut(router: 1, to: nil)

@@ -12,9 +12,7 @@ import SkwadTestKit
         let net = try Localnet()
         defer { net.stop() }
         #expect(try await net.startThree())
-        net["a"].send("create Quad --radius 1000")
-        #expect(await net["a"].waitFor("created pack Quad"))
-        for n in ["b", "c"] { #expect(await net[n].waitFor("Quad", poll: "packs", seconds: 30)) }
+        #expect(await net.packOnAll("Quad"))
 
         let original = TestPictures.png(width: 256, height: 260, seed: 28, metadata: true)
         #expect(original.count > 200_000 && TestPictures.contains(original, TestPictures.gpsMarker))
@@ -68,10 +66,8 @@ import SkwadTestKit
         let net = try Localnet()
         defer { net.stop() }
         #expect(try await net.startThree())
-        net["a"].send("create Yard --radius 1000")
-        #expect(await net["a"].waitFor("created pack Yard"))
+        #expect(await net.packOnAll("Yard"))
         let pack = try #require(net["a"].id(after: "created pack Yard "))
-        for n in ["b", "c"] { #expect(await net[n].waitFor("Yard", poll: "packs", seconds: 30)) }
         let file = "\(net.dir)/yard.png"
         try Data(TestPictures.png(width: 120, height: 100, seed: 9, metadata: false)).write(to: URL(fileURLWithPath: file))
         net["a"].send(#"post Yard "Sale" "" --image \#(file)"#)

@@ -22,9 +22,7 @@ import Testing
     @Test func placesReviewsAndTheLandlordsReplyConvergeOnThreeNodes() async throws {
         let net = try await threeNodes()
         defer { net.stop() }
-        net["a"].send("create Hill --radius 1000")
-        #expect(await net["a"].waitFor("created pack Hill"))
-        for n in ["b", "c"] { #expect(await net[n].waitFor("Hill", poll: "packs", seconds: 30)) }
+        #expect(await net.packOnAll("Hill"))
         net["a"].send(#"place add "12 Elm St" --pack Hill --rent 700 --beds 2 --landlord-key me"#)
         #expect(await net["a"].waitFor("added place "))
         let place = try #require(net["a"].id(after: "added place "))
