@@ -22,9 +22,8 @@ import SkwadNode
         let (a, b) = (net.a, net.b)
         defer { Task { await net.shutdown() } }
         #expect(try await net.packOnBoth("Quad"))
-        let replA = REPL(executor: Executor(node: a), reader: LineReader(interactive: false, historyPath: nil), mode: .plain)
-        let replB = REPL(executor: Executor(node: b), reader: LineReader(interactive: false, historyPath: nil), mode: .plain)
-        func run(_ r: REPL, _ line: String) async -> String { await r.handle(line, nowMs: wallClockMs()).output ?? "" }
+        let (replA, replB) = (NodePair.repl(a), NodePair.repl(b))
+        func run(_ r: REPL, _ line: String) async -> String { await NodePair.run(r, line) }
 
         let asked = await run(replA, #"ask Quad "caption this""#)
         #expect(asked.hasPrefix("asked "))

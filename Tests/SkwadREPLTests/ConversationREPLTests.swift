@@ -40,7 +40,7 @@ import SkwadNode
         #expect(await net.eventually { (try? await b.show(post.hex)) != nil })
         _ = try await b.dm(to: post.short(8), text: Self.hostile)
         #expect(await net.eventually { events.all.contains { if case .conversation(.message) = $0 { true } else { false } } })
-        let replA = REPL(executor: Executor(node: a), reader: LineReader(interactive: false, historyPath: nil), mode: mode)
+        let replA = NodePair.repl(a, mode: mode)
         func run(_ line: String) async -> String { await replA.handle(line, nowMs: wallClockMs()).output ?? "" }
         let list = await run("chat")
         let msg = try #require(events.all.compactMap { if case .conversation(.message(let e, _, _)) = $0 { e } else { nil } }.first)

@@ -21,7 +21,7 @@ import SkwadNode
                 guard (try? await a.show(post.hex)) != nil else { return false }
                 return (try? await a.reports(pack: "Quad").map(\.id)) == [report]
             })
-        let replA = REPL(executor: Executor(node: a), reader: LineReader(interactive: false, historyPath: nil), mode: mode)
+        let replA = NodePair.repl(a, mode: mode)
         func run(_ line: String) async -> String { await replA.handle(line, nowMs: wallClockMs()).output ?? "" }
         let reports = await run("reports")
         _ = await run("hide \(post.short(8)) \"\(Self.hostile.replacingOccurrences(of: "\n", with: " "))\"")

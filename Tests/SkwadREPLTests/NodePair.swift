@@ -1,6 +1,7 @@
 import Foundation
 import SkwadModel
 import SkwadNode
+@testable import SkwadREPL
 import SkwadTestKit
 
 /// Two nodes at one place gossiping over the in-memory datagram network (no sockets): how
@@ -42,6 +43,14 @@ final class NodePair: @unchecked Sendable {
         _ = try await a.createPack(name: name, radiusMeters: Self.radius, locked: false, tags: [], color: "")
         return await eventually { await b.packs().contains { $0.pack.name == name } }
     }
+
+    /// A REPL over `node`, reading no terminal.
+    static func repl(_ node: Node, mode: Renderer.Mode = .plain) -> REPL {
+        REPL(executor: Executor(node: node), reader: LineReader(interactive: false, historyPath: nil), mode: mode)
+    }
+
+    /// What the REPL prints for one line.
+    static func run(_ r: REPL, _ line: String) async -> String { await r.handle(line, nowMs: wallClockMs()).output ?? "" }
 
     func shutdown() async {
         await a.close(); await b.close()

@@ -27,9 +27,8 @@ import SkwadTestKit
         let (a, b) = (net.a, net.b)
         defer { Task { await net.shutdown() } }
         #expect(try await net.packOnBoth("Quad"))
-        let replA = REPL(executor: Executor(node: a), reader: LineReader(interactive: false, historyPath: nil), mode: .plain)
-        let replB = REPL(executor: Executor(node: b), reader: LineReader(interactive: false, historyPath: nil), mode: .plain)
-        func run(_ r: REPL, _ line: String) async -> String { await r.handle(line, nowMs: wallClockMs()).output ?? "" }
+        let (replA, replB) = (NodePair.repl(a), NodePair.repl(b))
+        func run(_ r: REPL, _ line: String) async -> String { await NodePair.run(r, line) }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-repl-pic-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
