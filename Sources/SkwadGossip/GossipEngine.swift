@@ -87,6 +87,8 @@ public struct GossipEngine: Sendable {
 
     /// Table sizes, for tests and `stats`.
     public var sessionCount: Int { channels.count }
+    /// Peers the engine keeps a record of (any role or fact: PeerTable).
+    public var peerRecordCount: Int { peers.records.count }
     public var addressLimitCount: Int { channels.addressLimitCount }
 
     // MARK: - public surface

@@ -40,25 +40,14 @@ public struct PackScope: Sendable, Equatable {
     }
 }
 
-/// A pack's state, one value per pack in a replica's `packs` (read through `PackState`; public
-/// only so that `PackState`'s dynamic members may be: its stored state stays internal).
+/// A pack's indexes, beyond its genesis (read through `PackState`; public only so that
+/// `PackState`'s dynamic members may be: its stored state stays internal). A pack of its
+/// genesis alone holds none: `PackState` allocates them on the first write.
 public struct PackFields: Sendable {
-    public let id: PackID
-    public let genesis: SignedOp
-    /// The genesis content with pack edits (LWW per field) applied.
-    public var create: CreatePack { rareBox?.fields.current ?? genesisCreate }
-    public let alpha: PublicKey
-    public let isAdmin: Bool
-    public var fence: Geofence? { genesisCreate.fence }
-    public var locked: Bool { genesisCreate.locked }
-    public var createdMs: UInt64 { genesis.hlc.physicalMs }
-    public var scope: PackScope { PackScope(id: id, fence: fence, locked: locked, isAdmin: isAdmin, isPrivate: isPrivate) }
-    /// Invite-only (PrivatePackViews.swift).
-    public var isPrivate: Bool { genesisCreate.inviteOnly }
+    /// Its genesis is signed by an admin key (kept here: a permanent pack always has fields).
+    var isAdmin = false
 
-    let genesisCreate: CreatePack
-
-    /// (hlc, id) of every op in the pack, genesis included, sorted.
+    /// (hlc, id) of every op in the pack but its genesis, sorted (`PackState.order` adds it).
     var order: [(hlc: HLC, id: OpID)] = []
     /// (hlc, id) of the pack's `EditPack` ops: with the genesis, its directory entry (PROTOCOL §11a).
     var edits: [(hlc: HLC, id: OpID)] = []
@@ -79,6 +68,8 @@ public struct PackFields: Sendable {
     /// picks, places, profiles, private-pack keys), on the heap and allocated on the first
     /// write: a pack of posts, comments and votes only keeps one nil reference for all of it.
     struct Rare: Sendable {
+        /// An invite-only genesis's content opened with the pack's key (name, tags, colour).
+        var opened: CreatePack?
         var current: CreatePack?
         var nameEdit: LWW<String>?
         var colorEdit: LWW<String>?
@@ -180,23 +171,18 @@ public struct PackFields: Sendable {
         _modify { yield &rare.keyOps }
     }
 
-    init(genesis: SignedOp, create: CreatePack, isAdmin: Bool) {
-        id = genesis.id; self.genesis = genesis; alpha = genesis.author; self.isAdmin = isAdmin
-        genesisCreate = create
-        order = [(genesis.hlc, genesis.id)]
-    }
+    static let empty = PackFields()
 
-    /// Expiry time, or nil for a permanent (admin) pack.
-    public var expiresMs: UInt64? {
-        isAdmin ? nil : createdMs + Lifetime.lifetimeMs(distinctParticipants: participants.count)
+    /// The genesis content with the opened meta of an invite-only pack, if any.
+    var opened: CreatePack? {
+        get { rareBox?.fields.opened }
+        _modify { yield &rare.opened }
     }
-    /// After this, the pack is purged whatever its popularity.
-    var purgeAfterMs: UInt64? { isAdmin ? nil : createdMs + Lifetime.maxMs + Lifetime.purgeGraceMs }
+    /// The last pack edits merged over the genesis content (nil: none).
+    var current: CreatePack? { rareBox?.fields.current }
 
-    public func isExpired(nowMs: UInt64) -> Bool { expiresMs.map { nowMs >= $0 } ?? false }
     public var popularity: Int { participants.count }
     public var postCount: Int { posts.count }
-    public var opCount: Int { order.count }
 
     mutating func insertOrdered(_ op: SignedOp) {
         let key = (op.hlc, op.id)
@@ -213,9 +199,13 @@ public struct PackFields: Sendable {
         edits_[e.target, default: [:]][author, default: EditRegister()].merge(e, hlc: hlc, id: id)
     }
 
-    mutating func applyEdit(_ e: EditPack, hlc: HLC, id: OpID) {
-        let g = genesisCreate
+    mutating func applyEdit(_ e: EditPack, hlc: HLC, id: OpID, genesis g: CreatePack) {
         Self.applyEdit(e, hlc: hlc, id: id, genesis: g, to: &rare)
+    }
+
+    /// Takes a non-genesis op out of `order`.
+    mutating func removeOrdered(_ id: OpID) {
+        if let i = order.firstIndex(where: { $0.id == id }) { order.remove(at: i) }
     }
 
     private static func applyEdit(_ e: EditPack, hlc: HLC, id: OpID, genesis g: CreatePack, to r: inout Rare) {
@@ -245,11 +235,12 @@ struct EditRegister: Sendable {
     }
 }
 
-/// A pack's state as the replica and its views see it: `PackFields` behind a copy-on-write
-/// box, so that a replica's `packs` table holds one reference per slot (empty slots
-/// included) instead of the whole state (the 2,000-node city spent 179 MB of 504 on those
-/// slots; docs/BENCHMARKS.md "Where a simulated node's memory goes"). Fields read and
-/// written through dynamic members; a write to a shared box copies it first.
+/// A pack's state as the replica and its views see it: its genesis, and `PackFields` behind a
+/// copy-on-write box that a pack of its genesis alone (most packs a node holds: those of its
+/// directory) does without. The genesis op is shared with the replica's op set, so such a
+/// pack costs its `packs` slot and nothing else (docs/BENCHMARKS.md "Where a simulated node's
+/// memory goes"). Fields read and written through dynamic members; a write to a shared box
+/// copies it first, a write to a pack without one allocates it.
 @dynamicMemberLookup
 public struct PackState: Sendable {
     final class Box: @unchecked Sendable {
@@ -257,44 +248,99 @@ public struct PackState: Sendable {
         init(_ f: PackFields) { fields = f }
     }
 
-    private var box: Box
+    public let genesis: SignedOp
+    private var box: Box?
 
-    init(genesis: SignedOp, create: CreatePack, isAdmin: Bool) { box = Box(PackFields(genesis: genesis, create: create, isAdmin: isAdmin)) }
+    /// `opened`: an invite-only genesis's content opened with the pack's key.
+    init(genesis: SignedOp, opened: CreatePack? = nil, isAdmin: Bool) {
+        self.genesis = genesis
+        if isAdmin { self[dynamicMember: \.isAdmin] = true }
+        if let opened { self[dynamicMember: \.opened] = opened }
+    }
 
-    public subscript<T>(dynamicMember path: KeyPath<PackFields, T>) -> T { box.fields[keyPath: path] }
+    public subscript<T>(dynamicMember path: KeyPath<PackFields, T>) -> T {
+        if let box { return box.fields[keyPath: path] }
+        return PackFields.empty[keyPath: path]
+    }
 
     public subscript<T>(dynamicMember path: WritableKeyPath<PackFields, T>) -> T {
-        get { box.fields[keyPath: path] }
+        get {
+            if let box { return box.fields[keyPath: path] }
+            return PackFields.empty[keyPath: path]
+        }
         _modify {
             unique()
-            yield &box.fields[keyPath: path]
+            yield &box!.fields[keyPath: path]
         }
     }
 
-    private mutating func unique() { if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) } }
-
-    public var id: PackID { box.fields.id }
-    public var genesis: SignedOp { box.fields.genesis }
-    /// The genesis content with pack edits (LWW per field) applied.
-    public var create: CreatePack { box.fields.create }
-    public var alpha: PublicKey { box.fields.alpha }
-    public var isAdmin: Bool { box.fields.isAdmin }
-    public var fence: Geofence? { box.fields.fence }
-    public var locked: Bool { box.fields.locked }
-    public var createdMs: UInt64 { box.fields.createdMs }
-    public var scope: PackScope { box.fields.scope }
-    /// Invite-only (PrivatePackViews.swift).
-    public var isPrivate: Bool { box.fields.isPrivate }
-    /// Expiry time, or nil for a permanent (admin) pack.
-    public var expiresMs: UInt64? { box.fields.expiresMs }
-    public func isExpired(nowMs: UInt64) -> Bool { box.fields.isExpired(nowMs: nowMs) }
-    public var popularity: Int { box.fields.popularity }
-    public var postCount: Int { box.fields.postCount }
-    public var opCount: Int { box.fields.opCount }
-
-    mutating func insertOrdered(_ op: SignedOp) { unique(); box.fields.insertOrdered(op) }
-    mutating func applyPostEdit(_ e: Edit, author: PublicKey, hlc: HLC, id: OpID) {
-        unique(); box.fields.applyPostEdit(e, author: author, hlc: hlc, id: id)
+    private mutating func unique() {
+        if box == nil {
+            box = Box(PackFields())
+        } else if !isKnownUniquelyReferenced(&box!) {
+            box = Box(box!.fields)
+        }
     }
-    mutating func applyEdit(_ e: EditPack, hlc: HLC, id: OpID) { unique(); box.fields.applyEdit(e, hlc: hlc, id: id) }
+
+    /// The `CreatePack` a genesis carries (every pack's genesis does: `Replica.apply`).
+    static func content(of genesis: SignedOp) -> CreatePack {
+        guard case .createPack(let c) = genesis.body.kind else { preconditionFailure("a pack's genesis is a CreatePack") }
+        return c
+    }
+
+    public var id: PackID { genesis.id }
+    public var alpha: PublicKey { genesis.author }
+    /// The genesis content (an invite-only pack's opened with its key, where this node has it).
+    var genesisCreate: CreatePack { box?.fields.opened ?? Self.content(of: genesis) }
+    /// The genesis content with pack edits (LWW per field) applied.
+    public var create: CreatePack { box?.fields.current ?? genesisCreate }
+    public var isAdmin: Bool { box?.fields.isAdmin ?? false }
+    /// Fence, lock and invite-only are never sealed: the genesis op's own.
+    public var fence: Geofence? { Self.content(of: genesis).fence }
+    public var locked: Bool { Self.content(of: genesis).locked }
+    /// Invite-only (PrivatePackViews.swift).
+    public var isPrivate: Bool { Self.content(of: genesis).inviteOnly }
+    public var createdMs: UInt64 { genesis.hlc.physicalMs }
+    public var scope: PackScope {
+        let c = Self.content(of: genesis)
+        return PackScope(id: id, fence: c.fence, locked: c.locked, isAdmin: isAdmin, isPrivate: c.inviteOnly)
+    }
+    /// Expiry time, or nil for a permanent (admin) pack.
+    public var expiresMs: UInt64? {
+        isAdmin ? nil : createdMs + Lifetime.lifetimeMs(distinctParticipants: box?.fields.participants.count ?? 0)
+    }
+    /// After this, the pack is purged whatever its popularity.
+    var purgeAfterMs: UInt64? { isAdmin ? nil : createdMs + Lifetime.maxMs + Lifetime.purgeGraceMs }
+    public func isExpired(nowMs: UInt64) -> Bool { expiresMs.map { nowMs >= $0 } ?? false }
+    public var popularity: Int { box?.fields.popularity ?? 0 }
+    public var postCount: Int { box?.fields.postCount ?? 0 }
+    public var opCount: Int { (box?.fields.order.count ?? 0) + 1 }
+
+    /// (hlc, id) of every op in the pack, genesis included, sorted.
+    public var order: [(hlc: HLC, id: OpID)] {
+        let g = (hlc: genesis.hlc, id: genesis.id)
+        guard let rest = box?.fields.order, !rest.isEmpty else { return [g] }
+        var all = rest
+        all.insert(g, at: all.firstIndex(where: { (g.hlc, g.id) < ($0.hlc, $0.id) }) ?? all.count)
+        return all
+    }
+
+    mutating func insertOrdered(_ op: SignedOp) {
+        unique()
+        box!.fields.insertOrdered(op)
+    }
+    mutating func removeOrdered(_ id: OpID) {
+        guard box != nil else { return }
+        unique()
+        box!.fields.removeOrdered(id)
+    }
+    mutating func applyPostEdit(_ e: Edit, author: PublicKey, hlc: HLC, id: OpID) {
+        unique()
+        box!.fields.applyPostEdit(e, author: author, hlc: hlc, id: id)
+    }
+    mutating func applyEdit(_ e: EditPack, hlc: HLC, id: OpID) {
+        let g = genesisCreate
+        unique()
+        box!.fields.applyEdit(e, hlc: hlc, id: id, genesis: g)
+    }
 }

@@ -92,6 +92,8 @@ public struct Replica: Sendable {
     public init(config: ReplicaConfig = .init()) { self.config = config }
 
     public var count: Int { ops.count }
+    /// Packs whose genesis is held.
+    public var packCount: Int { packs.count }
     public var pendingCount: Int { pendingIDs.count }
     public func contains(_ id: OpID) -> Bool { ops[id] != nil }
     /// An op of the set, or of a tombstone's deletion proof (what directory answers may send).
@@ -226,10 +228,11 @@ public struct Replica: Sendable {
     mutating func apply(_ received: SignedOp) {
         var op = received
         ops[op.id] = op
-        if case .createPack(var c) = op.body.kind {
+        if case .createPack(let c) = op.body.kind {
             if packs[op.id] == nil {
-                if c.inviteOnly, let k = packKeys[op.id]?[0], let open = PrivatePack.openMeta(c, key: k) { c = open }
-                packs[op.id] = PackState(genesis: op, create: c, isAdmin: config.adminKeys.contains(op.author))
+                var opened: CreatePack?
+                if c.inviteOnly, let k = packKeys[op.id]?[0] { opened = PrivatePack.openMeta(c, key: k) }
+                packs[op.id] = PackState(genesis: op, opened: opened, isAdmin: config.adminKeys.contains(op.author))
                 directoryChanged()
             }
             return
@@ -345,7 +348,7 @@ public struct Replica: Sendable {
     /// replaced (rule 8b).
     mutating func remove(_ id: OpID, in pid: PackID) {
         guard ops.removeValue(forKey: id) != nil else { return }
-        if let i = packs[pid]?.order.firstIndex(where: { $0.id == id }) { packs[pid]!.order.remove(at: i) }
+        packs[pid]?.removeOrdered(id)
         evicted.append((pid, id))
     }
 

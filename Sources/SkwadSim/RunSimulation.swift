@@ -8,6 +8,27 @@ public struct StrategyOutcome {
     public let report: StrategyReport
     public let samples: [CoverageSample]
     public let replicas: [Replica]
+    /// What Skwad's engine held at the end, per live node (nil for the baselines).
+    public var footprint: Footprint? = nil
+}
+
+/// The state a live node of Skwad's engine held at the end of a run, as means per node: what
+/// its memory goes to (the CLI prints it beside the peak RSS; docs/BENCHMARKS.md).
+public struct Footprint: Sendable {
+    public var packs = 0.0, ops = 0.0, sessions = 0.0, peerRecords = 0.0
+
+    static func of(_ nodes: [SkwadGossipNode], replicas: [Replica], up: [Bool]) -> Footprint {
+        var f = Footprint()
+        var n = 0.0
+        for (i, node) in nodes.enumerated() where up[i] {
+            n += 1
+            f.packs += Double(replicas[i].packCount); f.ops += Double(replicas[i].count)
+            f.sessions += Double(node.engine.sessionCount); f.peerRecords += Double(node.engine.peerRecordCount)
+        }
+        guard n > 0 else { return f }
+        f.packs /= n; f.ops /= n; f.sessions /= n; f.peerRecords /= n
+        return f
+    }
 }
 
 /// A whole simulation: the report plus each strategy's outcome.
@@ -88,7 +109,9 @@ public func runStrategy<S: SimStrategy>(
         report.hostile = HostileReport.of(mixed, world: world)
         describeLinks(&report, world: world) { mixed[$0].honest?.engine }
     }
+    var footprint: Footprint?
     if let gossip = sim.nodes as? [SkwadGossipNode] {
+        footprint = .of(gossip, replicas: sim.replicas, up: sim.up)
         describeLinks(&report, world: world) { gossip[$0].engine }
         var sent: [String: Int] = [:]
         for (n, node) in gossip.enumerated() where sim.up[n] {
@@ -96,7 +119,7 @@ public func runStrategy<S: SimStrategy>(
         }
         report.engineSent = sent
     }
-    return StrategyOutcome(report: report, samples: m.samples, replicas: sim.replicas)
+    return StrategyOutcome(report: report, samples: m.samples, replicas: sim.replicas, footprint: footprint)
 }
 
 /// Skwad's engine: each divergent pack's incomplete members' active links at the end, those
