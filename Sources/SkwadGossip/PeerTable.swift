@@ -460,7 +460,10 @@ struct PeerTable: Sendable {
     /// vicinity records are set.
     mutating func heard(_ p: PeerAddress, nowMs: UInt64, using rng: inout SplitMix) {
         revive(p, using: &rng)
-        guard let r = records[p], r.member != nil || r.vicinity != nil else { return }
+        // A Bool, not the record: a reference held across `update` would make it copy the
+        // record (and its boxes) on every message heard.
+        let linked = records[p].map { $0.peer.member != nil || $0.peer.vicinity != nil } ?? false
+        guard linked else { return }
         let first = update(p) { rec -> Bool in
             rec.member?.lastHeardMs = nowMs
             guard rec.vicinity != nil else { return false }
