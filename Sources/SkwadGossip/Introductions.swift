@@ -27,10 +27,9 @@ struct IntroductionState: Sendable {
     var perMember: [PeerAddress: TokenBucket] = [:]
     static let perMemberBurst: Double = 4
     static let perMemberPerSecond: Double = 1.0 / 150
-    /// The live packs we hold as of the last remote round (the pack views' own array,
-    /// shared, not copied): two members inside the fence of one of the first `capacity`
-    /// that are not invite-only share it.
-    var packs: [PackScope] = []
+    /// The fences of the live packs we hold (not invite-only ones), at most `capacity`, as of
+    /// the last remote round: two members inside one share it.
+    var fences: [Geofence] = []
 
     static let capacity = 256
     static let againMs: UInt64 = 60_000
@@ -58,14 +57,7 @@ struct IntroductionState: Sendable {
             ca.utf8.count > GossipEngine.strangerPrecision, cb.utf8.count > GossipEngine.strangerPrecision
         else { return false }
         if p.center.distance(to: q.center) <= GossipEngine.directoryNearMeters { return true }
-        var fences = 0
-        for scope in packs where !scope.isPrivate {
-            guard let f = scope.fence else { continue }
-            if f.contains(cell: p) && f.contains(cell: q) { return true }
-            fences += 1
-            if fences >= Self.capacity { break }
-        }
-        return false
+        return fences.contains { $0.contains(cell: p) && $0.contains(cell: q) }
     }
 
     /// Takes one pair from `member`'s allowance.
@@ -134,6 +126,7 @@ extension GossipEngine {
     /// The fences two members may share (`IntroductionState.share`): our live packs', not
     /// invite-only ones (whose fence only their holders know).
     mutating func noteFences(_ replica: Replica, nowMs: UInt64) {
-        reach.introductions.packs = spread.packViews.liveScopes(replica, nowMs: nowMs)
+        let scopes = spread.packViews.liveScopes(replica, nowMs: nowMs)
+        reach.introductions.fences = Array(scopes.lazy.filter { !$0.isPrivate }.compactMap(\.fence).prefix(IntroductionState.capacity))
     }
 }
