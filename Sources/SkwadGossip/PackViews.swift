@@ -12,7 +12,7 @@ import SkwadReplica
 /// (`Replica.packsStamp`) counts.
 ///
 /// The directory of a perspective is kept as the set of live packs it selects (a bit per
-/// pack), and its items are read from every live pack's entries, sorted once: a node pulls
+/// pack), and its items are read from the live packs' geneses and edits, each sorted once: a node pulls
 /// from and answers many cells, and keeping whole item lists for only 8 of them missed most
 /// of the time. Bounded: at most `directoryPerspectives` cells or pairs, the oldest
 /// forgotten first.
@@ -40,12 +40,14 @@ struct PackViewCache: Sendable {
         /// The deleted packs with directory entries (`deletedEntries`). The directory's packs
         /// are `scopes`, then these (`directoryScope`): one array of the live packs, not two.
         var deleted: [PackScope] = []
+        /// Per directory pack, its genesis (the replica's own op, shared: 8 bytes a pack).
+        var geneses: [SignedOp] = []
         /// Indices into the directory's packs, oldest genesis first (by genesis (hlc, id)):
-        /// the capacity rule.
+        /// the capacity rule, and the geneses' order among the directory's items.
         var byAge: [Int] = []
-        /// Every entry (genesis and edits, or genesis and deletion) of every directory pack,
-        /// sorted by (hlc, id), with its pack.
-        var entries: [(item: Reconciliation.Item, pack: Int)] = []
+        /// The other entries of the directory packs (edits, deletions), sorted by (hlc, id),
+        /// with their pack. A directory's items are these merged with the geneses by age.
+        var edits: [(item: Reconciliation.Item, pack: Int)] = []
 
         var directoryCount: Int { scopes.count + deleted.count }
         func directoryScope(_ i: Int) -> PackScope { i < scopes.count ? scopes[i] : deleted[i - scopes.count] }
@@ -58,14 +60,15 @@ struct PackViewCache: Sendable {
             // Sorted as small (key, index) tuples: a comparison that reads an entry copies it.
             var ages: [(hlc: HLC, id: OpID, pack: Int)] = []
             ages.reserveCapacity(live.count + gone.count)
+            geneses.reserveCapacity(live.count + gone.count)
             for (i, p) in (live + gone).enumerated() {
                 ages.append((p.genesis.hlc, p.genesis.id, i))
-                entries.append((p.genesis, i))
-                for e in p.edits { entries.append((e, i)) }
+                geneses.append(p.genesis)
+                for e in p.edits { edits.append((e, i)) }
             }
             ages.sort { ($0.hlc, $0.id) < ($1.hlc, $1.id) }
             byAge = ages.map(\.pack)
-            entries.sort { ($0.item.hlc, $0.item.id) < ($1.item.hlc, $1.item.id) }
+            edits.sort { ($0.item.hlc, $0.item.id) < ($1.item.hlc, $1.item.id) }
         }
     }
 
@@ -141,8 +144,18 @@ struct PackViewCache: Sendable {
                 n += 1
             }
         }
+        // The chosen geneses (by age: ascending (hlc, id)) merged with their edits.
         var items: [Reconciliation.Item] = []
-        for e in live.entries where has(chosen, e.pack) { items.append(e.item) }
+        var e = 0
+        for i in live.byAge where has(chosen, i) {
+            let g = (hlc: live.geneses[i].hlc, id: live.geneses[i].id)
+            while e < live.edits.count, (live.edits[e].item.hlc, live.edits[e].item.id) < (g.hlc, g.id) {
+                if has(chosen, live.edits[e].pack) { items.append(live.edits[e].item) }
+                e += 1
+            }
+            items.append(g)
+        }
+        for rest in live.edits[e...] where has(chosen, rest.pack) { items.append(rest.item) }
         return items
     }
 }

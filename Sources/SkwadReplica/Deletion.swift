@@ -57,18 +57,18 @@ extension Replica {
 
     /// The directory entries of deleted packs: genesis and the deletion that counts, for packs
     /// deleted and not yet purged and for tombstones with a proof, sorted by id.
-    func goneEntries() -> [(scope: PackScope, genesis: (hlc: HLC, id: OpID), edits: [(hlc: HLC, id: OpID)])] {
-        var out: [(scope: PackScope, genesis: (hlc: HLC, id: OpID), edits: [(hlc: HLC, id: OpID)])] = []
+    func goneEntries() -> [(scope: PackScope, genesis: SignedOp, edits: [(hlc: HLC, id: OpID)])] {
+        var out: [(scope: PackScope, genesis: SignedOp, edits: [(hlc: HLC, id: OpID)])] = []
         // Through indices: `for p in packs.values` copies each PackState (Directory.swift).
         var i = packs.startIndex
         while i != packs.endIndex {
             defer { i = packs.index(after: i) }
             guard let d = packs.values[i].deletion else { continue }
-            out.append((packs.values[i].scope, (packs.values[i].genesis.hlc, packs.values[i].genesis.id), [d]))
+            out.append((packs.values[i].scope, packs.values[i].genesis, [d]))
         }
         for t in tombstones.values {
             guard let proof = t.proof, let scope = goneScope(t.pack) else { continue }
-            out.append((scope, (proof.genesis.hlc, proof.genesis.id), [(proof.deletion.hlc, proof.deletion.id)]))
+            out.append((scope, proof.genesis, [(proof.deletion.hlc, proof.deletion.id)]))
         }
         out.sort { $0.scope.id < $1.scope.id }
         return out

@@ -35,7 +35,7 @@ extension Replica {
                 items.append((packs.values[at].genesis.hlc, packs.values[at].genesis.id))
                 if !packs.values[at].edits.isEmpty { items += packs.values[at].edits }
             } else {
-                items.append(gone[c.gone].genesis)
+                items.append((gone[c.gone].genesis.hlc, gone[c.gone].genesis.id))
                 items += gone[c.gone].edits
             }
         }
@@ -47,13 +47,13 @@ extension Replica {
     /// with its directory entry: its genesis and edits. `directoryItems` selects from these
     /// and from `deletedEntries`; the engine's view cache selects from them for many
     /// perspectives without reading the packs again.
-    public func directoryEntries(nowMs: UInt64) -> [(scope: PackScope, genesis: (hlc: HLC, id: OpID), edits: [(hlc: HLC, id: OpID)])] {
-        var out: [(scope: PackScope, genesis: (hlc: HLC, id: OpID), edits: [(hlc: HLC, id: OpID)])] = []
+    public func directoryEntries(nowMs: UInt64) -> [(scope: PackScope, genesis: SignedOp, edits: [(hlc: HLC, id: OpID)])] {
+        var out: [(scope: PackScope, genesis: SignedOp, edits: [(hlc: HLC, id: OpID)])] = []
         var i = packs.startIndex
         while i != packs.endIndex {
             defer { i = packs.index(after: i) }
             guard !packs.values[i].deleted, !packs.values[i].isExpired(nowMs: nowMs) else { continue }
-            out.append((packs.values[i].scope, (packs.values[i].genesis.hlc, packs.values[i].genesis.id), packs.values[i].edits))
+            out.append((packs.values[i].scope, packs.values[i].genesis, packs.values[i].edits))
         }
         out.sort { $0.scope.id < $1.scope.id }
         return out
@@ -61,7 +61,7 @@ extension Replica {
 
     /// The directory entries of deleted packs (genesis and the deletion that counts), whether
     /// their ops are still held or only their tombstones, sorted by id (PROTOCOL §11a).
-    public func deletedEntries() -> [(scope: PackScope, genesis: (hlc: HLC, id: OpID), edits: [(hlc: HLC, id: OpID)])] {
+    public func deletedEntries() -> [(scope: PackScope, genesis: SignedOp, edits: [(hlc: HLC, id: OpID)])] {
         goneEntries()
     }
 
