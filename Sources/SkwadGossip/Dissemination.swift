@@ -139,6 +139,7 @@ extension GossipEngine {
                 }
             }
             guard limits.pseudonym.count < config.pseudonymMemory else { stats.drop(.pseudonymRateLimited); return ([], nil) }
+            limits.pseudonym.forgetRefilledBeforeGrowing(nowMs: nowMs)
             limits.pseudonym[op.author] = TokenBucket(
                 rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute,
                 nowMs: nowMs)

@@ -24,6 +24,19 @@ struct TokenBucket: Sendable {
     var refillMs: UInt64 { rate > 0 ? UInt64(min(burst / rate * 1000, 86_400_000).rounded(.up)) : .max }
 }
 
+extension Dictionary where Value == TokenBucket {
+    /// Before a new key: when the table's storage is full, forgets the buckets that have
+    /// refilled (exact: a new bucket starts full, and a kept one is not touched), so that the
+    /// table grows with the buckets in use, not with every key of the last sweep interval
+    /// (the pseudonyms of a directory's geneses, all met in a node's first seconds).
+    mutating func forgetRefilledBeforeGrowing(nowMs: UInt64) {
+        guard count >= capacity else { return }
+        self = filter {
+            var b = $0.value; return !b.isFull(nowMs: nowMs)
+        }
+    }
+}
+
 /// Per source address: a datagram bucket and a byte bucket (PROTOCOL §13), at most
 /// `capacity` addresses. When full, addresses idle long enough for their buckets to refill
 /// are forgotten (nothing is lost: a new bucket starts full), then the least recently heard

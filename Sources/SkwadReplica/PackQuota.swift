@@ -31,7 +31,12 @@ extension Replica {
     func displacementVictim(for genesis: SignedOp, arrival: Arrival?) -> PackID? {
         guard let arrival, !recentlyDisplaced.contains(genesis.id) else { return nil }
         var open: [String: [PackID]] = [:]
-        for (id, source) in remoteSource where isDisplaceable(id, here: arrival.here) { open[source, default: []].append(id) }
+        var i = packs.startIndex
+        while i != packs.endIndex {
+            defer { i = packs.index(after: i) }
+            guard let source = packs.values[i].remoteSource, isDisplaceable(packs.keys[i], here: arrival.here) else { continue }
+            open[source, default: []].append(packs.keys[i])
+        }
         let mine = (open[arrival.source]?.count ?? 0) + 1
         // The source holding the most displaceable packs (ties: the smallest name), if it
         // holds more than the newcomer's source would with the newcomer.
@@ -55,31 +60,34 @@ extension Replica {
     mutating func displace(_ id: PackID) {
         guard let p = packs[id] else { return }
         for entry in p.order where ops.removeValue(forKey: entry.id) != nil { evicted.append((id, entry.id)) }
-        packs.removeValue(forKey: id)
+        removePackState(id)
         directoryChanged()
-        forgetRemote(id)
         recentlyDisplaced.insert(id)
         recentlyDisplacedOrder.append(id)
         if recentlyDisplacedOrder.count > Self.recentlyDisplacedCapacity { recentlyDisplaced.remove(recentlyDisplacedOrder.removeFirst()) }
         displacedCount &+= 1
     }
 
-    mutating func rememberRemote(_ id: PackID, source: String) {
-        remoteSource[id] = source
-    }
-
-    mutating func forgetRemote(_ id: PackID) {
-        remoteSource.removeValue(forKey: id)
+    /// Takes a pack's state out of `packs`, keeping `remotePackCount`.
+    @discardableResult
+    mutating func removePackState(_ id: PackID) -> PackState? {
+        guard let p = packs.removeValue(forKey: id) else { return nil }
+        if p.remoteSource != nil { remotePackCount -= 1 }
+        return p
     }
 
     /// The node joined this pack: it no longer counts against the table of packs from
     /// others, and is never displaced.
-    public mutating func markOwn(_ id: PackID) { forgetRemote(id) }
+    public mutating func markOwn(_ id: PackID) {
+        guard packs[id]?.remoteSource != nil else { return }
+        packs[id]!.remoteSource = nil
+        remotePackCount -= 1
+    }
 
     /// Packs held per source in the table of packs from others (for `stats`).
     public var remotePacksBySource: [String: Int] {
         var out: [String: Int] = [:]
-        for s in remoteSource.values { out[s, default: 0] += 1 }
+        for p in packs.values { if let s = p.remoteSource { out[s, default: 0] += 1 } }
         return out
     }
 }

@@ -250,10 +250,14 @@ public struct PackState: Sendable {
 
     public let genesis: SignedOp
     private var box: Box?
+    /// A pack learned from others and not joined (the quota of PROTOCOL §4 rule 5,
+    /// PackQuota.swift): the network group its genesis came from. Nil: joined, admin, or ours.
+    var remoteSource: String?
 
     /// `opened`: an invite-only genesis's content opened with the pack's key.
-    init(genesis: SignedOp, opened: CreatePack? = nil, isAdmin: Bool) {
+    init(genesis: SignedOp, opened: CreatePack? = nil, isAdmin: Bool, remoteSource: String? = nil) {
         self.genesis = genesis
+        self.remoteSource = remoteSource
         if isAdmin { self[dynamicMember: \.isAdmin] = true }
         if let opened { self[dynamicMember: \.opened] = opened }
     }

@@ -80,8 +80,8 @@ extension Replica {
             let entries = p.order
             let genesis = p.genesis
             for e in entries { if let o = ops[e.id] { ops[e.id] = o.asReceived() } }
-            packs[pid] = nil
-            apply(genesis)
+            let source = removePackState(pid)?.remoteSource
+            apply(genesis, remoteSource: source)
             for e in entries where e.id != pid { if let o = ops[e.id] { apply(o) } }
             rebuildQueue.remove(pid)
         }

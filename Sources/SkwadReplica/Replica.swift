@@ -71,10 +71,9 @@ public struct Replica: Sendable {
     /// Tombstones whose deletion proof a smaller deletion replaced since the last
     /// `takeUpdatedTombstones` (the node writes them to its store).
     var updatedTombstones: [PackID] = []
-    /// Non-admin packs admitted from elsewhere and still held, with the network group each
-    /// came from (the quota of PROTOCOL §4 rule 5, PackQuota.swift).
-    var remoteSource: [PackID: String] = [:]
-    public var remotePackCount: Int { remoteSource.count }
+    /// Non-admin packs admitted from elsewhere and still held (each with the network group it
+    /// came from: `PackState.remoteSource`; the quota of PROTOCOL §4 rule 5, PackQuota.swift).
+    public internal(set) var remotePackCount = 0
     /// Packs displaced by the quota while the table was full, refused until they leave this
     /// bounded memory (`recentlyDisplacedCapacity`).
     var recentlyDisplaced: Set<PackID> = []
@@ -194,11 +193,12 @@ public struct Replica: Sendable {
             if pendingSince[op.packID] == nil { pendingSince[op.packID] = nowMs }
             return .pending
         }
+        var remote: String?
         if case .createPack = op.body.kind, !local, !config.adminKeys.contains(op.author) {
             if remotePackCount >= config.maxRemotePacks, let victim = displacementVictim(for: op, arrival: arrival) { displace(victim) }
-            rememberRemote(op.id, source: arrival?.source ?? "")
+            remote = arrival?.source ?? ""
         }
-        apply(op)
+        apply(op, remoteSource: remote)
         rebuildQueued()
         var admitted = [op]
         if case .createPack = op.body.kind, let held = pending.removeValue(forKey: op.id) {
@@ -225,14 +225,17 @@ public struct Replica: Sendable {
     }
 
     /// Adds an op to the set and its indexes. No checks: callers checked, or trust the source.
-    mutating func apply(_ received: SignedOp) {
+    /// `remoteSource`: a genesis learned from others, from that network group.
+    mutating func apply(_ received: SignedOp, remoteSource: String? = nil) {
         var op = received
         ops[op.id] = op
         if case .createPack(let c) = op.body.kind {
             if packs[op.id] == nil {
                 var opened: CreatePack?
                 if c.inviteOnly, let k = packKeys[op.id]?[0] { opened = PrivatePack.openMeta(c, key: k) }
-                packs[op.id] = PackState(genesis: op, opened: opened, isAdmin: config.adminKeys.contains(op.author))
+                packs[op.id] = PackState(
+                    genesis: op, opened: opened, isAdmin: config.adminKeys.contains(op.author), remoteSource: remoteSource)
+                if remoteSource != nil { remotePackCount += 1 }
                 directoryChanged()
             }
             return
@@ -369,8 +372,8 @@ public struct Replica: Sendable {
         rebuildProofIndex()
         for op in trusted where ops[op.id] == nil {
             if case .createPack = op.body.kind {
-                apply(op)
-                if !own.contains(op.id), !config.adminKeys.contains(op.author) { rememberRemote(op.id, source: Self.restoredSource) }
+                let remote = !own.contains(op.id) && !config.adminKeys.contains(op.author)
+                apply(op, remoteSource: remote ? Self.restoredSource : nil)
             }
         }
         for op in trusted where ops[op.id] == nil {
@@ -392,10 +395,9 @@ public struct Replica: Sendable {
             if p.deleted { reason = .deleted } else if let after = p.purgeAfterMs, nowMs >= after { reason = .expired } else { continue }
             let proof = p.deletion.flatMap { d in ops[d.id].map { DeletionProof(genesis: p.genesis, deletion: $0) } }
             for entry in p.order { ops.removeValue(forKey: entry.id) }
-            packs.removeValue(forKey: id)
+            removePackState(id)
             packKeys[id] = nil
             directoryChanged()
-            forgetRemote(id)
             let t = Tombstone(
                 pack: id, reason: reason, expiresMs: p.isAdmin ? nil : p.createdMs &+ Lifetime.maxMs &+ Lifetime.purgeGraceMs,
                 proof: proof)
