@@ -118,6 +118,7 @@ final class ProgressBar {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) })
         else { return nil }
-        return Double(line.split(separator: " ").dropFirst().first ?? "")
+        // "VmRSS:\t  830000 kB", or with no space at all after the tab for larger values.
+        return Double(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "")
     }
 }
