@@ -1,0 +1,30 @@
+import Testing
+@testable import SkwadGossip
+
+/// A table of token buckets (the per-pseudonym limits) forgets the buckets that have refilled
+/// before its storage grows: it stays the size of the buckets in use, and what a kept bucket
+/// allows does not change.
+@Suite struct TokenBucketTableTests {
+    @Test func aFullTableForgetsOnlyRefilledBucketsBeforeGrowing() {
+        var table: [Int: TokenBucket] = [:]
+        table.reserveCapacity(12)
+        var k = 0
+        while table.count < table.capacity {
+            table[k] = TokenBucket(rate: 2, burst: 120, nowMs: 0)
+            _ = table[k]!.take(1, nowMs: 0)
+            k += 1
+        }
+        let full = table.count
+        // One bucket drained at 900 ms: not refilled at 1,000 ms (the rest are, after 0.5 s).
+        for _ in 0..<100 { _ = table[0]!.take(1, nowMs: 900) }
+        let drained = table[0]!
+        table.forgetRefilledBeforeGrowing(nowMs: 1_000)
+        #expect(full > 1 && table.count == 1)
+        #expect(table[0]!.tokens == drained.tokens && table[0]!.lastMs == drained.lastMs)
+        // Below its capacity the table is left as it is.
+        var small: [Int: TokenBucket] = [0: TokenBucket(rate: 2, burst: 120, nowMs: 0)]
+        small.reserveCapacity(8)
+        small.forgetRefilledBeforeGrowing(nowMs: 10_000)
+        #expect(small.count == 1)
+    }
+}
