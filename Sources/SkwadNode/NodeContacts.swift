@@ -49,7 +49,7 @@ extension Node {
         let perAddress = max(1000, waitMs / UInt64(targets.count))
         var answered: [String] = [], forged = false
         for text in targets {
-            guard let addr = try? PeerAddress(describe(UDPTransport.resolve(text))) else { continue }
+            guard let addr = try? peerAddress(text) else { continue }
             switch await prove(addr, fingerprint: c.fingerprint, waitMs: perAddress) {
             case .proven:
                 var pack: PackSummary?
@@ -73,8 +73,7 @@ extension Node {
     /// Returns the address linked.
     public func link(_ text: String, waitMs: UInt64 = 5000) async throws -> String {
         guard network != nil else { throw NodeError("go online first: connecting links this node to another") }
-        let addr: PeerAddress
-        do { addr = PeerAddress(describe(try UDPTransport.resolve(text))) } catch { throw NodeError("cannot reach \(text): \(error)") }
+        let addr = try peerAddress(text)
         guard addr.value != listenAddress, !reachableAddresses.contains(addr.value) else {
             throw NodeError("that is this node's own address")
         }

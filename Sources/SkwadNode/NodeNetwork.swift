@@ -109,9 +109,12 @@ extension Node {
     /// Joins through a member's address (from a join code), as through a seed, once.
     func contact(_ text: String) throws {
         guard network != nil else { throw NodeError("go online first: joining reaches the pack through a member") }
-        let addr: PeerAddress
-        do { addr = PeerAddress(describe(try UDPTransport.resolve(text))) } catch { throw NodeError("cannot reach \(text): \(error)") }
-        carryOut(network!.engine.introduce(addr, nowMs: now()).directives)
+        carryOut(network!.engine.introduce(try peerAddress(text), nowMs: now()).directives)
+    }
+
+    /// The address "host:port" names (a host name resolved), or a one-line reason.
+    func peerAddress(_ text: String) throws -> PeerAddress {
+        do { return PeerAddress(describe(try UDPTransport.resolve(text))) } catch { throw NodeError("cannot reach \(text): \(error)") }
     }
 
     public var listenAddress: String? { network.map { $0.transport.localAddress.value } }

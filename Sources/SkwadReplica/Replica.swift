@@ -102,13 +102,8 @@ public struct Replica: Sendable {
     public func hasPack(_ id: PackID) -> Bool { packs.keys.contains(id) }
     public func packIDs() -> [PackID] { packs.keys.sorted() }
 
-    /// What the geofence rule needs of a pack, read without copying its state.
-    /// (Through the optional: the optimizer reads the three fields out of it, where
-    /// `packs.values[i].fence` copied the whole PackState, perf.)
-    public func scope(_ id: PackID) -> PackScope? {
-        guard let p = packs[id] else { return nil }
-        return PackScope(id: id, fence: p.fence, locked: p.locked, isAdmin: p.isAdmin, isPrivate: p.isPrivate)
-    }
+    /// What the geofence rule needs of a pack (its genesis read once: every op admitted asks).
+    public func scope(_ id: PackID) -> PackScope? { packs[id]?.scope }
 
     /// Known, not deleted, not expired packs, sorted, with their scope.
     public func liveScopes(nowMs: UInt64) -> [PackScope] {
