@@ -84,6 +84,9 @@ let package = Package(
         // Test fixtures only (op factory, manual clock, timeouts, a wire peer on a loopback
         // socket); re-exports SkwadLab. Never linked by the `skwad` product.
         .target(name: "SkwadTestKit", dependencies: ["SkwadReplica", "SkwadGossip", "SkwadLab"]),
+        // The `.heavy` test trait: tests that compute for seconds run on low-priority threads
+        // of their own, so that one `swift test` process also runs the tests on wall-clock time.
+        .target(name: "SkwadTestTraits"),
         // The benchmarks `skwad bench` runs (in-process nodes, a sprayed node, child processes).
         .target(
             name: "SkwadBench",
@@ -105,21 +108,21 @@ let package = Package(
 
         .testTarget(name: "SkwadCryptoTests", dependencies: ["SkwadCrypto"]),
         .testTarget(name: "SkwadModelTests", dependencies: ["SkwadModel", "SkwadTestKit"]),
-        .testTarget(name: "SkwadReplicaTests", dependencies: ["SkwadReplica", "SkwadTestKit"]),
+        .testTarget(name: "SkwadReplicaTests", dependencies: ["SkwadReplica", "SkwadTestKit", "SkwadTestTraits"]),
         .testTarget(
             name: "SkwadStoreTests",
             dependencies: [
-                "SkwadStore", "SkwadTestKit",
+                "SkwadStore", "SkwadTestKit", "SkwadTestTraits",
                 .product(name: "GRDB", package: "GRDB.swift")
             ]),
-        .testTarget(name: "SkwadGossipTests", dependencies: ["SkwadGossip", "SkwadTestKit"]),
+        .testTarget(name: "SkwadGossipTests", dependencies: ["SkwadGossip", "SkwadTestKit", "SkwadTestTraits"]),
         .testTarget(
             name: "SkwadNodeTests",
             dependencies: [
                 "SkwadNode", "SkwadStore", "SkwadTestKit",
                 .product(name: "GRDB", package: "GRDB.swift")
             ]),
-        .testTarget(name: "SkwadSimTests", dependencies: ["SkwadSim", "SkwadTestKit"]),
+        .testTarget(name: "SkwadSimTests", dependencies: ["SkwadSim", "SkwadTestKit", "SkwadTestTraits"]),
         .testTarget(name: "SkwadREPLTests", dependencies: ["SkwadREPL", "SkwadTestKit"]),
         .testTarget(name: "skwadTests", dependencies: ["SkwadTestKit", "SkwadStore"])
     ],

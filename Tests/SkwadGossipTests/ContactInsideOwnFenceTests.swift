@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Testing
 import SkwadModel
 import SkwadReplica
@@ -6,7 +7,7 @@ import SkwadTestKit
 
 /// Remote contacts (PROTOCOL §9): a member inside a small fence whose active and vicinity
 /// links all stand outside it looks for a contact inside; one heard link inside ends the need.
-@Suite struct ContactInsideOwnFenceTests {
+@Suite(.heavy) struct ContactInsideOwnFenceTests {
     @Test func aMemberWithNoLinkInsideItsFenceLooksForAContactThere() throws {
         var f = OpFactory(seed: 15, floors: false)
         let alpha = f.user()

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Testing
 import SkwadModel
 @testable import SkwadGossip
@@ -21,7 +22,7 @@ final class FilteringNats: @unchecked Sendable {
 }
 
 /// The overlay prefers direct links (PROTOCOL §9 "Direct links first").
-@Suite struct DirectPreferenceTests {
+@Suite(.heavy) struct DirectPreferenceTests {
     /// Two nodes linked through the relay after a failed punch; then their NATs let a punch
     /// through (filtering only, as endpoint-independent NATs): the relayed link's direct tries,
     /// sent by both ends on one schedule, link them directly, the relayed link is retired at

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Testing
 import SkwadModel
 import SkwadReplica
@@ -6,7 +7,7 @@ import SkwadTestKit
 
 /// Eviction protection (PROTOCOL §9): the member a newcomer displaces is never one of the
 /// longest-standing; among the rest it comes from the most crowded network group.
-@Suite struct EvictionProtectionTests {
+@Suite(.heavy) struct EvictionProtectionTests {
     /// A full view of five members promoted at times 10, 20, … 50.
     static func fullTable(_ addresses: [String]) -> PeerTable {
         var t = PeerTable(config: GossipConfig())

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Testing
 import SkwadCrypto
 import SkwadModel
@@ -5,7 +6,7 @@ import SkwadReplica
 @testable import SkwadGossip
 import SkwadTestKit
 
-@Suite struct GeofenceTests {
+@Suite(.heavy) struct GeofenceTests {
     @Test func aNodeOutsideALockedPackReceivesNoneOfItsOps() throws {
         let inside = Geohash.encode(try GeoPoint(lat: 40.4433, lon: -79.9436), precision: 7)
         let outside = Geohash.encode(try GeoPoint(lat: 40.60, lon: -79.9436), precision: 7)

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Foundation
 import Testing
 import SkwadModel
@@ -9,7 +10,7 @@ import SkwadTestKit
 /// as the active view), a fenced pack, a long idle window (every round backed off to its
 /// quiet interval), then one author posting a second apart. Each post must reach every node
 /// by the stem and the tree, not by a stem's fail-safe (a second or more).
-@Suite struct IdleThenPostTests {
+@Suite(.heavy) struct IdleThenPostTests {
     @Test func postsAfterAnIdleWindowReachAllWithoutAFailsafe() throws {
         let here = try GeoPoint(lat: 40.4433, lon: -79.9436)
         let cell = Geohash.encode(here, precision: 7)

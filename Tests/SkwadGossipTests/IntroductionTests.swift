@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Foundation
 import Testing
 import SkwadCrypto
@@ -9,7 +10,7 @@ import SkwadTestKit
 /// each driven by `HostilePeer`s against a real engine: who may introduce, what an
 /// introduction makes a node send to an address nobody proved (never more than 3x the
 /// introduction's own size), floods, and who gets introduced.
-@Suite struct IntroductionTests {
+@Suite(.heavy) struct IntroductionTests {
     static let t0: UInt64 = 1_790_000_000_000
     static let victim = PeerAddress("198.51.100.9:4444")
 

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Foundation
 import Testing
 import SkwadModel
@@ -9,7 +10,7 @@ import SkwadTestKit
 /// join, ops from random authors reach every node by the eager tree, not by lazy repair
 /// (an IHAVE and a graft cost a tick and `graftTimeoutMs`, 150 ms and more), and the tree's
 /// eager links stay symmetric and connected (PROTOCOL §10).
-@Suite struct LatencyTests {
+@Suite(.heavy) struct LatencyTests {
     /// Nodes reachable from node 0 over links that both ends hold eager.
     static func eagerReach(_ h: Harness) -> Int {
         var seen: Set<Int> = [0], stack = [0]

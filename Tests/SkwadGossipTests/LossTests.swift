@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Foundation
 import Testing
 import SkwadModel
@@ -6,7 +7,7 @@ import SkwadReplica
 import SkwadTestKit
 
 /// Campus Wi-Fi loses datagrams: 1 % loss must cost time, never links or ops.
-@Suite struct LossTests {
+@Suite(.heavy) struct LossTests {
     /// Before the fix, at 3 % a node ended with no links and missed every post: the seed had
     /// given up on it (dropping its session) while it kept sending on its own end.
     @Test(arguments: [0.01, 0.03, 0.05]) func lossCostsNeitherLinksNorOps(loss: Double) throws {

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Testing
 import SkwadCrypto
 import SkwadModel
@@ -5,7 +6,7 @@ import SkwadReplica
 @testable import SkwadGossip
 import SkwadTestKit
 
-@Suite struct MembershipTests {
+@Suite(.heavy) struct MembershipTests {
     @Test func aHerdOfAHundredJoiningOneSeedConvergesInSeconds() {
         var h = Harness(count: 100)
         h.start { i in i == 0 ? [] : [0] }

@@ -1,10 +1,11 @@
+import SkwadTestTraits
 import Testing
 import SkwadModel
 @testable import SkwadGossip
 
 /// The peer table keeps its capacities and invariants under any sequence of operations
 /// (PROTOCOL §9, "Peer table"): a seeded random walk over every transition, role or fact.
-@Suite struct PeerTableTests {
+@Suite(.heavy) struct PeerTableTests {
     static let cells = ["u4pruyd", "u4pruyf", "u4pruyg", "u4prv00", "gcpvj0d", "dr5regw"]
 
     static func check(_ t: PeerTable, me: PeerAddress) {

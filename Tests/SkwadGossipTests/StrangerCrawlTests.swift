@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Foundation
 import Testing
 import SkwadModel
@@ -10,7 +11,7 @@ import SkwadTestKit
 /// node, claiming to stand in the cell of the node it asks so that it enters that node's
 /// vicinity view, walking `target` over the city, answering the exchanges it is asked for —
 /// once mapped every node's address to its 150 m cell within a minute.
-@Suite struct StrangerCrawlTests {
+@Suite(.heavy) struct StrangerCrawlTests {
     /// 50 nodes on a 7 × 8 grid about 400 m apart (precision-7 cells).
     static func cell(_ i: Int) -> String {
         Geohash.encode(try! GeoPoint(lat: 40.425 + Double(i / 7) * 0.0036, lon: -79.975 + Double(i % 7) * 0.0047), precision: 7)

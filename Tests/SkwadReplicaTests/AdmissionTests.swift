@@ -1,10 +1,11 @@
+import SkwadTestTraits
 import Testing
 import SkwadCrypto
 import SkwadModel
 @testable import SkwadReplica
 import SkwadTestKit
 
-@Suite struct AdmissionTests {
+@Suite(.heavy) struct AdmissionTests {
     var f = OpFactory(seed: 1)
     lazy var alice = f.user()
     lazy var bob = f.user()

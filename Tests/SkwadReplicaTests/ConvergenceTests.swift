@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Testing
 import SkwadCrypto
 import SkwadModel
@@ -79,7 +80,7 @@ struct History {
     }
 }
 
-@Suite struct ConvergenceTests {
+@Suite(.heavy) struct ConvergenceTests {
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func randomOrdersWithDuplicatesGiveIdenticalViews(seed: UInt64) {
         let h = History(seed: seed, count: 120)

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Testing
 import SkwadCrypto
 import SkwadModel
@@ -6,7 +7,7 @@ import SkwadTestKit
 
 /// Issue 10, finding 5: the network is not free. Stamp floors, a cap on packs learned from
 /// others, tombstones that expire once they block nothing.
-@Suite struct IdentityPriceTests {
+@Suite(.heavy) struct IdentityPriceTests {
     var f = OpFactory(seed: 55)
 
     func rejection(_ o: AdmitOutcome) -> Rejection? { if case .rejected(let r, _) = o { r } else { nil } }

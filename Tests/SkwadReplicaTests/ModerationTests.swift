@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Testing
 import SkwadCrypto
 import SkwadModel
@@ -6,7 +7,7 @@ import SkwadTestKit
 
 /// Issue 11, part A: hide/unhide by moderators only, edits by the author only, reports
 /// sealed to moderators, the report rate, and the same-pack rule for all of them.
-@Suite struct ModerationTests {
+@Suite(.heavy) struct ModerationTests {
     var f = OpFactory(seed: 1111)
 
     func rejection(_ o: AdmitOutcome) -> Rejection? { if case .rejected(let r, _) = o { r } else { nil } }

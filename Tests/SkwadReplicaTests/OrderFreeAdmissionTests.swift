@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Testing
 import SkwadCrypto
 import SkwadModel
@@ -8,7 +9,7 @@ import SkwadTestKit
 /// (PROTOCOL §4). Random op sets — every op kind, location claims on every kind (inside,
 /// outside, absent), duplicates, forged and out-of-fence ops, pack deletions — fed to several
 /// replicas in random orders give identical op sets and identical views.
-@Suite struct OrderFreeAdmissionTests {
+@Suite(.heavy) struct OrderFreeAdmissionTests {
     /// A random history over a locked fenced pack and an open one.
     struct Mix {
         var deliveries: [[UInt8]] = []

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Testing
 import SkwadCrypto
 import SkwadModel
@@ -6,7 +7,7 @@ import SkwadTestKit
 
 /// Issue 27: places, reviews and the landlord's reply; every rule that relates ops is decided
 /// in the views (PROTOCOL.md §5, places).
-@Suite struct PlaceTests {
+@Suite(.heavy) struct PlaceTests {
     var f = OpFactory(seed: 2727)
 
     mutating func admitAll(_ r: inout Replica, _ ops: [SignedOp]) {

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Testing
 import SkwadCrypto
 import SkwadModel
@@ -6,7 +7,7 @@ import SkwadTestKit
 
 /// Issue 10, findings 1 and 8: an op counts only against targets of its own pack, and a
 /// pseudonym's vote on its own post or comment does not count.
-@Suite struct SamePackTests {
+@Suite(.heavy) struct SamePackTests {
     var f = OpFactory(seed: 1010)
 
     mutating func admitAll(_ r: inout Replica, _ ops: [SignedOp]) {

@@ -1,10 +1,11 @@
+import SkwadTestTraits
 import Testing
 import SkwadCrypto
 import SkwadModel
 import SkwadReplica
 import SkwadTestKit
 
-@Suite struct ViewTests {
+@Suite(.heavy) struct ViewTests {
     var f = OpFactory(seed: 42)
 
     mutating func admitAll(_ r: inout Replica, _ ops: [SignedOp]) {

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Testing
 import SkwadModel
 import SkwadReplica
@@ -5,7 +6,7 @@ import SkwadReplica
 
 /// Multi-node runs over real replicas: after partitions, heavy loss and churn, every member
 /// of every pack ends with the same, complete view, and no locked pack leaks.
-@Suite struct ConvergenceTests {
+@Suite(.heavy) struct ConvergenceTests {
     @Test func partitionHeals() throws {
         let s = try scenario(smallCampus + "\n[[partition]]\nstart_ms = 2000\nheal_ms = 25000\nby = \"longitude\"\n")
         let result = simulate(scenario: s, seed: 3)

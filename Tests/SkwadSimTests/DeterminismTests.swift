@@ -1,8 +1,9 @@
+import SkwadTestTraits
 import Foundation
 import Testing
 @testable import SkwadSim
 
-@Suite struct DeterminismTests {
+@Suite(.heavy) struct DeterminismTests {
     static let busy = [
         "network.loss=0.1", "network.bandwidth_bytes_per_s=200000", "churn.fraction=0.2", "churn.end_ms=25000",
         "strategy.strategies=[\"push-pull\", \"rumor-feedback-coin\", \"pull\"]", "strategy.phase=random"
@@ -32,7 +33,7 @@ import Testing
 /// The simulator on two threads (ParallelWindow.swift) gives the report, time series and
 /// final replicas of one thread, byte for byte: Skwad's engine and the baselines, under loss,
 /// churn and a partition (events that end a window), and the signature counts too.
-@Suite struct ParallelWindowTests {
+@Suite(.heavy) struct ParallelWindowTests {
     @Test func twoThreadsGiveTheBytesOfOne() throws {
         let text = smallCampus + "\n[[partition]]\nstart_ms = 3000\nheal_ms = 9000\nby = \"random\"\n"
         for strategies in ["[\"skwad\"]", "[\"push-pull\", \"rumor-feedback-coin\"]"] {

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Testing
 import SkwadModel
 import SkwadReplica
@@ -7,7 +8,7 @@ import SkwadReplica
 /// eclipse attempts, floods, lying cells, silent dropping and relays of locked ops. Honest
 /// nodes still all get every op of their packs, and no honest node outside a locked fence
 /// holds one of its ops.
-@Suite struct HostileSimTests {
+@Suite(.heavy) struct HostileSimTests {
     static let hostile = """
 
         [hostile]

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Foundation
 import Testing
 import SkwadTestKit
@@ -30,7 +31,7 @@ func referencePushRounds(n: Int, rng: inout SplitMix64) -> Int {
     return rounds
 }
 
-@Suite struct LiteratureTests {
+@Suite(.heavy) struct LiteratureTests {
     /// Push anti-entropy at N = 1000 against Pittel (1987): everyone informed after
     /// log2 N + ln N + O(1) rounds. The leading terms give 16.87; the expectation carries a
     /// constant of about +1.3 at this N (Doerr & Künnemann 2014 bound it in

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Testing
 import SkwadModel
 import SkwadReplica
@@ -7,7 +8,7 @@ import SkwadReplica
 /// reconciliation, the geofence rule), one per node, in multi-node simulations: after a
 /// partition, under 30 % loss and through churn, every member of every pack ends with the
 /// same view, and no locked pack's op reaches a node outside its fence.
-@Suite struct SkwadEngineTests {
+@Suite(.heavy) struct SkwadEngineTests {
     static let skwad = "strategy.strategies=[\"skwad\"]"
 
     func run(_ extra: String = "", _ overrides: [String], seed: UInt64) throws -> SimulationResult {

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Foundation
 import Testing
 import SkwadCrypto
@@ -8,7 +9,7 @@ import GRDB
 
 /// Issue 11, part A: blocks, mutes and dismissed reports are local state that survives a
 /// reopen, toggles idempotently, and is bounded.
-@Suite struct LocalModerationStoreTests {
+@Suite(.heavy) struct LocalModerationStoreTests {
     @Test func blocksMutesAndDismissalsSurviveAReopen() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-localmod-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Foundation
 import Testing
 import SkwadModel
@@ -6,7 +7,7 @@ import SkwadReplica
 import SkwadTestKit
 
 /// The FTS5 index (Schema v6) following the op log, and the inbox's local state.
-@Suite struct SearchIndexTests {
+@Suite(.heavy) struct SearchIndexTests {
     @Test func postsAndCommentsAreFoundByAnyWordRankedAndPrefixMatched() throws {
         var f = OpFactory(seed: 21)
         let a = f.user(), b = f.user()

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Foundation
 import GRDB
 import Testing
@@ -14,7 +15,7 @@ func tempStorePath() -> String {
 
 func removeStore(_ path: String) { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
 
-@Suite struct StoreSafetyTests {
+@Suite(.heavy) struct StoreSafetyTests {
     @Test func fileStoreRunsInWALMode() throws {
         let path = tempStorePath()
         defer { removeStore(path) }

@@ -1,3 +1,4 @@
+import SkwadTestTraits
 import Foundation
 import Testing
 import SkwadModel
@@ -6,7 +7,7 @@ import SkwadReplica
 import GRDB
 import SkwadTestKit
 
-@Suite struct StoreTests {
+@Suite(.heavy) struct StoreTests {
     func tempPath() -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-store-\(UUID().uuidString)")
         try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
