@@ -510,9 +510,9 @@ struct PeerTable: Sendable {
     /// the same peer (DirectPreference.swift). Returns whether it was an active member.
     @discardableResult
     mutating func retire(_ p: PeerAddress) -> Bool {
-        guard let r = records[p] else { return false }
-        let wasMember = r.member != nil
-        if r.vicinity != nil { versions.vicinity += 1 }
+        // Bools, not the record: a reference held across `update` would make it copy the record.
+        guard let (wasMember, wasVicinity) = records[p].map({ ($0.member != nil, $0.vicinity != nil) }) else { return false }
+        if wasVicinity { versions.vicinity += 1 }
         if wasMember { versions.active += 1 }
         update(p) {
             $0.member = nil; $0.passiveCell = nil; $0.vicinity = nil; $0.remote = nil; $0.inbound = nil; $0.gone = nil
