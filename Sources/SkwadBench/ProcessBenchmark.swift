@@ -96,7 +96,7 @@ struct ProcessBenchmark {
         let body = String(repeating: "x", count: bodyBytes)
         let postBefore = try await snapshot(nodes)
         let tPosts = monotonicSeconds()
-        var titles: [String] = [], committed: [Double] = [], mintMs: [Double] = []
+        var titles: [String] = [], typed: [Double] = [], committed: [Double] = [], mintMs: [Double] = []
         for k in 0..<posts {
             let due = tPosts + Double(k * gapMs) / 1000
             let wait = due - monotonicSeconds()
@@ -109,7 +109,7 @@ struct ProcessBenchmark {
             // The reply's read time: the other nodes' arrivals are stamped the same way, so a
             // requester resumed late cannot make a delivery look earlier than the commit.
             let t = r[ChildNode.readAtKey] as? Double ?? monotonicSeconds()
-            titles.append(title); committed.append(t); mintMs.append((t - sent) * 1000)
+            titles.append(title); typed.append(sent); committed.append(t); mintMs.append((t - sent) * 1000)
         }
         let others = Array(nodes.dropFirst())
         let settleEnd = monotonicSeconds() + settle
@@ -132,7 +132,12 @@ struct ProcessBenchmark {
             let got = others.compactMap { $0.arrival(title) }.map { ($0 - committed[k]) * 1000 }
             report.everyNodeMs += got
             report.lostDeliveries += others.count - got.count
-            if got.count == others.count { report.lastNodeMs.append(got.max() ?? 0) } else { report.lostPosts += 1 }
+            if got.count == others.count {
+                report.lastNodeMs.append(got.max() ?? 0)
+                report.lastNodeEndToEndMs.append((got.max() ?? 0) + (committed[k] - typed[k]) * 1000)
+            } else {
+                report.lostPosts += 1
+            }
             report.lastNodeMsByPost.append(got.count == others.count ? got.max() : nil)
         }
         try checkAlive(nodes)

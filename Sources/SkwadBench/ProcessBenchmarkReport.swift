@@ -27,6 +27,11 @@ struct Report {
     var lastNodeMs: [Double] = []
     /// Per post, in order (nil: it did not reach every node): shows slow first posts.
     var lastNodeMsByPost: [Double?] = []
+    /// Per post that reached every node: from writing the `post` command to the last node's
+    /// event. Never negative, unlike `lastNodeMs`: node 0 sends the op before it writes its
+    /// reply, and the reply and the events are read from separate pipes, so on a loaded
+    /// machine (or when delivery takes less than the reply) an event can be read first.
+    var lastNodeEndToEndMs: [Double] = []
     var everyNodeMs: [Double] = []
     var lostPosts = 0
     /// Drop and rejection counters summed over the nodes at the end.
@@ -73,7 +78,7 @@ struct Report {
             "dead_peer_detected_s": Self.round(deadPeerSeconds, 2),
             "posts": postCommitMs.count, "lost_posts": lostPosts, "lost_deliveries": lostDeliveries,
             "last_node_ms": Self.summary(lastNodeMs), "last_node_ms_by_post": lastNodeMsByPost.map { Self.round($0) },
-            "every_node_ms": Self.summary(everyNodeMs),
+            "last_node_end_to_end_ms": Self.summary(lastNodeEndToEndMs), "every_node_ms": Self.summary(everyNodeMs),
             "post_commit_ms": Self.summary(postCommitMs), "drops": drops,
             "idle_ip_bytes_per_s_per_node": Self.summary(idleBytesPerSecond),
             "idle_per_s_per_node_by_kind": idleByKind.mapValues { Self.round($0, 2) },
