@@ -57,6 +57,6 @@ extension PeerAddress {
         guard inet_pton(AF_INET6, s, &addr) == 1 else { return nil }
         var buf = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         guard inet_ntop(AF_INET6, &addr, &buf, socklen_t(buf.count)) != nil else { return nil }
-        return String(cString: buf)
+        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

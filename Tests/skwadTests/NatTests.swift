@@ -25,8 +25,9 @@ import Testing
         var bed = NatTestbed()
         defer { bed.down() }
         try bed.up()
-        let p = try bed.publicNode()
-        let q = try bed.publicNode("pub2", ["--peer", NatTestbed.publicAddress])
+        // The two witnesses (the testbed stops them on every exit path).
+        _ = try bed.publicNode()
+        _ = try bed.publicNode("pub2", ["--peer", NatTestbed.publicAddress])
         let a = try bed.node("eim1", ["--peer", NatTestbed.publicAddress, "--peer", NatTestbed.publicAddress2])
         let c = try bed.node("sym3", ["--peer", NatTestbed.publicAddress, "--peer", NatTestbed.publicAddress2])
         #expect(await a.waitFor("reach.reflexive_witnesses 2", poll: "stats", seconds: 30))

@@ -112,7 +112,7 @@ public struct InMemoryNetwork<Model: LinkModel> {
     /// Starts every node's engine with the seeds `seeds(i)` names.
     public mutating func start(seeds: (Int) -> [Int]) {
         for i in nodes.indices {
-            let ds = nodes[i].engine.start(seeds: seeds(i).map(Self.address), nowMs: nowMs)
+            let ds = nodes[i].engine.start(seeds: seeds(i).map { MemoryAddress.of($0) }, nowMs: nowMs)
             apply(i, ds)
         }
     }

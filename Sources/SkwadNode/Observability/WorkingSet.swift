@@ -27,7 +27,7 @@ public enum WorkingSet {
             var candidate: (UInt, UInt)?
             var buf = [CChar](repeating: 0, count: 4096)
             while fgets(&buf, Int32(buf.count), f) != nil {
-                let line = String(cString: buf)
+                let line = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
                 if fields.count >= 5, fields[0].contains("-"), fields[1].count == 4 {
                     // A mapping's header: address perms offset dev inode [path]
