@@ -133,8 +133,9 @@ struct ProcessBenchmark {
             report.everyNodeMs += got
             report.lostDeliveries += others.count - got.count
             if got.count == others.count {
-                report.lastNodeMs.append(got.max() ?? 0)
-                report.lastNodeEndToEndMs.append((got.max() ?? 0) + (committed[k] - typed[k]) * 1000)
+                let last = got.max() ?? 0
+                report.lastNodeMs.append(last)
+                report.lastNodeEndToEndMs.append(last + (committed[k] - typed[k]) * 1000)
             } else {
                 report.lostPosts += 1
             }
