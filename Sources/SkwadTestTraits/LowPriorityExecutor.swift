@@ -53,8 +53,12 @@ public final class LowPriorityExecutor: TaskExecutor, @unchecked Sendable {
             while next == jobs.count { condition.wait() }
             let job = jobs[next]
             next += 1
+            // Jobs run are dropped once all have run, or once they are half the array.
             if next == jobs.count {
                 jobs.removeAll(keepingCapacity: true)
+                next = 0
+            } else if next >= 1024 && next * 2 >= jobs.count {
+                jobs.removeFirst(next)
                 next = 0
             }
             condition.unlock()
