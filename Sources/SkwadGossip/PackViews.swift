@@ -61,10 +61,13 @@ struct PackViewCache: Sendable {
             var ages: [(hlc: HLC, id: OpID, pack: Int)] = []
             ages.reserveCapacity(live.count + gone.count)
             geneses.reserveCapacity(live.count + gone.count)
-            for (i, p) in (live + gone).enumerated() {
-                ages.append((p.genesis.hlc, p.genesis.id, i))
-                geneses.append(p.genesis)
-                for e in p.edits { edits.append((e, i)) }
+            for (list, first) in [(live, 0), (gone, live.count)] {
+                for j in list.indices {
+                    let g = list[j].genesis
+                    ages.append((g.hlc, g.id, first + j))
+                    geneses.append(g)
+                    for e in list[j].edits { edits.append((e, first + j)) }
+                }
             }
             ages.sort { ($0.hlc, $0.id) < ($1.hlc, $1.id) }
             byAge = ages.map(\.pack)
