@@ -8,17 +8,20 @@ import SkwadCrypto
 /// held the whole value (the 2,000-node city spent 79 MB of 504 on the ops tables' slots
 /// alone; docs/BENCHMARKS.md "Where a simulated node's memory goes").
 public struct SignedOp: Hashable, Sendable {
-    private final class Parts: Sendable {
-        let envelope: Envelope
-        let id: OpID
-        let body: OpBody
+    /// Inlinable, with its accessors: a caller in another module that reads `op.body.kind`
+    /// then loads that field alone. Through an opaque getter it copied the whole body (every
+    /// reference in it retained and released) on each read, in every module that reads ops.
+    @usableFromInline final class Parts: Sendable {
+        @usableFromInline let envelope: Envelope
+        @usableFromInline let id: OpID
+        @usableFromInline let body: OpBody
         init(envelope: Envelope, id: OpID, body: OpBody) { self.envelope = envelope; self.id = id; self.body = body }
     }
 
-    private let parts: Parts
-    public var envelope: Envelope { parts.envelope }
-    public var id: OpID { parts.id }
-    public var body: OpBody { parts.body }
+    @usableFromInline let parts: Parts
+    @inlinable public var envelope: Envelope { parts.envelope }
+    @inlinable public var id: OpID { parts.id }
+    @inlinable public var body: OpBody { parts.body }
 
     public static func == (a: SignedOp, b: SignedOp) -> Bool {
         a.parts === b.parts || (a.id == b.id && a.envelope == b.envelope && a.body == b.body)
@@ -28,9 +31,9 @@ public struct SignedOp: Hashable, Sendable {
     public func hash(into h: inout Hasher) { h.combine(id) }
 
     /// The pack this op belongs to (its own id for `CreatePack`).
-    public var packID: PackID { body.packID ?? id }
-    public var author: PublicKey { body.author }
-    public var hlc: HLC { body.hlc }
+    @inlinable public var packID: PackID { parts.body.packID ?? parts.id }
+    @inlinable public var author: PublicKey { parts.body.author }
+    @inlinable public var hlc: HLC { parts.body.hlc }
 
     /// Trusted construction (e.g. reloading from the local store): no signature check.
     public init(trusted envelope: Envelope) throws {
