@@ -134,9 +134,7 @@ extension GossipEngine {
             // table costs one pass, not one per op.
             if limits.pseudonym.count >= config.pseudonymMemory && nowMs >= limits.nextSweepMs {
                 limits.nextSweepMs = nowMs + 1000
-                limits.pseudonym = limits.pseudonym.filter {
-                    var b = $0.value; return !b.isFull(nowMs: nowMs)
-                }
+                limits.pseudonym.forgetRefilled(nowMs: nowMs)
             }
             guard limits.pseudonym.count < config.pseudonymMemory else { stats.drop(.pseudonymRateLimited); return ([], nil) }
             limits.pseudonym.forgetRefilledBeforeGrowing(nowMs: nowMs)
@@ -172,12 +170,8 @@ extension GossipEngine {
     /// and per address (every `reviveIntervalMs`): a new bucket starts full, so only memory
     /// changes (most buckets refill within a second of their last op or datagram).
     mutating func sweepRateLimits(nowMs: UInt64) {
-        limits.pseudonym = limits.pseudonym.filter {
-            var b = $0.value; return !b.isFull(nowMs: nowMs)
-        }
-        limits.genesis = limits.genesis.filter {
-            var b = $0.value; return !b.isFull(nowMs: nowMs)
-        }
+        limits.pseudonym.forgetRefilled(nowMs: nowMs)
+        limits.genesis.forgetRefilled(nowMs: nowMs)
         channels.sweepLimits(nowMs: nowMs)
     }
 

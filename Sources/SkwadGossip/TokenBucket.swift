@@ -29,8 +29,17 @@ extension Dictionary where Value == TokenBucket {
     /// refilled (exact: a new bucket starts full, and a kept one is not touched), so that the
     /// table grows with the buckets in use, not with every key of the last sweep interval
     /// (the pseudonyms of a directory's geneses, all met in a node's first seconds).
+    /// A pass that frees little leaves room to double, as growing would: the next pass waits
+    /// until the table has doubled, so a run of new keys costs no pass per key.
     mutating func forgetRefilledBeforeGrowing(nowMs: UInt64) {
         guard count >= capacity else { return }
+        let before = count
+        forgetRefilled(nowMs: nowMs)
+        if count * 4 > before * 3 { reserveCapacity(before * 2) }
+    }
+
+    /// Forgets the buckets that have refilled (exact, as above).
+    mutating func forgetRefilled(nowMs: UInt64) {
         self = filter {
             var b = $0.value; return !b.isFull(nowMs: nowMs)
         }

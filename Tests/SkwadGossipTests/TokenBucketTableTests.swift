@@ -27,4 +27,20 @@ import Testing
         small.forgetRefilledBeforeGrowing(nowMs: 10_000)
         #expect(small.count == 1)
     }
+
+    /// A pass that frees little leaves room to double: the next keys cost no pass each.
+    @Test func aPassThatFreesLittleLeavesRoomToDouble() {
+        var table: [Int: TokenBucket] = [:]
+        table.reserveCapacity(12)
+        var k = 0
+        while table.count < table.capacity {
+            table[k] = TokenBucket(rate: 2, burst: 120, nowMs: 0)
+            for _ in 0..<100 { _ = table[k]!.take(1, nowMs: 0) }  // drained: none refills by 1 s
+            k += 1
+        }
+        let full = table.count
+        table.forgetRefilledBeforeGrowing(nowMs: 1_000)
+        #expect(table.count == full)
+        #expect(table.capacity >= 2 * full)
+    }
 }
