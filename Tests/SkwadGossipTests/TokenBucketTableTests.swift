@@ -5,15 +5,21 @@ import Testing
 /// before its storage grows: it stays the size of the buckets in use, and what a kept bucket
 /// allows does not change.
 @Suite struct TokenBucketTableTests {
-    @Test func aFullTableForgetsOnlyRefilledBucketsBeforeGrowing() {
+    /// A table at its storage's capacity, each bucket having given `taken` tokens at 0 ms.
+    static func fullTable(taken: Int) -> [Int: TokenBucket] {
         var table: [Int: TokenBucket] = [:]
         table.reserveCapacity(12)
         var k = 0
         while table.count < table.capacity {
             table[k] = TokenBucket(rate: 2, burst: 120, nowMs: 0)
-            _ = table[k]!.take(1, nowMs: 0)
+            for _ in 0..<taken { _ = table[k]!.take(1, nowMs: 0) }
             k += 1
         }
+        return table
+    }
+
+    @Test func aFullTableForgetsOnlyRefilledBucketsBeforeGrowing() {
+        var table = Self.fullTable(taken: 1)
         let full = table.count
         // One bucket drained at 900 ms: not refilled at 1,000 ms (the rest are, after 0.5 s).
         for _ in 0..<100 { _ = table[0]!.take(1, nowMs: 900) }
@@ -30,14 +36,7 @@ import Testing
 
     /// A pass that frees little leaves room to double: the next keys cost no pass each.
     @Test func aPassThatFreesLittleLeavesRoomToDouble() {
-        var table: [Int: TokenBucket] = [:]
-        table.reserveCapacity(12)
-        var k = 0
-        while table.count < table.capacity {
-            table[k] = TokenBucket(rate: 2, burst: 120, nowMs: 0)
-            for _ in 0..<100 { _ = table[k]!.take(1, nowMs: 0) }  // drained: none refills by 1 s
-            k += 1
-        }
+        var table = Self.fullTable(taken: 100)  // drained: none refills by 1 s
         let full = table.count
         table.forgetRefilledBeforeGrowing(nowMs: 1_000)
         #expect(table.count == full)
