@@ -230,6 +230,15 @@ struct PeerTable: Sendable {
     var me: PeerAddress?
     /// One record per peer.
     private(set) var records: [PeerAddress: Record] = [:]
+    /// Counts changes to records and suspect cells: what `vicinityWorst` saw stays true
+    /// until it moves.
+    private var changes = 0
+    /// The last answer of `vicinityWorst`, per kind of newcomer (only named, or heard), with
+    /// the `changes` it was found at. A `Vicinity` message offers up to 16 entries to a full
+    /// view and most are turned away, which changes nothing: before, each walked the whole
+    /// view again (≈ 4 % of the 10,000-node city's time, perf).
+    private var worstMemo: (heard: WorstMemo?, named: WorstMemo?)
+    private struct WorstMemo { var changes: Int; var worst: (PeerAddress, VicinityEntry)? }
     /// Per field, the peers whose record holds it (kept by `update`).
     private var holders = [Set<PeerAddress>](repeating: [], count: Field.allCases.count)
 
@@ -259,7 +268,7 @@ struct PeerTable: Sendable {
     /// (`clearSuspect`) or `expireDead` forgets it (the oldest goes when full). One failure is
     /// not enough: on a lossy path an honest name fails now and then. (Kept by cell, not by peer.)
     struct Suspicion: Sendable { var failures: Int; var lastMs: UInt64 }
-    private(set) var suspectCells: [String: Suspicion] = [:]
+    private(set) var suspectCells: [String: Suspicion] = [:] { didSet { changes &+= 1 } }
     static let suspectCellCapacity = 32
     static let suspectFailures = 2
 
@@ -275,6 +284,7 @@ struct PeerTable: Sendable {
     /// Changes one record in place, keeps the field indexes, and drops the record once empty.
     @discardableResult
     private mutating func update<R>(_ p: PeerAddress, _ body: (inout Peer) -> R) -> R {
+        changes &+= 1
         let before: UInt16, after: UInt16, result: R
         if let i = records.index(forKey: p) {
             (before, after, result) = Self.change(&records.values[i], body)
@@ -620,21 +630,30 @@ struct PeerTable: Sendable {
     /// competes with the other names alone. Names claiming the nearest cells (liars claiming
     /// a fence's centre) cannot push out every verified entry. A name claiming a suspect cell
     /// ranks behind every other entry: it takes a free slot only, and is the first to go.
-    private func vicinityVictim(for e: VicinityEntry) -> PeerAddress? {
-        let view = vicinity
-        let named = e.lastHeardMs == 0
-        let onlyNames = named && view.values.reduce(0, { $0 + ($1.lastHeardMs == 0 ? 1 : 0) }) >= Self.namedVicinityShare(capacity.vicinity)
-        func behind(_ a: VicinityEntry, _ b: VicinityEntry) -> Bool {
-            let sa = isSuspectName(a), sb = isSuspectName(b)
-            return sa != sb ? sb : a.distance < b.distance
-        }
-        guard
-            let (far, entry) = view.filter({ !onlyNames || $0.value.lastHeardMs == 0 }).max(by: { a, b in
-                behind(a.value, b.value) || (!behind(b.value, a.value) && a.key < b.key)
-            }),
-            behind(e, entry)
-        else { return nil }
+    private mutating func vicinityVictim(for e: VicinityEntry) -> PeerAddress? {
+        guard let (far, entry) = vicinityWorst(named: e.lastHeardMs == 0), behindInVicinity(e, entry) else { return nil }
         return far
+    }
+
+    /// The entry that ranks last among those a newcomer competes with (`named`: one only
+    /// named by others), remembered until the table changes.
+    private mutating func vicinityWorst(named: Bool) -> (PeerAddress, VicinityEntry)? {
+        if let m = named ? worstMemo.named : worstMemo.heard, m.changes == changes { return m.worst }
+        let view = vicinity
+        let onlyNames = named && view.values.reduce(0, { $0 + ($1.lastHeardMs == 0 ? 1 : 0) }) >= Self.namedVicinityShare(capacity.vicinity)
+        let worst = view.filter({ !onlyNames || $0.value.lastHeardMs == 0 }).max(by: { a, b in
+            behindInVicinity(a.value, b.value) || (!behindInVicinity(b.value, a.value) && a.key < b.key)
+        })
+        let memo = WorstMemo(changes: changes, worst: worst.map { ($0.key, $0.value) })
+        if named { worstMemo.named = memo } else { worstMemo.heard = memo }
+        return memo.worst
+    }
+
+    /// Does `a` rank behind `b` for a vicinity slot? A suspect name behind everything else,
+    /// then the farther behind the nearer.
+    private func behindInVicinity(_ a: VicinityEntry, _ b: VicinityEntry) -> Bool {
+        let sa = isSuspectName(a), sb = isSuspectName(b)
+        return sa != sb ? sb : a.distance < b.distance
     }
 
     /// A vicinity entry only named by others, claiming a cell where a name never answered.
