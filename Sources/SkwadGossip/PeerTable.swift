@@ -235,7 +235,7 @@ struct PeerTable: Sendable {
     private var changes = 0
     /// The last answer of `vicinityWorst`, per kind of newcomer (only named, or heard), with
     /// the `changes` it was found at. A `Vicinity` message offers up to 16 entries to a full
-    /// view and most are turned away, which changes nothing: before, each walked the whole
+    /// view and most are turned away, which changes nothing: without it each walks the whole
     /// view again (≈ 4 % of the 10,000-node city's time, perf).
     private var worstMemo: (heard: WorstMemo?, named: WorstMemo?)
     private struct WorstMemo { var changes: Int; var worst: (PeerAddress, VicinityEntry)? }

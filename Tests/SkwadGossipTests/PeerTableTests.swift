@@ -106,6 +106,22 @@ import SkwadModel
         }
     }
 
+    /// A full view remembers its last-ranked entry between offers it turns away; any change
+    /// of a record must make it rank again.
+    @Test func anOfferTurnedAwayLeavesTheRankingFreeToChange() {
+        var t = PeerTable(config: GossipConfig())
+        func entry(_ d: Double) -> VicinityEntry { VicinityEntry(info: NodeInfo(cell: "u4pruyd"), distance: d, lastHeardMs: 5) }
+        for i in 0..<16 { t.offerVicinity(PeerAddress("p\(i)"), entry(100 + Double(i))) }
+        t.offerVicinity(PeerAddress("far"), entry(500))
+        #expect(t.vicinity[PeerAddress("far")] == nil, "farther than the farthest entry: turned away")
+        // p0 moves farther than anyone: the next newcomer nearer than p0 takes its slot.
+        t.offerVicinity(PeerAddress("p0"), entry(1_000))
+        t.offerVicinity(PeerAddress("mid"), entry(300))
+        #expect(t.vicinity[PeerAddress("mid")] != nil && t.vicinity[PeerAddress("p0")] == nil)
+        #expect(t.vicinity[PeerAddress("p15")] != nil, "the entry last ranked before the change stays")
+        #expect(t.vicinity.count == 16)
+    }
+
     @Test func forgettingTakesTheRolesEachReasonSays() {
         var t = PeerTable(config: GossipConfig())
         var rng = SplitMix(seed: 9)
