@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized) struct LanBeaconTests {
     /// Two namespaces `tag`a and `tag`b joined by a veth pair: 10.78.0.1/24 and 10.78.0.2/24.
     struct Link {
-        let tag = "skwl\(getpid())\(Int.random(in: 0..<10_000))"
+        let tag = "skwl\(getpid())-\(Int.random(in: 0..<10_000))"
         var a: String { tag + "a" }
         var b: String { tag + "b" }
 
@@ -22,7 +22,20 @@ import Testing
             guard p.terminationStatus == 0 else { throw LinkError(args: args) }
         }
 
+        /// Namespaces left by a test process that died before `down` (a crash runs no
+        /// cleanup): removed at the next run, by the pid in their name.
+        static func sweepStale() {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: "/run/netns")) ?? []
+            for name in names where name.hasPrefix("skwl") {
+                guard let pid = Int32(name.dropFirst(4).prefix(while: { $0 != "-" })), pid != getpid(),
+                    kill(pid, 0) != 0 && errno == ESRCH
+                else { continue }
+                try? ip(["netns", "del", name])
+            }
+        }
+
         func up() throws {
+            Self.sweepStale()
             try Self.ip(["netns", "add", a])
             try Self.ip(["netns", "add", b])
             try Self.ip(["link", "add", "veth0", "netns", a, "type", "veth", "peer", "name", "veth0", "netns", b])
