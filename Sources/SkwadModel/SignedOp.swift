@@ -8,9 +8,9 @@ import SkwadCrypto
 /// held the whole value (the 2,000-node city spent 79 MB of 504 on the ops tables' slots
 /// alone; docs/BENCHMARKS.md "Where a simulated node's memory goes").
 public struct SignedOp: Hashable, Sendable {
-    /// Inlinable, with its accessors: a caller in another module that reads `op.body.kind`
-    /// then loads that field alone. Through an opaque getter it copied the whole body (every
-    /// reference in it retained and released) on each read, in every module that reads ops.
+    /// Inlinable, with its accessors, so that a caller in another module that reads
+    /// `op.body.kind` loads that field alone: an opaque getter would copy the whole body
+    /// (every reference in it retained and released) on each read.
     @usableFromInline final class Parts: Sendable {
         @usableFromInline let envelope: Envelope
         @usableFromInline let id: OpID
