@@ -3,8 +3,8 @@ import SkwadModel
 import SkwadReplica
 
 /// The pack directory (PROTOCOL.md §11a): the geneses and edits of the live packs a node
-/// should know — unfenced packs, admin packs, unlocked packs whose fence it is inside or
-/// near, locked packs whose fence it is inside — reconciled with a random link every few
+/// should know — unfenced packs, unlocked packs (admin ones included) whose fence it is
+/// inside or near, locked packs whose fence it is inside — reconciled with a random link every few
 /// seconds and with every new link at once, by the same range-based reconciliation as a
 /// pack's ops. A node that was offline, started late, or missed a genesis push learns the
 /// packs around it within seconds. `FindPack` asks the links for a pack by name or id prefix
@@ -20,7 +20,9 @@ extension GossipEngine {
         guard let fence = p.fence else { return !p.locked }
         let inside = info.place.map { fence.contains(cell: $0) } ?? false
         if p.locked { return inside }
-        if p.isAdmin || inside || info.subscribed(p.id) { return true }
+        // An admin pack with a fence is as local as any other: were it in every directory,
+        // each node would hold every campus's admin packs however far the network reached.
+        if inside || info.subscribed(p.id) { return true }
         guard let here = info.place else { return false }
         return here.center.distance(to: fence.center) <= fence.radiusMeters + directoryNearMeters
     }

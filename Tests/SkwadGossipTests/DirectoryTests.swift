@@ -88,7 +88,10 @@ import SkwadTestKit
         let rule = { (p: PackScope, i: NodeInfo) in GossipEngine.inDirectory(p, of: i) }
         #expect(rule(entry(nil), nowhere) && rule(entry(nil), far))
         #expect(rule(entry(fence), at) && !rule(entry(fence), far) && !rule(entry(fence), nowhere))
-        #expect(rule(entry(fence, admin: true), far))
+        // An admin pack with a fence is near-only, as any unlocked pack; without one, everywhere.
+        let near = NodeInfo(cell: Geohash.encode(try GeoPoint(lat: 40.4433, lon: -79.8850), precision: 7))  // ≈ 5 km east
+        #expect(rule(entry(fence, admin: true), near) && !rule(entry(fence, admin: true), far))
+        #expect(rule(entry(nil, admin: true), far))
         #expect(rule(entry(fence, locked: true), at) && !rule(entry(fence, locked: true, admin: true), far))
         let sub = entry(fence)
         #expect(rule(sub, NodeInfo(cell: Self.far, subscriptions: [NodeInfo.prefix(sub.id)])))
