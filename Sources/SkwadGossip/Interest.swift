@@ -46,8 +46,8 @@ public struct NodeInfo: Sendable, Equatable {
 /// - fenced unlocked pack: inside the fence, or subscribed;
 /// - pack without a fence: subscribed;
 /// - a pack's genesis and edits (`isGenesis`) go where the pack is in the directory
-///   (PROTOCOL §11a): unfenced and admin packs everywhere, unlocked packs to nodes inside or
-///   near the fence (or subscribed), locked packs inside only.
+///   (PROTOCOL §11a): unfenced packs everywhere, unlocked packs (admin ones too) to nodes
+///   inside or near the fence (or subscribed), locked packs inside only.
 public func mayReceive(_ info: NodeInfo, pack: PackState, isGenesis: Bool) -> Bool {
     mayReceive(info, pack: pack.scope, isGenesis: isGenesis)
 }
