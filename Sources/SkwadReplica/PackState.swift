@@ -31,7 +31,8 @@ public struct PackScope: Sendable, Equatable {
     public let id: PackID
     public let fence: Geofence?
     public let locked: Bool
-    /// Its genesis is signed by an admin key (a permanent pack, in every directory unless locked).
+    /// Its genesis is signed by an admin key (a permanent pack). The geofence and directory
+    /// rules treat it as any pack of its fence (PROTOCOL.md §11a).
     public let isAdmin: Bool
     /// An invite-only pack: never in a directory; its genesis goes where its ops go (PROTOCOL.md §3b).
     public let isPrivate: Bool
