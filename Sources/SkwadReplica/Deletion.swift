@@ -52,7 +52,7 @@ extension Replica {
     public func goneScope(_ id: PackID) -> PackScope? {
         if let p = packs[id], p.deleted { return p.scope }
         guard let g = tombstones[id]?.proof?.genesis, case .createPack(let c) = g.body.kind else { return nil }
-        return PackScope(id: id, fence: c.fence, locked: c.locked, isAdmin: config.adminKeys.contains(g.author), isPrivate: c.inviteOnly)
+        return PackScope(id: id, fence: c.fence, locked: c.locked, isPrivate: c.inviteOnly)
     }
 
     /// The directory entries of deleted packs: genesis and the deletion that counts, for packs

@@ -31,13 +31,12 @@ public struct PackScope: Sendable, Equatable {
     public let id: PackID
     public let fence: Geofence?
     public let locked: Bool
-    /// Its genesis is signed by an admin key (a permanent pack). The geofence and directory
-    /// rules treat it as any pack of its fence (PROTOCOL.md §11a).
-    public let isAdmin: Bool
     /// An invite-only pack: never in a directory; its genesis goes where its ops go (PROTOCOL.md §3b).
+    /// (Whether an admin key signed it does not count: the rules treat an admin pack as any
+    /// pack of its fence, §11a.)
     public let isPrivate: Bool
-    public init(id: PackID, fence: Geofence?, locked: Bool, isAdmin: Bool = false, isPrivate: Bool = false) {
-        self.id = id; self.fence = fence; self.locked = locked; self.isAdmin = isAdmin; self.isPrivate = isPrivate
+    public init(id: PackID, fence: Geofence?, locked: Bool, isPrivate: Bool = false) {
+        self.id = id; self.fence = fence; self.locked = locked; self.isPrivate = isPrivate
     }
 }
 
@@ -308,7 +307,7 @@ public struct PackState: Sendable {
     public var createdMs: UInt64 { genesis.hlc.physicalMs }
     public var scope: PackScope {
         let c = Self.content(of: genesis)
-        return PackScope(id: id, fence: c.fence, locked: c.locked, isAdmin: isAdmin, isPrivate: c.inviteOnly)
+        return PackScope(id: id, fence: c.fence, locked: c.locked, isPrivate: c.inviteOnly)
     }
     /// Expiry time, or nil for a permanent (admin) pack.
     public var expiresMs: UInt64? {

@@ -237,7 +237,7 @@ func directoryCoverage(world: World, replicas: [Replica]) -> Double? {
         let id = genesis.op.id
         // Live at the end as some replica sees it (expiry depends on participants).
         guard replicas.contains(where: { $0.isLive(id, nowMs: endMs) }) else { continue }
-        let entry = PackScope(id: id, fence: p.fence, locked: p.locked, isAdmin: p.isAdmin)
+        let entry = PackScope(id: id, fence: p.fence, locked: p.locked)
         for n in late.map(Int.init) where GossipEngine.inDirectory(entry, of: NodeInfo(cell: world.cell(of: n))) {
             should += 1
             if replicas[n].pack(id) != nil { known += 1 }

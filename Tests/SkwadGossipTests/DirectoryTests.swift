@@ -80,19 +80,18 @@ import SkwadTestKit
     @Test func theDirectoryRuleIncludesWhatItShould() throws {
         var f = OpFactory(seed: 14, floors: false)
         let alpha = f.user()
-        func entry(_ fence: Geofence?, locked: Bool = false, admin: Bool = false) -> PackScope {
-            PackScope(id: f.createPack(by: alpha).id, fence: fence, locked: locked, isAdmin: admin)
+        func entry(_ fence: Geofence?, locked: Bool = false) -> PackScope {
+            PackScope(id: f.createPack(by: alpha).id, fence: fence, locked: locked)
         }
         let at = NodeInfo(cell: Self.cell), far = NodeInfo(cell: Self.far), nowhere = NodeInfo()
         let fence = Geofence(center: Self.here, radiusMeters: 3000)
         let rule = { (p: PackScope, i: NodeInfo) in GossipEngine.inDirectory(p, of: i) }
         #expect(rule(entry(nil), nowhere) && rule(entry(nil), far))
         #expect(rule(entry(fence), at) && !rule(entry(fence), far) && !rule(entry(fence), nowhere))
-        // An admin pack with a fence is near-only, as any unlocked pack; without one, everywhere.
+        // Near: within 10 km of the fence (an admin pack's too: the scope does not tell them apart).
         let near = NodeInfo(cell: Geohash.encode(try GeoPoint(lat: 40.4433, lon: -79.8850), precision: 7))  // ≈ 5 km east
-        #expect(rule(entry(fence, admin: true), near) && !rule(entry(fence, admin: true), far))
-        #expect(rule(entry(nil, admin: true), far))
-        #expect(rule(entry(fence, locked: true), at) && !rule(entry(fence, locked: true, admin: true), far))
+        #expect(rule(entry(fence), near))
+        #expect(rule(entry(fence, locked: true), at) && !rule(entry(fence, locked: true), far) && !rule(entry(fence, locked: true), near))
         let sub = entry(fence)
         #expect(rule(sub, NodeInfo(cell: Self.far, subscriptions: [NodeInfo.prefix(sub.id)])))
         // The genesis part of the geofence rule is the directory rule (§12).

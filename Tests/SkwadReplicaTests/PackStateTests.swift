@@ -39,7 +39,7 @@ import SkwadTestKit
         var r = Replica(config: ReplicaConfig(adminKeys: [admin.publicKey], pseudonymPowFloor: 0, genesisPowFloor: 0))
         #expect(r.admit(g, nowMs: f.nowMs).isAdmitted)
         let p = try #require(r.pack(g.id))
-        #expect(p.isAdmin && p.expiresMs == nil && p.scope.isAdmin)
+        #expect(p.isAdmin && p.expiresMs == nil)
         #expect(r.remotePackCount == 0)
     }
 
