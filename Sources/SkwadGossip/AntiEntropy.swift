@@ -13,8 +13,9 @@ struct ReconAsked: Hashable, Sendable {
 }
 
 extension GossipEngine {
-    /// Each round: up to `reconPacksPerRound` random live packs we may hold ourselves, each
-    /// reconciled with a random link (active or vicinity) that may hold it too.
+    /// Each round: the next `reconPacksPerRound` live packs we may hold ourselves, each
+    /// reconciled with a link that may hold it too (`preferredLink`), and every pack whose
+    /// fence we stand in and need a contact inside, with such a contact.
     /// A round none of whose reconciliations went unanswered lets the next one wait longer
     /// (Backoff); one that lost a message on the way (no answer from a peer we asked, not even
     /// "settled") is repeated within `reconIntervalMs`: silence is no proof that nothing changed.
@@ -32,32 +33,59 @@ extension GossipEngine {
         // ceil(packs / reconPacksPerRound) rounds.
         let start = spread.reconCursor % mine.count
         spread.reconCursor = start + config.reconPacksPerRound
-        for k in 0..<min(config.reconPacksPerRound, mine.count) {
-            let state = mine[(start + k) % mine.count]
-            let pack = state.id
-            // Not with a link that has not proven itself (NeedToKnow.swift): it would be told a
-            // coarse cell as the asker's and could not apply the fence rule to it.
-            let eligible = links.filter { isProven($0) && (peerInfo($0).map { mayReceive($0, pack: state, isGenesis: false) } ?? false) }
-            guard let peer = preferredLink(among: eligible) else { continue }
-            stats.reconciliations += 1
-            spread.reconUnanswered.insert(ReconAsked(pack: pack, peer: peer))
-            sendReconcile(
-                pack: pack, lower: .zero, ranges: Reconciliation.initiate(visibleItems(replica, pack: pack)), initiator: true, to: peer,
-                nowMs: nowMs, into: &out)
+        let turn = min(config.reconPacksPerRound, mine.count)
+        for k in 0..<turn {
+            reconcile(mine[(start + k) % mine.count], among: links, nowMs: nowMs, replica: replica, into: &out)
+        }
+        // A pack whose fence we stand in but whose members nearer its centre we reach only
+        // through a remote contact (`fencesNeedingContact`: a rim's island, or the member
+        // nearest the centre): reconciled with that contact every round, not only on its turn.
+        // The contact pushes nothing to us (we are not among its links), and a pack's turn
+        // comes every ⌈packs / 4⌉ rounds, up to 15 s apart when quiet (PROTOCOL §11).
+        guard !membership.farFences.isEmpty, !peers.remote.isEmpty else { return }
+        let contacts = peers.remote.keys.sorted()
+        for i in live.indices where inside[i] {
+            guard let fence = live[i].fence, membership.farFences.contains(fence) else { continue }
+            let onTurn = (0..<turn).contains { mine[(start + $0) % mine.count].id == live[i].id }
+            guard !onTurn else { continue }
+            let there = contacts.filter { p in peers.remote[p]?.info.place.map { fence.contains(cell: $0) } ?? false }
+            reconcile(live[i], among: there, nowMs: nowMs, replica: replica, into: &out)
         }
     }
 
-    /// A link to reconcile with: at random among those that left the fewest of our
-    /// reconciliations unanswered since they last answered one, and one round in 8 among
-    /// all (so that a link that lost a message gets asked again). A link that answers pings
-    /// but drops every reconciliation (`hostile.toml`'s adversaries; an eclipse target's
-    /// nearest claimed to stand in its fences) wasted most of a node's rounds: it is now
-    /// asked about one round in 8 times its share (PROTOCOL §11).
+    /// Reconciles one pack with a link among `candidates` that may hold it (`preferredLink`).
+    private mutating func reconcile(
+        _ state: PackScope, among candidates: [PeerAddress], nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]
+    ) {
+        let pack = state.id
+        // Not with a link that has not proven itself (NeedToKnow.swift): it would be told a
+        // coarse cell as the asker's and could not apply the fence rule to it.
+        let eligible = candidates.filter { isProven($0) && (peerInfo($0).map { mayReceive($0, pack: state, isGenesis: false) } ?? false) }
+        guard let peer = preferredLink(among: eligible) else { return }
+        stats.reconciliations += 1
+        spread.reconUnanswered.insert(ReconAsked(pack: pack, peer: peer))
+        sendReconcile(
+            pack: pack, lower: .zero, ranges: Reconciliation.initiate(visibleItems(replica, pack: pack)), initiator: true, to: peer,
+            nowMs: nowMs, into: &out)
+    }
+
+    /// A link to reconcile with: among those that left the fewest of our reconciliations
+    /// unanswered since they last answered one, the one that sent us a `Reconcile` least
+    /// recently (never first; ties at random); one round in 8 at random among all (so that a
+    /// link that lost a message gets asked again). A link that answers pings but drops every
+    /// reconciliation (`hostile.toml`'s adversaries; an eclipse target's nearest claimed to
+    /// stand in its fences) wasted most of a node's rounds: it is now asked about one round in
+    /// 8 times its share. Least recently first, not at random: a node at a fence's rim may
+    /// hold one link into the rest of the pack besides a few neighbours as far out as itself,
+    /// which reconcile with it every round; drawn at random, the one link was drawn one turn in
+    /// three, and a pack's turn comes every few rounds (PROTOCOL §11).
     mutating func preferredLink(among eligible: [PeerAddress]) -> PeerAddress? {
         guard !eligible.isEmpty else { return nil }
         if rng.next() % 8 == 0 { return eligible.randomElement(using: &rng) }
         let fewest = eligible.map { peers.reconMisses[$0] ?? 0 }.min() ?? 0
-        return eligible.filter { (peers.reconMisses[$0] ?? 0) == fewest }.randomElement(using: &rng)
+        let answering = eligible.filter { (peers.reconMisses[$0] ?? 0) == fewest }
+        let oldest = answering.map { peers.reconciled[$0] ?? 0 }.min() ?? 0
+        return answering.filter { (peers.reconciled[$0] ?? 0) == oldest }.randomElement(using: &rng)
     }
 
     /// Sends ranges, split over as many datagrams as needed (each self-contained).

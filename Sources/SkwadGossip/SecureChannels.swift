@@ -161,6 +161,8 @@ struct SecureChannels: Sendable {
             // Never replace a session on a HELLO: the new one waits beside it until a DATA
             // frame authenticates under it. Simultaneous open: it may carry our queue.
             if current.isInitiator && !current.established { s.queued = current.queued; flush(&s, to: from, into: &out) }
+            // Our own HELLO to it is unanswered or was answered moments ago: the HELLOs crossed.
+            s.crossed = current.isInitiator && (!current.established || current.age(nowMs) < limitsConfig.unprovenSessionMs)
             sessions.setPending(s, for: from)
         } else {
             sessions[from] = s
@@ -216,6 +218,21 @@ struct SecureChannels: Sendable {
             stats.drop(.noSession); return .noSession
         }
         if case .plaintext(let pt) = p.open(d) {
+            // Crossed HELLOs: each side holds its own session as current and the other's as
+            // pending, and each promoted the other's on its first DATA under it, so that both
+            // swapped and neither could read the other (two nodes that sent to each other in
+            // the same instant, found in the engine tests). The session whose initiator key is
+            // lower wins at both ends: its initiator keeps it and reads the other under the
+            // pending one, which expires unpromoted.
+            if p.crossed, var current = sessions[from], current.isInitiator,
+                current.initiatorKey.bytes.lexicographicallyPrecedes(p.initiatorKey.bytes)
+            {
+                current.unansweredSinceMs = nil
+                sessions[from] = current
+                sessions.setPending(p, for: from)
+                sessions.touch(from, nowMs: nowMs)
+                return .message(pt)
+            }
             // The newer session proved itself: it takes over (the peer restarted, or won a
             // simultaneous open).
             sessions.promotePending(from, p)

@@ -138,6 +138,9 @@ struct Session: Sendable {
     /// answered since). A session silent for `silentSessionMs` while we send is dropped, and
     /// the next message starts a new handshake (the peer may have dropped its end).
     var unansweredSinceMs: UInt64?
+    /// A responder session made while our own HELLO to the same peer was unanswered: the two
+    /// HELLOs crossed (a simultaneous open, `SecureChannels.receiveData`).
+    var crossed = false
 
     /// An initiator whose first HELLO goes out now.
     init(initiatorWith localKx: KxKeyPair, nowMs: UInt64) {
@@ -159,6 +162,8 @@ struct Session: Sendable {
     }
 
     var isInitiator: Bool { role == .initiator }
+    /// The initiator's key-exchange public key: ours for an initiator, the peer's for a responder.
+    var initiatorKey: Bytes32 { if case .responder(let client) = role { client } else { localPublic } }
     var established: Bool { if case .keyed = phase { true } else { false } }
     /// Keyed, and the peer proved it receives at this address.
     var verified: Bool { established && proof == .proven }

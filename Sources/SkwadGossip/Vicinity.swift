@@ -247,20 +247,24 @@ extension GossipEngine {
 }
 
 /// Remote contacts: a node that follows an unlocked pack from outside its fence needs a peer
-/// inside it, and so does a node inside a fence none of whose active or vicinity links is
-/// inside it (its nearest peers all lie outside a small fence). Each round it routes a `Vicinity` request with the fence's centre as `target`
-/// greedily towards the fence (to the known peer nearest to it); answers name peers nearer
-/// still, and those inside the fence become links of ours (PROTOCOL §9).
+/// inside it, and so does a node inside a fence none of whose active or vicinity links inside
+/// it stands nearer to the fence's centre than itself. Each round it routes a `Vicinity`
+/// request with the fence's centre as `target` greedily towards the fence (to the known peer
+/// nearest to it); answers name peers nearer still, and those inside the fence become links of
+/// ours (PROTOCOL §9). Members each linked to one nearer the centre (or to a contact found
+/// there) reach, link by link, the member nearest to it: the links of a pack's members
+/// inside its fence form one connected overlay, however its rim lies.
 extension GossipEngine {
     /// The fences we need a remote contact inside: those of live, unlocked packs we subscribed
     /// to and stand outside of, and those of live packs we stand inside of with no active or
-    /// vicinity link inside (remote contacts do not count, or a contact would end its own need).
+    /// vicinity link inside that is nearer to the centre than we are (`inward`; remote
+    /// contacts do not count, or a contact would end its own need).
     mutating func fencesNeedingContact(_ replica: Replica, nowMs: UInt64) -> [Geofence] {
         // A link that never took part in reconciliation, or leaves our rounds unanswered (a
         // liar claiming a cell inside the fence, a silent dropper), is no contact there.
-        let near =
-            peers.active.filter { isContact($0.key) }.compactMap(\.value.info.place)
-            + peers.vicinity.filter { $0.value.lastHeardMs > 0 && isContact($0.key) }.compactMap(\.value.info.place)
+        var near: [(PeerAddress, Geohash.Cell)] = []
+        for (p, st) in peers.active where isContact(p) { if let c = st.info.place { near.append((p, c)) } }
+        for (p, e) in peers.vicinity where e.lastHeardMs > 0 && isContact(p) { if let c = e.info.place { near.append((p, c)) } }
         // `inside[i]`: our cell lies inside the fence of `live[i]` (cached; false without a cell).
         let (live, inside) = spread.packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
         return live.indices.compactMap { i in
@@ -269,8 +273,19 @@ extension GossipEngine {
             guard inside[i] else {
                 return !s.locked && info.subscribed(s.id) ? f : nil
             }
-            return near.contains { f.contains(cell: $0) } ? nil : f
+            return near.contains { Self.inward($0.1, $0.0, than: info.place, selfAddress, in: f) } ? nil : f
         }
+    }
+
+    /// Is a link in cell `cell` inside `fence` and nearer to its centre than we are (ties
+    /// broken by address, so that one member of a fence, the nearest, has no inward link)?
+    static func inward(
+        _ cell: Geohash.Cell, _ p: PeerAddress, than me: Geohash.Cell?, _ myAddress: PeerAddress?, in fence: Geofence
+    ) -> Bool {
+        guard let me, fence.contains(cell: cell) else { return false }
+        let theirs = cell.center.distance(to: fence.center), mine = me.center.distance(to: fence.center)
+        if theirs != mine { return theirs < mine }
+        return myAddress.map { p < $0 } ?? false
     }
 
     /// A link counts as a contact while it left fewer than `contactMisses` of our

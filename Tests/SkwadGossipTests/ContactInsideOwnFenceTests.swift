@@ -5,8 +5,9 @@ import SkwadReplica
 @testable import SkwadGossip
 import SkwadTestKit
 
-/// Remote contacts (PROTOCOL §9): a member inside a small fence whose active and vicinity
-/// links all stand outside it looks for a contact inside; one heard link inside ends the need.
+/// Remote contacts (PROTOCOL §9): a member inside a small fence none of whose active and
+/// vicinity links stands inside it nearer to its centre looks for a contact inside; one heard
+/// link inside and nearer the centre ends the need.
 @Suite(.heavy) struct ContactInsideOwnFenceTests {
     @Test func aMemberWithNoLinkInsideItsFenceLooksForAContactThere() throws {
         var f = OpFactory(seed: 15, floors: false)
@@ -16,13 +17,17 @@ import SkwadTestKit
         let lab = f.createPack(by: alpha, name: "lab", fence: fence, locked: true)
         var replica = Replica(config: .noFloors)
         _ = replica.admit(lab, nowMs: f.nowMs)
-        let inside = Geohash.encode(center, precision: 8)
+        let centre = Geohash.encode(center, precision: 8)
+        // ~80 m north of the centre, and ~120 m: inside the 150 m fence.
+        let inside = Geohash.encode(try GeoPoint(lat: 40.4433 + 80 / 111_320, lon: -79.9436), precision: 8)
+        let rim = Geohash.encode(try GeoPoint(lat: 40.4433 + 120 / 111_320, lon: -79.9436), precision: 8)
         // ~2 km east: outside the 150 m fence.
         let outside = Geohash.encode(try GeoPoint(lat: 40.4433, lon: -79.9200), precision: 8)
         var e = GossipEngine(seed: 5, secrets: .seeded)
         e.selfAddress = PeerAddress("n0")
         _ = e.setInterest(cell: inside, subscriptions: [lab.id], nowMs: f.nowMs)
-        #expect(try Geohash.decode(inside).center.distance(to: center) < 150)
+        #expect(try Geohash.decode(inside).center.distance(to: center) < 100)
+        #expect(try Geofence(center: center, radiusMeters: 150).contains(cell: Geohash.decode(rim)))
 
         // Links only outside: the fence needs a contact.
         let promoted = e.peers.promote(PeerAddress("n1"), info: NodeInfo(cell: outside), nowMs: f.nowMs)
@@ -34,20 +39,77 @@ import SkwadTestKit
         // (it pings, it claims the cell) that never took part in reconciliation (hostile
         // seed 6: a liar claiming the fence's centre kept an edge member from searching).
         let n3 = PeerAddress("n3")
-        e.peers.offerVicinity(n3, VicinityEntry(info: NodeInfo(cell: inside), distance: 0, lastHeardMs: 0))
+        e.peers.offerVicinity(n3, VicinityEntry(info: NodeInfo(cell: centre), distance: 80, lastHeardMs: 0))
         #expect(e.fencesNeedingContact(replica, nowMs: f.nowMs).count == 1)
         e.peers[vicinity: n3]?.lastHeardMs = f.nowMs
         #expect(e.isLink(n3))
         #expect(e.fencesNeedingContact(replica, nowMs: f.nowMs).count == 1)
         // Once it sends us a reconciliation message (here a directory pull), it counts.
         var out: [GossipDirective] = []
-        let pull = ReconcileRound(
-            pack: nil, directory: true, initiator: true, lower: .zero,
-            ranges: Reconciliation.initiate([]), asker: NodeInfo(cell: inside))
-        e.onReconcile(pull, from: n3, nowMs: f.nowMs, replica: replica, into: &out)
+        func pull(from p: PeerAddress, cell: String) {
+            let round = ReconcileRound(
+                pack: nil, directory: true, initiator: true, lower: .zero,
+                ranges: Reconciliation.initiate([]), asker: NodeInfo(cell: cell))
+            e.onReconcile(round, from: p, nowMs: f.nowMs, replica: replica, into: &out)
+        }
+        // A contact inside, but farther from the centre than we are, does not end the need:
+        // three such members at a rim can be an island.
+        let n4 = PeerAddress("n4")
+        e.peers.offerVicinity(n4, VicinityEntry(info: NodeInfo(cell: rim), distance: 40, lastHeardMs: f.nowMs))
+        pull(from: n4, cell: rim)
+        #expect(e.isContact(n4))
+        #expect(e.fencesNeedingContact(replica, nowMs: f.nowMs).count == 1)
+        // Once the one nearer the centre sends us a reconciliation message (here a directory pull), it counts.
+        pull(from: n3, cell: centre)
         #expect(e.fencesNeedingContact(replica, nowMs: f.nowMs).isEmpty)
         // Three of our rounds left unanswered in a row, and it no longer does.
         e.peers[reconMisses: n3] = GossipEngine.contactMisses
         #expect(e.fencesNeedingContact(replica, nowMs: f.nowMs).count == 1)
+    }
+
+    /// Exactly one of two members in the same cell counts the other as inward (the lower
+    /// address is the nearer): one member of each fence, not two, looks for a contact at its
+    /// centre for want of anyone nearer.
+    @Test func aTieInDistanceIsBrokenByAddress() throws {
+        let center = try GeoPoint(lat: 40.4433, lon: -79.9436)
+        let fence = Geofence(center: center, radiusMeters: 500)
+        let cell = try Geohash.decode(Geohash.encode(try GeoPoint(lat: 40.4443, lon: -79.9436), precision: 7))
+        let a = PeerAddress("n1"), b = PeerAddress("n2")
+        #expect(GossipEngine.inward(cell, a, than: cell, b, in: fence))
+        #expect(!GossipEngine.inward(cell, b, than: cell, a, in: fence))
+        let outside = try Geohash.decode(Geohash.encode(try GeoPoint(lat: 40.4533, lon: -79.9436), precision: 7))
+        #expect(!GossipEngine.inward(outside, a, than: cell, b, in: fence))
+        #expect(!GossipEngine.inward(cell, a, than: nil, b, in: fence))
+    }
+
+    /// While the need lasts, the pack is reconciled with a contact inside its fence every
+    /// round, not only on its turn (PROTOCOL §11): the contact pushes nothing to us.
+    @Test func aPackWhoseFenceNeedsAContactIsReconciledWithItEveryRound() throws {
+        var f = OpFactory(seed: 18, floors: false)
+        let alpha = f.user()
+        let center = try GeoPoint(lat: 40.4433, lon: -79.9436)
+        let fence = Geofence(center: center, radiusMeters: 150)
+        // Eight open packs we follow and one small locked one: 4 packs a round, so the locked
+        // pack's turn does not come every round.
+        let open = (0..<8).map { f.createPack(by: alpha, name: "open\($0)") }
+        let lab = f.createPack(by: alpha, name: "lab", fence: fence, locked: true)
+        var replica = Replica(config: .noFloors)
+        for p in open + [lab] { #expect(replica.admit(p, nowMs: f.nowMs).isAdmitted) }
+        var e = GossipEngine(seed: 6, secrets: .seeded)
+        e.selfAddress = PeerAddress("n0")
+        let mine = Geohash.encode(try GeoPoint(lat: 40.4433 + 80 / 111_320, lon: -79.9436), precision: 8)
+        _ = e.setInterest(cell: mine, subscriptions: Set(open.map(\.id)), nowMs: f.nowMs)
+        let contact = PeerAddress("n9")
+        e.peers.addRemote(
+            contact, VicinityEntry(info: NodeInfo(cell: Geohash.encode(center, precision: 8)), distance: 0, lastHeardMs: f.nowMs))
+        e.membership.farFences = e.fencesNeedingContact(replica, nowMs: f.nowMs)
+        #expect(e.membership.farFences == [fence])
+        var rounds = 0
+        for k in 0..<6 {
+            var out: [GossipDirective] = []
+            e.reconcileRound(nowMs: f.nowMs + UInt64(k) * 1000, replica: replica, into: &out)
+            if e.spread.reconUnanswered.contains(ReconAsked(pack: lab.id, peer: contact)) { rounds += 1 }
+        }
+        #expect(rounds == 6, "reconciled with the contact in \(rounds) rounds of 6")
     }
 }

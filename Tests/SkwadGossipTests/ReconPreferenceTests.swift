@@ -3,9 +3,10 @@ import SkwadModel
 @testable import SkwadGossip
 import SkwadTestKit
 
-/// Reconciliation asks the links that left the fewest of its rounds unanswered, and one
-/// round in 8 any link (PROTOCOL §11): a link that answers pings but drops every
-/// reconciliation no longer wastes a node's rounds.
+/// Reconciliation asks, among the links that left the fewest of its rounds unanswered, the one
+/// that reconciled with it least recently, and one round in 8 any link (PROTOCOL §11): a link
+/// that answers pings but drops every reconciliation no longer wastes a node's rounds, and a
+/// rim member's one link into the rest of its pack is not left undrawn.
 @Suite struct ReconPreferenceTests {
     @Test func aLinkThatLeftRoundsUnansweredIsAskedRarely() {
         var e = GossipEngine(seed: 3, secrets: .seeded)
@@ -17,6 +18,24 @@ import SkwadTestKit
         #expect((picks[a] ?? 0) < 80, "picks: \(picks)")
         #expect((picks[a] ?? 0) > 5, "a link with misses is still asked now and then: \(picks)")
         #expect((picks[b] ?? 0) > 300 && (picks[c] ?? 0) > 300, "picks: \(picks)")
+    }
+
+    @Test func theLinkReconciledWithLeastRecentlyIsAskedFirst() {
+        var e = GossipEngine(seed: 4, secrets: .seeded)
+        let a = PeerAddress("a"), b = PeerAddress("b"), c = PeerAddress("c")
+        e.peers.noteReconciled(a, nowMs: 5_000, capacity: 8)
+        e.peers.noteReconciled(b, nowMs: 1_000, capacity: 8)
+        e.peers.noteReconciled(c, nowMs: 9_000, capacity: 8)
+        var picks: [PeerAddress: Int] = [:]
+        for _ in 0..<800 { picks[e.preferredLink(among: [a, b, c])!, default: 0] += 1 }
+        // Expected: b ≈ 700 + 33, a and c ≈ 33 each; drawn at random each would get ≈ 267.
+        #expect((picks[b] ?? 0) > 650, "picks: \(picks)")
+        #expect((picks[a] ?? 0) > 5 && (picks[c] ?? 0) > 5, "one round in 8 is drawn among all: \(picks)")
+        // A link that never reconciled with us comes first; misses still come before age.
+        let d = PeerAddress("d")
+        #expect((0..<80).filter { _ in e.preferredLink(among: [a, b, c, d]) == d }.count > 60)
+        e.peers[reconMisses: d] = 1
+        #expect((0..<80).filter { _ in e.preferredLink(among: [a, b, c, d]) == b }.count > 60)
     }
 
     @Test func aWantOfThePacksGenesisAnswersTheRoundAndClearsTheMisses() throws {
