@@ -43,13 +43,11 @@ extension GossipEngine {
         // The contact pushes nothing to us (we are not among its links), and a pack's turn
         // comes every ⌈packs / 4⌉ rounds, up to 15 s apart when quiet (PROTOCOL §11).
         guard !membership.farFences.isEmpty, !peers.remote.isEmpty else { return }
-        let contacts = peers.remote.keys.sorted()
         for i in live.indices where inside[i] {
             guard let fence = live[i].fence, membership.farFences.contains(fence) else { continue }
             let onTurn = (0..<turn).contains { mine[(start + $0) % mine.count].id == live[i].id }
             guard !onTurn else { continue }
-            let there = contacts.filter { p in peers.remote[p]?.info.place.map { fence.contains(cell: $0) } ?? false }
-            reconcile(live[i], among: there, nowMs: nowMs, replica: replica, into: &out)
+            reconcile(live[i], among: remoteContacts(inside: fence), nowMs: nowMs, replica: replica, into: &out)
         }
     }
 

@@ -273,19 +273,27 @@ extension GossipEngine {
             guard inside[i] else {
                 return !s.locked && info.subscribed(s.id) ? f : nil
             }
-            return near.contains { Self.inward($0.1, $0.0, than: info.place, selfAddress, in: f) } ? nil : f
+            return near.contains { Self.inward($0.1, of: $0.0, than: info.place, of: selfAddress, in: f) } ? nil : f
         }
     }
 
-    /// Is a link in cell `cell` inside `fence` and nearer to its centre than we are (ties
+    /// Is a link `p` in cell `cell` inside `fence` and nearer to its centre than we are (ties
     /// broken by address, so that one member of a fence, the nearest, has no inward link)?
+    /// Each distance is the one `Geofence.contains(cell:)` measures.
     static func inward(
-        _ cell: Geohash.Cell, _ p: PeerAddress, than me: Geohash.Cell?, _ myAddress: PeerAddress?, in fence: Geofence
+        _ cell: Geohash.Cell, of p: PeerAddress, than me: Geohash.Cell?, of myAddress: PeerAddress?, in fence: Geofence
     ) -> Bool {
-        guard let me, fence.contains(cell: cell) else { return false }
-        let theirs = cell.center.distance(to: fence.center), mine = me.center.distance(to: fence.center)
+        guard let me else { return false }
+        let theirs = fence.center.distance(to: cell.center)
+        guard theirs + cell.radiusMeters <= fence.radiusMeters else { return false }
+        let mine = fence.center.distance(to: me.center)
         if theirs != mine { return theirs < mine }
         return myAddress.map { p < $0 } ?? false
+    }
+
+    /// Our remote contacts whose cells lie inside `fence`, sorted.
+    func remoteContacts(inside fence: Geofence) -> [PeerAddress] {
+        peers.remote.compactMap { p, e in e.info.place.map { fence.contains(cell: $0) } == true ? p : nil }.sorted()
     }
 
     /// A link counts as a contact while it left fewer than `contactMisses` of our
@@ -308,7 +316,7 @@ extension GossipEngine {
         if !containing.isEmpty {
             // Up to `remotePerFence` contacts inside each such fence.
             let wanted = containing.contains { f in
-                peers.remote.values.filter { e in e.info.place.map { f.contains(cell: $0) } ?? false }.count < config.remotePerFence
+                remoteContacts(inside: f).count < config.remotePerFence
             }
             if peers.remote[peer] == nil && wanted {
                 peers.addRemote(peer, VicinityEntry(info: peerInfo, distance: 0, lastHeardMs: nowMs))
@@ -341,7 +349,7 @@ extension GossipEngine {
             if h.misses >= config.vicinityMisses { silence(p, nowMs: nowMs, into: &out) }
         }
         for fence in membership.farFences {
-            guard !peers.remote.values.contains(where: { e in e.info.place.map { fence.contains(cell: $0) } ?? false }) else { continue }
+            guard remoteContacts(inside: fence).isEmpty else { continue }
             // The known peer nearest to the fence: the next hop towards it.
             var best: (Double, PeerAddress)?
             func consider(_ p: PeerAddress, _ cell: String?) {

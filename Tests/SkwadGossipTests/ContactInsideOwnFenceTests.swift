@@ -75,11 +75,11 @@ import SkwadTestKit
         let fence = Geofence(center: center, radiusMeters: 500)
         let cell = try Geohash.decode(Geohash.encode(try GeoPoint(lat: 40.4443, lon: -79.9436), precision: 7))
         let a = PeerAddress("n1"), b = PeerAddress("n2")
-        #expect(GossipEngine.inward(cell, a, than: cell, b, in: fence))
-        #expect(!GossipEngine.inward(cell, b, than: cell, a, in: fence))
+        #expect(GossipEngine.inward(cell, of: a, than: cell, of: b, in: fence))
+        #expect(!GossipEngine.inward(cell, of: b, than: cell, of: a, in: fence))
         let outside = try Geohash.decode(Geohash.encode(try GeoPoint(lat: 40.4533, lon: -79.9436), precision: 7))
-        #expect(!GossipEngine.inward(outside, a, than: cell, b, in: fence))
-        #expect(!GossipEngine.inward(cell, a, than: nil, b, in: fence))
+        #expect(!GossipEngine.inward(outside, of: a, than: cell, of: b, in: fence))
+        #expect(!GossipEngine.inward(cell, of: a, than: nil, of: b, in: fence))
     }
 
     /// While the need lasts, the pack is reconciled with a contact inside its fence every
