@@ -102,7 +102,11 @@ extension GossipEngine {
     /// silent for `deadAfterMs` in all is dropped (dead) and replaced from the passive view.
     /// Anything heard from a member since our ping clears it.
     mutating func detectFailures(nowMs: UInt64, into out: inout [GossipDirective]) {
-        for peer in peers.active.keys.sorted() {
+        // Most ticks find nothing due: only the members with something to do are sorted and
+        // walked (what one member's handling changes never makes another's due).
+        var due: [PeerAddress] = []
+        for (peer, st) in peers.active where hasFailureWork(st, nowMs: nowMs) { due.append(peer) }
+        for peer in due.sorted() {
             guard var st = peers[active: peer] else { continue }
             if let sent = st.pingSentMs, st.lastHeardMs > sent {
                 st.pingSentMs = nil
@@ -130,6 +134,15 @@ extension GossipEngine {
                 send(m, to: peer, nowMs: nowMs, into: &out)
             }
         }
+    }
+
+    /// Would `detectFailures` act on this member now (clear an answered ping, drop a dead
+    /// suspect, suspect a silent one, or ping it)?
+    private func hasFailureWork(_ st: PeerTable.Member, nowMs: UInt64) -> Bool {
+        if let sent = st.pingSentMs, st.lastHeardMs > sent { return true }
+        if st.suspectSinceMs != nil { return nowMs >= st.lastHeardMs &+ config.deadAfterMs }
+        if let sent = st.pingSentMs { return nowMs >= sent &+ config.ackTimeoutMs }
+        return nowMs >= st.lastHeardMs &+ config.pingIntervalMs
     }
 
     /// Keeps the active view full: asks a passive peer (preferring nearby cells) to become
