@@ -13,6 +13,7 @@ struct LanBenchmark {
 
     func run() async -> String {
         guard getuid() == 0 else { return BenchFailure.json(bench: "lan", reason: "network namespaces need root") }
+        Self.sweepStale()
         var times: [Double] = [], codeTimes: [Double] = []
         for r in 0..<runs * 2 {
             let byCode = r >= runs
@@ -82,6 +83,19 @@ struct LanBenchmark {
     static func hasActivePeer(_ n: ChildNode) async -> Bool {
         let peers = await n.request("peers", timeout: 5)?["peers"] as? [[String: Any]] ?? []
         return peers.contains { $0["state"] as? String == "active" }
+    }
+
+    /// Namespaces a benchmark process left when it died before its cleanup ran (a crash or
+    /// a kill runs no `defer`): removed by the next run, by the pid in their name
+    /// (`skwb<pid>x<run>a`, `…b`), when that process is gone.
+    static func sweepStale() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/run/netns")) ?? []
+        for name in names where name.hasPrefix("skwb") {
+            guard let pid = Int32(name.dropFirst(4).prefix(while: { $0 != "x" })), pid != getpid(),
+                kill(pid, 0) != 0 && errno == ESRCH
+            else { continue }
+            _ = ip(["netns", "del", name])
+        }
     }
 
     @discardableResult

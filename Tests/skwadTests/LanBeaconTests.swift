@@ -92,4 +92,27 @@ import Testing
         #expect(!(await b.waitFor("active", poll: "peers", seconds: 5)))
         #expect(!a.text.contains("active"))
     }
+
+    /// `skwad bench lan` removes the namespaces a benchmark process left when it died (named
+    /// by its pid), and keeps those of a live one.
+    @Test func benchLanSweepsTheNamespacesOfADeadRun() throws {
+        #expect(getuid() == 0, "network namespaces need root (CI runs as root)")
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let stale = "skwb\(gone.processIdentifier)x0a", live = "skwb\(getpid())x0a"
+        defer {
+            try? Link.ip(["netns", "del", stale])
+            try? Link.ip(["netns", "del", live])
+        }
+        try Link.ip(["netns", "add", stale])
+        try Link.ip(["netns", "add", live])
+        let r = try BinaryTests.run(["bench", "lan", "--runs", "1"], input: "", seconds: 120)
+        #expect(r.status == 0, "stderr: \(r.err)")
+        #expect(r.out.contains("\"converged\":true"), "\(r.out)")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: "/run/netns")) ?? []
+        #expect(!left.contains(stale))
+        #expect(left.contains(live))
+    }
 }
