@@ -138,8 +138,8 @@ extension Simulator {
                     // The window's nodes dealt into `shares` shares (share k: every shares-th
                     // node from the k-th), which the threads take one at a time as they come
                     // free: no two touch one node, and a thread dealt the costly nodes does not
-                    // hold up the window while the others wait (one share per thread left
-                    // them idle a fifth of the time, the 2,000-node city).
+                    // hold up the window while the others wait (docs/BENCHMARKS.md, "On two
+                    // threads").
                     let lanes = Lanes(nodes: nodeBuf.baseAddress!, replicas: replicaBuf.baseAddress!, calls: callBuf.baseAddress!)
                     let shares = threads == 1 ? 1 : min(work.order.count, threads * Self.sharesPerThread)
                     DispatchQueue.concurrentPerform(iterations: shares) { share in
