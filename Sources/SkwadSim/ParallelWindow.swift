@@ -72,7 +72,9 @@ extension Simulator {
                 slotOf[e.payload.node] = order.count; order.append(e.payload.node); eventsOf.append([i])
             }
         }
+        let phaseStart = ContinuousClock.now
         let calls = runNodes(batch: batch, windowEnd: windowEnd, order: order, eventsOf: eventsOf)
+        parallelTime += ContinuousClock.now - phaseStart
 
         // Phase 2: the shared state, in the sequential order.
         var local = TimeHeap<(node: Int32, call: Int)>()

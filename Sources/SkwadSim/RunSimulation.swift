@@ -10,6 +10,8 @@ public struct StrategyOutcome {
     public let replicas: [Replica]
     /// What Skwad's engine held at the end, per live node (nil for the baselines).
     public var footprint: Footprint? = nil
+    /// Wall time in the parallel windows' first phase (ParallelWindow.swift), and in all.
+    public var parallelSeconds = 0.0, runSeconds = 0.0
 }
 
 /// The state a live node of Skwad's engine held at the end of a run, as means per node: what
@@ -103,7 +105,9 @@ public func runStrategy<S: SimStrategy>(
 ) -> StrategyOutcome {
     var sim = Simulator(world: world, strategy: strategy, memo: memo)
     sim.threads = max(1, threads)
+    let started = ContinuousClock.now
     let m = sim.run(strategyIndex: index, strategyCount: count, progress: progress)
+    let runTime = ContinuousClock.now - started
     var report = strategyReport(strategy: strategy, metrics: m, replicas: sim.replicas, events: sim.events)
     if let mixed = sim.nodes as? [HostileMixedNode] {
         report.hostile = HostileReport.of(mixed, world: world)
@@ -119,7 +123,10 @@ public func runStrategy<S: SimStrategy>(
         }
         report.engineSent = sent
     }
-    return StrategyOutcome(report: report, samples: m.samples, replicas: sim.replicas, footprint: footprint)
+    var outcome = StrategyOutcome(report: report, samples: m.samples, replicas: sim.replicas, footprint: footprint)
+    outcome.parallelSeconds = sim.parallelTime.seconds
+    outcome.runSeconds = runTime.seconds
+    return outcome
 }
 
 /// Skwad's engine: each divergent pack's incomplete members' active links at the end, those
@@ -244,4 +251,9 @@ func directoryCoverage(world: World, replicas: [Replica]) -> Double? {
         }
     }
     return should == 0 ? 1 : rounded(Double(known) / Double(should))
+}
+
+extension Duration {
+    /// In seconds, as a `Double`.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

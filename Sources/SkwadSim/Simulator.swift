@@ -42,6 +42,10 @@ struct Simulator<S: SimStrategy> {
     /// Threads for the nodes' work (ParallelWindow.swift); 1: one event at a time. The
     /// report is the same byte for byte either way.
     var threads = 1
+    /// Wall time spent in the windows' first phase (each node on its own, on `threads`
+    /// threads); the rest of a run goes one event at a time. Printed, never reported: the
+    /// report is the same however fast the machine.
+    var parallelTime = Duration.zero
 
     init(world: World, strategy: S, memo: SignatureMemo) {
         self.world = world; self.strategy = strategy; self.memo = memo

@@ -60,6 +60,13 @@ struct Simulate: ParsableCommand {
                 ProgressBar.peakText(perNode: result.report.nodes))
             FileHandle.standardError.write(Data(held.utf8))
         }
+        for outcome in result.outcomes where threads > 1 && outcome.runSeconds > 0 {
+            let split = String(
+                format: "%@: %.1f of %.1f s in the nodes' own work on %d threads (%.0f %%), the rest one event at a time\n",
+                outcome.report.strategy, outcome.parallelSeconds, outcome.runSeconds, threads,
+                100 * outcome.parallelSeconds / outcome.runSeconds)
+            FileHandle.standardError.write(Data(split.utf8))
+        }
     }
 }
 
