@@ -22,8 +22,6 @@ import SkwadReplica
 extension Simulator {
     /// Below this many events a window runs on the calling thread (still in two phases).
     static var minParallelEvents: Int { 64 }
-    /// Shares of a window's nodes per thread, taken by whichever thread is free.
-    static var sharesPerThread: Int { 16 }
 
     /// One call into a node inside a window: what it was, and what it left to carry out.
     struct Call {
@@ -137,21 +135,16 @@ extension Simulator {
         nodes.withUnsafeMutableBufferPointer { nodeBuf in
             replicas.withUnsafeMutableBufferPointer { replicaBuf in
                 calls.withUnsafeMutableBufferPointer { callBuf in
-                    // The window's nodes dealt into `shares` shares (share k: every shares-th
-                    // node from the k-th), which the threads take one at a time as they come
-                    // free: no two touch one node, and a thread dealt the costly nodes does not
-                    // hold up the window while the others wait (docs/BENCHMARKS.md, "On two
-                    // threads").
+                    // Each thread takes every `threads`-th node of the window: no two touch one.
                     let lanes = Lanes(nodes: nodeBuf.baseAddress!, replicas: replicaBuf.baseAddress!, calls: callBuf.baseAddress!)
-                    let shares = threads == 1 ? 1 : min(work.order.count, threads * Self.sharesPerThread)
-                    DispatchQueue.concurrentPerform(iterations: shares) { share in
+                    DispatchQueue.concurrentPerform(iterations: threads) { thread in
                         var ctx = SimContext<Payload>(world: shared.world)
-                        var s = share
+                        var s = thread
                         while s < work.order.count {
                             let n = Int(work.order[s])
                             lanes.calls[s] = Self.runNode(
                                 n, events: work.eventsOf[s], shared, node: &lanes.nodes[n], replica: &lanes.replicas[n], ctx: &ctx)
-                            s += shares
+                            s += threads
                         }
                     }
                 }
