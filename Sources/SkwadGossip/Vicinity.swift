@@ -251,9 +251,9 @@ extension GossipEngine {
 /// it stands nearer to the fence's centre than itself. Each round it routes a `Vicinity`
 /// request with the fence's centre as `target` greedily towards the fence (to the known peer
 /// nearest to it); answers name peers nearer still, and those inside the fence become links of
-/// ours (PROTOCOL §9). Members each linked to one nearer the centre (or to a contact found
-/// there) reach, link by link, the member nearest to it: the links of a pack's members
-/// inside its fence form one connected overlay, however its rim lies.
+/// ours (PROTOCOL §9). Each member is linked to one nearer the centre or to a contact inside
+/// the fence; a contact need not be nearer the centre, which can leave a pack's overlay in
+/// two parts (PROTOCOL §9, "Known gap").
 extension GossipEngine {
     /// The fences we need a remote contact inside: those of live, unlocked packs we subscribed
     /// to and stand outside of, and those of live packs we stand inside of with no active or
