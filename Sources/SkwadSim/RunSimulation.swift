@@ -255,5 +255,5 @@ func directoryCoverage(world: World, replicas: [Replica]) -> Double? {
 
 extension Duration {
     /// In seconds, as a `Double`.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -45,7 +45,7 @@ struct Simulate: ParsableCommand {
             try Data(result.csv().utf8).write(to: URL(fileURLWithPath: base + ".csv"))
             try Data(result.svg().utf8).write(to: URL(fileURLWithPath: base + ".svg"))
         }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         let events = result.report.runs.reduce(0) { $0 + $1.events }
         let line = String(
             format: "%@: %d nodes, %d ops, %d strateg%@: %d events in %.2f s wall (%.0f events/s)\n",
@@ -60,7 +60,8 @@ struct Simulate: ParsableCommand {
                 ProgressBar.peakText(perNode: result.report.nodes))
             FileHandle.standardError.write(Data(held.utf8))
         }
-        for outcome in result.outcomes where threads > 1 && outcome.runSeconds > 0 {
+        // Strategies whose nodes share state (the hostile mix) never run in parallel windows.
+        for outcome in result.outcomes where threads > 1 && outcome.parallelSeconds > 0 {
             let split = String(
                 format: "%@: %.1f of %.1f s in the nodes' own work on %d threads (%.0f %%), the rest one event at a time\n",
                 outcome.report.strategy, outcome.parallelSeconds, outcome.runSeconds, threads,
