@@ -95,6 +95,8 @@ public struct GossipEngine: Sendable {
 
     public var activePeers: [PeerAddress] { peers.active.keys.sorted() }
     public var passivePeers: [PeerAddress] { peers.passive.keys.sorted() }
+    /// The peers ops travel on (active, heard vicinity, remote: PROTOCOL §9), sorted.
+    public var linkPeers: [PeerAddress] { peers.links }
     public func cell(of peer: PeerAddress) -> String? { peers.cell(of: peer) }
 
     /// Joins through the given seeds. Returns the first directives (handshakes, joins, tick).

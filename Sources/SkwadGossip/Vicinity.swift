@@ -251,9 +251,9 @@ extension GossipEngine {
 /// it stands nearer to the fence's centre than itself. Each round it routes a `Vicinity`
 /// request with the fence's centre as `target` greedily towards the fence (to the known peer
 /// nearest to it); answers name peers nearer still, and those inside the fence become links of
-/// ours (PROTOCOL §9). Each member is linked to one nearer the centre or to a contact inside
-/// the fence; a contact need not be nearer the centre, which can leave a pack's overlay in
-/// two parts (PROTOCOL §9, "Known gap").
+/// ours (PROTOCOL §9). Inside its own fence a node takes only contacts nearer the centre than
+/// itself, so each member but the innermost is linked to one nearer the centre, and a pack's
+/// overlay is one piece.
 extension GossipEngine {
     /// The fences we need a remote contact inside: those of live, unlocked packs we subscribed
     /// to and stand outside of, and those of live packs we stand inside of with no active or
@@ -291,9 +291,18 @@ extension GossipEngine {
         return myAddress.map { p < $0 } ?? false
     }
 
-    /// Our remote contacts whose cells lie inside `fence`, sorted.
+    /// Our remote contacts that count inside `fence` (`countsAsContact`), sorted.
     func remoteContacts(inside fence: Geofence) -> [PeerAddress] {
-        peers.remote.compactMap { p, e in e.info.place.map { fence.contains(cell: $0) } == true ? p : nil }.sorted()
+        peers.remote.compactMap { p, e in e.info.place.map { countsAsContact($0, of: p, in: fence) } == true ? p : nil }.sorted()
+    }
+
+    /// Can a peer `p` in `cell` be our remote contact for `fence`? For a fence we stand
+    /// outside: if its cell lies inside. For one we stand inside: only if it is `inward` of
+    /// us, so that following contacts and inward links from any member ends at the one member
+    /// nearest the centre, and the members' overlay is one piece (PROTOCOL §9).
+    func countsAsContact(_ cell: Geohash.Cell, of p: PeerAddress, in fence: Geofence) -> Bool {
+        guard let mine = info.place, fence.contains(cell: mine) else { return fence.contains(cell: cell) }
+        return Self.inward(cell, of: p, than: mine, of: selfAddress, in: fence)
     }
 
     /// A link counts as a contact while it left fewer than `contactMisses` of our
@@ -311,8 +320,8 @@ extension GossipEngine {
     /// A peer we heard of: keep it if it is inside a fence we need a contact in; else, if it
     /// is nearer to such a fence than we are, keep it as a passive peer (the next hop).
     mutating func offerRemote(_ peer: PeerAddress, info peerInfo: NodeInfo, nowMs: UInt64) {
-        guard !membership.farFences.isEmpty, peer != selfAddress, let place = peerInfo.place else { return }
-        let containing = membership.farFences.filter { $0.contains(cell: place) }
+        guard !membership.farFences.isEmpty, peer != selfAddress, peers.muted[peer] == nil, let place = peerInfo.place else { return }
+        let containing = membership.farFences.filter { countsAsContact(place, of: peer, in: $0) }
         if !containing.isEmpty {
             // Up to `remotePerFence` contacts inside each such fence.
             let wanted = containing.contains { f in
@@ -333,10 +342,15 @@ extension GossipEngine {
     mutating func remoteRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         membership.farFences = fencesNeedingContact(replica, nowMs: nowMs)
         for p in peers.remote.keys.sorted() {
-            guard let place = peers.remote[p]!.info.place, membership.farFences.contains(where: { $0.contains(cell: place) }) else {
+            guard let place = peers.remote[p]!.info.place, membership.farFences.contains(where: { countsAsContact(place, of: p, in: $0) })
+            else {
                 peers.removeRemote(p)
                 continue
             }
+            // A contact that leaves our reconciliations unanswered (a liar claiming a cell
+            // near the centre, which every member inside would take: it is inward of them
+            // all) is dropped and muted, and the search goes on.
+            if !answers(p) { silence(p, nowMs: nowMs, into: &out) }
         }
         // A hop that left a request unanswered (a liar named at the fence's centre never
         // answers: the greedy search asked it every round, hostile seed 6) is asked again at

@@ -147,6 +147,10 @@ public struct StrategyReport: Codable, Equatable, Sendable {
     /// the nodes up at the end (`sent.<kind>`, `sent_bytes.<kind>`; a node that restarted
     /// counts from its restart). Where the traffic goes, for tuning.
     public var engineSent: [String: Int]? = nil
+    /// Skwad's engine only: fenced packs, live at the end, whose members up at the end fall
+    /// into more than one part over their links (either end's link counts): ops made in one
+    /// part reach another only through a member's other links, if at all (PROTOCOL §9).
+    public var splitPacks: Int? = nil
 }
 
 func rounded(_ x: Double, _ digits: Double = 1e6) -> Double { (x * digits).rounded() / digits }

@@ -117,6 +117,7 @@ public func runStrategy<S: SimStrategy>(
     if let gossip = sim.nodes as? [SkwadGossipNode] {
         footprint = .of(gossip, replicas: sim.replicas, up: sim.up)
         describeLinks(&report, world: world) { gossip[$0].engine }
+        report.splitPacks = splitPacks(world: world, replicas: sim.replicas, up: sim.up) { gossip[$0].engine.linkPeers }
         var sent: [String: Int] = [:]
         for (n, node) in gossip.enumerated() where sim.up[n] {
             for (k, v) in node.engine.stats.pairs where k.hasPrefix("sent.") || k.hasPrefix("sent_bytes.") { sent[k, default: 0] += v }
@@ -141,6 +142,33 @@ func describeLinks(_ report: inout StrategyReport, world: World, engine: (Int) -
             report.divergentPacks[i].incompleteLinksHostile = links.map { $0.filter { world.hostile[$0] }.count }
         }
     }
+}
+
+/// Fenced packs live at the end whose honest members up at the end form more than one
+/// connected part of the graph whose edges are their links (`links(n)`, undirected).
+func splitPacks(world: World, replicas: [Replica], up: [Bool], links: (Int) -> [PeerAddress]) -> Int {
+    let endMs = world.scenario.epochMs &+ world.scenario.durationMs
+    var split = 0
+    for p in world.packs where p.fence != nil {
+        let id = world.ops[Int(p.genesis)].op.id
+        let members = p.members.map(Int.init).filter { up[$0] && !world.hostile[$0] }
+        guard members.count > 1, members.contains(where: { replicas[$0].isLive(id, nowMs: endMs) }) else { continue }
+        var part = Dictionary(uniqueKeysWithValues: members.map { ($0, $0) })
+        func root(_ x: Int) -> Int {
+            var x = x
+            while let r = part[x], r != x { part[x] = part[r]; x = r }
+            return x
+        }
+        for m in members {
+            for l in links(m) {
+                guard let n = SkwadGossipNode.node(l), part[n] != nil else { continue }
+                let (a, b) = (root(m), root(n))
+                if a != b { part[max(a, b)] = min(a, b) }
+            }
+        }
+        if Set(members.map(root)).count > 1 { split += 1 }
+    }
+    return split
 }
 
 func strategyReport<S: SimStrategy>(strategy: S, metrics m: Metrics, replicas: [Replica], events: Int) -> StrategyReport {

@@ -67,6 +67,56 @@ import SkwadTestKit
         #expect(e.fencesNeedingContact(replica, nowMs: f.nowMs).count == 1)
     }
 
+    /// Inside our own fence a remote contact must stand nearer its centre than we do (or the
+    /// members' overlay can fall into two sides, each with its contacts on its own side:
+    /// PROTOCOL §9); outside it, any peer inside will do. One that leaves three of our
+    /// reconciliations unanswered is dropped and muted, and a name of it is not taken again.
+    @Test func aContactInsideOurOwnFenceMustStandNearerItsCentre() throws {
+        var f = OpFactory(seed: 16, floors: false)
+        let alpha = f.user()
+        let center = try GeoPoint(lat: 40.4433, lon: -79.9436)
+        let fence = Geofence(center: center, radiusMeters: 150)
+        let lab = f.createPack(by: alpha, name: "lab", fence: fence, locked: false)
+        var replica = Replica(config: .noFloors)
+        _ = replica.admit(lab, nowMs: f.nowMs)
+        func cell(north metres: Double) throws -> String {
+            Geohash.encode(try GeoPoint(lat: 40.4433 + metres / 111_320, lon: -79.9436), precision: 8)
+        }
+        var e = GossipEngine(seed: 7, secrets: .seeded)
+        e.selfAddress = PeerAddress("n5")
+        _ = e.setInterest(cell: try cell(north: 80), subscriptions: [lab.id], nowMs: f.nowMs)
+        var out: [GossipDirective] = []
+        e.remoteRound(nowMs: f.nowMs, replica: replica, into: &out)
+        #expect(e.membership.farFences == [fence])
+
+        // Farther out than we are, or as far with a higher address: no contact.
+        e.offerRemote(PeerAddress("n6"), info: NodeInfo(cell: try cell(north: 120)), nowMs: f.nowMs)
+        e.offerRemote(PeerAddress("n7"), info: NodeInfo(cell: try cell(north: 80)), nowMs: f.nowMs)
+        #expect(e.peers.remote.isEmpty)
+        #expect(e.remoteContacts(inside: fence).isEmpty)
+        // Nearer the centre: a contact, and the need is met.
+        let near = PeerAddress("n8")
+        e.offerRemote(near, info: NodeInfo(cell: try cell(north: 10)), nowMs: f.nowMs)
+        #expect(e.remoteContacts(inside: fence) == [near])
+
+        // From outside the fence, a peer anywhere inside is a contact.
+        var o = GossipEngine(seed: 8, secrets: .seeded)
+        o.selfAddress = PeerAddress("n9")
+        _ = o.setInterest(cell: try cell(north: 2000), subscriptions: [lab.id], nowMs: f.nowMs)
+        o.remoteRound(nowMs: f.nowMs, replica: replica, into: &out)
+        #expect(o.membership.farFences == [fence])
+        o.offerRemote(PeerAddress("n6"), info: NodeInfo(cell: try cell(north: 120)), nowMs: f.nowMs)
+        #expect(o.remoteContacts(inside: fence) == [PeerAddress("n6")])
+
+        // Three reconciliations left unanswered: dropped, muted, not taken again when named.
+        e.peers[reconMisses: near] = GossipEngine.contactMisses
+        e.remoteRound(nowMs: f.nowMs + 2000, replica: replica, into: &out)
+        #expect(e.peers.remote.isEmpty)
+        #expect(e.peers.muted[near] != nil)
+        e.offerRemote(near, info: NodeInfo(cell: try cell(north: 10)), nowMs: f.nowMs + 2000)
+        #expect(e.remoteContacts(inside: fence).isEmpty)
+    }
+
     /// Exactly one of two members in the same cell counts the other as inward (the lower
     /// address is the nearer): one member of each fence, not two, looks for a contact at its
     /// centre for want of anyone nearer.
