@@ -9,14 +9,22 @@ import SkwadTestKit
 /// vicinity links stands inside it nearer to its centre looks for a contact inside; one heard
 /// link inside and nearer the centre ends the need.
 @Suite(.heavy) struct ContactInsideOwnFenceTests {
-    @Test func aMemberWithNoLinkInsideItsFenceLooksForAContactThere() throws {
-        var f = OpFactory(seed: 15, floors: false)
+    static let center = try! GeoPoint(lat: 40.4433, lon: -79.9436)
+
+    /// A replica holding one pack, "lab", fenced 150 m around `center`.
+    static func lab(seed: UInt64, locked: Bool) -> (OpFactory, Geofence, SignedOp, Replica) {
+        var f = OpFactory(seed: seed, floors: false)
         let alpha = f.user()
-        let center = try GeoPoint(lat: 40.4433, lon: -79.9436)
         let fence = Geofence(center: center, radiusMeters: 150)
-        let lab = f.createPack(by: alpha, name: "lab", fence: fence, locked: true)
+        let lab = f.createPack(by: alpha, name: "lab", fence: fence, locked: locked)
         var replica = Replica(config: .noFloors)
         _ = replica.admit(lab, nowMs: f.nowMs)
+        return (f, fence, lab, replica)
+    }
+
+    @Test func aMemberWithNoLinkInsideItsFenceLooksForAContactThere() throws {
+        let (f, fence, lab, replica) = Self.lab(seed: 15, locked: true)
+        let center = Self.center
         let centre = Geohash.encode(center, precision: 8)
         // ~80 m north of the centre, and ~120 m: inside the 150 m fence.
         let inside = Geohash.encode(try GeoPoint(lat: 40.4433 + 80 / 111_320, lon: -79.9436), precision: 8)
@@ -72,13 +80,7 @@ import SkwadTestKit
     /// PROTOCOL §9); outside it, any peer inside will do. One that leaves three of our
     /// reconciliations unanswered is dropped and muted, and a name of it is not taken again.
     @Test func aContactInsideOurOwnFenceMustStandNearerItsCentre() throws {
-        var f = OpFactory(seed: 16, floors: false)
-        let alpha = f.user()
-        let center = try GeoPoint(lat: 40.4433, lon: -79.9436)
-        let fence = Geofence(center: center, radiusMeters: 150)
-        let lab = f.createPack(by: alpha, name: "lab", fence: fence, locked: false)
-        var replica = Replica(config: .noFloors)
-        _ = replica.admit(lab, nowMs: f.nowMs)
+        let (f, fence, lab, replica) = Self.lab(seed: 16, locked: false)
         func cell(north metres: Double) throws -> String {
             Geohash.encode(try GeoPoint(lat: 40.4433 + metres / 111_320, lon: -79.9436), precision: 8)
         }
