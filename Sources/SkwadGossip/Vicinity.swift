@@ -317,8 +317,9 @@ extension GossipEngine {
     /// `contactMisses`) kept an edge node from searching for an honest member (hostile seed 6).
     func isContact(_ p: PeerAddress) -> Bool { peers.reconMisses[p].map { $0 < Self.contactMisses } ?? false }
 
-    /// A peer we heard of: keep it if it is inside a fence we need a contact in; else, if it
-    /// is nearer to such a fence than we are, keep it as a passive peer (the next hop).
+    /// A peer we heard of: keep it if it can be our contact (`countsAsContact`) for a fence we
+    /// need one in; else, if it is nearer to such a fence than we are, keep it as a passive
+    /// peer (the next hop). A muted peer is neither.
     mutating func offerRemote(_ peer: PeerAddress, info peerInfo: NodeInfo, nowMs: UInt64) {
         guard !membership.farFences.isEmpty, peer != selfAddress, peers.muted[peer] == nil, let place = peerInfo.place else { return }
         let containing = membership.farFences.filter { countsAsContact(place, of: peer, in: $0) }
