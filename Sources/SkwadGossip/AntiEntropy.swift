@@ -37,6 +37,17 @@ extension GossipEngine {
         for k in 0..<turn {
             reconcile(mine[(start + k) % mine.count], among: links, nowMs: nowMs, replica: replica, into: &out)
         }
+        // A pack none of our active links may hold: we are off its tree. Pushes ride active
+        // links, and vicinity links only from a sender with fewer than `activeEnough` active
+        // members of the pack, so in a crowded pack reconciliation may be our only feed. Such a
+        // pack is reconciled every round, not only on its turn, which for a quiet node comes
+        // every ⌈packs / 4⌉ rounds of up to 15 s. One whose fence needs a contact is reconciled
+        // with the contact below.
+        for k in turn..<mine.count {
+            let pack = mine[(start + k) % mine.count]
+            guard !isOnTree(pack), !(pack.fence.map { membership.farFences.contains($0) } ?? false) else { continue }
+            reconcile(pack, among: links, nowMs: nowMs, replica: replica, into: &out)
+        }
         // A pack whose fence we stand in but whose members nearer its centre we reach only
         // through a remote contact (`fencesNeedingContact`: a rim's island, or the member
         // nearest the centre): reconciled with that contact every round, not only on its turn.
@@ -49,6 +60,12 @@ extension GossipEngine {
             guard !onTurn else { continue }
             reconcile(live[i], among: remoteContacts(inside: fence), nowMs: nowMs, replica: replica, into: &out)
         }
+    }
+
+    /// Does an active link of ours claim a cell from which it may hold `pack` (§12)? If none
+    /// does, the tree's pushes reach us only by chance (`forward`).
+    func isOnTree(_ pack: PackScope) -> Bool {
+        peers.active.values.contains { mayReceive($0.info, pack: pack, isGenesis: false) }
     }
 
     /// Reconciles one pack with a link among `candidates` that may hold it (`preferredLink`).

@@ -72,9 +72,17 @@ extension GossipEngine {
             directory: mine, to: peer, nowMs: nowMs, into: &out)
     }
 
-    /// Every `directoryIntervalMs`: the directory with one random link.
+    /// Every `directoryIntervalMs`: the directory with one link, each in turn (in address
+    /// order, among those that left the fewest of our reconciliations unanswered). Not the
+    /// one least recently reconciled with, as a pack's link is chosen (§11): a link that
+    /// reconciles packs with us every round, such as a remote contact, was then never asked,
+    /// and it may be the only one that holds a locked pack at whose rim we stand.
     mutating func directoryRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        guard let peer = preferredLink(among: links) else { return }
+        let fewest = links.map { peers.reconMisses[$0] ?? 0 }.min() ?? 0
+        let answering = links.filter { (peers.reconMisses[$0] ?? 0) == fewest }.sorted()
+        guard !answering.isEmpty else { return }
+        let peer = answering[spread.directoryCursor % answering.count]
+        spread.directoryCursor = spread.directoryCursor % answering.count + 1
         sendDirectory(to: peer, nowMs: nowMs, replica: replica, into: &out)
     }
 

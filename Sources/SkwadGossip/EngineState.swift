@@ -92,6 +92,8 @@ struct Spread: Sendable {
     /// Links that came up since the last tick: their directory is reconciled at once (§11a).
     var newLinks: Set<PeerAddress> = []
     var reconCursor = 0
+    /// The next link to pull the directory from, in turn (Directory.swift, `directoryRound`).
+    var directoryCursor = 0
     /// This round's reconciliations not answered yet (AntiEntropy.swift).
     var reconUnanswered: Set<ReconAsked> = []
     /// Live packs and directory views, until the replica's packs change (PackViews.swift).

@@ -330,6 +330,9 @@ extension GossipEngine {
             }
             if peers.remote[peer] == nil && wanted {
                 peers.addRemote(peer, VicinityEntry(info: peerInfo, distance: 0, lastHeardMs: nowMs))
+                // A new link: its directory is pulled at the next tick (§11a). It is a link
+                // before it speaks to us, so `handle` does not see it come up.
+                directoryOnNewLink(peer)
             }
         } else if peers.active[peer] == nil, peers.vicinity[peer] == nil,
             membership.farFences.contains(where: { f in
