@@ -23,7 +23,7 @@ import SkwadTestKit
     }
 
     @Test func aMemberWithNoLinkInsideItsFenceLooksForAContactThere() throws {
-        let (f, fence, lab, replica) = Self.lab(seed: 15, locked: true)
+        let (f, _, lab, replica) = Self.lab(seed: 15, locked: true)
         let center = Self.center
         let centre = Geohash.encode(center, precision: 8)
         // ~80 m north of the centre, and ~120 m: inside the 150 m fence.
@@ -137,31 +137,20 @@ import SkwadTestKit
     /// While the need lasts, the pack is reconciled with a contact inside its fence every
     /// round, not only on its turn (PROTOCOL §11): the contact pushes nothing to us.
     @Test func aPackWhoseFenceNeedsAContactIsReconciledWithItEveryRound() throws {
-        var f = OpFactory(seed: 18, floors: false)
-        let alpha = f.user()
         let center = try GeoPoint(lat: 40.4433, lon: -79.9436)
         let fence = Geofence(center: center, radiusMeters: 150)
-        // Eight open packs we follow and one small locked one: 4 packs a round, so the locked
-        // pack's turn does not come every round.
-        let open = (0..<8).map { f.createPack(by: alpha, name: "open\($0)") }
-        let lab = f.createPack(by: alpha, name: "lab", fence: fence, locked: true)
-        var replica = Replica(config: .noFloors)
-        for p in open + [lab] { #expect(replica.admit(p, nowMs: f.nowMs).isAdmitted) }
+        let lab = ReconRoundFixture(seed: 18, fence: fence, locked: true)
+        #expect(lab.replica.hasPack(lab.fenced.packID) && lab.open.allSatisfy { lab.replica.hasPack($0.packID) })
         var e = GossipEngine(seed: 6, secrets: .seeded)
         e.selfAddress = PeerAddress("n0")
         let mine = Geohash.encode(try GeoPoint(lat: 40.4433 + 80 / 111_320, lon: -79.9436), precision: 8)
-        _ = e.setInterest(cell: mine, subscriptions: Set(open.map(\.id)), nowMs: f.nowMs)
+        _ = e.setInterest(cell: mine, subscriptions: Set(lab.open.map(\.id)), nowMs: lab.nowMs)
         let contact = PeerAddress("n9")
         e.peers.addRemote(
-            contact, VicinityEntry(info: NodeInfo(cell: Geohash.encode(center, precision: 8)), distance: 0, lastHeardMs: f.nowMs))
-        e.membership.farFences = e.fencesNeedingContact(replica, nowMs: f.nowMs)
+            contact, VicinityEntry(info: NodeInfo(cell: Geohash.encode(center, precision: 8)), distance: 0, lastHeardMs: lab.nowMs))
+        e.membership.farFences = e.fencesNeedingContact(lab.replica, nowMs: lab.nowMs)
         #expect(e.membership.farFences == [fence])
-        var rounds = 0
-        for k in 0..<6 {
-            var out: [GossipDirective] = []
-            e.reconcileRound(nowMs: f.nowMs + UInt64(k) * 1000, replica: replica, into: &out)
-            if e.spread.reconUnanswered.contains(ReconAsked(pack: lab.id, peer: contact)) { rounds += 1 }
-        }
+        let rounds = lab.rounds(&e, from: lab.nowMs, count: 6) { $0.contains(ReconAsked(pack: lab.fenced.id, peer: contact)) }
         #expect(rounds == 6, "reconciled with the contact in \(rounds) rounds of 6")
     }
 }
