@@ -97,10 +97,16 @@ extension GossipEngine {
     mutating func preferredLink(among eligible: [PeerAddress]) -> PeerAddress? {
         guard !eligible.isEmpty else { return nil }
         if rng.next() % 8 == 0 { return eligible.randomElement(using: &rng) }
-        let fewest = eligible.map { peers.reconMisses[$0] ?? 0 }.min() ?? 0
-        let answering = eligible.filter { (peers.reconMisses[$0] ?? 0) == fewest }
+        let answering = answering(eligible)
         let oldest = answering.map { peers.reconciled[$0] ?? 0 }.min() ?? 0
         return answering.filter { (peers.reconciled[$0] ?? 0) == oldest }.randomElement(using: &rng)
+    }
+
+    /// Those of `links` that left the fewest of our reconciliations unanswered since they last
+    /// answered one, in the given order.
+    func answering(_ links: [PeerAddress]) -> [PeerAddress] {
+        let fewest = links.map { peers.reconMisses[$0] ?? 0 }.min() ?? 0
+        return links.filter { (peers.reconMisses[$0] ?? 0) == fewest }
     }
 
     /// Sends ranges, split over as many datagrams as needed (each self-contained).

@@ -78,8 +78,7 @@ extension GossipEngine {
     /// reconciles packs with us every round, such as a remote contact, was then never asked,
     /// and it may be the only one that holds a locked pack at whose rim we stand.
     mutating func directoryRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        let fewest = links.map { peers.reconMisses[$0] ?? 0 }.min() ?? 0
-        let answering = links.filter { (peers.reconMisses[$0] ?? 0) == fewest }.sorted()
+        let answering = answering(links).sorted()
         guard !answering.isEmpty else { return }
         let peer = answering[spread.directoryCursor % answering.count]
         spread.directoryCursor = spread.directoryCursor % answering.count + 1
