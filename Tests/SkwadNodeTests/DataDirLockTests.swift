@@ -23,6 +23,32 @@ import SkwadStore
         _ = try Node(config: testConfig(dir))
     }
 
+    /// A lock still held a moment after its owner let go (a spawned child's copy of the
+    /// descriptor, until its `exec`) is waited for; one held past the wait is refused.
+    @Test func aLockReleasedWithinTheWaitIsTakenOneHeldPastItIsRefused() throws {
+        let dir = tempDataDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // Another open file description of the lock file: it conflicts as another process would.
+        let other = open(dir + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        #expect(other >= 0 && flock(other, LOCK_EX | LOCK_NB) == 0)
+        do {
+            _ = try DataDirLock(dataDir: dir, waitMs: 60)
+            Issue.record("a held lock was taken")
+        } catch {
+            #expect("\(error)".contains("in use"))
+        }
+        let releaser = Thread {
+            usleep(150_000); close(other)
+        }
+        releaser.start()
+        let lock = try DataDirLock(dataDir: dir, waitMs: 5_000)
+        // Taken: a third description is refused at once.
+        #expect((try? DataDirLock(dataDir: dir, waitMs: 0)) == nil)
+        lock.release()
+        #expect((try? DataDirLock(dataDir: dir, waitMs: 0)) != nil)
+    }
+
     /// `store = .memory` and `powFloors = .none` (the REPL fuzzer's options): the node works
     /// through the same API, writes no SQLite file, keeps nothing after closing, and stamps
     /// with the pack's own bits only; no config text can choose either.
