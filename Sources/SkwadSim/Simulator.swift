@@ -46,6 +46,11 @@ struct Simulator<S: SimStrategy> {
     /// threads); the rest of a run goes one event at a time. Printed, never reported: the
     /// report is the same however fast the machine.
     var parallelTime = Duration.zero
+    /// The windows' bookkeeping, kept from one to the next (ParallelWindow.swift): each
+    /// thread's lane, the slots, and each node's slot in the window being run (-1: none).
+    var lanes: [Lane] = []
+    var slots = Slots()
+    var slotOfNode: [Int32]
 
     init(world: World, strategy: S, memo: SignatureMemo) {
         self.world = world; self.strategy = strategy; self.memo = memo
@@ -59,6 +64,7 @@ struct Simulator<S: SimStrategy> {
         net = NetworkModel(scenario: world.scenario, world: world, seed: world.seed)
         metrics = Metrics(world: world)
         verified = Array(repeating: false, count: world.ops.count)
+        slotOfNode = Array(repeating: -1, count: n)
     }
 
     var wallMs: UInt64 { world.scenario.epochMs &+ nowMs }
