@@ -236,7 +236,7 @@ public struct GossipEngine: Sendable {
         at(channels.nextExpiryMs)
         at(rounds.nextDueMs)
         if let retry = nextDirectRetryMs { at(retry) }
-        for m in peers.active.values {
+        for m in peers.activeClocks.values {
             if m.suspectSinceMs != nil {
                 at(m.lastHeardMs &+ config.deadAfterMs)
             } else if let sent = m.pingSentMs, m.lastHeardMs <= sent {

@@ -105,7 +105,7 @@ extension GossipEngine {
         // Most ticks find nothing due: only the members with something to do are sorted and
         // walked (what one member's handling changes never makes another's due).
         var due: [PeerAddress] = []
-        for (peer, st) in peers.active where hasFailureWork(st, nowMs: nowMs) { due.append(peer) }
+        for (peer, st) in peers.activeClocks where hasFailureWork(st, nowMs: nowMs) { due.append(peer) }
         for peer in due.sorted() {
             guard var st = peers[active: peer] else { continue }
             if let sent = st.pingSentMs, st.lastHeardMs > sent {
@@ -138,7 +138,7 @@ extension GossipEngine {
 
     /// Would `detectFailures` act on this member now (clear an answered ping, drop a dead
     /// suspect, suspect a silent one, or ping it)?
-    private func hasFailureWork(_ st: PeerTable.Member, nowMs: UInt64) -> Bool {
+    private func hasFailureWork(_ st: PeerTable.Clocks, nowMs: UInt64) -> Bool {
         if let sent = st.pingSentMs, st.lastHeardMs > sent { return true }
         if st.suspectSinceMs != nil { return nowMs >= st.lastHeardMs &+ config.deadAfterMs }
         if let sent = st.pingSentMs { return nowMs >= sent &+ config.ackTimeoutMs }
