@@ -24,7 +24,9 @@ extension GossipEngine {
         // each node would hold every campus's admin packs however far the network reached.
         if inside || info.subscribed(p.id) { return true }
         guard let here = info.place else { return false }
-        return here.center.distance(to: fence.center) <= fence.radiusMeters + directoryNearMeters
+        let reach = fence.radiusMeters + directoryNearMeters
+        if here.center.isSurelyFarther(than: reach, from: fence.center) { return false }
+        return here.center.distance(to: fence.center) <= reach
     }
 
     /// The packs we hold that are in the directory of a node that announced `cell` (§11a):

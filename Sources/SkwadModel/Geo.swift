@@ -39,6 +39,15 @@ public struct GeoPoint: Hashable, Sendable, CustomStringConvertible {
         return 2 * Self.earthRadiusMeters * atan2(sqrt(a), sqrt(max(0, 1 - a)))
     }
 
+    /// True when `other` lies surely farther than `meters` away, known without trigonometry:
+    /// the great-circle distance is never less than the arc of the latitude difference
+    /// alone (a centimetre and a billionth of slack over the haversine's rounding). False
+    /// says nothing. The geofence rule asks about every pack in a directory, most of them
+    /// far from the asker in the metro (`Geofence.contains`, `GossipEngine.inDirectory`).
+    public func isSurelyFarther(than meters: Double, from other: GeoPoint) -> Bool {
+        abs(other.lat - lat) * .pi / 180 * Self.earthRadiusMeters > meters + 0.01 + abs(meters) * 1e-9
+    }
+
     /// Initial bearing in degrees (0 = north, clockwise).
     public func bearing(to other: GeoPoint) -> Double {
         let p1 = lat * .pi / 180, p2 = other.lat * .pi / 180, dl = (other.lon - lon) * .pi / 180
@@ -111,9 +120,10 @@ public enum Geohash {
     /// Decodes a cell. Decoded cells are memoized (`CellCache`: decoding is pure, and a
     /// node sees the same few cells again and again, from every neighbour's announcement).
     public static func decode(_ hash: String) throws -> Cell {
-        if let hit = CellCache.shared.get(hash) { return hit }
+        guard let key = CellCache.key(hash) else { return try decodeUncached(hash) }
+        if let hit = CellCache.shared.get(key) { return hit }
         let cell = try decodeUncached(hash)
-        CellCache.shared.put(hash, cell)
+        CellCache.shared.put(key, cell)
         return cell
     }
 
@@ -143,26 +153,56 @@ public enum Geohash {
 }
 
 /// Memo of decoded geohash cells, shared by the process (thread-safe). Bounded: at most
-/// `capacity` cells; when full it is emptied and refills (a peer announcing endless new
-/// cells costs decoding, never memory).
+/// `capacity` cells; when a stripe is full it is emptied and refills (a peer announcing
+/// endless new cells costs decoding, never memory). Keyed by the geohash packed into an
+/// integer, in stripes each with its own lock: with one lock and string keys, the
+/// simulator's threads spent ≈ 1.4 % of the 10,000-node metro's time in lookups (perf).
 final class CellCache: @unchecked Sendable {
     static let shared = CellCache()
     static let capacity = 32_768
-    private let lock = NSLock()
-    private var cells: [String: Geohash.Cell] = [:]
+    static let stripeCount = 16
 
-    func get(_ hash: String) -> Geohash.Cell? {
-        lock.lock(); defer { lock.unlock() }
-        return cells[hash]
+    private final class Stripe: @unchecked Sendable {
+        let lock = NSLock()
+        var cells: [UInt64: Geohash.Cell] = [:]
+    }
+    private let stripes = (0..<CellCache.stripeCount).map { _ in Stripe() }
+
+    /// A valid geohash (1...12 characters of the alphabet) as one integer: 5 bits a
+    /// character, its length in the top 4 bits. Nil for anything else.
+    static func key(_ hash: String) -> UInt64? {
+        var key: UInt64 = 0, n: UInt64 = 0
+        for c in hash.utf8 {
+            guard n < 12, c < 128 else { return nil }
+            let v = Geohash.decodeTable[Int(c)]
+            guard v >= 0 else { return nil }
+            key = key << 5 | UInt64(v)
+            n += 1
+        }
+        return n == 0 ? nil : key | n << 60
     }
 
-    func put(_ hash: String, _ cell: Geohash.Cell) {
-        lock.lock(); defer { lock.unlock() }
-        if cells.count >= Self.capacity { cells.removeAll(keepingCapacity: true) }
-        cells[hash] = cell
+    private func stripe(_ key: UInt64) -> Stripe { stripes[Int(key % UInt64(Self.stripeCount))] }
+
+    func get(_ key: UInt64) -> Geohash.Cell? {
+        let s = stripe(key)
+        s.lock.lock(); defer { s.lock.unlock() }
+        return s.cells[key]
     }
 
-    var count: Int { lock.lock(); defer { lock.unlock() }; return cells.count }
+    func put(_ key: UInt64, _ cell: Geohash.Cell) {
+        let s = stripe(key)
+        s.lock.lock(); defer { s.lock.unlock() }
+        if s.cells.count >= Self.capacity / Self.stripeCount { s.cells.removeAll(keepingCapacity: true) }
+        s.cells[key] = cell
+    }
+
+    var count: Int {
+        stripes.reduce(0) { sum, s in
+            s.lock.lock(); defer { s.lock.unlock() }
+            return sum + s.cells.count
+        }
+    }
 }
 
 /// A pack's geofence: a centre and a radius in metres.
@@ -182,7 +222,8 @@ public struct Geofence: Hashable, Sendable {
     }
 
     public func contains(_ p: GeoPoint, marginMeters: Double = 0) -> Bool {
-        center.distance(to: p) <= radiusMeters + marginMeters
+        if center.isSurelyFarther(than: radiusMeters + marginMeters, from: p) { return false }
+        return center.distance(to: p) <= radiusMeters + marginMeters
     }
 
     /// A cell is inside only when the whole cell lies inside the fence: the distance from the
@@ -190,7 +231,8 @@ public struct Geofence: Hashable, Sendable {
     /// (a triangle-inequality bound, so a coarse cell never stretches a fence). A cell too
     /// coarse for the fence is therefore never inside. Normative: PROTOCOL.md §4 and §12.
     public func contains(cell: Geohash.Cell) -> Bool {
-        center.distance(to: cell.center) + cell.radiusMeters <= radiusMeters
+        if center.isSurelyFarther(than: radiusMeters - cell.radiusMeters, from: cell.center) { return false }
+        return center.distance(to: cell.center) + cell.radiusMeters <= radiusMeters
     }
 
     public func contains(geohash: String) -> Bool {

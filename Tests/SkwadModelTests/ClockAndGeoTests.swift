@@ -1,6 +1,6 @@
 import Testing
 import SkwadCrypto
-import SkwadModel
+@testable import SkwadModel
 import SkwadTestKit
 
 @Suite struct ClockAndGeoTests {
@@ -23,6 +23,48 @@ import SkwadTestKit
         #expect(throws: ModelError.self) { try Geohash.decode("") }
         let coarse = try Geohash.decode("dpph")
         #expect(coarse.radiusMeters > 10_000 && coarse.radiusMeters < 30_000)
+    }
+
+    /// The cell memo's integer key: one per valid geohash (a prefix is another key), none for
+    /// anything that is not one; a memoized cell is the one decoding gives.
+    @Test func cellCacheKeysAreOnePerGeohashAndCellsAreTheDecodedOnes() throws {
+        let hashes = ["0", "00", "000000000000", "zzzzzzzzzzzz", "dppn59", "dppn59u", "dppn59v", "s", "u"]
+        let keys = hashes.map(CellCache.key)
+        #expect(keys.allSatisfy { $0 != nil } && Set(keys).count == hashes.count)
+        for bad in ["", "0000000000000", "dppn5a", "DPPN59", "dppn 59", "dppé"] { #expect(CellCache.key(bad) == nil) }
+        for h in hashes {
+            let first = try Geohash.decode(h), again = try Geohash.decode(h)
+            let uncached = try Geohash.decodeUncached(h)
+            #expect(first == again && first == uncached)
+        }
+        #expect(throws: ModelError.self) { try Geohash.decode("dppn5a") }
+    }
+
+    /// The cheap test before the haversine: whenever it says "surely farther", the distance is
+    /// farther (at bounds just under, at and over the latitude arc and the distance itself),
+    /// and it does say so for points far apart north-south.
+    @Test func surelyFartherNeverContradictsTheDistance() throws {
+        var rng = SplitMix64(seed: 25)
+        func unit() -> Double { Double(rng.next() >> 11) / Double(1 << 53) }
+        var said = 0
+        for _ in 0..<20_000 {
+            let a = try GeoPoint(lat: 40 + unit(), lon: -80 + unit())
+            let b = try GeoPoint(lat: a.lat + (unit() - 0.5) * 0.2 * unit(), lon: a.lon + (unit() - 0.5) * 0.2)
+            let d = a.distance(to: b)
+            let arc = abs(b.lat - a.lat) * .pi / 180 * GeoPoint.earthRadiusMeters
+            for m in [arc - 0.02, arc - 0.011, arc - 1e-9, arc, d - 1e-6, d, d.nextDown, -1, 0] {
+                if a.isSurelyFarther(than: m, from: b) {
+                    said += 1
+                    #expect(d > m, "\(a) \(b) \(m)")
+                }
+            }
+        }
+        #expect(said > 10_000)
+        let north = try GeoPoint(lat: 40.7, lon: -80), south = try GeoPoint(lat: 40.25, lon: -80)
+        #expect(north.isSurelyFarther(than: 10_000, from: south) && !north.isSurelyFarther(than: 60_000, from: south))
+        let fence = Geofence(center: north, radiusMeters: 2_000)
+        let cell = try Geohash.decode(Geohash.encode(south, precision: 7))
+        #expect(!fence.contains(south) && !fence.contains(cell: cell))
     }
 
     @Test func haversineAndFences() throws {
