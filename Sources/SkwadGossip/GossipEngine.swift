@@ -236,7 +236,7 @@ public struct GossipEngine: Sendable {
         at(channels.nextExpiryMs)
         at(rounds.nextDueMs)
         if let retry = nextDirectRetryMs { at(retry) }
-        for m in peers.activeClocks.values {
+        for (_, m) in peers.activeClocks {
             if m.suspectSinceMs != nil {
                 at(m.lastHeardMs &+ config.deadAfterMs)
             } else if let sent = m.pingSentMs, m.lastHeardMs <= sent {

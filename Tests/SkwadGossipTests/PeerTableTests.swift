@@ -42,6 +42,12 @@ import SkwadModel
         #expect(t.candidates.keys == holders { $0.candidate != nil })
         #expect(t.candidates.count <= MembershipGuard.candidateCapacity)
         #expect(Set(t.active.keys).isDisjoint(with: t.passive.keys))
+        // The active members' clocks, kept beside the records, are the records' own.
+        #expect(t.activeClocks.count == t.active.count)
+        for (p, c) in t.activeClocks {
+            let m = t.active[p]
+            #expect(m?.lastHeardMs == c.lastHeardMs && m?.pingSentMs == c.pingSentMs && m?.suspectSinceMs == c.suspectSinceMs)
+        }
         for p in t.dead.keys {
             #expect(t.active[p] == nil && t.passive[p] == nil && t.remote[p] == nil)
             #expect((t.vicinity[p]?.lastHeardMs ?? 0) == 0, "a dead peer is at most a vicinity entry only heard of")
@@ -67,7 +73,7 @@ import SkwadModel
             now += UInt64.random(in: 0...300, using: &rng)
             let p = PeerAddress("p\(Int.random(in: 0..<40, using: &rng))")
             let cell = Self.cells.randomElement(using: &rng)!
-            switch Int.random(in: 0..<20, using: &rng) {
+            switch Int.random(in: 0..<21, using: &rng) {
             case 0:
                 if t.hasRoom {
                     t.promote(p, info: NodeInfo(cell: cell), nowMs: now)
@@ -100,6 +106,12 @@ import SkwadModel
                     capacity: MembershipGuard.candidateCapacity)
             case 18: t.endTrial(p)
             case 16: t[reconMisses: p] = Bool.random(using: &rng) ? Int.random(in: 0...3, using: &rng) : nil
+            case 19:
+                if var m = t[active: p] {
+                    m.pingSentMs = Bool.random(using: &rng) ? now : nil
+                    m.suspectSinceMs = Bool.random(using: &rng) ? now : nil
+                    t[active: p] = m
+                }
             default: t.retainReconMisses(links: Set(t.links))
             }
             Self.check(t, me: me)
