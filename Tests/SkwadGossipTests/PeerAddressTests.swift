@@ -22,11 +22,13 @@ import Testing
             #expect(table[PeerAddress("10.\(i / 256 % 256).\(i % 256).7:\(40_000 + i % 7)")] == i)
         }
         // The low bits pick the bucket: 20,000 addresses over 1,024 buckets (≈ 19.5 each)
-        // leave none nearly empty and none crowded when the mix spreads them (a constant or
-        // weak mix would not; for a uniform one either bound fails with odds below 1e-4).
+        // leave none empty and none crowded when the mix spreads them (a constant or weak mix
+        // would not). The string hash is seeded per process, so for a uniform mix the bounds
+        // fail by chance: together with odds of about 3.4e-6 a run (empty: 3.4e-6; above 56:
+        // 5e-9). Bounds of 2 and 48 failed about once in 12,000 runs, and did once in CI.
         var buckets = [Int](repeating: 0, count: 1024)
         for k in table.keys { buckets[k._rawHashValue(seed: 12345) & 1023] += 1 }
-        #expect(buckets.min()! >= 2)
-        #expect(buckets.max()! <= 48)
+        #expect(buckets.min()! >= 1)
+        #expect(buckets.max()! <= 56)
     }
 }
