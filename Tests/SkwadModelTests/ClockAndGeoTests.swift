@@ -38,6 +38,13 @@ import SkwadTestKit
             #expect(first == again && first == uncached)
         }
         #expect(throws: ModelError.self) { try Geohash.decode("dppn5a") }
+        // Ever new cells (more than the memo holds) leave it within its capacity.
+        let alphabet = Array("0123456789bcdefghjkmnpqrstuvwxyz")
+        for i in 0..<40_000 {
+            let tail = (0..<4).map { alphabet[(i >> (5 * $0)) & 31] }
+            _ = try Geohash.decode("dpp" + String(tail))
+        }
+        #expect(CellCache.shared.count <= CellCache.capacity)
     }
 
     /// The cheap test before the haversine: whenever it says "surely farther", the distance is
