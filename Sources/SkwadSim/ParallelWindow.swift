@@ -39,9 +39,9 @@ extension Simulator {
     }
 
     /// What one thread of phase 1 leaves for phase 2, for every node it ran in the window:
-    /// flat arrays, kept from window to window (a window's calls used to hold three arrays
-    /// each, allocated on a worker thread and released one by one on the main one: 60 % of
-    /// the one-thread phase in the 10,000-node metro was reference counting).
+    /// flat arrays, kept from window to window, so that phase 2 reads calls without reference
+    /// counting (arrays per call, allocated on a worker thread and released on the main one,
+    /// made it 60 % of the one-thread phase in the 10,000-node metro).
     struct Lane {
         var ctx: SimContext<Payload>
         /// The calls of each node the lane ran, a node's calls contiguous (`callBase`).
@@ -99,11 +99,12 @@ extension Simulator {
         let windowEnd = breaker?.time ?? end
 
         // Phase 1: each node on its own. Slots in order of first appearance; events grouped
-        // by slot, in batch order (a counting sort).
+        // by slot, in batch order (a counting sort: `eventStart` counts each slot's events,
+        // then becomes their offsets). The slots are taken out of `self` for the window, as
+        // `runNodes` writes them while it changes the simulator.
         var slots = self.slots
         self.slots = Slots()
         slots.clear()
-        var count: [Int] = []
         slots.place.reserveCapacity(batch.count)
         for e in batch {
             let n = Int(e.payload.node)
@@ -112,18 +113,17 @@ extension Simulator {
                 s = Int32(slots.order.count)
                 slotOfNode[n] = s
                 slots.order.append(e.payload.node)
-                count.append(0)
+                slots.eventStart.append(0)
             }
-            slots.place.append((s, Int32(count[Int(s)])))
-            count[Int(s)] += 1
+            slots.place.append((s, Int32(slots.eventStart[Int(s)])))
+            slots.eventStart[Int(s)] += 1
         }
-        slots.eventStart.reserveCapacity(count.count + 1)
         var total = 0
-        for c in count { slots.eventStart.append(total); total += c }
+        for s in slots.eventStart.indices { (slots.eventStart[s], total) = (total, total + slots.eventStart[s]) }
         slots.eventStart.append(total)
-        slots.eventIndex = Array(repeating: 0, count: batch.count)
+        slots.eventIndex.append(contentsOf: repeatElement(0, count: batch.count))
         for (i, p) in slots.place.enumerated() { slots.eventIndex[slots.eventStart[Int(p.slot)] + Int(p.index)] = i }
-        slots.callBase = Array(repeating: 0, count: slots.order.count)
+        slots.callBase.append(contentsOf: repeatElement(0, count: slots.order.count))
 
         let phaseStart = ContinuousClock.now
         let used = runNodes(batch: batch, windowEnd: windowEnd, slots: &slots)
