@@ -20,6 +20,9 @@ extension GossipEngine {
     /// (Backoff); one that lost a message on the way (no answer from a peer we asked, not even
     /// "settled") is repeated within `reconIntervalMs`: silence is no proof that nothing changed.
     mutating func reconcileRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        // The round's steps to one link go out together (one `Reconciles`), and come back so.
+        let opened = holdReconciles()
+        defer { if opened { flushReconciles(nowMs: nowMs, into: &out) } }
         for asked in spread.reconUnanswered { peers[reconMisses: asked.peer] = min(1000, (peers.reconMisses[asked.peer] ?? 0) + 1) }
         spread.reconUnanswered.removeAll(keepingCapacity: true)
         let links = self.links
@@ -130,9 +133,7 @@ extension GossipEngine {
             } else if let pack {
                 r.pack = pack
             }
-            let before = engine.stats.bytesOut
-            engine.send(.reconcile(r), to: to, nowMs: nowMs, into: &out)
-            engine.stats.reconBytesOut += engine.stats.bytesOut - before
+            engine.emitReconcile(r, to: to, nowMs: nowMs, into: &out)
             start = chunk.last!.upper
             chunk = []; size = 60
         }
@@ -172,9 +173,60 @@ extension GossipEngine {
             sendReconcile(pack: pack, lower: r.lower, ranges: answer.ranges, initiator: !r.initiator, to: from, nowMs: nowMs, into: &out)
         } else if r.initiator {
             // Settled: an empty answer tells the initiator its round arrived and ended (§11).
-            send(
-                .reconcile(ReconcileRound(pack: pack, directory: false, initiator: false, lower: r.lower, ranges: [], asker: nil)),
-                to: from, nowMs: nowMs, into: &out)
+            emitReconcile(
+                ReconcileRound(pack: pack, directory: false, initiator: false, lower: r.lower, ranges: [], asker: nil), to: from,
+                nowMs: nowMs, into: &out)
+        }
+    }
+
+    /// Sends one reconciliation step, or holds a pack's step while `holdReconciles` is on.
+    mutating func emitReconcile(_ r: ReconcileRound, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        if r.pack != nil, spread.reconOutbox != nil {
+            spread.reconOutbox!.append((to, r, (try? r.wire.serializedBytes() as [UInt8])?.count ?? Frame.maxPlaintext))
+            return
+        }
+        let before = stats.bytesOut
+        send(.reconcile(r), to: to, nowMs: nowMs, into: &out)
+        stats.reconBytesOut += stats.bytesOut - before
+    }
+
+    /// Starts holding pack reconciliation steps; false when already holding (the caller that
+    /// started it flushes).
+    mutating func holdReconciles() -> Bool {
+        guard spread.reconOutbox == nil else { return false }
+        spread.reconOutbox = []
+        return true
+    }
+
+    /// Sends the held steps: per link (in the order first held), as many to a `Reconciles` as
+    /// fit one datagram, at most `Message.maxBatched`; a step alone goes as `Reconcile`.
+    mutating func flushReconciles(nowMs: UInt64, into out: inout [GossipDirective]) {
+        guard let held = spread.reconOutbox else { return }
+        spread.reconOutbox = nil
+        var order: [PeerAddress] = [], byLink: [PeerAddress: [(round: ReconcileRound, size: Int)]] = [:]
+        for h in held {
+            if byLink[h.to] == nil { order.append(h.to) }
+            byLink[h.to, default: []].append((h.round, h.size))
+        }
+        let before = stats.bytesOut
+        defer { stats.reconBytesOut += stats.bytesOut - before }
+        for peer in order {
+            // Each step costs its own size plus its tag and length (at most 4 bytes), and so
+            // does the batch itself.
+            var chunk: [ReconcileRound] = [], size = 4
+            func send(_ engine: inout GossipEngine) {
+                if chunk.count == 1 {
+                    engine.send(.reconcile(chunk[0]), to: peer, nowMs: nowMs, into: &out)
+                } else if chunk.count > 1 {
+                    engine.send(.reconciles(chunk), to: peer, nowMs: nowMs, into: &out)
+                }
+                chunk = []; size = 4
+            }
+            for (r, s) in byLink[peer]! {
+                if !chunk.isEmpty && (size + s + 4 > peer.maxPlaintext || chunk.count == Message.maxBatched) { send(&self) }
+                chunk.append(r); size += s + 4
+            }
+            send(&self)
         }
     }
 

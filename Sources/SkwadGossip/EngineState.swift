@@ -96,6 +96,9 @@ struct Spread: Sendable {
     var directoryCursor = 0
     /// This round's reconciliations not answered yet (AntiEntropy.swift).
     var reconUnanswered: Set<ReconAsked> = []
+    /// Pack reconciliation steps held to go out together, one `Reconciles` per link (nil: not
+    /// holding; AntiEntropy.swift, `holdReconciles`).
+    var reconOutbox: [(to: PeerAddress, round: ReconcileRound, size: Int)]?
     /// Live packs and directory views, until the replica's packs change (PackViews.swift).
     var packViews = PackViewCache()
 

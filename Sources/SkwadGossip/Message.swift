@@ -33,6 +33,8 @@ enum Message: Sendable, Equatable {
     case stem(envelope: [UInt8])
     // Reconciliation (§11) and the pack directory (§11a).
     case reconcile(ReconcileRound)
+    /// Pack steps to one link, each handled as if it came alone (at most `maxBatched`).
+    case reconciles([ReconcileRound])
     case findPack(query: String)
     // Reach (§9 "Introductions").
     /// `padding`: its zero bytes (counted: at least 240 make the message large enough).
@@ -65,6 +67,7 @@ enum Message: Sendable, Equatable {
         case .neighbor(let n): n.highPriority
         case .vicinity(let v): !v.reply
         case .reconcile(let r): r.initiator && r.pack != nil
+        case .reconciles(let rounds): rounds.contains { $0.initiator }
         default: false
         }
     }
@@ -91,6 +94,7 @@ enum Message: Sendable, Equatable {
         case .prune: .prune
         case .stem: .stem
         case .reconcile: .reconcile
+        case .reconciles: .reconciles
         case .findPack: .findPack
         case .introduce: .introduce
         case .observed: .observed
@@ -108,7 +112,7 @@ enum Message: Sendable, Equatable {
 /// key); `raw`: a protobuf message sent as it is (tests' hostile peers).
 enum MessageKind: Int, CaseIterable, Sendable {
     case join, forwardJoin, neighbor, neighborReply, disconnect, shuffle, shuffleReply, ping, ack, pingReq, indirectAck, interest, vicinity,
-        ops, ihave, want, prune, stem, reconcile, findPack, blockWant, block, introduce, observed, relay, relayed, contactProbe,
+        ops, ihave, want, prune, stem, reconcile, reconciles, findPack, blockWant, block, introduce, observed, relay, relayed, contactProbe,
         contactProof, raw
 
     var name: String {
@@ -132,6 +136,7 @@ enum MessageKind: Int, CaseIterable, Sendable {
         case .prune: "prune"
         case .stem: "stem"
         case .reconcile: "reconcile"
+        case .reconciles: "reconciles"
         case .findPack: "find_pack"
         case .introduce: "introduce"
         case .observed: "observed"

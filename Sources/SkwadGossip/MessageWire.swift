@@ -5,7 +5,7 @@ import SkwadModel
 /// field from the wire is checked here before a handler sees it: lists are cut to
 /// `maxListed`, cells that are not geohashes of at most 12 characters become unknown,
 /// addresses and ids must be non-empty, a reconciliation's ranges must all parse and be at
-/// most `maxRanges`. A message that fails is dropped whole (`malformedMessage`).
+/// most `maxRanges`, a `Reconciles` must hold 2 to `maxBatched` pack steps. A message that fails is dropped whole (`malformedMessage`).
 typealias WireMessage = Skwad_Gossip_V1_Message
 
 extension Message {
@@ -13,6 +13,8 @@ extension Message {
     static let maxListed = 256
     static let maxPeersListed = 64
     static let maxRanges = Reconciliation.branching * 8
+    /// Pack reconciliation steps in one `Reconciles`.
+    static let maxBatched = 16
     static let maxAddress = 64
 
     init?(wire m: WireMessage) {
@@ -60,6 +62,12 @@ extension Message {
         case .reconcile(let r)?:
             guard let round = ReconcileRound(wire: r) else { return nil }
             self = .reconcile(round)
+        case .reconciles(let b)?:
+            // Pack steps only: a directory step goes alone (§11a), and one bad step drops all.
+            guard (2...Self.maxBatched).contains(b.rounds.count) else { return nil }
+            let rounds = b.rounds.compactMap(ReconcileRound.init(wire:)).filter { $0.pack != nil }
+            guard rounds.count == b.rounds.count else { return nil }
+            self = .reconciles(rounds)
         case .findPack(let f)?: self = .findPack(query: f.query)
         case .introduce(let i)?:
             guard let p = PeerAddress(checked: i.peer), i.padding.count <= Frame.maxPlaintext else { return nil }
@@ -130,6 +138,7 @@ extension Message {
             var b = Skwad_Gossip_V1_Block(); b.root = Data(root); b.index = UInt32(truncatingIfNeeded: index); b.data = Data(data)
             m.block = b
         case .reconcile(let r): m.reconcile = r.wire
+        case .reconciles(let rounds): var b = Skwad_Gossip_V1_Reconciles(); b.rounds = rounds.map(\.wire); m.reconciles = b
         case .findPack(let query): var f = Skwad_Gossip_V1_FindPack(); f.query = query; m.findPack = f
         case .introduce(let peer, let padding):
             var i = Skwad_Gossip_V1_Introduce(); i.peer = peer.value; i.padding = Data(padding); m.introduce = i

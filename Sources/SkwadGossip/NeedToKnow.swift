@@ -68,19 +68,28 @@ extension GossipEngine {
         case .vicinity(var v):
             v.info = info(for: to)
             return .vicinity(v)
-        case .reconcile(var r):
-            guard var a = r.asker else { return m }
-            let aud = audience(of: to)
-            if aud == .stranger { a.cell = r.directory ? nil : Self.coarse(a).cell }
-            if aud != .link { a.subscriptions = [] }
-            r.asker = a
-            return .reconcile(r)
+        case .reconcile(let r):
+            return .reconcile(toldTo(r, to: to))
+        case .reconciles(let rounds):
+            return .reconciles(rounds.map { toldTo($0, to: to) })
         case .shuffleReply(let named):
             guard audience(of: to) == .stranger else { return m }
             return .shuffleReply(named.map { PeerRef(address: $0.address, cell: Self.coarse(NodeInfo(cell: $0.cell)).cell) })
         default:
             return m
         }
+    }
+
+    /// A reconciliation step as `to` may see it: the asker's cell coarse for a stranger, its
+    /// subscriptions for links only.
+    func toldTo(_ r: ReconcileRound, to: PeerAddress) -> ReconcileRound {
+        guard var a = r.asker else { return r }
+        var r = r
+        let aud = audience(of: to)
+        if aud == .stranger { a.cell = r.directory ? nil : Self.coarse(a).cell }
+        if aud != .link { a.subscriptions = [] }
+        r.asker = a
+        return r
     }
 
     /// A peer sent us a `Reconcile`: proven from now on (`reconciledCapacity`, the least

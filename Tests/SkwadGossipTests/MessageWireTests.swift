@@ -41,6 +41,27 @@ import SkwadModel
         #expect(Message(wire: WireMessage()) == nil, "an empty message")
     }
 
+    @Test func aBatchOfReconciliationStepsHoldsTwoToSixteenPackSteps() throws {
+        func step(_ k: Int) -> Skwad_Gossip_V1_Reconcile {
+            var r = Skwad_Gossip_V1_Reconcile(); r.pack = Data(repeating: UInt8(truncatingIfNeeded: k), count: 32); r.initiator = true;
+            return r
+        }
+        func batch(_ steps: [Skwad_Gossip_V1_Reconcile]) -> WireMessage {
+            var m = WireMessage(); var b = Skwad_Gossip_V1_Reconciles(); b.rounds = steps; m.reconciles = b; return m
+        }
+        for n in [0, 1, Message.maxBatched + 1, 1_000] {
+            #expect(Message(wire: batch((0..<n).map(step))) == nil, "\(n) steps")
+        }
+        guard case .reconciles(let rounds)? = Message(wire: batch((0..<Message.maxBatched).map(step))) else {
+            Issue.record("16 steps not decoded"); return
+        }
+        #expect(rounds.count == Message.maxBatched && rounds.allSatisfy { $0.initiator && $0.pack != nil })
+        var directory = Skwad_Gossip_V1_Reconcile(); directory.directory = true
+        #expect(Message(wire: batch([step(1), directory])) == nil, "a directory step goes alone")
+        var bad = step(2); bad.pack = Data(count: 31)
+        #expect(Message(wire: batch([step(1), bad])) == nil, "one bad step drops the batch")
+    }
+
     @Test func everyMessageSurvivesTheRoundTrip() throws {
         let info = NodeInfo(cell: "u4pruyd", subscriptions: [[1, 2, 3, 4, 5, 6, 7, 8]])
         let ref = PeerRef(address: PeerAddress("10.1.2.3:7400"), cell: "u4pru")
@@ -60,6 +81,12 @@ import SkwadModel
                     pack: pack, directory: false, initiator: true, lower: .zero,
                     ranges: [.init(upper: .infinity, mode: .skip)], asker: info)),
             .reconcile(ReconcileRound(pack: nil, directory: true, initiator: false, lower: .zero, ranges: [], asker: nil)),
+            .reconciles([
+                ReconcileRound(pack: pack, directory: false, initiator: false, lower: .zero, ranges: [], asker: nil),
+                ReconcileRound(
+                    pack: pack, directory: false, initiator: true, lower: .zero,
+                    ranges: [.init(upper: .infinity, mode: .fingerprint([UInt8](repeating: 1, count: 16)))], asker: info)
+            ]),
             .findPack(query: "campus")
         ]
         for m in all {

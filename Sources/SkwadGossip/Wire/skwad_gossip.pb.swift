@@ -507,6 +507,20 @@ nonisolated struct Skwad_Gossip_V1_Reconcile: Sendable {
   fileprivate var _asker: Skwad_Gossip_V1_NodeInfo? = nil
 }
 
+/// Several pack reconciliation steps to one link (PROTOCOL §11): the rounds a node opens with
+/// it in one round, or the steps that answer one `Reconciles`. At most 16, none of the directory.
+nonisolated struct Skwad_Gossip_V1_Reconciles: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var rounds: [Skwad_Gossip_V1_Reconcile] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 /// Dandelion++ stem (PROTOCOL §10a): relay this op to one link, or spread it.
 nonisolated struct Skwad_Gossip_V1_Stem: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
@@ -898,6 +912,14 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     set {body = .relayed(newValue)}
   }
 
+  var reconciles: Skwad_Gossip_V1_Reconciles {
+    get {
+      if case .reconciles(let v)? = body {return v}
+      return Skwad_Gossip_V1_Reconciles()
+    }
+    set {body = .reconciles(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -931,6 +953,7 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     case observed(Skwad_Gossip_V1_Observed)
     case relay(Skwad_Gossip_V1_Relay)
     case relayed(Skwad_Gossip_V1_Relayed)
+    case reconciles(Skwad_Gossip_V1_Reconciles)
 
   }
 
@@ -1799,6 +1822,36 @@ nonisolated extension Skwad_Gossip_V1_Reconcile: SwiftProtobuf.Message, SwiftPro
   }
 }
 
+nonisolated extension Skwad_Gossip_V1_Reconciles: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Reconciles"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}rounds\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.rounds) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.rounds.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.rounds, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_Reconciles, rhs: Skwad_Gossip_V1_Reconciles) -> Bool {
+    if lhs.rounds != rhs.rounds {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Skwad_Gossip_V1_Stem: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Stem"
   static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}envelope\0")
@@ -2146,7 +2199,7 @@ nonisolated extension Skwad_Gossip_V1_ContactProof: SwiftProtobuf.Message, Swift
 
 nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Message"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0\u{1}stem\0\u{3}block_want\0\u{1}block\0\u{2}\u{8}introduce\0\u{1}observed\0\u{1}relay\0\u{1}relayed\0\u{3}contact_probe\0\u{3}contact_proof\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0\u{1}stem\0\u{3}block_want\0\u{1}block\0\u{2}\u{8}introduce\0\u{1}observed\0\u{1}relay\0\u{1}relayed\0\u{3}contact_probe\0\u{3}contact_proof\0\u{2}\u{5}reconciles\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2518,6 +2571,19 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
           self.body = .contactProof(v)
         }
       }()
+      case 40: try {
+        var v: Skwad_Gossip_V1_Reconciles?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .reconciles(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .reconciles(v)
+        }
+      }()
       default: break
       }
     }
@@ -2640,6 +2706,10 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
     case .contactProof?: try {
       guard case .contactProof(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 35)
+    }()
+    case .reconciles?: try {
+      guard case .reconciles(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 40)
     }()
     case nil: break
     }
