@@ -12,6 +12,22 @@ struct ReconAsked: Hashable, Sendable {
     let peer: PeerAddress
 }
 
+/// A reconciliation round's one draw (`preferredLink`): whether it asks any link that may
+/// hold a pack rather than the least recently reconciled, and a random order of the links.
+struct ReconDraw: Sendable {
+    let anyLink: Bool
+    let salt: UInt64
+
+    /// The link's place in the round's order: its address hashed (FNV-1a) from the salt, then
+    /// mixed (a hash of the string itself would differ from process to process).
+    func rank(_ p: PeerAddress) -> UInt64 {
+        var h = 0xcbf2_9ce4_8422_2325 ^ salt
+        for b in p.value.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        h ^= h >> 33; h &*= 0xff51_afd7_ed55_8ccd; h ^= h >> 33
+        return h
+    }
+}
+
 extension GossipEngine {
     /// Each round: the next `reconPacksPerRound` live packs we may hold ourselves, each
     /// reconciled with a link that may hold it too (`preferredLink`), and every pack whose
@@ -27,6 +43,7 @@ extension GossipEngine {
         spread.reconUnanswered.removeAll(keepingCapacity: true)
         let links = self.links
         guard !links.isEmpty else { return }
+        let draw = ReconDraw(anyLink: rng.next() % 8 == 0, salt: rng.next())
         // `mayReceive(info, pack:, isGenesis: false)` of each live pack, our cell's place in
         // its fence cached.
         let (live, inside) = spread.packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
@@ -38,7 +55,7 @@ extension GossipEngine {
         spread.reconCursor = start + config.reconPacksPerRound
         let turn = min(config.reconPacksPerRound, mine.count)
         for k in 0..<turn {
-            reconcile(mine[(start + k) % mine.count], among: links, nowMs: nowMs, replica: replica, into: &out)
+            reconcile(mine[(start + k) % mine.count], among: links, draw: draw, nowMs: nowMs, replica: replica, into: &out)
         }
         // A pack none of our active links may hold: we are off its tree. Pushes ride active
         // links, and vicinity links only from a sender with fewer than `activeEnough` active
@@ -49,7 +66,7 @@ extension GossipEngine {
         for k in turn..<mine.count {
             let pack = mine[(start + k) % mine.count]
             guard !isOnTree(pack), !(pack.fence.map { membership.farFences.contains($0) } ?? false) else { continue }
-            reconcile(pack, among: links, nowMs: nowMs, replica: replica, into: &out)
+            reconcile(pack, among: links, draw: draw, nowMs: nowMs, replica: replica, into: &out)
         }
         // A pack whose fence we stand in but whose members nearer its centre we reach only
         // through a remote contact (`fencesNeedingContact`: a rim's island, or the member
@@ -61,7 +78,7 @@ extension GossipEngine {
             guard let fence = live[i].fence, membership.farFences.contains(fence) else { continue }
             let onTurn = (0..<turn).contains { mine[(start + $0) % mine.count].id == live[i].id }
             guard !onTurn else { continue }
-            reconcile(live[i], among: remoteContacts(inside: fence), nowMs: nowMs, replica: replica, into: &out)
+            reconcile(live[i], among: remoteContacts(inside: fence), draw: draw, nowMs: nowMs, replica: replica, into: &out)
         }
     }
 
@@ -73,13 +90,14 @@ extension GossipEngine {
 
     /// Reconciles one pack with a link among `candidates` that may hold it (`preferredLink`).
     private mutating func reconcile(
-        _ state: PackScope, among candidates: [PeerAddress], nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]
+        _ state: PackScope, among candidates: [PeerAddress], draw: ReconDraw, nowMs: UInt64, replica: Replica,
+        into out: inout [GossipDirective]
     ) {
         let pack = state.id
         // Not with a link that has not proven itself (NeedToKnow.swift): it would be told a
         // coarse cell as the asker's and could not apply the fence rule to it.
         let eligible = candidates.filter { isProven($0) && (peerInfo($0).map { mayReceive($0, pack: state, isGenesis: false) } ?? false) }
-        guard let peer = preferredLink(among: eligible) else { return }
+        guard let peer = preferredLink(among: eligible, draw: draw) else { return }
         stats.reconciliations += 1
         spread.reconUnanswered.insert(ReconAsked(pack: pack, peer: peer))
         sendReconcile(
@@ -97,12 +115,24 @@ extension GossipEngine {
     /// hold one link into the rest of the pack besides a few neighbours as far out as itself,
     /// which reconcile with it every round; drawn at random, the one link was drawn one turn in
     /// three, and a pack's turn comes every few rounds (PROTOCOL §11).
-    mutating func preferredLink(among eligible: [PeerAddress]) -> PeerAddress? {
+    /// With `draw` (a round's), the chance of 1 in 8 and the ties are drawn once for the whole
+    /// round: its packs then go to as few links as may hold them, and their steps travel
+    /// together (`Reconciles`). Each pack's odds stay those of a draw of its own.
+    mutating func preferredLink(among eligible: [PeerAddress], draw: ReconDraw? = nil) -> PeerAddress? {
         guard !eligible.isEmpty else { return nil }
+        if let draw {
+            return (draw.anyLink ? eligible : oldestAnswering(eligible)).min { draw.rank($0) < draw.rank($1) }
+        }
         if rng.next() % 8 == 0 { return eligible.randomElement(using: &rng) }
+        return oldestAnswering(eligible).randomElement(using: &rng)
+    }
+
+    /// Among those of `eligible` that left the fewest rounds unanswered, those that sent us a
+    /// `Reconcile` least recently.
+    func oldestAnswering(_ eligible: [PeerAddress]) -> [PeerAddress] {
         let answering = answering(eligible)
         let oldest = answering.map { peers.reconciled[$0] ?? 0 }.min() ?? 0
-        return answering.filter { (peers.reconciled[$0] ?? 0) == oldest }.randomElement(using: &rng)
+        return answering.filter { (peers.reconciled[$0] ?? 0) == oldest }
     }
 
     /// Those of `links` that left the fewest of our reconciliations unanswered since they last

@@ -19,7 +19,8 @@ import SkwadTestKit
         #expect(peer.handshake(with: &e, nowMs: lab.nowMs, replica: &replica))
         // Its first message confirms the session (the responder sends on it only then).
         _ = peer.send(try Message.ping(seq: 1, info: nil).wire.serializedBytes(), to: &e, nowMs: lab.nowMs, replica: &replica)
-        let promoted = e.peers.promote(peer.address, info: NodeInfo(cell: nil, subscriptions: Set(follows.map(NodeInfo.prefix))), nowMs: lab.nowMs)
+        let promoted = e.peers.promote(
+            peer.address, info: NodeInfo(cell: nil, subscriptions: Set(follows.map(NodeInfo.prefix))), nowMs: lab.nowMs)
         #expect(promoted)
         _ = e.markReconciled(peer.address, nowMs: lab.nowMs)
 

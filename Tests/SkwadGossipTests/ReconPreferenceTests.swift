@@ -38,6 +38,28 @@ import SkwadTestKit
         #expect((0..<80).filter { _ in e.preferredLink(among: [a, b, c, d]) == b }.count > 60)
     }
 
+    @Test func aRoundsOneDrawSendsItsPacksToOneLinkWithEachPacksOddsKept() {
+        var e = GossipEngine(seed: 5, secrets: .seeded)
+        let a = PeerAddress("a"), b = PeerAddress("b"), c = PeerAddress("c"), d = PeerAddress("d")
+        e.peers.noteReconciled(a, nowMs: 5_000, capacity: 8)
+        e.peers.noteReconciled(b, nowMs: 1_000, capacity: 8)
+        var picks: [PeerAddress: Int] = [:], oneLink = 0
+        var rng = SplitMix(seed: 6)
+        for _ in 0..<800 {
+            let draw = ReconDraw(anyLink: rng.next() % 8 == 0, salt: rng.next())
+            // Packs held by all four links, by three, by two: one link for all where it can.
+            let all = e.preferredLink(among: [a, b, c, d], draw: draw)!
+            let three = e.preferredLink(among: [b, c, d], draw: draw)!
+            let two = e.preferredLink(among: [c, d], draw: draw)!
+            if all == three && three == two { oneLink += 1 }
+            picks[all, default: 0] += 1
+        }
+        // c and d never reconciled with us: tied first, each ≈ 350 + 25; a and b ≈ 25 each.
+        #expect((picks[c] ?? 0) > 280 && (picks[d] ?? 0) > 280, "picks: \(picks)")
+        #expect((picks[a] ?? 0) > 5 && (picks[b] ?? 0) > 5 && (picks[a] ?? 0) + (picks[b] ?? 0) < 100, "picks: \(picks)")
+        #expect(oneLink > 650, "the three packs went to one link in \(oneLink) rounds of 800")
+    }
+
     @Test func aWantOfThePacksGenesisAnswersTheRoundAndClearsTheMisses() throws {
         var h = Harness(count: 2)
         h.start { i in i == 0 ? [] : [0] }
