@@ -18,6 +18,9 @@ struct ReconDraw: Sendable {
     let anyLink: Bool
     let salt: UInt64
 
+    /// A round's draw: any link one round in 8.
+    static func next(_ rng: inout SplitMix) -> ReconDraw { ReconDraw(anyLink: rng.next() % 8 == 0, salt: rng.next()) }
+
     /// The link's place in the round's order: its address hashed (FNV-1a) from the salt, then
     /// mixed (a hash of the string itself would differ from process to process).
     func rank(_ p: PeerAddress) -> UInt64 {
@@ -43,7 +46,7 @@ extension GossipEngine {
         spread.reconUnanswered.removeAll(keepingCapacity: true)
         let links = self.links
         guard !links.isEmpty else { return }
-        let draw = ReconDraw(anyLink: rng.next() % 8 == 0, salt: rng.next())
+        let draw = ReconDraw.next(&rng)
         // `mayReceive(info, pack:, isGenesis: false)` of each live pack, our cell's place in
         // its fence cached.
         let (live, inside) = spread.packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
@@ -115,24 +118,20 @@ extension GossipEngine {
     /// hold one link into the rest of the pack besides a few neighbours as far out as itself,
     /// which reconcile with it every round; drawn at random, the one link was drawn one turn in
     /// three, and a pack's turn comes every few rounds (PROTOCOL §11).
-    /// With `draw` (a round's), the chance of 1 in 8 and the ties are drawn once for the whole
-    /// round: its packs then go to as few links as may hold them, and their steps travel
-    /// together (`Reconciles`). Each pack's odds stay those of a draw of its own.
-    mutating func preferredLink(among eligible: [PeerAddress], draw: ReconDraw? = nil) -> PeerAddress? {
+    /// The 1 in 8 and the ties are the round's `draw`, the same for all its packs: they then go
+    /// to as few links as may hold them, and their steps travel together (`Reconciles`). Each
+    /// pack's odds stay those of a draw of its own.
+    func preferredLink(among eligible: [PeerAddress], draw: ReconDraw) -> PeerAddress? {
         guard !eligible.isEmpty else { return nil }
-        if let draw {
-            return (draw.anyLink ? eligible : oldestAnswering(eligible)).min { draw.rank($0) < draw.rank($1) }
+        let pool: [PeerAddress]
+        if draw.anyLink {
+            pool = eligible
+        } else {
+            let answering = answering(eligible)
+            let oldest = answering.map { peers.reconciled[$0] ?? 0 }.min() ?? 0
+            pool = answering.filter { (peers.reconciled[$0] ?? 0) == oldest }
         }
-        if rng.next() % 8 == 0 { return eligible.randomElement(using: &rng) }
-        return oldestAnswering(eligible).randomElement(using: &rng)
-    }
-
-    /// Among those of `eligible` that left the fewest rounds unanswered, those that sent us a
-    /// `Reconcile` least recently.
-    func oldestAnswering(_ eligible: [PeerAddress]) -> [PeerAddress] {
-        let answering = answering(eligible)
-        let oldest = answering.map { peers.reconciled[$0] ?? 0 }.min() ?? 0
-        return answering.filter { (peers.reconciled[$0] ?? 0) == oldest }
+        return pool.min { draw.rank($0) < draw.rank($1) }
     }
 
     /// Those of `links` that left the fewest of our reconciliations unanswered since they last

@@ -49,13 +49,40 @@ extension GossipEngine {
     /// went down to single items and answered in several datagrams (in the 2,000-node city,
     /// directory answers were 44 % of all bytes sent).
     mutating func directoryItems(forCell mine: String?, alsoIn theirs: String?, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
-        // Cells are geohashes (no "|"): a pair's key is never a single cell's.
-        let key = (mine ?? "") < (theirs ?? "") ? "\(mine ?? "")|\(theirs ?? "")" : "\(theirs ?? "")|\(mine ?? "")"
         var pair: (a: NodeInfo, b: NodeInfo)?
-        return spread.packViews.directoryItems(key: key, replica, nowMs: nowMs, capacity: config.directoryCapacity) { scope in
+        return spread.packViews.directoryItems(key: Self.pairKey(mine, theirs), replica, nowMs: nowMs, capacity: config.directoryCapacity) {
+            scope in
             if pair == nil { pair = (NodeInfo(cell: mine), NodeInfo(cell: theirs)) }
             return Self.inDirectory(scope, of: pair!.a) && Self.inDirectory(scope, of: pair!.b)
         }
+    }
+
+    /// `Reconciliation.fingerprint` of all of `directoryItems(forCell:)`, and whether they all
+    /// lie in the whole range (`PackViewCache.directoryFingerprint`).
+    mutating func directoryFingerprint(forCell cell: String?, nowMs: UInt64, replica: Replica) -> (fingerprint: [UInt8], wholeRange: Bool) {
+        var perspective: NodeInfo?
+        return spread.packViews.directoryFingerprint(key: cell ?? "", replica, nowMs: nowMs, capacity: config.directoryCapacity) { scope in
+            if perspective == nil { perspective = NodeInfo(cell: cell) }
+            return Self.inDirectory(scope, of: perspective!)
+        }
+    }
+
+    /// The same of `directoryItems(forCell:alsoIn:)`.
+    mutating func directoryFingerprint(forCell mine: String?, alsoIn theirs: String?, nowMs: UInt64, replica: Replica) -> [UInt8] {
+        var pair: (a: NodeInfo, b: NodeInfo)?
+        return spread.packViews.directoryFingerprint(
+            key: Self.pairKey(mine, theirs), replica, nowMs: nowMs, capacity: config.directoryCapacity
+        ) {
+            scope in
+            if pair == nil { pair = (NodeInfo(cell: mine), NodeInfo(cell: theirs)) }
+            return Self.inDirectory(scope, of: pair!.a) && Self.inDirectory(scope, of: pair!.b)
+        }.fingerprint
+    }
+
+    /// A pair of cells' key among the directory views. Cells are geohashes (no "|"): a pair's
+    /// key is never a single cell's.
+    static func pairKey(_ mine: String?, _ theirs: String?) -> String {
+        (mine ?? "") < (theirs ?? "") ? "\(mine ?? "")|\(theirs ?? "")" : "\(theirs ?? "")|\(mine ?? "")"
     }
 
     /// The cell a peer announced to us; our own when we know none (a seed, a passive peer:
@@ -68,9 +95,9 @@ extension GossipEngine {
         stats.directoryRounds += 1
         // A stranger is pulled as from no cell (NeedToKnow.swift, `directoryCell`).
         let mine = NodeInfo(cell: directoryCell(for: peer))
-        let items = directoryItems(forCell: mine.cell, alsoIn: announcedCell(of: peer), nowMs: nowMs, replica: replica)
+        let fingerprint = directoryFingerprint(forCell: mine.cell, alsoIn: announcedCell(of: peer), nowMs: nowMs, replica: replica)
         sendReconcile(
-            pack: nil, lower: .zero, ranges: Reconciliation.initiate(items), initiator: true,
+            pack: nil, lower: .zero, ranges: Reconciliation.initiate(fingerprint: fingerprint), initiator: true,
             directory: mine, to: peer, nowMs: nowMs, into: &out)
     }
 
@@ -131,6 +158,14 @@ extension GossipEngine {
         // own request we use our own view, whatever the answer claims.
         let perspective = r.initiator ? (r.asker?.cellOnly ?? NodeInfo()) : info.cellOnly
         if r.initiator && !isLink(from) { peers.rememberInbound(from, info: perspective, nowMs: nowMs) }
+        // A pull whose whole-set fingerprint matches ours (about half of them): settled, and a
+        // settled pull gets no answer (below), so no item list is built for it.
+        if r.initiator, r.lower == .zero, r.ranges.count == 1, r.ranges[0].upper == .infinity,
+            case .fingerprint(let theirs) = r.ranges[0].mode
+        {
+            let ours = directoryFingerprint(forCell: perspective.cell, nowMs: nowMs, replica: replica)
+            if ours.wholeRange && ours.fingerprint == theirs { return }
+        }
         // The answerer lists every pack it holds in the asker's directory, so that it offers
         // all of them, even one outside its own directory; the initiator (in an answer to its
         // own pull) lists only the packs in both directories, as when it opened the round. A

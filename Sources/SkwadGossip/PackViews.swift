@@ -29,9 +29,18 @@ struct PackViewCache: Sendable {
     private var index: LiveIndex?
     /// For one cell: whether it lies inside the fence of each live pack.
     private var inside: (place: Geohash.Cell?, flags: [Bool])?
-    /// Per perspective, the live packs in its directory (bit i: `index.scopes[i]`).
-    private var perspectives: [String: [UInt64]] = [:]
+    /// Per perspective, the live packs in its directory (bit i: `index.scopes[i]`), and the
+    /// whole directory's fingerprint once asked for (`directoryFingerprint`).
+    private var perspectives: [String: Perspective] = [:]
     private var perspectiveOrder: [String] = []
+
+    struct Perspective: Sendable {
+        var members: [UInt64]
+        /// `Reconciliation.fingerprint` of all its items, 16 bytes kept inline, and whether
+        /// they all lie in the whole range [`Bound.zero`, `Bound.infinity`) (`wholeRange`): a
+        /// pull that finds the directories equal, as about half do, then builds no item list.
+        var fingerprint: (a: UInt64, b: UInt64, wholeRange: Bool)?
+    }
 
     /// The live packs and their directory entries.
     struct LiveIndex: Sendable {
@@ -127,12 +136,12 @@ struct PackViewCache: Sendable {
         let words = (live.directoryCount + 63) / 64
         let members: [UInt64]
         if let known = perspectives[key] {
-            members = known
+            members = known.members
         } else {
             var m = [UInt64](repeating: 0, count: words)
             for i in 0..<live.directoryCount where include(live.directoryScope(i)) { m[i >> 6] |= 1 << UInt64(i & 63) }
             if perspectiveOrder.count >= Self.directoryPerspectives { perspectives[perspectiveOrder.removeFirst()] = nil }
-            perspectives[key] = m
+            perspectives[key] = Perspective(members: m)
             perspectiveOrder.append(key)
             members = m
         }
@@ -160,5 +169,31 @@ struct PackViewCache: Sendable {
         }
         for rest in live.edits[e...] where has(chosen, rest.pack) { items.append(rest.item) }
         return items
+    }
+
+    /// `Reconciliation.fingerprint` of all of `directoryItems(key:…)` (the same arguments),
+    /// and whether those items all lie in the whole range, kept with the perspective until
+    /// the views change.
+    mutating func directoryFingerprint(
+        key: String, _ replica: Replica, nowMs: UInt64, capacity: Int, include: (PackScope) -> Bool
+    ) -> (fingerprint: [UInt8], wholeRange: Bool) {
+        check(replica, nowMs: nowMs)
+        if let f = perspectives[key]?.fingerprint { return (Self.bytes(f.a, f.b), f.wholeRange) }
+        let items = directoryItems(key: key, replica, nowMs: nowMs, capacity: capacity, include: include)
+        let fp = Reconciliation.fingerprint(items[...])
+        let whole = Reconciliation.lowerIndex(items, .zero) == 0 && Reconciliation.lowerIndex(items, .infinity) == items.count
+        let (a, b) = fp.withUnsafeBytes {
+            ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        }
+        perspectives[key]?.fingerprint = (a, b, whole)
+        return (fp, whole)
+    }
+
+    private static func bytes(_ a: UInt64, _ b: UInt64) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 16)
+        out.withUnsafeMutableBytes {
+            $0.storeBytes(of: a, toByteOffset: 0, as: UInt64.self); $0.storeBytes(of: b, toByteOffset: 8, as: UInt64.self)
+        }
+        return out
     }
 }

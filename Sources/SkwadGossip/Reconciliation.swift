@@ -119,8 +119,11 @@ public enum Reconciliation {
     /// The opening message: the whole set's fingerprint, as one range. Most rounds find the
     /// sets equal, and then this is all that travels (an id list of up to 16 ids, as before,
     /// cost up to 512 bytes a round); a difference costs one more round trip.
-    public static func initiate(_ items: [Item]) -> [RangeMessage] {
-        [RangeMessage(upper: .infinity, mode: .fingerprint(fingerprint(items[...])))]
+    public static func initiate(_ items: [Item]) -> [RangeMessage] { initiate(fingerprint: fingerprint(items[...])) }
+
+    /// The opening message of a set whose fingerprint is known.
+    public static func initiate(fingerprint: [UInt8]) -> [RangeMessage] {
+        [RangeMessage(upper: .infinity, mode: .fingerprint(fingerprint))]
     }
 
     /// Answers the ranges of one message starting at `lower`.

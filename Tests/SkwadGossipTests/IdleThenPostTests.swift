@@ -9,13 +9,16 @@ import SkwadTestKit
 /// The process benchmark's shape in virtual time: nodes at one place (vicinity links as well
 /// as the active view), a fenced pack, a long idle window (every round backed off to its
 /// quiet interval), then one author posting a second apart. Each post must reach every node
-/// by the stem and the tree, not by a stem's fail-safe (a second or more).
+/// by the stem and the tree, not by a stem's fail-safe (a second or more): within 300 ms, the
+/// tree with at most one graft (150 ms) on the way. Over three link seeds: in about one of
+/// 12, the first post after the idle window needs a graft (220–260 ms).
 @Suite(.heavy) struct IdleThenPostTests {
-    @Test func postsAfterAnIdleWindowReachAllWithoutAFailsafe() throws {
+    @Test(arguments: [UInt64(7), 8, 9])
+    func postsAfterAnIdleWindowReachAllWithoutAFailsafe(linkSeed: UInt64) throws {
         let here = try GeoPoint(lat: 40.4433, lon: -79.9436)
         let cell = Geohash.encode(here, precision: 7)
         let n = 20
-        var h = Harness(count: n, cells: Array(repeating: cell, count: n))
+        var h = Harness(count: n, cells: Array(repeating: cell, count: n), model: UniformLatency(seed: linkSeed))
         h.start { i in i == 0 ? [] : [0] }
         h.run(ms: 3000)
         var f = OpFactory(seed: 9, nowMs: h.nowMs, floors: false)
@@ -41,6 +44,7 @@ import SkwadTestKit
         }
         let failsafes = h.nodes.map(\.engine.stats.failsafes).reduce(0, +)
         #expect(failsafes == 0, "stem fail-safes fired: \(failsafes); virtual ms to reach all: \(latencies)")
-        #expect(latencies.allSatisfy { $0 <= 150 }, "virtual ms to reach all: \(latencies)")
+        #expect(latencies.allSatisfy { $0 <= 300 }, "virtual ms to reach all: \(latencies)")
+        #expect(latencies.filter { $0 > 150 }.count <= 1, "posts that needed a graft: \(latencies)")
     }
 }

@@ -5,8 +5,8 @@ import SkwadReplica
 import SkwadTestKit
 
 /// The engine's cache of pack views (PackViews.swift) answers exactly what computing the
-/// views afresh answers: through new packs, edits, deletes, expiry, time going backwards,
-/// a different replica, and more perspectives than it keeps.
+/// views afresh answers, directory fingerprints included: through new packs, edits, deletes,
+/// expiry, time going backwards, a different replica, and more perspectives than it keeps.
 @Suite struct PackViewCacheTests {
     static let here = try! GeoPoint(lat: 40.4433, lon: -79.9436)
     static let cells = [
@@ -31,7 +31,17 @@ import SkwadTestKit
         for c in cells {
             let perspective = NodeInfo(cell: c)
             let cached = cache.directoryItems(key: c ?? "", r, nowMs: nowMs, capacity: 64) { GossipEngine.inDirectory($0, of: perspective) }
-            guard same(cached, fresh(r, cell: c, nowMs: nowMs)) else { return false }
+            let afresh = fresh(r, cell: c, nowMs: nowMs)
+            guard same(cached, afresh) else { return false }
+            // The whole directory's fingerprint, kept with the perspective (asked twice: the
+            // second answer is the kept one).
+            for _ in 0..<2 {
+                let kept = cache.directoryFingerprint(key: c ?? "", r, nowMs: nowMs, capacity: 64) {
+                    GossipEngine.inDirectory($0, of: perspective)
+                }
+                let whole = Reconciliation.lowerIndex(afresh, .infinity) == afresh.count
+                guard kept.fingerprint == Reconciliation.fingerprint(afresh[...]), kept.wholeRange == whole else { return false }
+            }
             // The capacity rule (the oldest geneses first), under another key.
             for capacity in [0, 1, 2] {
                 let few = cache.directoryItems(key: "\(capacity)#" + (c ?? ""), r, nowMs: nowMs, capacity: capacity) {
