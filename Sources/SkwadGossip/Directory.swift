@@ -33,12 +33,8 @@ extension GossipEngine {
     /// what we answer a directory pull with, so that we offer everything we hold that the
     /// asker should know.
     mutating func directoryItems(forCell cell: String?, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
-        // Decoded on a miss only: a perspective already cached needs no cell.
-        var perspective: NodeInfo?
-        return spread.packViews.directoryItems(key: cell ?? "", replica, nowMs: nowMs, capacity: config.directoryCapacity) { scope in
-            if perspective == nil { perspective = NodeInfo(cell: cell) }
-            return Self.inDirectory(scope, of: perspective!)
-        }
+        let p = Self.perspective(cell)
+        return spread.packViews.directoryItems(key: p.key, replica, nowMs: nowMs, capacity: config.directoryCapacity, include: p.include)
     }
 
     /// The packs we hold that are in both our directory (`mine`) and that of the cell the
@@ -49,40 +45,52 @@ extension GossipEngine {
     /// went down to single items and answered in several datagrams (in the 2,000-node city,
     /// directory answers were 44 % of all bytes sent).
     mutating func directoryItems(forCell mine: String?, alsoIn theirs: String?, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
-        var pair: (a: NodeInfo, b: NodeInfo)?
-        return spread.packViews.directoryItems(key: Self.pairKey(mine, theirs), replica, nowMs: nowMs, capacity: config.directoryCapacity) {
-            scope in
-            if pair == nil { pair = (NodeInfo(cell: mine), NodeInfo(cell: theirs)) }
-            return Self.inDirectory(scope, of: pair!.a) && Self.inDirectory(scope, of: pair!.b)
-        }
+        let p = Self.perspective(mine, alsoIn: theirs)
+        return spread.packViews.directoryItems(key: p.key, replica, nowMs: nowMs, capacity: config.directoryCapacity, include: p.include)
     }
 
     /// `Reconciliation.fingerprint` of all of `directoryItems(forCell:)`, and whether they all
     /// lie in the whole range (`PackViewCache.directoryFingerprint`).
     mutating func directoryFingerprint(forCell cell: String?, nowMs: UInt64, replica: Replica) -> (fingerprint: [UInt8], wholeRange: Bool) {
-        var perspective: NodeInfo?
-        return spread.packViews.directoryFingerprint(key: cell ?? "", replica, nowMs: nowMs, capacity: config.directoryCapacity) { scope in
-            if perspective == nil { perspective = NodeInfo(cell: cell) }
-            return Self.inDirectory(scope, of: perspective!)
-        }
+        let p = Self.perspective(cell)
+        return spread.packViews.directoryFingerprint(
+            key: p.key, replica, nowMs: nowMs, capacity: config.directoryCapacity, include: p.include)
     }
 
     /// The same of `directoryItems(forCell:alsoIn:)`.
     mutating func directoryFingerprint(forCell mine: String?, alsoIn theirs: String?, nowMs: UInt64, replica: Replica) -> [UInt8] {
-        var pair: (a: NodeInfo, b: NodeInfo)?
+        let p = Self.perspective(mine, alsoIn: theirs)
         return spread.packViews.directoryFingerprint(
-            key: Self.pairKey(mine, theirs), replica, nowMs: nowMs, capacity: config.directoryCapacity
-        ) {
-            scope in
-            if pair == nil { pair = (NodeInfo(cell: mine), NodeInfo(cell: theirs)) }
-            return Self.inDirectory(scope, of: pair!.a) && Self.inDirectory(scope, of: pair!.b)
-        }.fingerprint
+            key: p.key, replica, nowMs: nowMs, capacity: config.directoryCapacity, include: p.include
+        )
+        .fingerprint
     }
 
-    /// A pair of cells' key among the directory views. Cells are geohashes (no "|"): a pair's
-    /// key is never a single cell's.
-    static func pairKey(_ mine: String?, _ theirs: String?) -> String {
-        (mine ?? "") < (theirs ?? "") ? "\(mine ?? "")|\(theirs ?? "")" : "\(theirs ?? "")|\(mine ?? "")"
+    /// The directory seen from a cell: the key its view is cached under, and which packs it
+    /// holds. The cell is decoded on a miss only: a perspective already cached needs none.
+    static func perspective(_ cell: String?) -> (key: String, include: (PackScope) -> Bool) {
+        var info: NodeInfo?
+        return (
+            cell ?? "",
+            { scope in
+                if info == nil { info = NodeInfo(cell: cell) }
+                return inDirectory(scope, of: info!)
+            }
+        )
+    }
+
+    /// The packs in the directories of both cells, under a pair's key. Cells are geohashes
+    /// (no "|"): a pair's key is never a single cell's.
+    static func perspective(_ mine: String?, alsoIn theirs: String?) -> (key: String, include: (PackScope) -> Bool) {
+        let key = (mine ?? "") < (theirs ?? "") ? "\(mine ?? "")|\(theirs ?? "")" : "\(theirs ?? "")|\(mine ?? "")"
+        var pair: (a: NodeInfo, b: NodeInfo)?
+        return (
+            key,
+            { scope in
+                if pair == nil { pair = (NodeInfo(cell: mine), NodeInfo(cell: theirs)) }
+                return inDirectory(scope, of: pair!.a) && inDirectory(scope, of: pair!.b)
+            }
+        )
     }
 
     /// The cell a peer announced to us; our own when we know none (a seed, a passive peer:

@@ -5,7 +5,8 @@ import SkwadModel
 /// field from the wire is checked here before a handler sees it: lists are cut to
 /// `maxListed`, cells that are not geohashes of at most 12 characters become unknown,
 /// addresses and ids must be non-empty, a reconciliation's ranges must all parse and be at
-/// most `maxRanges`, a `Reconciles` must hold 2 to `maxBatched` pack steps. A message that fails is dropped whole (`malformedMessage`).
+/// most `maxRanges`, a `Reconciles` must hold 2 to `maxBatched` pack steps. A message that
+/// fails is dropped whole (`malformedMessage`).
 typealias WireMessage = Skwad_Gossip_V1_Message
 
 extension Message {
