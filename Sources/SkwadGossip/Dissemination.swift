@@ -29,14 +29,27 @@ extension GossipEngine {
             guard let pack = packs[i] else { return false }
             return mayReceive(info, pack: pack, isGenesis: ops[i].isDirectoryEntry)
         }
+        // One lookup per link: its info, whether it is an active member (links hold every
+        // active member), and for a member, which of the first 64 ops it may receive (asked
+        // once; a vicinity link is asked only about ops that too few members may receive).
+        var facts: [(peer: PeerAddress, info: NodeInfo, viaVicinity: Bool, may: UInt64)] = []
+        facts.reserveCapacity(links.count)
         var activeEligible = [Int](repeating: 0, count: ops.count)
-        for st in peers.active.values { for i in ops.indices where may(st.info, i) { activeEligible[i] += 1 } }
+        for peer in links {
+            guard let f = peers.linkFacts(of: peer) else { continue }
+            var bits: UInt64 = 0
+            if f.active {
+                for i in ops.indices.prefix(64) where may(f.info, i) { bits |= 1 << UInt64(i) }
+                for i in ops.indices where i < 64 ? bits & (1 << UInt64(i)) != 0 : may(f.info, i) { activeEligible[i] += 1 }
+            }
+            if peer != except { facts.append((peer, f.info, !f.active, bits)) }
+        }
         var lazyPeers: [(PeerAddress, [Int])] = []
-        for peer in links where peer != except {
-            guard let peerInfo = peerInfo(peer) else { continue }
-            let viaVicinity = peers.active[peer] == nil, lazy = isLazy(peer)
+        for (peer, peerInfo, viaVicinity, bits) in facts {
+            let lazy = isLazy(peer)
             var eligible: [Int] = []
-            for i in ops.indices where (!viaVicinity || activeEligible[i] < config.activeEnough) && may(peerInfo, i) {
+            for i in ops.indices where !viaVicinity || activeEligible[i] < config.activeEnough {
+                guard !viaVicinity && i < 64 ? bits & (1 << UInt64(i)) != 0 : may(peerInfo, i) else { continue }
                 // No eager copy to a link that announced it; a lazy one stays eligible so that
                 // it uses up one of the op's notices (it gets none: see below).
                 if !lazy && told[i].contains(peer) { continue }
