@@ -27,9 +27,24 @@ nat_kind() { if [ "$1" -le 2 ]; then echo eim; else echo sym; fi; }
 nat_down() {
     local ns
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$tag-(net|pub|pub2|r[0-9]+|n[0-9]+)$" || true); do
+        # Nodes a dead run left inside go first: a namespace deleted under a process lives on.
+        ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
         ip netns del "$ns" 2>/dev/null || true
     done
     rm -f "$file"
+}
+
+# Removes the testbeds of runs that died without nat-down (a crashed test process): a tag of
+# the form skwnPIDpN names the process that made it, and one whose process is gone is swept.
+# Other tags are left alone.
+nat_sweep() {
+    local t pid
+    for t in $(ip netns list 2>/dev/null | awk '{print $1}' | sed -nE 's/^(skwn[0-9]+p[0-9]+)-.*$/\1/p' | sort -u); do
+        pid=${t#skwn}; pid=${pid%%p*}
+        [ -d "/proc/$pid" ] && continue
+        echo "swept $t"
+        tag=$t file=${TMPDIR:-/tmp}/$t.testbed nat_down
+    done
 }
 
 nat_up() {

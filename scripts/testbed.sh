@@ -13,6 +13,7 @@
 #   scripts/testbed.sh up --nodes N [shaping options] [--tag T]   /   scripts/testbed.sh down --tag T
 #       the same in two steps (up prints the tag and the testbed file).
 #   scripts/testbed.sh nat-up [--tag T]   /   nat-down --tag T   /   nat-check   /   nat-timeouts --tag T
+#   scripts/testbed.sh nat-sweep: removes the NAT testbeds of test runs that died (tags skwnPIDpN)
 #       a public node and nodes behind NAT routers, endpoint-independent and symmetric
 #       (scripts/testbed-nat.sh says how they are built); nat-up prints the tag and the file.
 #   scripts/testbed.sh nat-run -- [bench nat options]
@@ -125,6 +126,7 @@ case $cmd in
         nat_up
         echo "tag $tag"; echo "file $file" ;;
     nat-down) nat_down ;;
+    nat-sweep) nat_sweep ;;
     nat-timeouts) nat_timeouts ;;
     nat-run)
         [ -x "$SKWAD" ] || { echo "testbed: no binary at $SKWAD (swift build -c release, or set SKWAD)" >&2; exit 2; }

@@ -17,7 +17,9 @@ struct NatTestbed {
         let description: String
     }
 
-    let tag = "skwn\(getpid() % 100_000)\(Int.random(in: 0..<1000))"
+    /// `skwnPIDpN`: the process that made it, so that a later run sweeps it if this one dies
+    /// without `down` (`scripts/testbed.sh nat-sweep`).
+    let tag = "skwn\(getpid())p\(Int.random(in: 0..<1000))"
     var hosts: [String: Host] = [:]
     /// Conntrack's UDP timeout (seconds) set in the routers; nil: the kernel's.
     let udpTimeout: Int?
@@ -49,6 +51,8 @@ struct NatTestbed {
     mutating func up() throws {
         var env: [String: String] = [:]
         if let t = udpTimeout { env["SKWAD_NAT_UDP_TIMEOUT"] = String(t) }
+        // What a crashed run left behind (namespaces, nodes still in them) goes first.
+        try Self.script(["nat-sweep"])
         let out = try Self.script(["nat-up", "--tag", tag], env: env)
         let file = try #require(out.split(separator: "\n").first { $0.hasPrefix("file ") }).dropFirst(5)
         for line in try String(contentsOfFile: String(file), encoding: .utf8).split(separator: "\n") {

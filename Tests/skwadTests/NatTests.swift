@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Nodes behind NAT routers (the NAT testbed, NatTestbed.swift; root needed, as in CI).
+/// Nodes behind NAT routers, and the NAT testbed itself (NatTestbed.swift; root needed, as in CI).
 @Suite(.serialized) struct NatTests {
     /// The testbed's routers do what they claim: the public node sees a node behind an
     /// endpoint-independent router at the router's address.
@@ -15,6 +15,42 @@ import Testing
         #expect(await a.waitFor("active", poll: "peers", seconds: 20))
         #expect(await p.waitFor("198.18.1.1:", poll: "peers", seconds: 20))
         #expect(!p.text.contains("192.168.1.2"))
+    }
+
+    /// A testbed whose tag names a process that is gone (a crashed test run) is swept, with
+    /// the process still running inside it; a testbed of a live process is left alone.
+    @Test func aDeadRunsTestbedIsSweptWithItsNodesAndALiveRunsIsNot() throws {
+        #expect(getuid() == 0, "network namespaces need root (CI runs as root)")
+        // Here, in a suite that runs one test at a time: every testbed's `up` sweeps too.
+        // No process can have a pid above pid_max.
+        let pidMax = try String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8)
+        let deadPid = try #require(Int(pidMax.trimmingCharacters(in: .whitespacesAndNewlines))) + 1
+        let dead = "skwn\(deadPid)p\(Int.random(in: 0..<1000))", live = "skwn\(getpid())p\(Int.random(in: 1000..<2000))"
+        let namespaces = ["\(dead)-net", "\(dead)-n1", "\(live)-net"]
+        var sleeper: Process?
+        defer {
+            sleeper?.terminate()
+            for ns in namespaces { _ = try? Self.ip(["netns", "del", ns]) }
+        }
+        for ns in namespaces { try Self.ip(["netns", "add", ns]) }
+        // A node the dead run left behind, still running in its namespace.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        p.arguments = ["netns", "exec", "\(dead)-n1", "sleep", "120"]
+        try p.run()
+        sleeper = p
+        // Bounded: until the sleeper shows in its namespace (10 s at most).
+        for _ in 0..<100 where try Self.ip(["netns", "pids", "\(dead)-n1"]).isEmpty { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(try !Self.ip(["netns", "pids", "\(dead)-n1"]).isEmpty, "the sleeper runs in the dead run's namespace")
+
+        let out = try NatTestbed.script(["nat-sweep"])
+        #expect(out.contains("swept \(dead)"))
+        #expect(!out.contains("swept \(live)"))
+        let left = try Self.ip(["netns", "list"])
+        #expect(!left.contains("\(dead)-"), "the dead run's namespaces are gone: \(left)")
+        #expect(left.contains("\(live)-net"), "a live run's namespace stays")
+        for _ in 0..<100 where p.isRunning { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(!p.isRunning, "the process left in the dead run's namespace was stopped")
     }
 
     /// Reflexive addresses: two public nodes in two network groups tell a node behind an
@@ -202,5 +238,21 @@ import Testing
             if !lines.isEmpty { return lines }
         }
         return []
+    }
+
+    @discardableResult
+    static func ip(_ args: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        p.arguments = args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard p.terminationStatus == 0 else { throw NatTestbed.Failure(description: "ip \(args.joined(separator: " ")): \(text)") }
+        return text
     }
 }
