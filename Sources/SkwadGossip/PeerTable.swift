@@ -152,7 +152,7 @@ struct PeerTable: Sendable {
         private static func time(_ t: UInt64) -> UInt64? { t == .max ? nil : t }
 
         /// Its info by the first role that has one (member, vicinity, remote, inbound), read
-        /// in place: copying each role's whole payload to read one field was 3 % of the
+        /// in place: copying each role's whole payload to read one field cost 3 % of the
         /// 10,000-node city's time (`forward` asks once per link and op batch).
         var info: NodeInfo? { _member?.value.info ?? _vicinity?.value.info ?? _remote?.value.info ?? _inbound?.value.info }
 
@@ -713,7 +713,7 @@ struct PeerTable: Sendable {
     /// named by others), remembered until the table changes.
     private mutating func vicinityWorst(named: Bool) -> (PeerAddress, VicinityEntry)? {
         if let m = named ? worstMemo.named : worstMemo.heard, m.changes == changes { return m.worst }
-        // Read in place: copying every entry on each change was 2 % of the 10,000-node metro.
+        // Read in place: copying every entry on each change cost 2 % of the 10,000-node metro.
         var heardOnly = 0
         walk(.vicinity) { _, r in if r.vicinityHeardMs == 0 { heardOnly += 1 } }
         let onlyNames = named && heardOnly >= Self.namedVicinityShare(capacity.vicinity)

@@ -81,7 +81,7 @@ extension GossipEngine {
     func vicinitySample(for target: Geohash.Cell?, excluding: PeerAddress, limit: Int? = nil) -> [PeerRef] {
         guard let target else { return [] }
         // Each candidate's distance, and the role whose cell it is named with (read in place:
-        // copying every entry of three views was 3 % of the 10,000-node metro's time).
+        // copying every entry of three views cost 3 % of the 10,000-node metro's time).
         typealias Field = PeerTable.Field
         var known: [(Double, PeerAddress, Field)] = []
         peers.walk(.vicinity) { p, r in
@@ -109,11 +109,12 @@ extension GossipEngine {
         let count = limit ?? config.vicinitySample
         var names = 0, sample: [PeerRef] = []
         for k in known where sample.count < count {
+            // Always there: an entry is known above only with a place, decoded from its cell.
+            guard let cell = peers.cell(of: k.1, as: k.2) else { continue }
             if !provedPlace(k.1) {
                 guard names < (count + 1) / 2 else { continue }
                 names += 1
             }
-            guard let cell = peers.cell(of: k.1, as: k.2) else { continue }
             sample.append(PeerRef(address: k.1, cell: String(cell.prefix(precision))))
         }
         return sample
