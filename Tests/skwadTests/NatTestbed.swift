@@ -33,9 +33,15 @@ struct NatTestbed {
 
     @discardableResult
     static func script(_ args: [String], env: [String: String] = [:]) throws -> String {
+        try run("/bin/bash", [repo.appendingPathComponent("scripts/testbed.sh").path] + args, env: env)
+    }
+
+    /// Runs a program to its end; its output (stdout and stderr), or a failure naming it.
+    @discardableResult
+    static func run(_ program: String, _ args: [String], env: [String: String] = [:]) throws -> String {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = [repo.appendingPathComponent("scripts/testbed.sh").path] + args
+        p.executableURL = URL(fileURLWithPath: program)
+        p.arguments = args
         p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
         let out = Pipe()
         p.standardOutput = out
@@ -44,7 +50,7 @@ struct NatTestbed {
         let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
-        guard p.terminationStatus == 0 else { throw Failure(description: "testbed.sh \(args.joined(separator: " ")): \(text)") }
+        guard p.terminationStatus == 0 else { throw Failure(description: "\(program) \(args.joined(separator: " ")): \(text)") }
         return text
     }
 

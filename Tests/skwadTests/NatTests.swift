@@ -241,18 +241,5 @@ import Testing
     }
 
     @discardableResult
-    static func ip(_ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard p.terminationStatus == 0 else { throw NatTestbed.Failure(description: "ip \(args.joined(separator: " ")): \(text)") }
-        return text
-    }
+    static func ip(_ args: [String]) throws -> String { try NatTestbed.run("/usr/sbin/ip", args) }
 }
