@@ -714,9 +714,9 @@ struct PeerTable: Sendable {
     private mutating func vicinityWorst(named: Bool) -> (PeerAddress, VicinityEntry)? {
         if let m = named ? worstMemo.named : worstMemo.heard, m.changes == changes { return m.worst }
         // Read in place: copying every entry on each change cost 2 % of the 10,000-node metro.
-        var heardOnly = 0
-        walk(.vicinity) { _, r in if r.vicinityHeardMs == 0 { heardOnly += 1 } }
-        let onlyNames = named && heardOnly >= Self.namedVicinityShare(capacity.vicinity)
+        var namesOnly = 0
+        walk(.vicinity) { _, r in if r.vicinityHeardMs == 0 { namesOnly += 1 } }
+        let onlyNames = named && namesOnly >= Self.namedVicinityShare(capacity.vicinity)
         var worstKey: PeerAddress?
         var worstRecord: Record?
         walk(.vicinity) { p, r in
