@@ -85,7 +85,7 @@ extension Node {
             }
             p = live[0]
         }
-        guard let address = input.address else { throw NodeError("a place needs an address: place add \"ADDRESS\" PACK") }
+        guard let address = input.address else { throw NodeError("a place needs an address: place add \"ADDRESS\" --pack PACK") }
         var record = Place(address: address)
         try fill(&record, from: input, pack: p.id)
         try checkCap(.place, in: p.id, "at most \(Limits.placesPerDay) places a day (\(Limits.placesPerPseudonym) in all) per pack")

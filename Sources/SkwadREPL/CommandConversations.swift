@@ -56,7 +56,8 @@ let conversationHelp: [(name: String, usage: String, summary: String)] = [
     ("following", "following", "the pseudonyms you follow"),
     (
         "profile", "profile PACK --name \"NAME\" [--about \"TEXT\"]",
-        "a display name in that pack only, under a second key of yours there; post ... --named posts under it"
+        "a display name (and an about line, shown by show under your named posts) in that pack only, under a second key"
+            + " of yours there; post ... --named posts under it"
     )
 ]
 
