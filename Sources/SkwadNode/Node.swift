@@ -181,7 +181,7 @@ public actor Node {
     {
         let nowMs = now()
         guard let pack = replica.pack(packID), replica.isLive(packID, nowMs: nowMs) else {
-            throw NodeError("that pack is gone (expired or deleted)")
+            throw NodeError("\(packLabel(packID).map { "pack '\($0)'" } ?? "that pack") is gone (expired or deleted)")
         }
         guard let key = persona ? personaKey(packID) : key(for: packID) else { throw NodeError("unknown pack") }
         try takeLocalBudget(key.publicKey, nowMs: nowMs)
@@ -197,28 +197,20 @@ public actor Node {
             changes.append(persona ? .setting(Self.personaStampSetting(packID), String(stamp)) : .stamp(packID, stamp))
         }
         var claim: String?
-        if pack.locked {
-            switch kind {
-            case .post, .comment, .vote:
-                guard let here = location else {
-                    throw NodeError("pack '\(pack.create.name)' is locked to its area: set your location first (locate LAT,LON)")
-                }
-                guard let f = pack.fence else { break }
-                // The coarsest cell that proves "inside" (PROTOCOL §4): it says no more than that.
-                guard let cell = f.claim(for: here, finestPrecision: f.finestClaimPrecision) else {
-                    let d = Int(here.distance(to: f.center))
-                    if Double(d) > f.radiusMeters {
-                        throw NodeError(
-                            "you are outside pack '\(pack.create.name)' (locked to \(Int(f.radiusMeters)) m around its centre; you are \(d) m away)"
-                        )
-                    }
-                    throw NodeError(
-                        "you are too near the edge of pack '\(pack.create.name)' to show you are inside (\(d) m from its centre, fence \(Int(f.radiusMeters)) m)"
-                    )
-                }
-                claim = cell
-            default: break
+        let name = packLabel(packID) ?? pack.create.name
+        if pack.locked, kind.needsLocationInLockedPack, let f = pack.fence {
+            guard let here = location else {
+                throw NodeError("pack '\(name)' is locked to its area: set your location first (locate LAT,LON)")
             }
+            // The coarsest cell that proves "inside" (PROTOCOL §4): it says no more than that.
+            guard let cell = f.claim(for: here, finestPrecision: f.finestClaimPrecision) else {
+                let d = Int(here.distance(to: f.center)), r = Int(f.radiusMeters)
+                if Double(d) > f.radiusMeters {
+                    throw NodeError("you are outside pack '\(name)' (locked to \(r) m around its centre; you are \(d) m away)")
+                }
+                throw NodeError("you are too near the edge of pack '\(name)' to show you are inside (\(d) m from its centre, fence \(r) m)")
+            }
+            claim = cell
         } else if here {
             guard let at = location else { throw NodeError("--here attaches where you are: set your location first (locate LAT,LON)") }
             guard !pack.isPrivate else { throw NodeError("an invite-only pack's ops carry no place (--here)") }
@@ -234,7 +226,7 @@ public actor Node {
     /// reported done only once committed. On a store error nothing changes in memory.
     func commit(_ op: SignedOp, with changes: [LocalChange] = []) throws {
         let nowMs = now()
-        if let outcome = replica.precheck(op, nowMs: nowMs, local: true) { throw NodeError.from(outcome) }
+        if let outcome = replica.precheck(op, nowMs: nowMs, local: true) { throw NodeError.from(outcome, naming: op.packID, as: packLabel) }
         do { try store.append([op], with: changes) } catch {
             stats.storeErrors += 1
             throw NodeError("\(error)")

@@ -1,3 +1,4 @@
+import Foundation
 import SkwadModel
 import SkwadReplica
 
@@ -20,6 +21,14 @@ public struct NodeError: Error, CustomStringConvertible, Sendable, Equatable {
         case .duplicate: NodeError("already done")
         case .admitted: NodeError("internal: admitted op reported as error")
         }
+    }
+
+    /// A local op's refusal as its user reads it: the replica names a pack by its id
+    /// (`pack 3f2a9c01 is locked: …`), the user knows it by its label (`pack 'Quad' is locked: …`).
+    static func from(_ outcome: AdmitOutcome, naming pack: PackID, as label: (PackID) -> String?) -> NodeError {
+        let e = from(outcome)
+        guard let name = label(pack) else { return e }
+        return NodeError(e.description.replacingOccurrences(of: "pack \(pack.short())", with: "pack '\(name)'"))
     }
 }
 

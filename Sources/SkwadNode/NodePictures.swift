@@ -130,7 +130,8 @@ extension Node {
         return (op, picture)
     }
 
-    /// Writes the picture of post `ref` to `path` (default: `<data dir>/pictures/<id>.<ext>`)
+    /// Writes the picture of post `ref` to `path` (default: `<data dir>/pictures/<id>.<ext>`,
+    /// the id as printed)
     /// and says what it is. Throws one line when the post has no picture, it is hidden, or
     /// its blocks are not all here yet.
     public func openPicture(_ ref: String, to path: String? = nil) throws -> OpenedPicture {
@@ -151,7 +152,8 @@ extension Node {
         guard let bytes = PictureAssembly.assemble(ref: picture, blocks: blocks), let measured = PictureFormat.measure(bytes) else {
             throw NodeError("the stored picture is damaged")
         }
-        let target = path ?? "\(config.dataDir)/pictures/\(op.id.short()).\(measured.type.fileExtension)"
+        // Named by the post's id as the REPL prints it (`open 5e1c0a` writes `5e1c0a.jpg`).
+        let target = path ?? "\(config.dataDir)/pictures/\(op.id.short(displayIDLength())).\(measured.type.fileExtension)"
         do {
             try FileManager.default.createDirectory(
                 atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

@@ -77,10 +77,15 @@ extension Node {
             p = try resolvePack(ref)
         } else {
             let live = replica.packs(nowMs: now()).filter { joined[$0.id] != nil }
-            guard live.count == 1 else { throw NodeError("say which pack the place is in: --pack PACK") }
+            guard live.count == 1 else {
+                guard !live.isEmpty else { throw NodeError("say which pack the place is in: --pack PACK (packs lists them)") }
+                let names = live.map { CommandWord.quote(packLabel($0.id) ?? $0.name) }.sorted()
+                throw NodeError(
+                    "you are in \(live.count) packs: say which one the place is in with --pack PACK (\(names.joined(separator: ", ")))")
+            }
             p = live[0]
         }
-        guard let address = input.address else { throw NodeError("a place needs an address: place add \"ADDRESS\" PACK") }
+        guard let address = input.address else { throw NodeError("a place needs an address: place add \"ADDRESS\" --pack PACK") }
         var record = Place(address: address)
         try fill(&record, from: input, pack: p.id)
         try checkCap(.place, in: p.id, "at most \(Limits.placesPerDay) places a day (\(Limits.placesPerPseudonym) in all) per pack")
@@ -147,19 +152,35 @@ extension Node {
         }
     }
 
-    func checkCap(_ cls: PlaceOpClass, in pack: PackID, _ what: String) throws {
-        guard let k = key(for: pack) else { throw NodeError("unknown pack") }
+    /// `persona`: the cap of your persona's ops (a named review) instead of your pseudonym's.
+    func checkCap(_ cls: PlaceOpClass, in pack: PackID, _ what: String, persona: Bool = false) throws {
+        guard let k = persona ? personaKey(pack) : key(for: pack) else { throw NodeError("unknown pack") }
         guard replica.placeCapAllows(cls, by: k.publicKey, in: pack, nowMs: now()) else {
             throw NodeError("\(what) count; try again tomorrow")
         }
     }
 
-    /// Reviews a place: a second review by you edits the first (the latest counts).
+    /// Reviews a place: a second review by you edits the first (the latest counts). A named
+    /// review (`input.name` set) is signed by your persona in the pack, as `post --named` is,
+    /// so the name is never shown on your anonymous pseudonym; one person reviews a place
+    /// under one of the two keys only (both would count twice), so the other's review is refused.
     public func review(_ ref: String, _ input: ReviewInput) throws -> OpID {
         purgeIfDue()
-        let place = try resolvePlace(ref)
-        if place.landlordKey != nil, place.landlordKey == key(for: place.pack)?.publicKey {
+        let detail = try placeDetail(ref)
+        let place = detail.place
+        let named = !input.name.isEmpty
+        let pseudonym = key(for: place.pack)?.publicKey, persona = personaKey(place.pack)?.publicKey
+        if let landlord = place.landlordKey, landlord == pseudonym || landlord == persona {
             throw NodeError("you are this place's landlord: your review would not count (reply to reviews instead)")
+        }
+        if let other = named ? pseudonym : persona, let earlier = detail.reviews.first(where: { $0.author == other }) {
+            let id = earlier.id.short(displayIDLength())
+            throw NodeError(
+                named
+                    ? "you reviewed this place anonymously (\(id)): a named review too would count you twice; "
+                        + "delete \(id) first, or review it again without --named"
+                    : "you reviewed this place under a name (\(id)): review it again with --named NAME to edit that review, "
+                        + "or delete \(id) first")
         }
         let r = Review(
             place: place.id, overallHalf: input.overallHalf, location: input.location, management: input.management,
@@ -167,8 +188,8 @@ extension Node {
         try validate(.review(r), in: place.pack)
         try checkCap(
             .review, in: place.pack,
-            "at most \(Limits.reviewsPerDay) reviews a day (\(Limits.reviewsPerPseudonym) in all) per pack")
-        var (op, changes) = try sign(.review(r), in: place.pack)
+            "at most \(Limits.reviewsPerDay) reviews a day (\(Limits.reviewsPerPseudonym) in all) per pack", persona: named)
+        var (op, changes) = try sign(.review(r), in: place.pack, persona: named)
         if joined[place.pack] == nil { changes.append(.joined(place.pack, true, atMs: now())) }
         try commit(op, with: changes)
         return op.id

@@ -50,7 +50,10 @@ extension Node {
     public func delete(_ ref: String) throws -> OpID {
         purgeIfDue()
         if let target = try? resolveOp(ref) {
-            guard target.author == key(for: target.packID)?.publicKey else {
+            // Your named post or review is deleted by the persona that signed it (a deletion by
+            // your pseudonym would count for nothing, and would tie the two keys together).
+            let byPersona = personaStamp(target.packID) != nil && target.author == personaKey(target.packID)?.publicKey
+            guard byPersona || target.author == key(for: target.packID)?.publicKey else {
                 if let pack = replica.pack(target.packID), !moderatorKeys(pack).isEmpty {
                     throw NodeError(
                         "you can only delete your own posts and comments; as a moderator of this pack you can hide it: hide \(ref) [REASON]"
@@ -58,7 +61,7 @@ extension Node {
                 }
                 throw NodeError("you can only delete your own posts and comments (report it to the moderators: report \(ref) \"REASON\")")
             }
-            let (op, changes) = try sign(.delete(Delete(target: target.id)), in: target.packID)
+            let (op, changes) = try sign(.delete(Delete(target: target.id)), in: target.packID, persona: byPersona)
             try commit(op, with: changes)
             return op.id
         }

@@ -12,7 +12,12 @@ extension Node {
     static func personaStampSetting(_ pack: PackID) -> String { personaStampPrefix + pack.hex }
 
     /// Publishes (or changes) your display name in a pack, under your persona there.
-    public func profile(pack ref: String, name: String, about: String) throws -> (id: OpID, persona: PublicKey, packName: String) {
+    /// Returns the name and about line as published (blanks trimmed).
+    public func profile(
+        pack ref: String, name: String, about: String
+    ) throws -> (
+        id: OpID, persona: PublicKey, packName: String, name: String, about: String
+    ) {
         purgeIfDue()
         let p = try resolvePack(ref)
         let n = name.trimmingWhitespaceForReport(), a = about.trimmingWhitespaceForReport()
@@ -23,7 +28,7 @@ extension Node {
         guard a.utf8.count <= Limits.maxReason else { throw NodeError("about is \(a.utf8.count) bytes, limit \(Limits.maxReason)") }
         let (op, changes) = try sign(.profile(Profile(name: n, about: a)), in: p.id, persona: true)
         try commit(op, with: changes)
-        return (op.id, op.author, p.name)
+        return (op.id, op.author, packLabel(p.id) ?? p.name, n, a)
     }
 
     /// Posts under your persona in a pack: shown with the display name you published there.
@@ -31,7 +36,8 @@ extension Node {
         purgeIfDue()
         let p = try resolvePack(ref)
         guard let persona = personaKey(p.id), replica.profile(of: persona.publicKey, in: p.id) != nil else {
-            throw NodeError("you have no display name in \(p.name) yet: profile \(p.name) --name \"NAME\" first")
+            let label = packLabel(p.id) ?? p.name
+            throw NodeError("you have no display name in \(label) yet: profile \(CommandWord.quote(label)) --name \"NAME\" first")
         }
         var (op, changes) = try sign(.post(Post(title: title, body: body, tags: tags)), in: p.id, persona: true)
         if joined[p.id] == nil { changes.append(.joined(p.id, true, atMs: now())) }

@@ -40,13 +40,17 @@ extension Node {
         public var reviews: [ReviewView] = []
     }
 
-    /// The user's home: over all of this node's pseudonyms, its packs, posts, comments and
+    /// The user's home: over all of this node's pseudonyms (and personas that acted), its packs, posts, comments and
     /// upvotes received, and the packs it joined.
     public func den() -> Den {
         purgeIfDue()
         let nowMs = now()
         var authors: Set<PublicKey> = []
-        for id in replica.packIDs() { if let k = key(for: id) { authors.insert(k.publicKey) } }
+        for id in replica.packIDs() {
+            if let k = key(for: id) { authors.insert(k.publicKey) }
+            // Your named posts and reviews are yours too (shown here only, to you).
+            if personaStamp(id) != nil, let k = personaKey(id) { authors.insert(k.publicKey) }
+        }
         let joinedPacks = replica.packs(nowMs: nowMs, from: location).filter { joined[$0.id] != nil }
         var den = Den(view: replica.den(authors: authors, nowMs: nowMs), joined: joinedPacks)
         (den.places, den.reviews) = replica.placeDen(authors: authors, nowMs: nowMs)

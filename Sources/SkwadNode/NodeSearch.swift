@@ -148,6 +148,13 @@ extension Node {
         return out
     }
 
+    /// How the user knows a pack: its label among the live packs, else (expired, deleted) its
+    /// name while the replica still holds it; nil once it is gone from here.
+    public func packLabel(_ id: PackID) -> String? {
+        if let style = packStyles()[id] { return style.label }
+        return replica.pack(id).map { replica.summary($0, from: nil).name }
+    }
+
     /// A pack named by its label `NAME·abcd` (the name, then an id prefix), among `live`.
     func resolveLabel(_ ref: String, among live: [PackSummary]) -> PackSummary? {
         guard let dot = ref.lastIndex(of: Self.labelSeparator) else { return nil }

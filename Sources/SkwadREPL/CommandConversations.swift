@@ -56,7 +56,8 @@ let conversationHelp: [(name: String, usage: String, summary: String)] = [
     ("following", "following", "the pseudonyms you follow"),
     (
         "profile", "profile PACK --name \"NAME\" [--about \"TEXT\"]",
-        "a display name in that pack only, under a second key of yours there; post ... --named posts under it"
+        "a display name (and an about line, shown by show under your named posts) in that pack only, under a second key"
+            + " of yours there; post ... --named posts under it"
     )
 ]
 
@@ -68,7 +69,7 @@ public enum ConversationReply: Sendable {
     case followed(PublicKey, packName: String, on: Bool)
     case following([FollowedAuthor])
     case feed([PostView])
-    case profiled(PublicKey, packName: String, name: String)
+    case profiled(PublicKey, packName: String, name: String, about: String)
     case posted(OpID)
 }
 
@@ -89,7 +90,7 @@ extension Executor {
         case .followingFeed(let limit): return .feed(await node.followingFeed(limit: limit))
         case let .profile(pack, name, about):
             let r = try await node.profile(pack: pack, name: name, about: about)
-            return .profiled(r.persona, packName: r.packName, name: name)
+            return .profiled(r.persona, packName: r.packName, name: r.name, about: r.about)
         case let .namedPost(pack, title, body, tags):
             return .posted(try await node.postNamed(pack: pack, title: title, body: body, tags: tags))
         }

@@ -151,7 +151,8 @@ let placeHelp: [(name: String, usage: String, summary: String)] = [
     ),
     (
         "review", "review PLACE --overall X --location N --management N --amenities N --again yes|no \"TEXT\" [--named NAME]",
-        "review a place (overall 0–5 in halves, the others 1–5); a second review edits yours"
+        "review a place (overall 0–5 in halves, the others 1–5); a second review edits yours; --named NAME: signed by your"
+            + " persona in the pack (as post --named), never your anonymous pseudonym"
     ),
     ("swipe", "swipe [filters of places]", "places one at a time: y favourite, n pass, u undo, q quit (here only)"),
     ("favs", "favs [--sort rent|distance|term|rating|new] [filters of places]", "your favourite places (here only)"),

@@ -1,4 +1,5 @@
 import Foundation
+import SkwadNode
 
 /// Tab completion: command names for the first word, then what the command takes — pack
 /// names and ids, post and comment ids, pseudonyms — from the node as of the last command.
@@ -14,17 +15,21 @@ public struct CompletionWords: Sendable, Equatable {
 enum Completion {
     static let packVerbs: Set<String> = [
         "join", "leave", "feed", "post", "mute", "unmute", "log", "reports", "edit", "delete", "rm",
-        "invite", "remove"
+        "invite", "remove", "ask", "profile"
     ]
     static let opVerbs: Set<String> = [
         "comment", "reply", "up", "down", "unvote", "show", "delete", "rm", "hide", "unhide",
-        "report", "edit", "open"
+        "report", "edit", "open", "pick"
     ]
     static let authorVerbs: Set<String> = ["block", "unblock"]
 
     /// Candidates for `word`, the word under the cursor, given the line before it.
     static func candidates(before: String, word: String, words: CompletionWords) -> [String] {
-        let previous = before.split(whereSeparator: \.isWhitespace).map(String.init)
+        candidates(previous: before.split(whereSeparator: \.isWhitespace).map(String.init), word: word, words: words)
+    }
+
+    /// Candidates for `word` after the words `previous` (as the tokenizer read them).
+    static func candidates(previous: [String], word: String, words: CompletionWords) -> [String] {
         guard let verb = previous.first?.lowercased() else {
             return commandHelp.map(\.name).filter { $0.hasPrefix(word.lowercased()) }
         }
@@ -43,6 +48,56 @@ enum Completion {
         var seen: Set<String> = []
         return pool.filter { $0.lowercased().hasPrefix(lower) && seen.insert($0).inserted }
     }
+
+    /// What Tab inserts, as the tokenizer reads it back: `line` is the line up to the cursor,
+    /// `replaced` the end of it that libedit replaces (the text after its last break
+    /// character: a space, a quote…). The argument under the cursor is read as the tokenizer
+    /// reads it (`"Quad L` is `Quad L`), its candidates are quoted when they need to be
+    /// (`"Quad Lawn"`: all of them once one does, so their common start is typed), and each
+    /// comes back as the text that replaces `replaced` (`Lawn"`). None when the line cannot
+    /// be read so far, or `replaced` is not the end of the argument.
+    static func insertions(line: String, replaced: String, words: CompletionWords) -> [String] {
+        let chars = Array(line)
+        var start = 0, inQuotes = false, i = 0
+        while i < chars.count {
+            let ch = chars[i]
+            if inQuotes {
+                if ch == "\\" { i += 1 } else if ch == "\"" { inQuotes = false }
+            } else if ch == "\"" {
+                inQuotes = true
+            } else if ch.isWhitespace {
+                start = i + 1
+            }
+            i += 1
+        }
+        let argument = String(chars[start...]), before = String(chars[..<start])
+        guard argument.hasSuffix(replaced), let previous = try? Tokenizer.split(before) else { return [] }
+        let typed: String
+        if argument.isEmpty {
+            typed = ""
+        } else if let t = try? Tokenizer.split(inQuotes ? argument + "\"" : argument), t.count == 1 {
+            typed = t[0]
+        } else {
+            return []
+        }
+        let values = candidates(previous: previous, word: typed, words: words)
+        let quoteAll = argument.hasPrefix("\"") || (values.count > 1 && values.contains { CommandWord.quote($0) != $0 })
+        let kept = String(argument.dropLast(replaced.count)).lowercased()
+        return values.compactMap { v in
+            let text = quoteAll ? CommandWord.quoted(v) : CommandWord.quote(v)
+            guard text.lowercased().hasPrefix(kept) else { return nil }
+            return String(text.dropFirst(kept.count))
+        }
+    }
+
+    /// The longest common start of `list` (libedit inserts it when several match).
+    static func commonStart(_ list: [String]) -> String {
+        guard var common = list.first else { return "" }
+        for s in list.dropFirst() {
+            while !s.hasPrefix(common) { common.removeLast() }
+        }
+        return common
+    }
 }
 
 /// The words Tab offers, shared with libedit's callback (a C function: no context).
@@ -50,14 +105,13 @@ final class CompletionStore: @unchecked Sendable {
     static let shared = CompletionStore()
     private let lock = NSLock()
     private var words = CompletionWords()
-    private var matches: [String] = []
     func set(_ w: CompletionWords) { lock.withLock { words = w } }
     func get() -> CompletionWords { lock.withLock { words } }
-    /// libedit asks with state 0 for a new word, then 1, 2… for the next matches.
-    func match(before: String, word: String, state: Int) -> String? {
-        lock.withLock {
-            if state == 0 { matches = Completion.candidates(before: before, word: word, words: words) }
-            return state < matches.count ? matches[state] : nil
-        }
+    /// libedit's matches for the word it replaces (`replaced`), the line up to the cursor
+    /// being `line`: their common start, then each (empty when none).
+    func matches(line: String, replaced: String) -> [String] {
+        let found = lock.withLock { Completion.insertions(line: line, replaced: replaced, words: words) }
+        guard !found.isEmpty else { return [] }
+        return [found.count == 1 ? found[0] : Completion.commonStart(found)] + found
     }
 }

@@ -54,7 +54,27 @@ public struct Executor: Sendable {
             return .done("\(word) \(target)", id: id)
         case let .feed(pack, sort, limit, tag, within, images):
             let posts = try await node.feed(pack: pack, sort: sort, limit: limit, tag: tag, withinMeters: within)
-            return .feed(posts, thumbnails: images && drawsPictures ? await feedThumbnails(posts) : [:])
+            var empty: String?
+            if posts.isEmpty {
+                let tagged = tag.map { " tagged \($0)" } ?? ""
+                var label: String?
+                if let pack {
+                    let p = try await node.resolvePack(pack)
+                    label = await node.packLabel(p.id) ?? p.name
+                }
+                let inPack = label.map { " in \($0)" } ?? ""
+                if let within {
+                    empty = "no post\(tagged)\(inPack) lies within \(Renderer.distance(within)) of you (try a larger distance)"
+                } else if let tag, label == nil {
+                    empty = "no post tagged \(tag), nor in a pack tagged \(tag)"
+                } else if let label {
+                    empty =
+                        tag == nil
+                        ? "no posts in \(label) yet: post one (post \(CommandWord.quote(label)) \"TITLE\" \"BODY\")"
+                        : "no post\(tagged) in \(label)"
+                }
+            }
+            return .feed(posts, thumbnails: images && drawsPictures ? await feedThumbnails(posts) : [:], empty: empty)
         case let .search(text, pack, limit): return .search(try await node.search(text, pack: pack, limit: limit))
         case .inbox: return .inbox(try await node.inbox())
         case let .map(radius, json): return .map(try await MapView.around(node, radius: radius), json: json)

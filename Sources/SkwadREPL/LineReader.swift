@@ -14,7 +14,7 @@ public final class LineReader: @unchecked Sendable {
         self.historyPath = historyPath
         if interactive {
             skwad_set_readline_name("skwad")
-            skwad_set_completion(completeCommand)
+            skwad_set_attempted_completion(completeCommand)
             if let historyPath { _ = read_history(historyPath) }
         }
     }
@@ -48,16 +48,28 @@ public final class LineReader: @unchecked Sendable {
     }
 }
 
-/// Tab completion (Completion.swift): libedit calls this with state 0, 1, ... until nil, and
-/// frees the strings it gets.
-private func completeCommand(_ text: UnsafePointer<CChar>?, _ state: Int32) -> UnsafeMutablePointer<CChar>? {
-    guard let text, state >= 0 else { return nil }
+/// Tab completion (Completion.swift): libedit gives the word it will replace (after its last
+/// break character) and wants a malloc'd array: the text to insert (the matches' common
+/// start), each match, NULL; it frees them. The line up to the cursor says which argument it is.
+private func completeCommand(
+    _ text: UnsafePointer<CChar>?, _ start: Int32, _ end: Int32
+) -> UnsafeMutablePointer<
+    UnsafeMutablePointer<CChar>?
+>? {
+    skwad_set_completion_over(1)
+    guard let text else { return nil }
     let word = String(cString: text)
-    var before = ""
+    var line = ""
     if let buffer = skwad_line_buffer() {
-        let line = Array(String(cString: buffer).utf8)
-        let end = max(0, min(line.count, Int(skwad_point()) - word.utf8.count))
-        before = String(decoding: line[..<end], as: UTF8.self)
+        let bytes = Array(String(cString: buffer).utf8)
+        line = String(decoding: bytes[..<max(0, min(bytes.count, Int(skwad_point())))], as: UTF8.self)
     }
-    return CompletionStore.shared.match(before: before, word: word, state: Int(state)).map { strdup($0) } ?? nil
+    let found = CompletionStore.shared.matches(line: line, replaced: word)
+    guard !found.isEmpty,
+        let array = calloc(found.count + 1, MemoryLayout<UnsafeMutablePointer<CChar>?>.stride)?
+            .bindMemory(to: UnsafeMutablePointer<CChar>?.self, capacity: found.count + 1)
+    else { return nil }
+    for (i, m) in found.enumerated() { array[i] = strdup(m) }
+    array[found.count] = nil
+    return array
 }

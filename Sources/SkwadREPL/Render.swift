@@ -91,8 +91,9 @@ public struct Renderer: Sendable {
                 if l.joined { parts.append("(joined)") }
                 return parts.joined(separator: "  ")
             }.joined(separator: "\n")
-        case .feed(let posts, let thumbnails):
+        case .feed(let posts, let thumbnails, let empty):
             if posts.isEmpty {
+                if let empty { return SafeText.line(empty) }
                 return joinedCount > 0
                     ? "no posts yet: post one (post PACK \"TITLE\" \"BODY\"), or see other packs (packs)"
                     : "no posts: join a pack (packs, join PACK) or post one"
@@ -106,6 +107,9 @@ public struct Renderer: Sendable {
             if !t.post.body.isEmpty { lines.append("    " + SafeText.block(t.post.body, indent: "    ")) }
             if !t.post.tags.isEmpty { lines.append("    tags: " + SafeText.line(t.post.tags.joined(separator: ", "))) }
             if let d = placeDistance(t.post) { lines.append("    posted about \(Self.distance(d)) from you") }
+            if let name = t.post.displayName, let about = t.post.displayAbout, !about.isEmpty {
+                lines.append("    \"\(SafeText.line(name))\": \(SafeText.line(about))")
+            }
             if let pic = t.post.picture, t.post.hidden == nil {
                 let type = pic.pictureType?.name ?? "picture"
                 lines.append("    picture: \(type), \(Wording.bytes(Int(pic.size))) (open \(id(t.post.id)) writes it to a file)")
@@ -230,7 +234,7 @@ public struct Renderer: Sendable {
             kv.append(("message", .string(msg)))
         case .created(let p): kv += [("id", .string(p.id.hex)), ("pack", pack(p, joined: true))]
         case .packs(let list): kv.append(("packs", .array(list.map { pack($0.pack, joined: $0.joined) })))
-        case .feed(let posts, _): kv.append(("posts", .array(posts.map(post))))
+        case .feed(let posts, _, _): kv.append(("posts", .array(posts.map(post))))
         case .thread(let t, _): kv += [("post", post(t.post)), ("comments", .array(t.comments.map(comment)))]
         case .den(let d):
             kv += [
@@ -303,7 +307,8 @@ public struct Renderer: Sendable {
             ("tags", .array(p.tags.map { .string($0) })), ("score", .int(p.score)), ("up", .int(p.upvotes)),
             ("down", .int(p.downvotes)), ("comments", .int(p.commentCount)), ("time", .int(Int(p.hlc.physicalMs))),
             ("hidden", p.hidden.map { .string($0.rawValue) } ?? .null), ("edited", .bool(p.edited)),
-            ("displayName", p.displayName.map { .string($0) } ?? .null), ("ask", .bool(p.isAsk)),
+            ("displayName", p.displayName.map { .string($0) } ?? .null),
+            ("displayAbout", p.displayAbout.map { .string($0) } ?? .null), ("ask", .bool(p.isAsk)),
             ("place", p.place.map { .string($0) } ?? .null), ("placeDistance", placeDistance(p).map { .double($0) } ?? .null),
             ("picked", p.picked.map { .string($0.hex) } ?? .null),
             ("picture", pictureJSON(p.picture))

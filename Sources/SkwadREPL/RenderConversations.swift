@@ -46,9 +46,11 @@ extension Renderer {
         case .feed(let posts):
             if posts.isEmpty { return "no posts by the pseudonyms you follow" }
             return posts.map(postLine).joined(separator: "\n")
-        case let .profiled(key, packName, name):
-            return "you are \"\(SafeText.line(name))\" (\(pseudonymTag(key))) in \(SafeText.line(packName)) only; "
-                + "post \(SafeText.line(packName)) \"TITLE\" \"BODY\" --named posts under it, other posts stay anonymous"
+        case let .profiled(key, packName, name, about):
+            return "you are \"\(SafeText.line(name))\" (\(pseudonymTag(key))) in \(SafeText.line(packName)) only"
+                + (about.isEmpty ? "" : ", about: \(SafeText.line(about))") + "; "
+                + "post \(SafeText.line(CommandWord.quote(packName))) \"TITLE\" \"BODY\" --named posts under it, "
+                + "other posts stay anonymous"
         case .posted(let opID): return "posted \(id(opID))"
         }
     }
@@ -105,8 +107,11 @@ extension Renderer {
                 )
             ]
         case .feed(let posts): return [("posts", .array(posts.map(post)))]
-        case let .profiled(key, packName, name):
-            return [("persona", .string(pseudonymTag(key))), ("packName", .string(packName)), ("name", .string(name))]
+        case let .profiled(key, packName, name, about):
+            return [
+                ("persona", .string(pseudonymTag(key))), ("packName", .string(packName)), ("name", .string(name)),
+                ("about", .string(about))
+            ]
         case .posted(let opID): return [("id", .string(opID.hex)), ("message", .string("posted \(opID.short(idLength))"))]
         case .safety(let s):
             return [

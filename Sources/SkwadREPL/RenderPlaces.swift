@@ -22,7 +22,8 @@ extension Renderer {
 
     func placeLine(_ p: PlaceView) -> String {
         let r = p.record, s = p.summary
-        var parts = [id(p.id), "★\(Self.stars(s.bayesian)) (\(Wording.count(s.count, "review")))", address(r), Self.rent(r)]
+        let rating = s.count == 0 ? "no reviews" : "★\(Self.stars(s.bayesian)) (\(Wording.count(s.count, "review")))"
+        var parts = [id(p.id), rating, address(r), Self.rent(r)]
         if r.beds > 0 { parts.append("\(r.beds) bd") }
         if r.bathsHalf > 0 { parts.append("\(Self.baths(r.bathsHalf)) ba") }
         if r.termMonths > 0 { parts.append("\(r.termMonths) mo") }

@@ -8,7 +8,8 @@ public enum Reply: Sendable {
     case created(PackSummary)
     case packs([Node.PackListing])
     /// `thumbnails`: half-block lines of pictures, by post (drawn on a terminal only).
-    case feed([PostView], thumbnails: [OpID: [String]] = [:])
+    /// `empty`: what an empty feed says when a filter left every post out (`--within`, `--tag`, a pack).
+    case feed([PostView], thumbnails: [OpID: [String]] = [:], empty: String? = nil)
     /// `thumbnail`: half-block lines of its picture (drawn on a terminal only).
     case thread(ThreadView, thumbnail: [String] = [])
     case den(Node.Den)

@@ -88,9 +88,9 @@ extension Replica {
 
 extension OpKind {
     /// Ops that speak in a locked pack's place (posts, comments, votes, places, reviews,
-    /// replies and picks) must claim a cell
-    /// inside its fence; other kinds may claim one, and then it must lie inside too.
-    var needsLocationInLockedPack: Bool {
+    /// replies and picks) must claim a cell inside its fence; other kinds may claim one, and
+    /// then it must lie inside too. The node attaches a claim to exactly these kinds.
+    public var needsLocationInLockedPack: Bool {
         switch self {
         case .post, .comment, .vote, .place, .review, .reviewReply, .pick: true
         case .createPack, .delete, .editPack, .moderate, .edit, .report, .directMessage, .profile, .sealed, .packKeys, .joined: false

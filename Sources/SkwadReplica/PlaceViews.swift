@@ -16,7 +16,7 @@ public struct PlaceSummary: Sendable, Equatable {
     public let againShare: Double?
     /// `(w × m + Σ overall) / (w + count)`, m the pack's mean overall rating over every
     /// counting review of its visible places and w = `PlaceRating.priorWeight`; nil when the
-    /// pack has no counting review at all.
+    /// place has no counting review (the mean of other places says nothing of this one).
     public let bayesian: Double?
 }
 
@@ -177,7 +177,8 @@ extension Replica {
         }
         func avg(_ s: Int, _ scale: Double = 1) -> Double? { n == 0 ? nil : Double(s) / scale / Double(n) }
         let w = Double(PlaceRating.priorWeight)
-        let bayes = mean.map { m in (w * m + Double(overall) / 2) / (w + Double(n)) }
+        // A place nobody reviewed has no rating: the pack's mean alone says nothing of it.
+        let bayes = n == 0 ? nil : mean.map { m in (w * m + Double(overall) / 2) / (w + Double(n)) }
         return PlaceSummary(
             count: n, overall: avg(overall, 2), location: avg(loc), management: avg(man), amenities: avg(am),
             distribution: dist, again: again, againShare: avg(again), bayesian: bayes)

@@ -51,6 +51,8 @@ public struct PostView: Sendable, Equatable {
     public var edited: Bool = false
     /// The display name its author published in this pack (`Profile`), if any.
     public var displayName: String? = nil
+    /// The about line of that profile (empty when none was given); nil without a profile.
+    public var displayAbout: String? = nil
     /// An ask for captions: its comments are captions (PROTOCOL §5, "Captions").
     public var isAsk: Bool = false
     /// The caption its author picked, if that caption is shown.
@@ -186,7 +188,8 @@ extension Replica {
             body: e?.body?.value ?? p.body, tags: p.tags, hlc: op.hlc, location: op.body.location, score: t.score,
             upvotes: t.up, downvotes: t.down, commentCount: visibleCommentCount(op.id, pack: pack),
             hidden: hiddenReason(op.id, score: t.score, pack: pack), edited: e != nil,
-            displayName: pack.profiles[op.author]?.value.name, isAsk: p.ask, picked: p.ask ? pick(of: op, pack: pack) : nil,
+            displayName: pack.profiles[op.author]?.value.name, displayAbout: pack.profiles[op.author]?.value.about,
+            isAsk: p.ask, picked: p.ask ? pick(of: op, pack: pack) : nil,
             place: pack.locked ? nil : op.body.location, picture: p.picture)
     }
 
