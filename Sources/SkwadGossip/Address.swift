@@ -46,6 +46,40 @@ extension PeerAddress {
     /// Whether this address is in canonical form.
     public var isCanonical: Bool { Self.canonical(value) == self }
 
+    /// Whether a node may dial, introduce or keep this address (PROTOCOL §8): canonical and
+    /// naming one unicast host (`isUnicastHost`). The filter a real node's engine applies to
+    /// every address a peer names (`GossipEngine.addressFilter`).
+    public var isDialable: Bool { isCanonical && isUnicastHost }
+
+    /// Whether the host names one unicast host. Refused: IPv4 0.0.0.0/8 ("this network"),
+    /// 224.0.0.0/4 (multicast), 240.0.0.0/4 (reserved, with the limited broadcast
+    /// 255.255.255.255); IPv6 `::` and the rest of ::/96 but `::1` (unspecified, deprecated
+    /// IPv4-compatible), ff00::/8 (multicast), fe80::/10 (link-local: a scope the wire cannot
+    /// carry), and IPv4-mapped forms of the refused IPv4 ranges. Accepted: every other host,
+    /// loopback (tests, one machine), private and shared ranges (LANs, carrier NATs) and
+    /// IPv4 link-local included. A subnet's directed broadcast (192.168.1.255 on a /24) looks
+    /// like a host from outside: the shell's send fails and is counted, nothing more
+    /// (SkwadNode `UDPTransport`).
+    public var isUnicastHost: Bool {
+        guard let colon = value.lastIndex(of: ":") else { return false }
+        let host = value[..<colon]
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            var addr = in6_addr()
+            guard inet_pton(AF_INET6, String(host.dropFirst().dropLast()), &addr) == 1 else { return false }
+            let b = withUnsafeBytes(of: &addr) { Array($0) }
+            if b[0] == 0xff || (b[0] == 0xfe && b[1] & 0xc0 == 0x80) { return false }
+            if b[0..<10].allSatisfy({ $0 == 0 }) && b[10] == 0xff && b[11] == 0xff { return Self.isUnicastV4(first: b[12]) }
+            if b[0..<12].allSatisfy({ $0 == 0 }) { return b[12..<15].allSatisfy { $0 == 0 } && b[15] == 1 }
+            return true
+        }
+        var addr = in_addr()
+        guard inet_pton(AF_INET, String(host), &addr) == 1 else { return false }
+        return withUnsafeBytes(of: &addr) { Self.isUnicastV4(first: $0[0]) }
+    }
+
+    /// An IPv4 host by its first octet: not 0.0.0.0/8, not 224.0.0.0/4 or above.
+    private static func isUnicastV4(first: UInt8) -> Bool { first != 0 && first < 224 }
+
     private static func canonicalNumber(_ s: Substring, max: Int) -> Int? {
         guard !s.isEmpty, s.count <= 5, s.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
         guard s == "0" || s.first != "0", let n = Int(s), n <= max else { return nil }

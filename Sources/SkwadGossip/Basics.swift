@@ -142,6 +142,9 @@ public enum DropReason: String, Sendable {
     case malformedFrame, badVersion, noSession, decryptFailed, replay, tooLarge
     case rateLimited, amplification, queueFull, malformedMessage, pseudonymRateLimited, unreachable
     case badAddress, sessionTableFull
+    /// A canonical address that names no unicast host (broadcast, multicast, unspecified, ...:
+    /// `PeerAddress.isUnicastHost`), refused wherever a peer names it (PROTOCOL §8).
+    case notUnicast
     /// Membership abuse (PROTOCOL §9): a Join over the limits, a walk or origin from a non-member,
     /// a PingReq about a non-member, an introduction over the budget.
     case joinLimited, notAMember, introductionLimited

@@ -11,10 +11,19 @@ public protocol DatagramTransport: AnyObject, Sendable {
     var datagrams: AsyncStream<Datagram> { get }
     /// Datagrams dropped because the inbound queue was full.
     var inboundFull: Int { get }
-    /// Sends one datagram; drops it silently when it is too large, the address names no
-    /// reachable peer or the transport is closed (as UDP would).
+    /// Datagrams not sent, by reason (a send error for one destination, an address of no
+    /// unicast host), sorted by reason. A send error never closes the transport unless it
+    /// means the socket itself is gone.
+    var sendFailures: [(reason: String, count: Int)] { get }
+    /// Sends one datagram; drops it when it is too large, the address names no reachable
+    /// peer or the transport is closed (as UDP would).
     func send(_ bytes: [UInt8], to: PeerAddress)
     func close() async
+}
+
+extension DatagramTransport {
+    /// A transport whose sends cannot fail one by one (the in-memory network) counts none.
+    public var sendFailures: [(reason: String, count: Int)] { [] }
 }
 
 /// One datagram received, with the address it came from.

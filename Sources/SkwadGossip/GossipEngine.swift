@@ -157,6 +157,8 @@ public struct GossipEngine: Sendable {
             guard let wire = try? WireMessage(serializedBytes: pt), let m = Message(wire: wire) else {
                 stats.drop(.malformedMessage); return out
             }
+            // Every address it names, judged before any handler sees it (AddressScreen.swift).
+            guard let m = screened(m) else { return out }
             handle(m, from: from, nowMs: nowMs, replica: &replica, into: &out)
         }
         promptTickIfBusy(nowMs: nowMs, into: &out)
@@ -331,7 +333,7 @@ public struct GossipEngine: Sendable {
     mutating func send(
         plaintext pt: [UInt8], kind: MessageKind, solicits: Bool, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]
     ) {
-        if let accept = addressFilter, !accept(to.filtered) { stats.drop(.badAddress); return }
+        if let accept = addressFilter, !accept(to.filtered) { stats.drop(to.filtered.refusal); return }
         guard pt.count <= to.maxPlaintext else { stats.drop(.tooLarge); return }
         stats.countSent(kind, bytes: pt.count)
         perform(channels.send(pt, to: to, solicits: solicits, nowMs: nowMs, rng: &rng, stats: &stats), nowMs: nowMs, into: &out)

@@ -103,7 +103,7 @@ extension GossipEngine {
     mutating func onIntroduce(_ target: PeerAddress, padding: Int, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         guard peers.active[from] != nil else { stats.drop(.notAMember); return }
         guard padding >= IntroductionState.minPadding else { stats.drop(.amplification); return }
-        guard target != from, target != selfAddress, addressFilter?(target) ?? true else { stats.drop(.badAddress); return }
+        guard target != from, target != selfAddress, addressFilter?(target) ?? true else { stats.drop(target.refusal); return }
         stats.introductionsHeard += 1
         // A link whose handshake is still under way (a walk named it just before) is being
         // punched toward already: only its fallback is noted, so that an unanswered

@@ -6,7 +6,7 @@ import SkwadReplica
 ///
 /// | audience   | who                                                        | is told                      |
 /// |------------|------------------------------------------------------------|------------------------------|
-/// | `link`     | an active member, a remote contact, a link that reconciled | our info, names (8)          |
+/// | `link`     | an active member, a remote contact, a link that reconciled | our info, names (8) once it reconciled |
 /// | `proven`   | not a link, but it sent us a `Reconcile` (an inbound peer) | our cell (no subscriptions), names (8) |
 /// | `stranger` | anyone else                                                 | a precision-4 cell, no names |
 ///
@@ -67,17 +67,36 @@ extension GossipEngine {
             return accepted ? m : .neighborReply(accepted: false, info: info(for: to))
         case .vicinity(var v):
             v.info = info(for: to)
+            // A member that never reconciled is named nobody, as a stranger (whose answer
+            // `strangerAnswer` already cut to its budget) is.
+            if !hearsNamesInFull(to) && audience(of: to) == .link { v.peers = [] }
             return .vicinity(v)
         case .reconcile(let r):
             return .reconcile(toldTo(r, to: to))
         case .reconciles(let rounds):
             return .reconciles(rounds.map { toldTo($0, to: to) })
+        case .shuffle(let named):
+            return hearsNamesInFull(to) ? m : .shuffle(Self.coarse(named))
         case .shuffleReply(let named):
-            guard audience(of: to) == .stranger else { return m }
-            return .shuffleReply(named.map { PeerRef(address: $0.address, cell: Self.coarse(NodeInfo(cell: $0.cell)).cell) })
+            return hearsNamesInFull(to) ? m : .shuffleReply(Self.coarse(named))
         default:
             return m
         }
+    }
+
+    /// Whether `p` may learn third parties' cells as we know them (a `Shuffle`'s or
+    /// `ShuffleReply`'s entries, a `Vicinity` answer's names): only once it has sent us a
+    /// `Reconcile` (`peers.reconciled`), as every honest link does within a tick of linking
+    /// (its directory pull, §11a). A stranger, and an active member or remote contact that
+    /// never reconciled (a crawler joining from address after address), is told a shuffle's
+    /// addresses with cells cut to `strangerPrecision` and no vicinity names. Whatever the
+    /// network group: honest peers of one /24 (a LAN, the loopback of one machine) reconcile
+    /// as any others do.
+    func hearsNamesInFull(_ p: PeerAddress) -> Bool { peers.reconciled[p] != nil }
+
+    /// Shuffle entries with their cells cut to a stranger's precision.
+    static func coarse(_ named: [PeerRef]) -> [PeerRef] {
+        named.map { PeerRef(address: $0.address, cell: coarse(NodeInfo(cell: $0.cell)).cell) }
     }
 
     /// A reconciliation step as `to` may see it: the asker's cell coarse for a stranger, its

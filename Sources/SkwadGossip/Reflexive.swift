@@ -57,7 +57,7 @@ extension GossipEngine {
     /// address the shell would accept. Past it, we may now think ourselves behind a NAT: our
     /// links are told (`Interest`), so that a node holding two of us may introduce them.
     mutating func onObserved(_ observed: PeerAddress, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard isLink(from), addressFilter?(observed) ?? true else { stats.drop(.badAddress); return }
+        guard isLink(from), addressFilter?(observed) ?? true else { stats.drop(observed.refusal); return }
         reach.reflexive.record(observed, by: from, nowMs: nowMs)
         guard let local = reach.localAddresses else { return }
         let behind = reach.reflexive.behindNat(local: Set(local))

@@ -90,7 +90,7 @@ struct SecureChannels: Sendable {
             stats.drop(.malformedFrame); return (.dropped, [])
         }
         guard datagram[2] == Frame.version else { stats.drop(.badVersion); return (.dropped, []) }
-        if let accept = addressFilter, !accept(from.filtered) { stats.drop(.badAddress); return (.dropped, []) }
+        if let accept = addressFilter, !accept(from.filtered) { stats.drop(from.filtered.refusal); return (.dropped, []) }
         let evictedBefore = addressLimits.evictions
         let allowed = addressLimits.take(from: from, bytes: datagram.count, nowMs: nowMs)
         stats.limitEvictions += addressLimits.evictions - evictedBefore

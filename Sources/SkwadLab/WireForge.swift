@@ -45,6 +45,9 @@ public enum WireForge {
     public static func ack(seq: UInt64, cell: String) -> [UInt8] {
         message(9, field(1, varint: seq) + field(2, bytes: nodeInfo(cell: cell)))
     }
+    public static func introduce(peer: String, padding: Int) -> [UInt8] {
+        message(30, field(1, string: peer) + field(2, bytes: [UInt8](repeating: 0, count: padding)))
+    }
     public static func ops(_ envelopes: [[UInt8]]) -> [UInt8] { message(12, envelopes.flatMap { field(1, bytes: $0) }) }
     public static func ihave(_ ids: [[UInt8]]) -> [UInt8] { message(13, ids.flatMap { field(1, bytes: $0) }) }
     public static func interest(cell: String) -> [UInt8] { message(17, nodeInfo(cell: cell)) }

@@ -47,9 +47,13 @@ extension Node {
         let targets = c.addresses.filter { !mine.contains($0) }
         guard !targets.isEmpty else { throw NodeError("that is this node's own contact code") }
         let perAddress = max(1000, waitMs / UInt64(targets.count))
-        var answered: [String] = [], forged = false
+        var answered: [String] = [], forged = false, refused: [Error] = []
         for text in targets {
-            guard let addr = try? peerAddress(text) else { continue }
+            let addr: PeerAddress
+            do { addr = try peerAddress(text) } catch {
+                refused.append(error)
+                continue
+            }
             switch await prove(addr, fingerprint: c.fingerprint, waitMs: perAddress) {
             case .proven:
                 var pack: PackSummary?
@@ -60,6 +64,7 @@ extension Node {
             case .noSession: continue
             }
         }
+        if refused.count == targets.count, let first = refused.first { throw first }
         if forged { throw NodeError("the node at \(answered.joined(separator: ", ")) proved another key: a wrong or forged code") }
         if !answered.isEmpty {
             throw NodeError(

@@ -67,6 +67,9 @@ extension Node {
         // address is a canonical IP literal (PROTOCOL §8).
         let seedTexts = peers ?? config.peers
         let seeds = try seedTexts.map { text -> PeerAddress in PeerAddress(describe(try UDPTransport.resolve(text))) }
+        if let bad = seeds.first(where: { !$0.isDialable }) {
+            throw NodeError("peer \(bad.value) is not the address of one host (broadcast, multicast or unspecified)")
+        }
         let transport = try await binder.bind(host, port)
         var gc = GossipConfig()
         gc.peerDatagramsPerSecond = config.peerDatagramsPerSecond
@@ -77,7 +80,7 @@ extension Node {
             secrets: .secure(random: { SecureRandom.bytes($0) }))
         let me = transport.localAddress.value
         engine.selfAddress = PeerAddress(me)
-        engine.addressFilter = { $0.isCanonical }
+        engine.addressFilter = { $0.isDialable }
         engine.contactKey = contactKey
         engine.localAddresses = Self.reachable(me).map(PeerAddress.init)
         network = NetworkState(engine: engine, transport: transport, binder: binder)
@@ -112,9 +115,15 @@ extension Node {
         carryOut(network!.engine.introduce(try peerAddress(text), nowMs: now()).directives)
     }
 
-    /// The address "host:port" names (a host name resolved), or a one-line reason.
+    /// The address "host:port" names (a host name resolved), or a one-line reason; an
+    /// address of no unicast host (broadcast, multicast, unspecified: §8) is refused.
     func peerAddress(_ text: String) throws -> PeerAddress {
-        do { return PeerAddress(describe(try UDPTransport.resolve(text))) } catch { throw NodeError("cannot reach \(text): \(error)") }
+        let a: PeerAddress
+        do { a = PeerAddress(describe(try UDPTransport.resolve(text))) } catch { throw NodeError("cannot reach \(text): \(error)") }
+        guard a.isDialable else {
+            throw NodeError("cannot reach \(text): not the address of one host (broadcast, multicast or unspecified)")
+        }
+        return a
     }
 
     public var listenAddress: String? { network.map { $0.transport.localAddress.value } }
@@ -132,11 +141,11 @@ extension Node {
         }
     }
 
-    /// The socket closed without `goOffline`: SwiftNIO closes a datagram channel when a send
-    /// fails with an error it deems fatal (EPERM from a firewall rule, ENETUNREACH when the
-    /// network goes away). The node binds the same address again (every second, at most 60
-    /// times) and keeps serving; the engine's state is untouched. Counted as
-    /// `transport.rebinds`.
+    /// The socket closed without `goOffline`: a read error SwiftNIO deems fatal, or a send
+    /// error that means the socket is gone (EBADF, ENOTSOCK; a send error for one destination
+    /// is counted and dropped by the transport, never closes it: `UDPTransport`). The node
+    /// binds the same address again (every second, at most 60 times) and keeps serving; the
+    /// engine's state is untouched. Counted as `transport.rebinds`.
     func transportEnded(_ old: any DatagramTransport) async {
         let addr = UDPTransport.socketAddress(canonical: old.localAddress)
         guard let host = addr?.ipAddress, let port = addr?.port else { return }
@@ -220,7 +229,7 @@ extension Node {
         return n.engine.stats.pairs + n.engine.pictureStats.pairs + [
             ("drop.inboundFull", n.transport.inboundFull), ("transport.rebinds", n.rebinds), ("sessions", n.engine.sessionCount),
             ("limits.addresses", n.engine.addressLimitCount), ("reach.reflexive_witnesses", n.engine.reflexiveWitnesses)
-        ] + lanStats
+        ] + n.transport.sendFailures.map { ("transport.send_failed.\($0.reason)", $0.count) } + lanStats
     }
 }
 

@@ -2,7 +2,7 @@ import SkwadReplica
 @testable import SkwadGossip
 import SkwadTestKit
 
-/// The engine the attack tests face: canonical addresses only, started with no seeds, at
+/// The engine the attack tests face: a node's address filter (canonical unicast hosts only), started with no seeds, at
 /// `selfAddress`; and one hostile peer per address (seeded 1, 2, …), each having shaken hands
 /// with it (members only once they send a `Join`).
 enum HostileFixture {
@@ -13,7 +13,7 @@ enum HostileFixture {
         nowMs: UInt64 = t0
     ) -> (GossipEngine, Replica, [HostilePeer]) {
         var e = GossipEngine(seed: seed, secrets: .seeded)
-        e.addressFilter = { $0.isCanonical }
+        e.addressFilter = { $0.isDialable }
         if let selfAddress { e.selfAddress = selfAddress }
         var r = Replica()
         _ = e.start(seeds: [], nowMs: nowMs)

@@ -1,6 +1,7 @@
 import Foundation
 import NIOPosix
 import Testing
+import SkwadGossip
 import SkwadModel
 import SkwadReplica
 @testable import SkwadNode
@@ -38,6 +39,45 @@ import SkwadTestKit
         let post = try await b.post(pack: pack.id.hex, title: "after the rebind", body: "b", tags: [])
         #expect(await eventually() { (try? await a.show(post.hex)) != nil })
         await a.goOffline(); await b.goOffline()
+        try await group.shutdownGracefully()
+    }
+
+    /// Issue 47, finding 1: a send that fails for one destination is counted and dropped; the
+    /// socket stays bound (before, SwiftNIO closed it and the node rebound, and a process
+    /// looping on `bind` took the port meanwhile). A member introduces a broadcast address
+    /// (refused before any send), a host a loopback socket cannot reach, and an IPv6 host to
+    /// this IPv4 socket (both fail in `sendto`).
+    @Test func aSendErrorAPeerCausesNeitherClosesNorRebindsTheSocket() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-senderr-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let a = try makeNode(dir)
+        let bound = try await a.goOnline(group: group, listen: "127.0.0.1:0", peers: [])
+        let port = try #require(UDPWirePeer.port(of: bound))
+        let member = try UDPWirePeer(targetPort: port, seed: 11)
+        try await member.handshake()
+        member.send(WireForge.join(cell: "dppn59z"))
+        #expect(await eventually { await a.peerSummaries().contains { $0.state == "active" } })
+        func stat(_ name: String) async -> Int { await a.networkStats().first { $0.0 == name }?.1 ?? 0 }
+        func sendFailures() async -> Int {
+            await a.networkStats().filter { $0.0.hasPrefix("transport.send_failed.") }.reduce(0) { $0 + $1.1 }
+        }
+        for target in ["255.255.255.255:100", "192.0.2.1:100", "[::1]:100"] {
+            member.send(WireForge.introduce(peer: target, padding: 256))
+        }
+        #expect(
+            await eventually {
+                let refused = await stat("drop.notUnicast"), failed = await sendFailures()
+                return refused == 1 && failed >= 2
+            })
+        // Still bound where it was, never rebound, and serving: a new peer's handshake is answered.
+        let other = try UDPWirePeer(targetPort: port, seed: 12)
+        try await other.handshake()
+        #expect(await stat("transport.rebinds") == 0)
+        #expect(await a.listenAddress == bound)
+        let held = try #require(UDPTransport.socketAddress(canonical: PeerAddress(bound)))
+        await #expect(throws: (any Error).self) { _ = try await DatagramBinder.udp(group: group).bind("127.0.0.1", held.port ?? 0) }
+        await a.goOffline()
         try await group.shutdownGracefully()
     }
 

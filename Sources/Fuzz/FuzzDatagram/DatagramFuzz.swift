@@ -22,7 +22,7 @@ struct Linked {
 
 let base: Linked = {
     var e = GossipEngine(seed: 42, secrets: .seeded)
-    e.addressFilter = { $0.isCanonical }
+    e.addressFilter = { $0.isDialable }
     e.selfAddress = PeerAddress("10.0.0.9:7400")
     var r = Replica()
     var p = HostilePeer(address: PeerAddress("10.0.0.1:7400"), seed: 7)
