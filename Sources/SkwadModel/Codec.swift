@@ -58,8 +58,11 @@ extension OpBody {
             if let b = e.body { x.body = b }
             m.edit = x
         case .report(let r):
-            var x = Skwad_V1_Report(); x.sealed = r.sealed.map { Data($0) }
+            var x = Skwad_V1_Report(); x.keys = r.keys.map { Data($0) }; x.box = Data(r.box)
             m.report = x
+        case .ban(let b):
+            var x = Skwad_V1_Ban(); x.author = Data(b.author.bytes); x.banned = b.banned; x.reason = b.reason
+            m.ban = x
         case .place(let x): m.place = x.wire()
         case .review(let x): m.review = x.wire()
         case .reviewReply(let x): m.reviewReply = x.wire()
@@ -159,7 +162,11 @@ extension OpBody {
                     body: x.hasBody ? x.body : nil))
         case .report(let x)?:
             packID = try Self.id(m.packID, "pack id")
-            kind = .report(Report(sealed: x.sealed.map { [UInt8]($0) }))
+            kind = .report(Report(keys: x.keys.map { [UInt8]($0) }, box: [UInt8](x.box)))
+        case .ban(let x)?:
+            packID = try Self.id(m.packID, "pack id")
+            guard x.author.count == PublicKey.byteCount else { throw ModelError.malformed("ban author must be 32 bytes") }
+            kind = .ban(Ban(author: try PublicKey(bytes: [UInt8](x.author)), banned: x.banned, reason: x.reason))
         case .place(let x)?:
             packID = try Self.id(m.packID, "pack id")
             kind = .place(try Place(wire: x))
@@ -249,14 +256,15 @@ public struct Envelope: Hashable, Sendable {
 }
 
 extension ReportContent {
-    /// Deterministic protobuf bytes (the plaintext sealed to each moderator).
+    /// Deterministic protobuf bytes (what the reporter signs, inside the box).
     public func serialized() -> [UInt8] {
         var m = Skwad_V1_ReportContent(); m.target = Data(target.bytes); m.reason = reason
+        m.reporter = Data(reporter.bytes); m.stamp = stamp
         var opts = BinaryEncodingOptions(); opts.useDeterministicOrdering = true
         return [UInt8]((try? m.serializedData(options: opts)) ?? Data())
     }
 
-    /// Decodes an opened box. Throws `ModelError` on anything malformed.
+    /// Decodes an opened box's content. Throws `ModelError` on anything malformed.
     public init(serialized bytes: [UInt8]) throws {
         guard bytes.count <= Limits.maxReportPlain else { throw ModelError.tooLarge("report content is \(bytes.count) bytes") }
         let m: Skwad_V1_ReportContent
@@ -264,9 +272,11 @@ extension ReportContent {
             throw ModelError.malformed("report content is not valid protobuf")
         }
         guard m.target.count == OpID.byteCount else { throw ModelError.malformed("report target must be 32 bytes") }
+        guard m.reporter.count == PublicKey.byteCount else { throw ModelError.malformed("report reporter must be 32 bytes") }
         guard !m.reason.isEmpty, m.reason.utf8.count <= Limits.maxReason else {
             throw ModelError.malformed("report reason must be 1...\(Limits.maxReason) bytes")
         }
         target = OpID(unchecked: [UInt8](m.target)); reason = m.reason
+        reporter = try PublicKey(bytes: [UInt8](m.reporter)); stamp = m.stamp
     }
 }

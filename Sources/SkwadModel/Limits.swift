@@ -15,13 +15,19 @@ public enum Limits {
     public static let maxPowBits: UInt32 = 28
     public static let maxRadiusMeters: UInt32 = 1_000_000
     public static let signatureBytes = 64
-    /// Sealed boxes in one `Report`: the Alpha and at most three admin keys.
+    /// Report keys in one `Report`: the Alpha and at most three admin keys.
     public static let maxReportRecipients = 4
     /// `crypto_box_seal` overhead (ephemeral key + MAC).
     public static let sealOverhead = 48
-    /// Largest encoded `ReportContent` (target and a reason at its limit), and so of a box.
-    public static let maxReportPlain = 2 + 32 + 3 + maxReason
-    public static let maxSealedReport = maxReportPlain + sealOverhead
+    /// A report key sealed to one moderator: 32 bytes + `sealOverhead`.
+    public static let reportKeyBox = 32 + sealOverhead
+    /// Largest encoded `ReportContent`: target, a reason at its limit, reporter, stamp.
+    public static let maxReportPlain = 2 + 32 + 3 + maxReason + 2 + 32 + 9
+    /// What a report's box holds before sealing: a 2-byte length, the `ReportSeal` (the content
+    /// and its 64-byte signature, 289 bytes at most), zero bytes up to this size.
+    public static let reportPadded = 320
+    /// A report's `box`: nonce, padded seal, tag.
+    public static let reportBox = 24 + reportPadded + 16
     /// A pseudonym's reports per pack per clock hour (by op hlc) that count: the smallest
     /// (hlc, id) are kept, so every replica keeps the same ones (PROTOCOL.md §4, rule 8a).
     public static let reportsPerHour = 5

@@ -35,6 +35,8 @@ public enum OpKind: Hashable, Sendable {
     case moderate(Moderate)
     case edit(Edit)
     case report(Report)
+    /// A ban or unban of a pseudonym in this pack, by a moderator (issue 47).
+    case ban(Ban)
     case place(Place)
     case review(Review)
     case reviewReply(ReviewReply)
@@ -63,6 +65,7 @@ public enum OpKind: Hashable, Sendable {
         case .moderate: "moderate"
         case .edit: "edit"
         case .report: "report"
+        case .ban: "ban"
         case .place: "place"
         case .review: "review"
         case .reviewReply: "review_reply"
@@ -171,16 +174,33 @@ public struct Edit: Hashable, Sendable {
     public init(target: OpID, title: String? = nil, body: String? = nil) { self.target = target; self.title = title; self.body = body }
 }
 
-/// A report to the pack's moderators: one sealed box of `ReportContent` per moderator.
-/// Relays see only ciphertext (PROTOCOL.md §3).
+/// A report to the pack's moderators (PROTOCOL.md §3): its op is signed by a one-off key; one
+/// report key sealed to each moderator (`keys`, 80 bytes each) and the padded, signed content
+/// sealed once under it (`box`). Relays see only ciphertext (ReportSealing.swift).
 public struct Report: Hashable, Sendable {
-    public var sealed: [[UInt8]]
-    public init(sealed: [[UInt8]]) { self.sealed = sealed }
+    public var keys: [[UInt8]]
+    public var box: [UInt8]
+    public init(keys: [[UInt8]], box: [UInt8]) { self.keys = keys; self.box = box }
 }
 
-/// What a report says, inside each sealed box.
+/// What a report says, inside its box: the target, the reason, and who reports it (the
+/// reporter's pseudonym in the pack and its stamp), signed by that pseudonym.
 public struct ReportContent: Hashable, Sendable {
     public var target: OpID
     public var reason: String
-    public init(target: OpID, reason: String) { self.target = target; self.reason = reason }
+    public var reporter: PublicKey
+    public var stamp: UInt64
+    public init(target: OpID, reason: String, reporter: PublicKey, stamp: UInt64) {
+        self.target = target; self.reason = reason; self.reporter = reporter; self.stamp = stamp
+    }
+}
+
+/// A ban (`banned`) or an unban of a pseudonym in this pack, by the Alpha or an admin key.
+/// Per (pack, author) the last by (hlc, id) counts; while it is a ban, none of the author's ops
+/// in the pack count in views (PROTOCOL.md §5, bans).
+public struct Ban: Hashable, Sendable {
+    public var author: PublicKey
+    public var banned: Bool
+    public var reason: String
+    public init(author: PublicKey, banned: Bool, reason: String = "") { self.author = author; self.banned = banned; self.reason = reason }
 }

@@ -125,12 +125,17 @@ public enum Validation {
             }
             if let b = e.body { try text(b, Limits.maxBody, "body") }
         case .report(let r):
-            guard (1...Limits.maxReportRecipients).contains(r.sealed.count) else {
-                throw ModelError.invalid("a report is sealed to 1...\(Limits.maxReportRecipients) moderators, got \(r.sealed.count)")
+            guard (1...Limits.maxReportRecipients).contains(r.keys.count) else {
+                throw ModelError.invalid("a report is sealed to 1...\(Limits.maxReportRecipients) moderators, got \(r.keys.count)")
             }
-            for box in r.sealed where box.count < Limits.sealOverhead + 34 || box.count > Limits.maxSealedReport {
-                throw ModelError.invalid("sealed report of \(box.count) bytes (\(Limits.sealOverhead + 34)...\(Limits.maxSealedReport))")
+            for k in r.keys where k.count != Limits.reportKeyBox {
+                throw ModelError.invalid("a report key box of \(k.count) bytes (not \(Limits.reportKeyBox))")
             }
+            guard r.box.count == Limits.reportBox else {
+                throw ModelError.invalid("a report box of \(r.box.count) bytes (not \(Limits.reportBox))")
+            }
+        case .ban(let b):
+            try text(b.reason, Limits.maxReason, "reason")
         case .place(let p): try p.check()
         case .review(let r): try r.check()
         case .reviewReply(let r): try r.check()

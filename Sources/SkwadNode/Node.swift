@@ -184,6 +184,9 @@ public actor Node {
             throw NodeError("\(packLabel(packID).map { "pack '\($0)'" } ?? "that pack") is gone (expired or deleted)")
         }
         guard let key = persona ? personaKey(packID) : key(for: packID) else { throw NodeError("unknown pack") }
+        // A banned pseudonym's ops count for nothing (PROTOCOL.md §5, bans): say so rather than
+        // write them. Deleting its own posts stays open to it.
+        if case .delete = kind {} else if replica.isBanned(key.publicKey, in: pack) { throw NodeError(Self.bannedMessage(pack)) }
         try takeLocalBudget(key.publicKey, nowMs: nowMs)
         var changes: [LocalChange] = []
         let stamp: UInt64

@@ -177,24 +177,107 @@ extension Node {
 
     // MARK: reports
 
-    /// Reports a post or comment to the pack's moderators: the target and reason are sealed
-    /// to each of them; relays carry only ciphertext.
+    /// Reports a post or comment to the pack's moderators: the target, the reason and this
+    /// node's pseudonym (which signs them) are sealed to each of them; the op is signed by a
+    /// one-off key with its own stamp, so relays and members learn neither who reported nor what.
     public func report(_ ref: String, reason: String) throws -> OpID {
         purgeIfDue()
         let target = try resolveOp(ref)
-        guard let pack = replica.pack(target.packID) else { throw NodeError("that pack is gone") }
+        let nowMs = now()
+        guard let pack = replica.pack(target.packID), replica.isLive(pack.id, nowMs: nowMs) else {
+            throw NodeError("that pack is gone (expired or deleted)")
+        }
         let why = reason.trimmingWhitespaceForReport()
         guard !why.isEmpty else { throw NodeError("say why: report ID \"REASON\"") }
         guard why.utf8.count <= Limits.maxReason else { throw NodeError("reason is \(why.utf8.count) bytes, limit \(Limits.maxReason)") }
-        let to = Report.recipients(alpha: pack.alpha, adminKeys: replica.config.adminKeys)
-        let sealed: Report
-        do { sealed = try Report.seal(ReportContent(target: target.id, reason: why), to: to) } catch { throw NodeError("\(error)") }
-        let (op, changes) = try sign(.report(sealed), in: pack.id)
-        if case .rejected(.reportLimited, _)? = replica.precheck(op, nowMs: now(), local: true) {
-            throw NodeError("you have sent \(Limits.reportsPerHour) reports in this pack this hour: try again later")
+        guard let me = key(for: pack.id) else { throw NodeError("unknown pack") }
+        guard !replica.isBanned(me.publicKey, in: pack) else { throw NodeError(Self.bannedMessage(pack)) }
+        try takeLocalBudget(me.publicKey, nowMs: nowMs)
+        let bits = Int(replica.config.pseudonymBits(pack.create.powBits))
+        var changes: [LocalChange] = []
+        let myStamp: UInt64
+        if let s = stamps[pack.id] {
+            myStamp = s
+        } else {
+            myStamp = ProofOfWork.mint(
+                genesisNonce: pack.genesis.createNonce, author: me.publicKey.bytes, bits: bits, progress: mintProgress)
+            changes.append(.stamp(pack.id, myStamp))
         }
+        let carrier = SigningKeyPair.generate()
+        let carrierStamp = ProofOfWork.mint(
+            genesisNonce: pack.genesis.createNonce, author: carrier.publicKey.bytes, bits: bits, progress: mintProgress)
+        mintProgress?(0)
+        let to = Report.recipients(alpha: pack.alpha, adminKeys: replica.config.adminKeys)
+        let op: SignedOp
+        do {
+            let content = ReportContent(target: target.id, reason: why, reporter: me.publicKey, stamp: myStamp)
+            let sealed = try Report.seal(content, signer: me, to: to, pack: pack.id, carrier: carrier.publicKey)
+            let body = OpBody(
+                packID: pack.id, author: carrier.publicKey, hlc: clocks.tick(pack.id, physicalMs: nowMs), stamp: carrierStamp,
+                kind: .report(sealed))
+            op = try SignedOp.sign(body, with: carrier)
+        } catch { throw NodeError("\(error)") }
         try commit(op, with: changes)
         return op.id
+    }
+
+    // MARK: bans
+
+    static func bannedMessage(_ pack: PackState) -> String {
+        "you are banned in pack '\(NodeError.quote(pack.create.name))' by its moderators: what you write there is not shown"
+    }
+
+    /// Bans (or unbans) a pseudonym in a pack: the pack's Alpha and admins only. `tag` names a
+    /// pseudonym that wrote in the pack or filed a report this node opened there.
+    public func ban(pack ref: String, author tag: String, banned: Bool, reason: String = "") throws -> (PackSummary, PublicKey, OpID) {
+        purgeIfDue()
+        let p = try resolvePack(ref)
+        guard let pack = replica.pack(p.id) else { throw NodeError("that pack is gone") }
+        guard let key = moderatorKeys(pack).first else {
+            throw NodeError("only the pack's Alpha and admins can \(banned ? "ban" : "unban"); you can block AUTHOR for yourself")
+        }
+        guard reason.utf8.count <= Limits.maxReason else {
+            throw NodeError("reason is \(reason.utf8.count) bytes, limit \(Limits.maxReason)")
+        }
+        let who = try resolveMember(tag, in: pack)
+        if banned, let role = replica.role(of: who, in: pack) {
+            throw NodeError("that pseudonym is the pack's \(role.rawValue): moderators cannot be banned")
+        }
+        let id = try commitModeration(.ban(Ban(author: who, banned: banned, reason: reason)), in: pack.id, key: key)
+        return (p, who, id)
+    }
+
+    /// The pseudonym of a pack whose tag (`anon·3f2a9c01`, or its hex) is `tag`: an author of an
+    /// op of the pack, or a reporter of a report this node opens there.
+    func resolveMember(_ tag: String, in pack: PackState) throws -> PublicKey {
+        var hex = tag.lowercased()
+        for prefix in ["anon·", "anon.", "anon-", "anon"] where hex.hasPrefix(prefix) { hex.removeFirst(prefix.count); break }
+        guard hex.count >= 4, hex.count <= 64, hex.allSatisfy(\.isHexDigit) else {
+            throw NodeError("'\(NodeError.quote(tag))' is not a pseudonym tag (as the feed shows it, e.g. anon·3f2a9c01)")
+        }
+        var found = Set<PublicKey>()
+        for e in replica.opIDs(inPack: pack.id) {
+            if let op = replica.op(e.id), op.author.hex.hasPrefix(hex), !Self.isCarrier(op) { found.insert(op.author) }
+        }
+        for k in moderatorKeys(pack) {
+            for r in replica.reports(in: pack.id, openedWith: k) where r.reporter.hex.hasPrefix(hex) { found.insert(r.reporter) }
+        }
+        for k in replica.banned(in: pack.id) where k.hex.hasPrefix(hex) { found.insert(k) }
+        guard found.count == 1, let key = found.first else {
+            throw NodeError(
+                found.isEmpty
+                    ? "no pseudonym '\(NodeError.quote(tag))' in this pack"
+                    : "'\(NodeError.quote(tag))' matches \(found.count) pseudonyms: type more of it")
+        }
+        return key
+    }
+
+    /// An op signed by a one-off key (a report or a direct message): its author is nobody's pseudonym.
+    static func isCarrier(_ op: SignedOp) -> Bool {
+        switch op.body.kind {
+        case .report, .directMessage: true
+        default: false
+        }
     }
 
     /// Reports this node can open (as the Alpha of a pack or with an admin key), not

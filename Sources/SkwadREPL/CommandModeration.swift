@@ -16,9 +16,12 @@ public enum ModerationCommand: Equatable, Sendable {
     case mute(String)
     case unmute(String)
     case blocks
+    case ban(pack: String, author: String, reason: String)
+    case unban(pack: String, author: String, reason: String)
 
     static let verbs: Set<String> = [
-        "hide", "unhide", "edit", "log", "report", "reports", "dismiss", "block", "unblock", "mute", "unmute", "blocks"
+        "hide", "unhide", "edit", "log", "report", "reports", "dismiss", "block", "unblock", "mute", "unmute", "blocks", "ban",
+        "unban"
     ]
 
     /// Parses the arguments of a moderation verb; nil for any other verb.
@@ -45,6 +48,10 @@ public enum ModerationCommand: Equatable, Sendable {
         case "dismiss": return .dismiss(try args.positional("REPORT"))
         case "block": return .block(try args.positional("AUTHOR"))
         case "unblock": return .unblock(try args.positional("AUTHOR"))
+        case "ban", "unban":
+            let pack = try args.positional("PACK"), author = try args.positional("AUTHOR")
+            let reason = args.optionalPositional() ?? ""
+            return verb == "ban" ? .ban(pack: pack, author: author, reason: reason) : .unban(pack: pack, author: author, reason: reason)
         case "mute": return .mute(try args.positional("PACK"))
         case "unmute": return .unmute(try args.positional("PACK"))
         default: return .blocks
@@ -60,9 +67,11 @@ let moderationHelp: [(name: String, usage: String, summary: String)] = [
     ),
     ("hide", "hide ID [REASON]", "hide a post or comment (Alpha, admins)"),
     ("unhide", "unhide ID", "restore a hidden post or comment"),
-    ("log", "log PACK", "the pack's moderation history"),
+    ("log", "log PACK", "the pack's moderation history (hides, bans, edits)"),
     ("report", "report ID \"REASON\"", "report to the pack's moderators only"),
-    ("reports", "reports [PACK]", "reports you can read as a moderator"),
+    ("reports", "reports [PACK]", "reports you can read as a moderator, with who filed them"),
+    ("ban", "ban PACK AUTHOR [REASON]", "ban a pseudonym from a pack: nothing it writes there shows (Alpha, admins)"),
+    ("unban", "unban PACK AUTHOR [REASON]", "lift a ban"),
     ("dismiss", "dismiss REPORT", "set a report aside (here only)"),
     ("block", "block AUTHOR", "hide a pseudonym (anon·3f2a9c01) for you"),
     ("unblock", "unblock AUTHOR", "undo block"),

@@ -15,7 +15,7 @@ public struct CompletionWords: Sendable, Equatable {
 enum Completion {
     static let packVerbs: Set<String> = [
         "join", "leave", "feed", "post", "mute", "unmute", "log", "reports", "edit", "delete", "rm",
-        "invite", "remove", "ask", "profile"
+        "invite", "remove", "ask", "profile", "ban", "unban"
     ]
     static let opVerbs: Set<String> = [
         "comment", "reply", "up", "down", "unvote", "show", "delete", "rm", "hide", "unhide",
@@ -41,6 +41,7 @@ enum Completion {
             if opVerbs.contains(verb) { pool += words.ops }
             if authorVerbs.contains(verb) { pool += words.pseudonyms }
         }
+        if (verb == "ban" || verb == "unban") && previous.count == 2 { pool += words.pseudonyms }
         if verb == "search" || verb == "find" || verb == "feed" || verb == "reports", word.hasPrefix("--") == false, previous.count > 1 {
             pool += words.packs
         }

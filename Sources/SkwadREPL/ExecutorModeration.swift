@@ -48,6 +48,12 @@ extension Executor {
             let p = try await node.mute(ref, on: false)
             return .done("unmuted \(p.name)", id: p.id)
         case .blocks: return .blocks(await node.blocks())
+        case let .ban(pack, author, reason):
+            let (p, k, id) = try await node.ban(pack: pack, author: author, banned: true, reason: reason)
+            return .done("banned \(pseudonymTag(k)) from \(p.name): nothing it writes there is shown", id: id)
+        case let .unban(pack, author, reason):
+            let (p, k, id) = try await node.ban(pack: pack, author: author, banned: false, reason: reason)
+            return .done("unbanned \(pseudonymTag(k)) in \(p.name)", id: id)
         }
     }
 }

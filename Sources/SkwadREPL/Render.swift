@@ -115,7 +115,10 @@ public struct Renderer: Sendable {
                 lines.append("    picture: \(type), \(Wording.bytes(Int(pic.size))) (open \(id(t.post.id)) writes it to a file)")
                 if mode == .terminal { lines += thumbnail }
             }
-            if let h = t.post.hidden { lines.append("    (hidden: \(h == .moderated ? "by a moderator" : "score too low"))") }
+            if let h = t.post.hidden {
+                let why = h == .moderated ? "by a moderator" : h == .banned ? "its author is banned here" : "score too low"
+                lines.append("    (hidden: \(why))")
+            }
             for c in t.comments {
                 let pad = String(repeating: "  ", count: c.depth + 2)
                 let body = c.removed ? dim("[removed]") : SafeText.block(c.body, indent: pad + "  ")

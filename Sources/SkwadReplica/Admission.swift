@@ -63,7 +63,7 @@ extension Replica {
         switch op.body.kind {
         case .post, .comment, .vote, .place, .review, .reviewReply, .pick:
             break
-        case .editPack, .moderate:
+        case .editPack, .moderate, .ban:
             guard isModerator(op.author, of: pack) else { return .rejected(.notAllowed, "only the Alpha or an admin may do that") }
         case .delete(let d):
             if d.target == packID && !isModerator(op.author, of: pack) {
@@ -93,7 +93,7 @@ extension OpKind {
     public var needsLocationInLockedPack: Bool {
         switch self {
         case .post, .comment, .vote, .place, .review, .reviewReply, .pick: true
-        case .createPack, .delete, .editPack, .moderate, .edit, .report, .directMessage, .profile, .sealed, .packKeys, .joined: false
+        case .createPack, .delete, .editPack, .moderate, .ban, .edit, .report, .directMessage, .profile, .sealed, .packKeys, .joined: false
         }
     }
 }

@@ -79,6 +79,7 @@ public struct PackFields: Sendable {
         var picks: [OpID: [PublicKey: LWW<OpID>]] = [:]
         var deleteRequests: [OpID: Set<PublicKey>] = [:]
         var moderation: [OpID: LWW<Bool>] = [:]
+        var bans: [PublicKey: LWW<Bool>] = [:]
         var edits_: [OpID: [PublicKey: EditRegister]] = [:]
         var reportSlots: [PublicKey: [UInt64: [(hlc: HLC, id: OpID)]]] = [:]
         var places = PlaceIndex()
@@ -136,6 +137,12 @@ public struct PackFields: Sendable {
     var moderation: [OpID: LWW<Bool>] {
         get { rareBox?.fields.moderation ?? [:] }
         _modify { yield &rare.moderation }
+    }
+    /// Per pseudonym named by a `Ban` of this pack: the moderators' last word (banned or not).
+    /// At most one entry per `Ban` op admitted (only moderators' are), so bounded by the pack's ops.
+    var bans: [PublicKey: LWW<Bool>] {
+        get { rareBox?.fields.bans ?? [:] }
+        _modify { yield &rare.bans }
     }
     /// Per target, per editor: the last title and body (LWW per field). Views read only the
     /// register of the target's own author (PROTOCOL.md §5, edits).

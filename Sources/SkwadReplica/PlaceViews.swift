@@ -114,6 +114,10 @@ extension Replica {
         for (_, keys) in ix.replyOpsBy {
             excluded.formUnion(DailyCap.excluded(keys, perDay: Limits.repliesPerDay, total: Limits.repliesPerPseudonym))
         }
+        // A banned pseudonym's places, reviews and replies count nowhere (PROTOCOL.md §5, bans).
+        for who in pack.bans.keys where isBanned(who, in: pack) {
+            for keys in [ix.placeOpsBy[who], ix.reviewOpsBy[who], ix.replyOpsBy[who]] { excluded.formUnion((keys ?? []).map(\.id)) }
+        }
         func deleted(_ op: SignedOp) -> Bool { pack.deleteRequests[op.id]?.contains(op.author) ?? false }
         func hidden(_ id: OpID) -> Bool { pack.moderation[id]?.value == true }
         func later(_ a: SignedOp, _ b: SignedOp) -> Bool { (a.hlc, a.id) > (b.hlc, b.id) }

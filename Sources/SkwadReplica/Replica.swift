@@ -291,6 +291,8 @@ public struct Replica: Sendable {
             } else {
                 packs[pid]!.moderation[m.target]!.merge(hlc: op.hlc, id: op.id, value: m.hidden)
             }
+        case .ban(let b):
+            packs[pid]!.bans[b.author] = .merged(packs[pid]!.bans[b.author], hlc: op.hlc, id: op.id, value: b.banned)
         case .edit(let e):
             packs[pid]!.applyPostEdit(e, author: op.author, hlc: op.hlc, id: op.id)
         case .report:

@@ -9,7 +9,7 @@ public enum FeedSort: String, Sendable, CaseIterable { case new, top }
 public enum AuthorRole: String, Sendable, Equatable { case alpha, admin }
 
 /// Why a post or comment is not shown in feeds.
-public enum HiddenReason: String, Sendable, Equatable { case moderated, lowScore }
+public enum HiddenReason: String, Sendable, Equatable { case moderated, lowScore, banned }
 
 public struct PackSummary: Sendable, Equatable {
     public let id: PackID
@@ -112,7 +112,9 @@ extension Replica {
     func tally(_ op: SignedOp, pack: PackState) -> (score: Int, up: Int, down: Int) {
         guard let vs = pack.votes[op.id] else { return (0, 0, 0) }
         var up = 0, down = 0
-        for (voter, v) in vs where voter != op.author { if v.value > 0 { up += 1 } else if v.value < 0 { down += 1 } }
+        for (voter, v) in vs where voter != op.author && !isBanned(voter, in: pack) {
+            if v.value > 0 { up += 1 } else if v.value < 0 { down += 1 }
+        }
         return (up - down, up, down)
     }
 
@@ -126,6 +128,7 @@ extension Replica {
 
     func hiddenReason(_ id: OpID, score: Int, pack: PackState) -> HiddenReason? {
         if pack.moderation[id]?.value == true { return .moderated }
+        if let author = ops[id]?.author, isBanned(author, in: pack) { return .banned }
         let threshold = Int(pack.genesisCreate.hideScore == 0 ? 5 : pack.genesisCreate.hideScore)
         if score <= -threshold { return .lowScore }
         return nil

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SkwadCrypto
 import SkwadModel
 @testable import SkwadReplica
 @testable import SkwadGossip
@@ -26,13 +27,16 @@ import SkwadTestKit
         h.publish(p, at: 0)
         h.run(ms: 500)
         let base = h.nowMs / Lifetime.hour * Lifetime.hour
+        // Rule 8a bounds an op author: one carrier key for the whole flood.
+        let carrier = SigningKeyPair.generate()
         let reports = (0..<20).map { i in
-            f.report(by: spammer, in: g, on: p.id, reason: "r\(i)", hlc: HLC(physicalMs: base + UInt64(i), counter: 0))
+            f.report(by: spammer, in: g, on: p.id, reason: "r\(i)", hlc: HLC(physicalMs: base + UInt64(i), counter: 0), carrier: carrier)
         }
         func flood(_ ops: [SignedOp], to j: Int) {
-            for start in stride(from: 0, to: ops.count, by: 3) {
+            // One report a message: a report op (one key box and a 360-byte box) is about 540 bytes.
+            for op in ops {
                 var m = WireMessage(); var o = Skwad_Gossip_V1_Ops()
-                o.envelopes = ops[start..<min(start + 3, ops.count)].map { Data($0.envelope.serialized()) }
+                o.envelopes = [Data(op.envelope.serialized())]
                 m.ops = o
                 MembershipAbuseTests.say(m, from: 1, to: j, in: &h)
             }

@@ -3,8 +3,9 @@ import Testing
 import SkwadCrypto
 import SkwadModel
 
-/// The moderation test vector of docs/PROTOCOL.md §7 (issue 11): an `Edit` body and a
-/// `Report` box sealed to the vector's pseudonym, checked byte for byte against the document.
+/// The moderation test vector of docs/PROTOCOL.md §7 (issues 11 and 47): an `Edit` body, a
+/// `Report` sealed to the vector's pseudonym and carried by a fixed one-off key, and a `Ban`
+/// body, checked byte for byte against the document.
 @Suite struct ModerationVectorTests {
     static let target = try! OpID(bytes: [UInt8](repeating: 0x22, count: 32))
     static var editBody: OpBody {
@@ -12,7 +13,13 @@ import SkwadModel
             packID: TestVector.packID, author: TestVector.pseudonym.publicKey, hlc: HLC(physicalMs: 1_790_000_000_000, counter: 2),
             stamp: 7, kind: .edit(Edit(target: target, body: "edited")))
     }
-    static let content = ReportContent(target: target, reason: "spam")
+    static let content = ReportContent(target: target, reason: "spam", reporter: TestVector.pseudonym.publicKey, stamp: 7)
+    static let carrier = try! SigningKeyPair(seed: [UInt8](repeating: 0x33, count: 32))
+    static var banBody: OpBody {
+        OpBody(
+            packID: TestVector.packID, author: TestVector.pseudonym.publicKey, hlc: HLC(physicalMs: 1_790_000_000_000, counter: 3),
+            stamp: 7, kind: .ban(Ban(author: carrier.publicKey, banned: true, reason: "spam")))
+    }
 
     static func documented() throws -> [String: [UInt8]] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -29,15 +36,32 @@ import SkwadModel
         return out
     }
 
-    @Test func theDocumentedEditBodyAndReportBoxMatch() throws {
+    @Test func theDocumentedEditBodyReportAndBanMatch() throws {
         let v = try Self.documented()
-        #expect(v.count == 3)
+        #expect(v.count == 5)
         #expect(Self.editBody.serialized() == v["edit_body"])
         #expect(try OpBody(serialized: try #require(v["edit_body"])) == Self.editBody)
         #expect(Self.content.serialized() == v["report_content"])
-        // A sealed box is random; the documented one opens with the pseudonym's key to the content.
-        let box = try #require(v["report_box"])
-        #expect(Report(sealed: [box]).open(with: TestVector.pseudonym) == Self.content)
-        #expect(Report(sealed: [box]).open(with: SigningKeyPair.generate()) == nil)
+        #expect(Self.banBody.serialized() == v["ban_body"])
+        #expect(try OpBody(serialized: try #require(v["ban_body"])) == Self.banBody)
+        // Sealing is random; the documented report opens with the pseudonym's key to the content,
+        // under its pack and carrier only.
+        let report = Report(keys: [try #require(v["report_key"])], box: try #require(v["report_box"]))
+        #expect(report.open(with: TestVector.pseudonym, pack: TestVector.packID, carrier: Self.carrier.publicKey) == Self.content)
+        #expect(report.open(with: SigningKeyPair.generate(), pack: TestVector.packID, carrier: Self.carrier.publicKey) == nil)
+        #expect(report.open(with: TestVector.pseudonym, pack: TestVector.packID, carrier: TestVector.pseudonym.publicKey) == nil)
+    }
+
+    /// Prints a fresh vector block (run by hand with SKWAD_PRINT_VECTOR=1 to rewrite the document).
+    @Test func printsAVectorWhenAsked() throws {
+        let r = try Report.seal(
+            Self.content, signer: TestVector.pseudonym, to: [TestVector.pseudonym.publicKey], pack: TestVector.packID,
+            carrier: Self.carrier.publicKey)
+        #expect(r.open(with: TestVector.pseudonym, pack: TestVector.packID, carrier: Self.carrier.publicKey) == Self.content)
+        guard ProcessInfo.processInfo.environment["SKWAD_PRINT_VECTOR"] == "1" else { return }
+        print("report_content: \(Hex.encode(Self.content.serialized()))")
+        print("report_key: \(Hex.encode(r.keys[0]))")
+        print("report_box: \(Hex.encode(r.box))")
+        print("ban_body: \(Hex.encode(Self.banBody.serialized()))")
     }
 }

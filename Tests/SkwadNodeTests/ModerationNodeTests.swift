@@ -98,7 +98,11 @@ import SkwadTestKit
         let g = f.createPack(by: alpha)
         let p = f.post(by: alpha, in: g)
         let base = clock.now / Lifetime.hour * Lifetime.hour
-        let reports = (0..<8).map { i in f.report(by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: base + UInt64(i), counter: 0)) }
+        // Rule 8a bounds an op author: one carrier key reused (a node uses a fresh one per report).
+        let carrier = SigningKeyPair.generate()
+        let reports = (0..<8).map { i in
+            f.report(by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: base + UInt64(i), counter: 0), carrier: carrier)
+        }
         let kept = Set(reports.prefix(Limits.reportsPerHour).map(\.id))
         let node = try await net.add()
         // A peer sends the pack and post, then the reports latest first, one datagram each
@@ -162,8 +166,15 @@ import SkwadTestKit
         await t.sync()
         let seen = try await alpha.reports(pack: "Quad")
         #expect(seen.map(\.id) == [report] && seen[0].reason == "insulting" && seen[0].target == post)
-        // Bob holds (and would relay) the op but reads nothing of it.
+        // The moderator sees who reported: carol's pseudonym in the pack.
+        let carolKey = try #require(await carol.key(for: seen[0].pack)).publicKey
+        #expect(seen[0].reporter == carolKey)
+        // Bob holds (and would relay) the op but reads nothing of it, not even who sent it: the
+        // op is signed by a one-off key, and carol's pseudonym appears nowhere in its bytes.
         #expect(await bob.replica.reportIDs(in: seen[0].pack) == [report])
+        let held = try #require(await bob.replica.op(report))
+        #expect(held.author != carolKey)
+        #expect(!held.envelope.serialized().containsSubsequence(carolKey.bytes))
         let refused = await message { _ = try await bob.reports(pack: "Quad") }
         #expect(refused == "only the pack's Alpha and admins see its reports")
         #expect(try await bob.reports(pack: nil).isEmpty)
@@ -172,10 +183,16 @@ import SkwadTestKit
         _ = try await alpha.dismiss(report.short())
         #expect(try await alpha.reports(pack: nil).isEmpty)
         #expect(await alpha.replica.reportIDs(in: seen[0].pack) == [report])
-        // The sixth report of the hour is refused locally with a plain reason.
-        for i in 0..<(Limits.reportsPerHour - 1) { _ = try await carol.report(post.short(), reason: "again \(i)") }
-        let limited = await message { _ = try await carol.report(post.short(), reason: "once more") }
-        #expect(limited.contains("reports in this pack this hour"))
+        // The moderator bans the reporter it now knows; its reports leave the queue, and its node
+        // says so rather than send more.
+        let again = try await carol.report(post.short(), reason: "again")
+        await t.sync()
+        #expect(try await alpha.reports(pack: nil).map(\.id) == [again])
+        _ = try await alpha.ban(pack: "Quad", author: pseudonymTag(carolKey), banned: true, reason: "report abuse")
+        await t.sync()
+        #expect(try await alpha.reports(pack: nil).isEmpty)
+        let banned = await message { _ = try await carol.report(post.short(), reason: "more") }
+        #expect(banned.hasPrefix("you are banned in pack 'Quad'"))
         await t.cleanup()
     }
 
@@ -217,5 +234,12 @@ import SkwadTestKit
         #expect(try await again.feed(pack: nil, sort: .new, limit: 10).count == 3)
         await again.close()
         await t.cleanup()
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate func containsSubsequence(_ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, needle.count <= count else { return false }
+        return (0...(count - needle.count)).contains { i in self[i..<(i + needle.count)].elementsEqual(needle) }
     }
 }

@@ -24,6 +24,20 @@ import SkwadNode
         #expect(try Command.parse("mute Quad") == .moderation(.mute("Quad")))
         #expect(try Command.parse("unmute Quad") == .moderation(.unmute("Quad")))
         #expect(try Command.parse("blocks") == .moderation(.blocks))
+        #expect(try Command.parse("ban Quad anon·3f2a9c01") == .moderation(.ban(pack: "Quad", author: "anon·3f2a9c01", reason: "")))
+        #expect(
+            try Command.parse(#"ban Quad 3f2a9c01 "report abuse""#)
+                == .moderation(.ban(pack: "Quad", author: "3f2a9c01", reason: "report abuse")))
+        #expect(try Command.parse("unban Quad 3f2a9c01") == .moderation(.unban(pack: "Quad", author: "3f2a9c01", reason: "")))
+    }
+
+    /// `ban PACK AUTHOR`: Tab offers packs for the first argument and pseudonyms for the second.
+    @Test func banCompletesAPackThenAPseudonym() {
+        let words = CompletionWords(packs: ["Quad"], ops: ["ab12cd"], pseudonyms: ["anon·3f2a9c01"])
+        #expect(Completion.candidates(before: "ban ", word: "Q", words: words) == ["Quad"])
+        #expect(Completion.candidates(before: "ban Quad ", word: "anon", words: words) == ["anon·3f2a9c01"])
+        #expect(Completion.candidates(before: "unban Quad ", word: "", words: words) == ["anon·3f2a9c01"])
+        #expect(Completion.candidates(before: "", word: "unba", words: words) == ["unban"])
     }
 
     @Test func editIsOneVerbForPacksAndPosts() throws {
@@ -44,6 +58,7 @@ import SkwadNode
         #expect(error("edit Quad --name").hasPrefix("--name needs a value"))
         #expect(error("edit Quad --bogus x").hasPrefix("unknown option --bogus"))
         #expect(error("block a b").hasPrefix("unexpected 'b'"))
+        #expect(error("ban Quad").hasPrefix("missing AUTHOR; usage: ban PACK AUTHOR"))
         #expect(error("blokc x") == "unknown command 'blokc' (did you mean 'block'?); type help")
     }
 
@@ -53,7 +68,9 @@ import SkwadNode
             h.split(separator: "\n").compactMap {
                 $0.hasPrefix("  ") && !$0.hasPrefix("   ") ? $0.split(separator: " ").first.map(String.init) : nil
             })
-        for verb in ["hide", "unhide", "edit", "log", "report", "reports", "dismiss", "block", "unblock", "mute", "unmute", "blocks"] {
+        for verb in [
+            "hide", "unhide", "edit", "log", "report", "reports", "dismiss", "block", "unblock", "mute", "unmute", "blocks", "ban", "unban"
+        ] {
             #expect(verbs.contains(verb), "help lacks \(verb)")
         }
         #expect(try Executor.help("edit").contains("edit ID"))

@@ -26,6 +26,8 @@ import SkwadNode
         let reports = await run("reports")
         _ = await run("hide \(post.short(8)) \"\(Self.hostile.replacingOccurrences(of: "\n", with: " "))\"")
         _ = await run("edit Quad --tags x")
+        let bTag = pseudonymTag(try await b.resolveOp(post.short(8)).author)
+        let banned = await run("ban Quad \(bTag) \"report abuse\"")
         let log = await run("log Quad")
         let blocks = await run("blocks")
         for out in [reports, log, blocks] {
@@ -36,10 +38,17 @@ import SkwadNode
         }
         if mode == .json {
             #expect(reports.hasPrefix(#"{"ok":true,"reports":[{"id":""#))
+            #expect(reports.contains(#""reporter":"\#(bTag)""#))
             #expect(log.contains(#""action":"hide""#) && log.contains(#""action":"edit pack""#))
+            #expect(log.contains(#""action":"ban""#) && log.contains(#""subject":"\#(bTag)""#))
+            #expect(banned.contains(#""id":""#))
         } else {
             #expect(reports.contains("reason: bad") && reports.contains("on \(post.short(6))"))
+            // The moderator sees who reported: b's pseudonym in the pack (the post's author).
+            #expect(reports.contains("by \(bTag)"))
             #expect(log.contains("(alpha)  hide  ") && log.contains("edit pack  tags: x"))
+            #expect(log.contains("(alpha)  ban  \(bTag)  reason: report abuse"))
+            #expect(banned.contains("banned \(bTag) from Quad"))
         }
         await net.shutdown()
     }

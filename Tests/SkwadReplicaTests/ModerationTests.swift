@@ -24,7 +24,12 @@ import SkwadTestKit
         for kind in [
             OpKind.edit(Edit(target: p.id, body: "new")), .edit(Edit(target: p.id, title: "t")),
             .edit(Edit(target: p.id, title: "t", body: "")),
-            .report(try Report.seal(ReportContent(target: p.id, reason: "why"), to: [g.author]))
+            .report(
+                try Report.seal(
+                    ReportContent(target: p.id, reason: "why", reporter: f.pseudonym(bob, in: g).publicKey, stamp: 7),
+                    signer: f.pseudonym(bob, in: g), to: [g.author], pack: g.id, carrier: SigningKeyPair.generate().publicKey)),
+            .ban(Ban(author: f.pseudonym(bob, in: g).publicKey, banned: true, reason: "spam")),
+            .ban(Ban(author: f.pseudonym(bob, in: g).publicKey, banned: false))
         ] {
             let op = f.op(kind, by: bob, in: g)
             #expect(try SignedOp.open(op.envelope.serialized()).body.kind == kind)
@@ -32,7 +37,13 @@ import SkwadTestKit
         #expect(OpKind.edit(Edit(target: p.id, body: "x")).name == "edit")
         // A box's content decodes only with a target of 32 bytes and a reason of 1...140 bytes.
         #expect(throws: ModelError.self) { try ReportContent(serialized: [0x0a, 0x01, 0x00]) }
-        #expect(throws: ModelError.self) { try ReportContent(serialized: ReportContent(target: p.id, reason: "").serialized()) }
+        let me = f.pseudonym(bob, in: g).publicKey
+        #expect(throws: ModelError.self) {
+            try ReportContent(serialized: ReportContent(target: p.id, reason: "", reporter: me, stamp: 1).serialized())
+        }
+        var noReporter = ReportContent(target: p.id, reason: "x", reporter: me, stamp: 1).serialized()
+        noReporter.removeLast(2 + 32 + 9)  // the reporter and stamp fields
+        #expect(throws: ModelError.self) { try ReportContent(serialized: noReporter) }
     }
 
     // MARK: hide and unhide
@@ -153,6 +164,11 @@ import SkwadTestKit
         let alphaKey = f.pseudonym(alpha, in: g)
         let seen = r.reports(in: g.id, openedWith: alphaKey)
         #expect(seen.map(\.reason) == ["harassment"])
+        // The moderator learns who reported (the sealed, signed pseudonym); the op's own author
+        // is a one-off key, not carol's pseudonym, and nobody else can tell who it was.
+        #expect(seen.first?.reporter == f.pseudonym(carol, in: g).publicKey)
+        #expect(rep.author != f.pseudonym(carol, in: g).publicKey)
+        #expect(!rep.envelope.body.containsSubsequence(f.pseudonym(carol, in: g).publicKey.bytes))
         #expect(seen.first?.target == p.id && seen.first?.excerpt == "bad post")
         #expect(r.reports(in: g.id, openedWith: admin).map(\.reason) == ["harassment"])
         // Anyone else (the reported author, another member) opens nothing, even with the op in hand.
@@ -160,7 +176,7 @@ import SkwadTestKit
             let k = f.pseudonym(other, in: g)
             #expect(r.reports(in: g.id, openedWith: k).isEmpty)
             guard case .report(let sealed) = rep.body.kind else { Issue.record("not a report"); return }
-            #expect(sealed.open(with: k) == nil)
+            #expect(sealed.open(with: k, pack: g.id, carrier: rep.author) == nil)
             // The plaintext does not appear in the op's bytes.
             #expect(!rep.envelope.body.containsSubsequence(Array("harassment".utf8)))
         }
@@ -187,16 +203,36 @@ import SkwadTestKit
         let g = f.createPack(by: alpha)
         let p = f.post(by: bob, in: g)
         admitAll(&r, [g, p])
-        let good = try! Report.seal(ReportContent(target: p.id, reason: "x"), to: [g.author])
-        let tooMany = Report(sealed: Array(repeating: good.sealed[0], count: Limits.maxReportRecipients + 1))
+        guard case .report(let good) = f.report(by: bob, in: g, on: p.id).body.kind else { Issue.record("not a report"); return }
+        let tooMany = Report(keys: Array(repeating: good.keys[0], count: Limits.maxReportRecipients + 1), box: good.box)
         #expect(rejection(r.receive(f.unchecked(.report(tooMany), by: bob, in: g), nowMs: f.nowMs)) == .malformed)
-        #expect(rejection(r.receive(f.unchecked(.report(Report(sealed: [])), by: bob, in: g), nowMs: f.nowMs)) == .malformed)
-        let padded = Report(sealed: [good.sealed[0] + [UInt8](repeating: 0, count: Limits.maxSealedReport)])
-        #expect(rejection(r.receive(f.unchecked(.report(padded), by: bob, in: g), nowMs: f.nowMs)) == .malformed)
-        // Garbage of a plausible size is admitted (nobody can tell) but opens for no one.
-        let junk = Report(sealed: [[UInt8](repeating: 7, count: 120)])
+        #expect(rejection(r.receive(f.unchecked(.report(Report(keys: [], box: good.box)), by: bob, in: g), nowMs: f.nowMs)) == .malformed)
+        let longKey = Report(keys: [good.keys[0] + [0]], box: good.box)
+        #expect(rejection(r.receive(f.unchecked(.report(longKey), by: bob, in: g), nowMs: f.nowMs)) == .malformed)
+        let shortBox = Report(keys: good.keys, box: Array(good.box.dropLast()))
+        #expect(rejection(r.receive(f.unchecked(.report(shortBox), by: bob, in: g), nowMs: f.nowMs)) == .malformed)
+        // Garbage of the right sizes is admitted (nobody can tell) but opens for no one.
+        let junk = Report(keys: [[UInt8](repeating: 7, count: Limits.reportKeyBox)], box: [UInt8](repeating: 9, count: Limits.reportBox))
         #expect(r.receive(f.unchecked(.report(junk), by: bob, in: g), nowMs: f.nowMs).isAdmitted)
         #expect(r.reports(in: g.id, openedWith: f.pseudonym(alpha, in: g)).isEmpty)
+    }
+
+    /// A report whose content names a reporter that did not sign it (a hostile peer framing
+    /// someone), or that is moved under another carrier, opens for no moderator.
+    @Test mutating func aForgedReporterIsNotBelieved() {
+        var r = Replica()
+        let alpha = f.user(), bob = f.user(), carol = f.user(), mallory = f.user()
+        let g = f.createPack(by: alpha)
+        let p = f.post(by: bob, in: g)
+        let framed = f.report(by: carol, in: g, on: p.id, signer: f.pseudonym(mallory, in: g))
+        let honest = f.report(by: carol, in: g, on: p.id)
+        guard case .report(let sealed) = honest.body.kind else { Issue.record("not a report"); return }
+        // The same sealed report under another one-off key: the box is bound to its carrier.
+        let moved = f.op(.report(sealed), by: mallory, in: g, signer: SigningKeyPair.generate())
+        admitAll(&r, [g, p, framed, honest, moved])
+        let seen = r.reports(in: g.id, openedWith: f.pseudonym(alpha, in: g))
+        #expect(seen.map(\.id) == [honest.id])
+        #expect(seen.first?.reporter == f.pseudonym(carol, in: g).publicKey)
     }
 
     @Test mutating func aReportSealedToEveryModeratorFitsOneOp() throws {
@@ -205,13 +241,20 @@ import SkwadTestKit
         let g = f.createPack(by: alpha)
         let admins = (0..<3).map { _ in SigningKeyPair.generate().publicKey }
         let p = f.post(by: bob, in: g)
+        let me = f.pseudonym(bob, in: g), carrier = SigningKeyPair.generate()
         let sealed = try Report.seal(
-            ReportContent(target: p.id, reason: String(repeating: "r", count: Limits.maxReason)),
-            to: Report.recipients(alpha: g.author, adminKeys: Set(admins)))
-        #expect(sealed.sealed.count == Limits.maxReportRecipients)
-        let op = f.op(.report(sealed), by: bob, in: g, location: String(repeating: "u", count: Limits.maxGeohash))
+            ReportContent(target: p.id, reason: String(repeating: "r", count: Limits.maxReason), reporter: me.publicKey, stamp: .max),
+            signer: me, to: Report.recipients(alpha: g.author, adminKeys: Set(admins)), pack: g.id, carrier: carrier.publicKey)
+        #expect(sealed.keys.count == Limits.maxReportRecipients)
+        #expect(sealed.keys.allSatisfy { $0.count == Limits.reportKeyBox } && sealed.box.count == Limits.reportBox)
+        let op = f.op(.report(sealed), by: bob, in: g, location: String(repeating: "u", count: Limits.maxGeohash), signer: carrier)
         #expect(op.envelope.serialized().count <= Limits.maxEnvelopeBytes)
         admitAll(&r, [g, p, op])
+        // A short reason gives a box of the same size: its length says nothing.
+        let short = try Report.seal(
+            ReportContent(target: p.id, reason: "x", reporter: me.publicKey, stamp: 1), signer: me, to: [g.author], pack: g.id,
+            carrier: carrier.publicKey)
+        #expect(short.box.count == sealed.box.count)
     }
 
     /// Rule 8a: a pseudonym's reports count `reportsPerHour` per pack and clock hour, the
@@ -220,10 +263,12 @@ import SkwadTestKit
         let alpha = f.user(), spammer = f.user()
         let g = f.createPack(by: alpha)
         let p = f.post(by: alpha, in: g)
+        // Rule 8a bounds an op author: here one carrier key used for every report.
+        let carrier = SigningKeyPair.generate()
         let n = Limits.reportsPerHour + 3
         let base = (f.nowMs / Lifetime.hour + 1) * Lifetime.hour  // the start of the next clock hour
         let reports = (0..<n).map { i in
-            f.report(by: spammer, in: g, on: p.id, reason: "r\(i)", hlc: HLC(physicalMs: base + UInt64(i), counter: 0))
+            f.report(by: spammer, in: g, on: p.id, reason: "r\(i)", hlc: HLC(physicalMs: base + UInt64(i), counter: 0), carrier: carrier)
         }
         let nowMs = base + 10
         // In order: the first five count, the rest are refused.
@@ -246,7 +291,7 @@ import SkwadTestKit
         // An evicted report offered again is refused, not re-admitted.
         #expect(rejection(r2.admit(reports.last!, nowMs: nowMs)) == .reportLimited)
         // The next hour has its own allowance; another pseudonym has its own.
-        let later = f.report(by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: base + Lifetime.hour, counter: 0))
+        let later = f.report(by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: base + Lifetime.hour, counter: 0), carrier: carrier)
         #expect(r1.admit(later, nowMs: base + Lifetime.hour).isAdmitted)
         let other = f.report(by: f.user(), in: g, on: p.id, hlc: HLC(physicalMs: base + 1, counter: 0))
         #expect(r1.admit(other, nowMs: nowMs).isAdmitted)
@@ -262,6 +307,7 @@ import SkwadTestKit
         let alpha = f.user(), spammer = f.user()
         let g = f.createPack(by: alpha)
         let p = f.post(by: alpha, in: g)
+        let carrier = SigningKeyPair.generate()
         let nowMs = f.nowMs
         let newest = nowMs / Lifetime.hour
         // One report in each of the last 30 hours (the oldest before the pack: the rule does
@@ -271,7 +317,8 @@ import SkwadTestKit
             for k in 0..<2 {
                 reports.append(
                     f.report(
-                        by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: (newest - UInt64(back)) * Lifetime.hour + UInt64(k), counter: 0))
+                        by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: (newest - UInt64(back)) * Lifetime.hour + UInt64(k), counter: 0),
+                        carrier: carrier)
                 )
             }
         }
@@ -289,7 +336,8 @@ import SkwadTestKit
             sets.append(Set(r.reportIDs(in: g.id)))
             // Once the newest hour is known, an older one is refused outright.
             let old = f.report(
-                by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: (newest - Limits.reportWindowHours) * Lifetime.hour, counter: 9))
+                by: spammer, in: g, on: p.id, hlc: HLC(physicalMs: (newest - Limits.reportWindowHours) * Lifetime.hour, counter: 9),
+                carrier: carrier)
             #expect(rejection(r.admit(old, nowMs: nowMs)) == .reportLimited)
         }
         #expect(sets.allSatisfy { $0 == inWindow })

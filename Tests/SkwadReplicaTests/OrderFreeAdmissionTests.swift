@@ -51,7 +51,11 @@ import SkwadTestKit
                     kind = .moderate(Moderate(target: target!.id, hidden: Bool.random(using: &rng))); by = alpha
                 case 78..<84 where target != nil: kind = .edit(Edit(target: target!.id, body: "edited\(i)"))
                 case 84..<90 where target != nil:
-                    kind = .report(try Report.seal(ReportContent(target: target!.id, reason: "spam"), to: [g.author]))
+                    let me = f.pseudonym(u, in: g)
+                    kind = .report(
+                        try Report.seal(
+                            ReportContent(target: target!.id, reason: "spam", reporter: me.publicKey, stamp: 0), signer: me,
+                            to: [g.author], pack: g.id, carrier: me.publicKey))
                 case 90..<92 where g.id == open.id: kind = .delete(Delete(target: g.id)); by = alpha
                 default: kind = .post(Post(title: "p\(i)", body: "b"))
                 }

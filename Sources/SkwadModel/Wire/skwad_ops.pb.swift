@@ -162,6 +162,14 @@ nonisolated struct Skwad_V1_OpBody: @unchecked Sendable {
     set {_uniqueStorage()._kind = .report(newValue)}
   }
 
+  var ban: Skwad_V1_Ban {
+    get {
+      if case .ban(let v)? = _storage._kind {return v}
+      return Skwad_V1_Ban()
+    }
+    set {_uniqueStorage()._kind = .ban(newValue)}
+  }
+
   /// Places and reviews (issue 27): 20-29.
   var place: Skwad_V1_Place {
     get {
@@ -249,6 +257,7 @@ nonisolated struct Skwad_V1_OpBody: @unchecked Sendable {
     case moderate(Skwad_V1_Moderate)
     case edit(Skwad_V1_Edit)
     case report(Skwad_V1_Report)
+    case ban(Skwad_V1_Ban)
     /// Places and reviews (issue 27): 20-29.
     case place(Skwad_V1_Place)
     case review(Skwad_V1_Review)
@@ -542,22 +551,44 @@ nonisolated struct Skwad_V1_Edit: Sendable {
   fileprivate var _body: String? = nil
 }
 
-/// A report to the pack's moderators. Relays see only ciphertext: each entry is
-/// crypto_box_seal(ReportContent) to the X25519 form of one moderator's Ed25519 key
-/// (the Alpha first, then admin keys in byte order), 1..4 entries.
+/// A report to the pack's moderators, signed by a one-off key (the carrier), not by the
+/// reporter's pseudonym. Relays see only ciphertext: one report key (32 random bytes) is
+/// crypto_box_seal'ed to the X25519 form of each moderator's Ed25519 key (the Alpha first, then
+/// admin keys in byte order), and the padded ReportSeal is sealed once under that key.
 nonisolated struct Skwad_V1_Report: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  var sealed: [Data] = []
+  /// 1..4 entries of exactly 80 bytes: crypto_box_seal(report key)
+  var keys: [Data] = []
+
+  /// exactly 360 bytes: nonce(24) || XChaCha20-Poly1305(padded ReportSeal)
+  var box: Data = Data()
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
 }
 
-/// The plaintext inside each sealed box of a Report (never sent in the clear).
+/// Inside `box`: a 2-byte big-endian length, this message, zero bytes up to 320 bytes.
+nonisolated struct Skwad_V1_ReportSeal: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// serialized ReportContent, exactly as signed
+  var content: Data = Data()
+
+  /// Ed25519 by content.reporter over "skwad/report/v1" || pack id || op author || content
+  var signature: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// What a report says (never sent in the clear).
 nonisolated struct Skwad_V1_ReportContent: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -567,6 +598,34 @@ nonisolated struct Skwad_V1_ReportContent: Sendable {
   var target: Data = Data()
 
   /// 1..140 bytes
+  var reason: String = String()
+
+  /// the reporter's pseudonym in this pack (32 bytes)
+  var reporter: Data = Data()
+
+  /// the reporter's pseudonym stamp for this pack (PROTOCOL.md §2)
+  var stamp: UInt64 = 0
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// A ban (or an unban) of a pseudonym in this pack, by the Alpha or an admin key (issue 47).
+/// Per (pack, pseudonym) the last by (hlc, id) counts; while it is a ban, none of that
+/// pseudonym's ops in the pack count in views (PROTOCOL.md §5, bans).
+nonisolated struct Skwad_V1_Ban: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// the pseudonym (32 bytes)
+  var author: Data = Data()
+
+  /// true bans, false lifts the ban
+  var banned: Bool = false
+
+  /// <= 140 bytes
   var reason: String = String()
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -853,7 +912,7 @@ nonisolated extension Skwad_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".OpBody"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0\u{1}edit\0\u{1}report\0\u{2}\u{2}place\0\u{1}review\0\u{3}review_reply\0\u{4}\u{8}direct_message\0\u{1}profile\0\u{1}sealed\0\u{3}pack_keys\0\u{1}joined\0\u{2}\u{6}pick\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}pack_id\0\u{1}author\0\u{1}hlc\0\u{1}location\0\u{1}stamp\0\u{4}\u{4}create_pack\0\u{1}post\0\u{1}comment\0\u{1}vote\0\u{1}delete\0\u{3}edit_pack\0\u{1}moderate\0\u{1}edit\0\u{1}report\0\u{1}ban\0\u{1}place\0\u{1}review\0\u{3}review_reply\0\u{4}\u{8}direct_message\0\u{1}profile\0\u{1}sealed\0\u{3}pack_keys\0\u{1}joined\0\u{2}\u{6}pick\0")
 
   fileprivate class _StorageClass {
     var _version: UInt32 = 0
@@ -1019,6 +1078,19 @@ nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._Mes
           if let v = v {
             if hadOneofValue {try decoder.handleConflictingOneOf()}
             _storage._kind = .report(v)
+          }
+        }()
+        case 19: try {
+          var v: Skwad_V1_Ban?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .ban(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .ban(v)
           }
         }()
         case 20: try {
@@ -1204,6 +1276,10 @@ nonisolated extension Skwad_V1_OpBody: SwiftProtobuf.Message, SwiftProtobuf._Mes
       case .report?: try {
         guard case .report(let v)? = _storage._kind else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 18)
+      }()
+      case .ban?: try {
+        guard case .ban(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 19)
       }()
       case .place?: try {
         guard case .place(let v)? = _storage._kind else { preconditionFailure() }
@@ -1766,7 +1842,7 @@ nonisolated extension Skwad_V1_Edit: SwiftProtobuf.Message, SwiftProtobuf._Messa
 
 nonisolated extension Skwad_V1_Report: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Report"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sealed\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\u{2}keys\0\u{1}box\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1774,21 +1850,26 @@ nonisolated extension Skwad_V1_Report: SwiftProtobuf.Message, SwiftProtobuf._Mes
       // allocates stack space for every case branch when no optimizations are
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
-      case 1: try { try decoder.decodeRepeatedBytesField(value: &self.sealed) }()
+      case 2: try { try decoder.decodeRepeatedBytesField(value: &self.keys) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.box) }()
       default: break
       }
     }
   }
 
   func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if !self.sealed.isEmpty {
-      try visitor.visitRepeatedBytesField(value: self.sealed, fieldNumber: 1)
+    if !self.keys.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.keys, fieldNumber: 2)
+    }
+    if !self.box.isEmpty {
+      try visitor.visitSingularBytesField(value: self.box, fieldNumber: 3)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   static func ==(lhs: Skwad_V1_Report, rhs: Skwad_V1_Report) -> Bool {
-    if lhs.sealed != rhs.sealed {return false}
+    if lhs.keys != rhs.keys {return false}
+    if lhs.box != rhs.box {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1796,7 +1877,7 @@ nonisolated extension Skwad_V1_Report: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension Skwad_V1_ReportContent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".ReportContent"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}target\0\u{1}reason\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}target\0\u{1}reason\0\u{1}reporter\0\u{1}stamp\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1806,6 +1887,8 @@ nonisolated extension Skwad_V1_ReportContent: SwiftProtobuf.Message, SwiftProtob
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBytesField(value: &self.target) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.reason) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.reporter) }()
+      case 4: try { try decoder.decodeSingularFixed64Field(value: &self.stamp) }()
       default: break
       }
     }
@@ -1818,11 +1901,94 @@ nonisolated extension Skwad_V1_ReportContent: SwiftProtobuf.Message, SwiftProtob
     if !self.reason.isEmpty {
       try visitor.visitSingularStringField(value: self.reason, fieldNumber: 2)
     }
+    if !self.reporter.isEmpty {
+      try visitor.visitSingularBytesField(value: self.reporter, fieldNumber: 3)
+    }
+    if self.stamp != 0 {
+      try visitor.visitSingularFixed64Field(value: self.stamp, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   static func ==(lhs: Skwad_V1_ReportContent, rhs: Skwad_V1_ReportContent) -> Bool {
     if lhs.target != rhs.target {return false}
+    if lhs.reason != rhs.reason {return false}
+    if lhs.reporter != rhs.reporter {return false}
+    if lhs.stamp != rhs.stamp {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_ReportSeal: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".ReportSeal"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}content\0\u{1}signature\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.content) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.signature) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.content.isEmpty {
+      try visitor.visitSingularBytesField(value: self.content, fieldNumber: 1)
+    }
+    if !self.signature.isEmpty {
+      try visitor.visitSingularBytesField(value: self.signature, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_ReportSeal, rhs: Skwad_V1_ReportSeal) -> Bool {
+    if lhs.content != rhs.content {return false}
+    if lhs.signature != rhs.signature {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_V1_Ban: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Ban"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}author\0\u{1}banned\0\u{1}reason\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.author) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.banned) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.reason) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.author.isEmpty {
+      try visitor.visitSingularBytesField(value: self.author, fieldNumber: 1)
+    }
+    if self.banned != false {
+      try visitor.visitSingularBoolField(value: self.banned, fieldNumber: 2)
+    }
+    if !self.reason.isEmpty {
+      try visitor.visitSingularStringField(value: self.reason, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_V1_Ban, rhs: Skwad_V1_Ban) -> Bool {
+    if lhs.author != rhs.author {return false}
+    if lhs.banned != rhs.banned {return false}
     if lhs.reason != rhs.reason {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
