@@ -68,4 +68,21 @@ import SkwadNode
         // Words around a code still wrap as before.
         #expect(TerminalOutput.wrap("short words only here and there", width: 20).split(separator: "\n").count == 2)
     }
+    /// A member's post written offline is held, and the REPL says so; once back online and
+    /// key-synced it is sent, and the Alpha reads it.
+    @Test func aPostWrittenBeforeAKeySyncSaysItIsHeld() async throws {
+        let net = try await NodePair("held")
+        let p = try await net.a.createPack(
+            name: "Flat", radiusMeters: NodePair.radius, locked: false, tags: [], color: "", inviteOnly: true)
+        _ = try await net.b.joinInvite(try await net.a.invite(p.id.hex))
+        await net.b.goOffline()
+        let rb = NodePair.repl(net.b)
+        let out = await NodePair.run(rb, "post Flat \"back at six\" \"\"")
+        #expect(out.hasPrefix("posted ") && out.contains("held until this node has synced the pack's key"), "\(out)")
+        #expect(await net.b.heldCount == 1)
+        _ = try await net.b.goOnline(over: net.memory.binder, listen: "127.0.0.1:0", peers: [try #require(await net.a.listenAddress)])
+        #expect(try await net.eventually { try await net.a.feed(pack: "Flat", sort: .new, limit: 10).map(\.title) == ["back at six"] })
+        #expect(await net.b.heldCount == 0)
+        await net.shutdown()
+    }
 }
