@@ -196,9 +196,8 @@ extension Node {
 
     /// Keys handed out by an Alpha among newly admitted ops: those that open with this node's
     /// pseudonym are kept (store, then replica), and what waited for them is sent; a box
-    /// holding the removal notice removes this node from the pack (`removedFrom`). A handout
-    /// of a newer epoch that holds nothing for it asks for a key sync. Only for packs this
-    /// node is a member of.
+    /// holding the removal notice removes this node from the pack (`removedFrom`). Only for
+    /// packs this node is a member of (not their Alpha).
     func takePackKeys(_ ops: [SignedOp]) {
         var took: Set<PackID> = []
         for op in ops {
