@@ -85,6 +85,36 @@ extension GossipEngine {
         }
     }
 
+    /// Invite-only packs the engine keeps key-sync marks for, at most.
+    static let keySyncCapacity = 1024
+
+    mutating func noteKeySync(_ pack: PackID, replica: Replica) {
+        guard replica.pack(pack)?.isPrivate == true, !spread.keySynced.contains(pack),
+            spread.keySynced.count < Self.keySyncCapacity
+        else { return }
+        spread.keySynced.insert(pack)
+        spread.keySyncNew.append(pack)
+    }
+
+    /// Whether an invite-only pack had a key sync with a link since this engine started.
+    public func isKeySynced(_ pack: PackID) -> Bool { spread.keySynced.contains(pack) }
+
+    /// The invite-only packs that had their first key sync since the last call.
+    public mutating func takeKeySynced() -> [PackID] {
+        defer { spread.keySyncNew = [] }
+        return spread.keySyncNew
+    }
+
+    /// Reconciles one pack now with a link that may hold it (a member about to write in an
+    /// invite-only pack wants its key sync without waiting for the pack's turn). Empty when
+    /// no link may hold it.
+    public mutating func syncPack(_ pack: PackID, nowMs: UInt64, replica: Replica) -> [GossipDirective] {
+        guard let scope = replica.scope(pack), replica.isLive(pack, nowMs: nowMs) else { return [] }
+        var out: [GossipDirective] = []
+        reconcile(scope, among: links, draw: ReconDraw.next(&rng), nowMs: nowMs, replica: replica, into: &out)
+        return out
+    }
+
     /// Does an active link of ours claim a cell from which it may hold `pack` (§12)? If none
     /// does, the tree's pushes reach us only by chance (`forward`).
     func isOnTree(_ pack: PackScope) -> Bool {
@@ -178,7 +208,12 @@ extension GossipEngine {
         // counted as a contact inside its fences (`isContact`).
         if isLink(from) && peers.reconMisses[from] == nil { peers[reconMisses: from] = 0 }
         guard let pack = r.pack else { onDirectory(r, from: from, nowMs: nowMs, replica: replica, into: &out); return }
-        if !r.initiator, spread.reconUnanswered.remove(ReconAsked(pack: pack, peer: from)) != nil { peers[reconMisses: from] = 0 }
+        if !r.initiator, spread.reconUnanswered.remove(ReconAsked(pack: pack, peer: from)) != nil {
+            peers[reconMisses: from] = 0
+            // The first answer to our whole-set fingerprint says "settled": the link holds no op
+            // of the pack we lack. For an invite-only pack that is a key sync (PROTOCOL §3b).
+            if r.ranges.isEmpty { noteKeySync(pack, replica: replica) }
+        }
         if r.initiator, var asker = r.asker, !isLink(from) {
             if let known = peers.inbound[from]?.info, known.cell == asker.cell { asker.subscriptions.formUnion(known.subscriptions) }
             peers.rememberInbound(from, info: asker, nowMs: nowMs)

@@ -96,6 +96,12 @@ struct Spread: Sendable {
     var directoryCursor = 0
     /// This round's reconciliations not answered yet (AntiEntropy.swift).
     var reconUnanswered: Set<ReconAsked> = []
+    /// Invite-only packs whose reconciliation with a link ended settled on its first step since
+    /// this engine started: the link held nothing of the pack we lack, key handouts included
+    /// (PROTOCOL §3b, "Key sync"). At most `keySyncCapacity`; `keySyncNew` are those the shell
+    /// has not taken yet (`takeKeySynced`).
+    var keySynced: Set<PackID> = []
+    var keySyncNew: [PackID] = []
     /// Pack reconciliation steps held to go out together, one `Reconciles` per link (nil: not
     /// holding; AntiEntropy.swift, `holdReconciles`).
     var reconOutbox: [(to: PeerAddress, round: ReconcileRound, size: Int)]?

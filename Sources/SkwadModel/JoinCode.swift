@@ -23,8 +23,9 @@ public struct JoinCode: Equatable, Sendable {
     public static let maxLength = 400
     static let maxAddress = 64
 
-    /// Whether a typed token looks like a join code (what `join` tells apart from a pack name).
-    public static func looks(_ s: String) -> Bool { s.lowercased().hasPrefix(prefix) && s.count > 40 }
+    /// Whether a typed token is meant as a join code (what `join` tells apart from a pack name):
+    /// anything that starts with the prefix, well formed or not.
+    public static func looks(_ s: String) -> Bool { s.lowercased().hasPrefix(prefix) }
 
     public func encoded() -> String {
         var p: [UInt8] = [Self.version] + pack.bytes + [UInt8(epoch >> 8 & 0xff), UInt8(epoch & 0xff)] + key

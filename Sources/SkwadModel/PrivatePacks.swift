@@ -161,13 +161,23 @@ extension Sealed {
 }
 
 extension PackKeys {
-    /// Seals `key` to each member's pseudonym (at most `maxPackKeyEntries`).
-    public static func make(key: [UInt8], epoch: UInt32, members: [PublicKey]) throws -> PackKeys {
-        guard members.count <= Limits.maxPackKeyEntries else { throw ModelError.tooLarge("\(members.count) members in one pack_keys op") }
-        return PackKeys(epoch: epoch, sealed: try members.map { try SealedBox.seal(key, to: try $0.curve25519()) })
+    /// What a box sealed to a removed pseudonym holds instead of a key: 32 zero bytes, the
+    /// notice "you were removed" (PROTOCOL.md §3b). Never a pack key.
+    public static let removedNotice = [UInt8](repeating: 0, count: Limits.packKeyBytes)
+
+    /// Seals `key` to each member's pseudonym, and `removedNotice` to each of `removed` (at
+    /// most `maxPackKeyEntries` boxes in all).
+    public static func make(key: [UInt8], epoch: UInt32, members: [PublicKey], removed: [PublicKey] = []) throws -> PackKeys {
+        guard members.count + removed.count <= Limits.maxPackKeyEntries else {
+            throw ModelError.tooLarge("\(members.count + removed.count) boxes in one pack_keys op")
+        }
+        guard key != removedNotice else { throw ModelError.invalid("a pack key of zeros is the removal notice") }
+        let boxes = try members.map { try SealedBox.seal(key, to: try $0.curve25519()) }
+        return PackKeys(epoch: epoch, sealed: boxes + (try removed.map { try SealedBox.seal(removedNotice, to: try $0.curve25519()) }))
     }
 
-    /// The key, when one of the boxes opens with `pseudonym`; nil otherwise.
+    /// What one of the boxes holds for `pseudonym` (a key, or `removedNotice`); nil when none
+    /// opens with it.
     public func open(with pseudonym: SigningKeyPair) -> [UInt8]? {
         guard let pk = try? pseudonym.publicKey.curve25519(), let sk = try? pseudonym.curve25519SecretKey() else { return nil }
         for box in sealed {

@@ -38,6 +38,9 @@ public actor Node {
     var personaStampCache: [PackID: UInt64]?
     /// Boxes of direct messages already opened, by op id and key (NodeConversations.swift).
     var letterMemo: [[UInt8]: DirectLetter?] = [:]
+    /// Ops of invite-only packs written before a key sync, held back from gossip until then
+    /// (NodeKeySync.swift); kept in the store's settings. At most `heldCapacity`.
+    var held: [OpID: SignedOp] = [:]
     public internal(set) var location: GeoPoint?
     let now: @Sendable () -> UInt64
     /// One line saying which data-directory permissions were tightened at start, if any.
@@ -100,6 +103,7 @@ public actor Node {
                 replica.restore(loaded.ops, tombstones: try store.loadTombstones(), own: Set(joined.keys))
                 stats.storeRowsSkipped = loaded.skipped
                 stamps = try store.stamps()
+                held = try Self.loadHeld(store)
                 if let saved = try store.setting("location"), let p = try? GeoPoint(parsing: saved) { location = p }
             }
             if let loc = config.location {
@@ -230,6 +234,7 @@ public actor Node {
     func commit(_ op: SignedOp, with changes: [LocalChange] = []) throws {
         let nowMs = now()
         if let outcome = replica.precheck(op, nowMs: nowMs, local: true) { throw NodeError.from(outcome, naming: op.packID, as: packLabel) }
+        if mustHold(op) { return try hold(op, with: changes) }
         do { try store.append([op], with: changes) } catch {
             stats.storeErrors += 1
             throw NodeError("\(error)")
@@ -258,6 +263,7 @@ public actor Node {
             case .stamp(let p, let s): stamps[p] = s
             case .setting(let k, let v): notePersonaStamp(k, v)
             case .packKey(let p, let epoch, let k): replica.addPackKey(k, epoch: epoch, pack: p)
+            case .forgetPackKeys(let p): replica.forgetPackKeys(p)
             case .removedMember: break
             }
         }
@@ -312,4 +318,12 @@ public struct NodeStats: Sendable, Equatable {
     public var packsPurged = 0
     /// Delivery receipts that could not be sent (NodeConversations.swift).
     public var receiptsNotSent = 0
+    /// Ops of invite-only packs held for a key sync; sent again sealed under a newer key;
+    /// dropped (removed, or refused when sent) (NodeKeySync.swift).
+    public var heldOps = 0
+    public var heldResealed = 0
+    public var heldDropped = 0
+    /// Members the Alpha handed its current key after a rotation; handouts that failed.
+    public var lateHandouts = 0
+    public var handoutsFailed = 0
 }

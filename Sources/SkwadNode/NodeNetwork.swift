@@ -89,6 +89,7 @@ extension Node {
         carryOut(network!.engine.setInterest(cell: currentCell, subscriptions: Set(joined.keys), nowMs: nowMs))
         carryOut(network!.engine.start(seeds: seeds.filter { $0.value != me }, nowMs: nowMs))
         resumePictures()
+        askKeySyncForHeld()
         return me
     }
 
@@ -168,6 +169,7 @@ extension Node {
         guard network != nil else { return }
         let ds = network!.engine.receive(datagram: bytes, from: peer, nowMs: now(), replica: &replica)
         carryOut(ds)
+        takeKeySyncs()
     }
 
     func networkTick(generation: UInt32) {
@@ -192,6 +194,7 @@ extension Node {
     func carryOut(_ directives: [GossipDirective]) {
         guard let net = network else { return }
         var admitted: [SignedOp] = []
+        var linkUp = false
         for d in directives {
             switch d {
             case .send(let bytes, let to):
@@ -204,12 +207,15 @@ extension Node {
                     try? await Task.sleep(nanoseconds: min(after, 86_400_000) &* 1_000_000)
                     await self?.networkTick(generation: generation)
                 }
-            case .peerUp(let p): eventSink?(.peerJoined(p.value))
+            case .peerUp(let p):
+                eventSink?(.peerJoined(p.value))
+                linkUp = true
             case .peerDown(let p): eventSink?(.peerLeft(p.value))
             case .blocksWanted, .blockReceived, .pictureComplete: carryOutPicture(d)
             }
         }
         if !admitted.isEmpty { persistRemote(admitted, nowMs: now()) }
+        if linkUp && !held.isEmpty { askKeySyncForHeld() }  // what waits for a key sync (NodeKeySync.swift)
     }
 
     public func peerSummaries() -> [PeerSummary] {

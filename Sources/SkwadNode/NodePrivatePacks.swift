@@ -20,11 +20,9 @@ extension Node {
         }
         guard kind.mayBeSealed else { throw NodeError("a \(kind.name) is not available in an invite-only pack") }
         let ring = replica.packKeyRing(pack.id)
+        // Under an older epoch than the pack announces (the Alpha has not handed this member the
+        // new key yet), the op is sealed under the newest key held and waits (`mustHold`).
         guard let epoch = ring.keys.max(), let key = ring[epoch] else { throw NodeError("you hold no key of this invite-only pack") }
-        guard epoch >= replica.newestEpoch(pack.id) else {
-            let newest = replica.newestEpoch(pack.id)
-            throw NodeError("you were removed from this pack: its key changed (epoch \(newest)) and you have no new key")
-        }
         do {
             return .sealed(
                 try Sealed.seal(
@@ -93,6 +91,13 @@ extension Node {
             if !hadKeys { replica.forgetPackKeys(c.pack) }
             throw NodeError("this join code's key does not open pack \(c.pack.short()): a wrong or forged code")
         }
+        // A key sync before anything is kept: a code made before a rotation must not join (its
+        // key is one the pack moved on from), and says so.
+        await awaitKeySync(c.pack, waitMs: waitMs)
+        if let refusal = staleCodeRefusal(c, hadKeys: hadKeys) {
+            if !hadKeys { replica.forgetPackKeys(c.pack) }
+            throw NodeError(refusal)
+        }
         changes.append(.joined(c.pack, true, atMs: now()))
         try commit(changes)
         takePackKeys(replica.packKeyOps(c.pack))  // handouts to this pseudonym already held
@@ -102,6 +107,37 @@ extension Node {
             try commit(op, with: more)
         }
         return replica.pack(c.pack).map { replica.summary($0, from: location) } ?? p
+    }
+
+    /// Waits (bounded by `waitMs`) for a key sync of `pack`, asking a link for it at once and
+    /// again every second.
+    func awaitKeySync(_ pack: PackID, waitMs: UInt64) async {
+        let polls = max(1, waitMs / 50)
+        for i in 0..<polls {
+            if isKeySynced(pack) || network == nil { return }
+            if i % 20 == 0 { askKeySync(pack) }
+            try? await Task.sleep(nanoseconds: 50_000_000)
+        }
+    }
+
+    /// Why a join code cannot join: the pack announces a newer epoch than the code's, and no
+    /// handout of it opens with this node's pseudonym (it was never handed that key; a box
+    /// holding the removal notice: it was removed). Nil when the code is current.
+    func staleCodeRefusal(_ c: JoinCode, hadKeys: Bool) -> String? {
+        let newest = replica.newestEpoch(c.pack)
+        guard newest > c.epoch, let me = key(for: c.pack) else { return nil }
+        var opened: [UInt8]?
+        for op in replica.packKeyOps(c.pack) {
+            guard case .packKeys(let k) = op.body.kind, k.epoch == newest, let key = k.open(with: me) else { continue }
+            opened = key
+            break
+        }
+        if opened == PackKeys.removedNotice {
+            return "you were removed from pack \(c.pack.short()): its Alpha changed the key; this code no longer joins"
+        }
+        if opened != nil || hadKeys { return nil }
+        return "this join code is out of date: pack \(c.pack.short()) changed its key (epoch \(newest)) after the code was made; "
+            + "ask a member for a new code"
     }
 
     /// Waits (bounded by `waitMs`) for an invite-only pack's genesis, asking the links for it by
@@ -134,17 +170,24 @@ extension Node {
         guard epoch <= Limits.maxPackEpoch else { throw NodeError("pack '\(p.name)' has used all \(Limits.maxPackEpoch) key epochs") }
         let newKey = SecureRandom.bytes(Limits.packKeyBytes)
         var changes: [LocalChange] = [.removedMember(p.id, who)]
-        var chunks: [[PublicKey]] = stride(from: 0, to: kept.count, by: Limits.maxPackKeyEntries).map {
-            Array(kept[$0..<min($0 + Limits.maxPackKeyEntries, kept.count)])
+        // The removed pseudonym gets a box too, holding the removal notice (it learns it was
+        // removed; relays cannot tell that box from the others).
+        let boxes = kept.map { (key: $0, removed: false) } + [(key: who, removed: true)]
+        let chunks = stride(from: 0, to: boxes.count, by: Limits.maxPackKeyEntries).map {
+            Array(boxes[$0..<min($0 + Limits.maxPackKeyEntries, boxes.count)])
         }
-        if chunks.isEmpty { chunks = [[]] }
         var ops: [SignedOp] = []
         for chunk in chunks {
             let keys: PackKeys
-            do { keys = try PackKeys.make(key: newKey, epoch: epoch, members: chunk) } catch { throw NodeError("\(error)") }
+            do {
+                keys = try PackKeys.make(
+                    key: newKey, epoch: epoch, members: chunk.filter { !$0.removed }.map { $0.key },
+                    removed: chunk.filter { $0.removed }.map { $0.key })
+            } catch { throw NodeError("\(error)") }
             let (op, more) = try sign(.packKeys(keys), in: p.id)
             ops.append(op); changes += more
         }
+        changes.append(Self.handedChange(p.id, epoch: epoch, members: Set(kept)))
         // The key goes to the store with the first op; later ops are committed one by one.
         try commit(ops[0], with: changes + [.packKey(p.id, epoch: epoch, key: newKey)])
         for op in ops.dropFirst() { try commit(op) }
@@ -152,15 +195,24 @@ extension Node {
     }
 
     /// Keys handed out by an Alpha among newly admitted ops: those that open with this node's
-    /// pseudonym are kept (store, then replica). Only for packs this node is a member of.
+    /// pseudonym are kept (store, then replica), and what waited for them is sent; a box
+    /// holding the removal notice removes this node from the pack (`removedFrom`). Only for
+    /// packs this node is a member of (not their Alpha).
     func takePackKeys(_ ops: [SignedOp]) {
+        var took: Set<PackID> = []
         for op in ops {
             guard case .packKeys(let k) = op.body.kind, !replica.packKeyRing(op.packID).isEmpty,
-                replica.packKeyRing(op.packID)[k.epoch] == nil, let me = key(for: op.packID),
-                let key = k.open(with: me)
+                replica.packKeyRing(op.packID)[k.epoch] == nil, let me = key(for: op.packID), me.publicKey != replica.pack(op.packID)?.alpha
             else { continue }
+            guard let key = k.open(with: me) else { continue }
+            if key == PackKeys.removedNotice {
+                removedFrom(op.packID)
+                continue
+            }
             do { try commit([.packKey(op.packID, epoch: k.epoch, key: key)]) } catch { stats.storeErrors += 1 }
+            took.insert(op.packID)
         }
+        for pack in took.sorted() { sendHeld(pack) }
     }
 }
 

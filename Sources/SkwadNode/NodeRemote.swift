@@ -17,6 +17,7 @@ extension Node {
         }
         dropEvictedOps()
         takePackKeys(ops)
+        handOutLate(ops)  // the Alpha: members whose `joined` came after a rotation (NodeKeySync.swift)
         // Sealed ops of invite-only packs read as what they opened into (NodePrivatePacks.swift).
         let ops = ops.map { replica.op($0.id) ?? $0 }
         let letters = conversationArrivals(ops)

@@ -128,7 +128,14 @@ extension Command {
             cmd = .packs(sort: sort, tag: try args.value("--tag"))
         case "join":
             let ref = try args.positional("PACK")
-            cmd = JoinCode.looks(ref) ? .privatePack(.join(code: ref)) : .join(ref)
+            if JoinCode.looks(ref) {
+                // Anything written like a join code is one: a malformed code is refused here, at
+                // once, never looked up as a pack name.
+                do { _ = try JoinCode(parsing: ref) } catch { throw CommandError("\(error)") }
+                cmd = .privatePack(.join(code: ref))
+            } else {
+                cmd = .join(ref)
+            }
         case "leave": cmd = .leave(try args.positional("PACK"))
         case "post":
             let pack = try args.positional("PACK"), title = try args.positional("\"TITLE\""), body = try args.positional("\"BODY\"")

@@ -84,3 +84,9 @@ extension Renderer {
         }
     }
 }
+
+extension Executor {
+    /// Said after `posted ID` (and the like) when the op waits for its invite-only pack's key
+    /// sync (PROTOCOL §3b): it is not sent, nor shown, until then.
+    static let heldNote = "; held until this node has synced the pack's key with a member (then sent)"
+}

@@ -43,11 +43,13 @@ public struct Executor: Sendable {
         case let .post(pack, title, body, tags, here, image):
             let bytes = try image.map { try PictureFile.read($0) }
             let id = try await node.post(pack: pack, title: title, body: body, tags: tags, here: here, image: bytes)
-            return .done("posted \(id.short(await node.displayIDLength()))", id: id)
+            let held = await node.isHeld(id) ? Self.heldNote : ""
+            return .done("posted \(id.short(await node.displayIDLength()))" + held, id: id)
         case let .comment(target, text):
             let id = try await node.comment(on: target, text: text)
             let word = await node.isReviewReply(id) ? "replied" : "commented"  // `reply REVIEW`: the landlord's reply
-            return .done("\(word) \(id.short(await node.displayIDLength()))", id: id)
+            let held = await node.isHeld(id) ? Self.heldNote : ""
+            return .done("\(word) \(id.short(await node.displayIDLength()))" + held, id: id)
         case let .vote(target, value):
             let id = try await node.vote(on: target, value: value)
             let word = value > 0 ? "upvoted" : value < 0 ? "downvoted" : "vote withdrawn on"

@@ -47,6 +47,8 @@ extension Renderer {
                     "\(dim(timeMs(nowMs)))  pack \(name) expires \(mode == .terminal ? Self.relative(n.atMs, now: nowMs) : "at " + Self.isoTime(n.atMs))"
             case .expired: return "\(when)  pack \(name) expired"
             case .deleted: return "\(when)  pack \(name) was deleted by its Alpha"
+            case .removed:
+                return "\(when)  you were removed from invite-only pack \(name): its Alpha changed the key; it left your packs"
             }
         case .place(let n): return "\(when)  " + placeNewsLine(n, item)
         case .followedPost(let p):

@@ -13,8 +13,30 @@ enum TerminalOutput {
         return n
     }
 
+    /// Words that are codes to copy (join codes, contact codes): never broken, even wider than
+    /// the screen (the terminal shows them folded; a copy takes them whole).
+    static let codePrefixes = ["skw-", "skn-"]
+
+    /// The first code in `line`: a word starting with one of `codePrefixes`.
+    static func codeRange(_ line: Substring) -> Range<String.Index>? {
+        var i = line.startIndex
+        while i < line.endIndex {
+            if i == line.startIndex || line[line.index(before: i)] == " " {
+                let head = line[i...].prefix(4).lowercased()
+                if codePrefixes.contains(head) {
+                    let end = line[i...].firstIndex(of: " ") ?? line.endIndex
+                    return i..<end
+                }
+            }
+            i = line.index(after: i)
+        }
+        return nil
+    }
+
     /// Each line wider than `width` broken at its last space that fits (mid-word only for a
-    /// word wider than the screen); continuation lines indented by 4 more than the line's own.
+    /// word wider than the screen, never inside a code); continuation lines indented by 4
+    /// more than the line's own. A code that does not fit after the words before it starts a
+    /// line of its own.
     static func wrap(_ text: String, width: Int) -> String {
         guard width >= 20 else { return text }
         var out: [Substring] = []
@@ -22,6 +44,22 @@ enum TerminalOutput {
             guard columns(line) > width else { out.append(line); continue }
             let lead = line.prefix { $0 == " " }.count
             let indent = String(repeating: " ", count: min(lead + 4, width / 2))
+            if let code = codeRange(line) {
+                let head = line[..<code.upperBound]
+                let before = line[..<code.lowerBound]
+                if columns(head) <= width || before.allSatisfy({ $0 == " " }) {
+                    out.append(head)
+                } else {
+                    let words = String(before.reversed().drop { $0 == " " }.reversed())
+                    out += wrap(words, width: width).split(separator: "\n", omittingEmptySubsequences: false)
+                    out.append(Substring(indent + line[code]))
+                }
+                let after = line[code.upperBound...].drop { $0 == " " }
+                if !after.isEmpty {
+                    out += wrap(indent + String(after), width: width).split(separator: "\n", omittingEmptySubsequences: false)
+                }
+                continue
+            }
             var rest = line[...], first = true
             while true {
                 let room = first ? width : width - indent.count

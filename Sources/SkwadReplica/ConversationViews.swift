@@ -24,8 +24,8 @@ extension Replica {
     /// The letters of a pack addressed to `key` (the reader's pseudonym there), oldest first.
     /// A letter counts when its box opens with `key`, its sender's signature binds it to this
     /// pack and to the op carrying it, its sender shows a valid stamp for this pack, and it is
-    /// among the `Limits.lettersPerSenderHour` smallest by (hlc, id) of that sender in its clock
-    /// hour. Everything else says nothing, and nobody without `key` learns anything here.
+    /// among the first `Limits.lettersPerSenderHour` of that sender in its clock hour to reach
+    /// this replica. Everything else says nothing, and nobody without `key` learns anything here.
     public func letters(in packID: PackID, openedWith key: SigningKeyPair) -> [LetterView] {
         var opened: [OpID: DirectLetter] = [:]
         for id in directMessageIDs(in: packID) {
@@ -43,11 +43,15 @@ extension Replica {
         guard let pack = packs[packID], !opened.isEmpty else { return [] }
         let g = pack.genesisCreate
         let bits = Int(config.pseudonymBits(g.powBits))
-        var out: [LetterView] = []
+        // Counted in the order the letters arrived: a letter that counted once keeps counting,
+        // so a node raises an event and sends a receipt only for letters its views keep
+        // showing (a later letter backdated into the same hour displaces none).
         var perHour: [PublicKey: [UInt64: Int]] = [:]
         var stampOK: [PublicKey: Bool] = [:]
-        for e in pack.order {
-            guard let letter = opened[e.id], let op = ops[e.id] else { continue }
+        var counted: Set<OpID> = []
+        let byArrival = opened.keys.sorted { (letterArrival[$0] ?? .max, $0) < (letterArrival[$1] ?? .max, $1) }
+        for id in byArrival {
+            guard let letter = opened[id], let op = ops[id], op.packID == packID else { continue }
             let ok =
                 stampOK[letter.sender]
                 ?? ProofOfWork.isValid(
@@ -59,9 +63,12 @@ extension Replica {
             let n = perHour[letter.sender]?[hour] ?? 0
             guard n < Limits.lettersPerSenderHour else { continue }
             perHour[letter.sender, default: [:]][hour] = n + 1
-            out.append(LetterView(id: op.id, pack: packID, hlc: op.hlc, letter: letter))
+            counted.insert(id)
         }
-        return out
+        return pack.order.compactMap { e in
+            guard counted.contains(e.id), let letter = opened[e.id], let op = ops[e.id] else { return nil }
+            return LetterView(id: op.id, pack: packID, hlc: op.hlc, letter: letter)
+        }
     }
 
     /// Whether `key` is a pseudonym that wrote a post, comment, vote or any op other than a

@@ -59,7 +59,10 @@ extension Replica {
     /// store through `takeEvicted`), no tombstone is kept.
     mutating func displace(_ id: PackID) {
         guard let p = packs[id] else { return }
-        for entry in p.order where ops.removeValue(forKey: entry.id) != nil { evicted.append((id, entry.id)) }
+        for entry in p.order where ops.removeValue(forKey: entry.id) != nil {
+            evicted.append((id, entry.id))
+            letterArrival.removeValue(forKey: entry.id)
+        }
         removePackState(id)
         directoryChanged()
         recentlyDisplaced.insert(id)

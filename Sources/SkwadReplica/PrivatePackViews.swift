@@ -63,6 +63,15 @@ extension Replica {
         (packs[pack]?.keyOps ?? []).compactMap { ops[$0] }
     }
 
+    /// The rotation time of each epoch announced in the pack (PROTOCOL.md §3b).
+    public func rotationTimes(_ pack: PackID) -> [UInt32: HLC] { packs[pack]?.rotations ?? [:] }
+
+    /// Whether an op sealed under `epoch` at `hlc` is read by nobody: a rotation to a later
+    /// epoch precedes it.
+    public func isStale(epoch: UInt32, hlc: HLC, in pack: PackID) -> Bool {
+        rotationTimes(pack).contains { $0.key > epoch && $0.value < hlc }
+    }
+
     /// Newest key epoch announced in the pack (0: none since the genesis).
     public func newestEpoch(_ pack: PackID) -> UInt32 { packs[pack]?.rotations.keys.max() ?? 0 }
 

@@ -87,6 +87,12 @@ public struct Replica: Sendable {
     /// and the packs whose views must be rebuilt because a key or a rotation came (PrivatePackViews.swift).
     var packKeys: [PackID: [UInt32: [UInt8]]] = [:]
     var rebuildQueue: Set<PackID> = []
+    /// Per direct-message op, its place in the order ops reached this replica (1, 2, …): which
+    /// letters count is decided by arrival (ConversationViews.swift). One entry per such op
+    /// held; an op's entry goes with it (purge, displacement). A restore from the store, read
+    /// in the order stored, gives the same order again.
+    var letterArrival: [OpID: UInt64] = [:]
+    var letterArrivals: UInt64 = 0
 
     public init(config: ReplicaConfig = .init()) { self.config = config }
 
@@ -314,7 +320,12 @@ public struct Replica: Sendable {
                 packs[pid]!.rotations[k.epoch] = op.hlc
                 if packKeys[pid] != nil, packs[pid]!.order.last?.id != op.id { rebuildQueue.insert(pid) }
             }
-        case .createPack, .directMessage, .sealed, .joined:
+        case .directMessage:
+            if letterArrival[op.id] == nil {
+                letterArrivals &+= 1
+                letterArrival[op.id] = letterArrivals
+            }
+        case .createPack, .sealed, .joined:
             break
         }
     }
@@ -391,7 +402,10 @@ public struct Replica: Sendable {
             let reason: Tombstone.Reason
             if p.deleted { reason = .deleted } else if let after = p.purgeAfterMs, nowMs >= after { reason = .expired } else { continue }
             let proof = p.deletion.flatMap { d in ops[d.id].map { DeletionProof(genesis: p.genesis, deletion: $0) } }
-            for entry in p.order { ops.removeValue(forKey: entry.id) }
+            for entry in p.order {
+                ops.removeValue(forKey: entry.id)
+                letterArrival.removeValue(forKey: entry.id)
+            }
             removePackState(id)
             packKeys[id] = nil
             directoryChanged()

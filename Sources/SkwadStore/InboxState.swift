@@ -6,7 +6,8 @@ import SkwadModel
 /// ops are dropped when it is purged): it expires soon, it expired, it was deleted. Kept in
 /// `inboxNotice` (Schema v6) until `inbox` shows it.
 public struct InboxNotice: Sendable, Equatable {
-    public enum Kind: String, Sendable { case expiring, expired, deleted }
+    /// `removed`: the Alpha of an invite-only pack removed you (its key handout said so).
+    public enum Kind: String, Sendable { case expiring, expired, deleted, removed }
     public let kind: Kind
     public let pack: PackID
     /// The pack's name when the notice was made (shown through SafeText).
@@ -18,7 +19,13 @@ public struct InboxNotice: Sendable, Equatable {
     }
 
     /// One notice per pack and kind ("expired" and "deleted" share one: a pack goes once).
-    var key: String { (kind == .expiring ? "expiring:" : "gone:") + pack.hex }
+    var key: String {
+        switch kind {
+        case .expiring: "expiring:" + pack.hex
+        case .removed: "removed:" + pack.hex
+        case .expired, .deleted: "gone:" + pack.hex
+        }
+    }
 }
 
 extension Store {

@@ -17,6 +17,9 @@ public enum LocalChange: Sendable, Equatable {
     case packKey(PackID, epoch: UInt32, key: [UInt8])
     /// A pseudonym the Alpha removed from its invite-only pack (left out of later keys).
     case removedMember(PackID, PublicKey)
+    /// Every key held of an invite-only pack goes (this node was removed from it, or its
+    /// join code was out of date).
+    case forgetPackKeys(PackID)
 
     func apply(_ db: Database) throws {
         switch self {
@@ -42,6 +45,8 @@ public enum LocalChange: Sendable, Equatable {
             try db.execute(
                 sql: "INSERT OR IGNORE INTO removedMember (pack, author) VALUES (?, ?)",
                 arguments: [Data(pack.bytes), Data(author.bytes)])
+        case .forgetPackKeys(let pack):
+            try db.execute(sql: "DELETE FROM packKey WHERE pack = ?", arguments: [Data(pack.bytes)])
         }
     }
 }

@@ -108,4 +108,23 @@ import SkwadTestKit
         h.run(ms: 300)
         #expect(h.nodes[1].replica.contains(g.id))
     }
+    /// A hostile peer's unsolicited "settled" answer for an invite-only pack marks no key sync:
+    /// only the first answer to this engine's own reconciliation of the pack does (PROTOCOL
+    /// §3b "Key sync"), so a peer cannot make a member send what it holds back.
+    @Test func anUnsolicitedSettledAnswerIsNoKeySync() throws {
+        var f = OpFactory(seed: 5, nowMs: Self.t0, floors: false)
+        let alpha = f.user()
+        let g = f.createPrivatePack(by: alpha, key: Self.k0)
+        var t = Target([g], keys: [(0, Self.k0)], pack: g.id)
+        let settled = ReconcileRound(pack: g.id, directory: false, initiator: false, lower: .zero, ranges: [], asker: nil)
+        for _ in 0..<3 {
+            _ = t.peer.send(try Message.reconcile(settled).wire.serializedBytes(), to: &t.e, nowMs: t.nowMs, replica: &t.r)
+        }
+        #expect(!t.e.isKeySynced(g.id))
+        #expect(t.e.takeKeySynced().isEmpty)
+        // The engine keeps serving: the Alpha's handout still goes through.
+        let keys = try PackKeys.make(key: Self.k1, epoch: 1, members: [])
+        t.push([f.op(.packKeys(keys), by: alpha, in: g).envelope.serialized()])
+        #expect(t.r.newestEpoch(g.id) == 1)
+    }
 }

@@ -245,4 +245,52 @@ import SkwadTestKit
         _ = try await node.post(pack: "Quad", title: "still here", body: "", tags: [])
         await net.shutdown()
     }
+    /// A hostile peer on the wire floods one stamped pseudonym's letters into one clock hour:
+    /// the 15 newest first, then 60 older ones. The node raises a `dm` event and sends a
+    /// receipt only for the letters that count, the first 60 to arrive, and its views show
+    /// exactly those (SECURITY.md "DM floods").
+    @Test func aFloodBackdatedPastTheCapRaisesNoEventOrReceiptBeyondIt() async throws {
+        let net = TestNet()
+        let clock = net.clock
+        let node = try await net.add()
+        let events = Collector<NodeEvent>()
+        await node.setEventSink { events.append($0) }
+        var f = OpFactory(seed: 4701, nowMs: clock.now)
+        let mallory = f.user()
+        _ = try await node.createPack(name: "Quad", radiusMeters: TestNet.radius, locked: false, tags: [], color: "")
+        let g = try #require(await node.replica.op(try await node.resolvePack("Quad").id))
+        _ = try await node.post(pack: "Quad", title: "ask me", body: "", tags: [])
+        let me = try #require(await node.key(for: g.id))
+        let hour = clock.now / Lifetime.hour * Lifetime.hour
+        let flood = (0..<75).map { i in
+            f.directMessage(from: mallory, to: me.publicKey, in: g, text: "spam \(i)", hlc: HLC(physicalMs: hour + UInt64(i), counter: 0))
+        }
+        let wire = try net.wirePeer(to: 0, seed: 47)
+        try await wire.handshake()
+        for op in flood[60...] { wire.send(WireForge.ops([op.bytes])) }
+        #expect(await eventually { await holds(node, flood[60...].map(\.id)) })
+        for op in flood[..<60] { wire.send(WireForge.ops([op.bytes])) }
+        #expect(await eventually { await holds(node, flood.map(\.id)) })
+        // Receipts: the node's own letters to Mallory, opened with Mallory's key.
+        let malloryKey = f.pseudonym(mallory, in: g)
+        func acked() async -> Set<OpID> {
+            Set(await node.replica.letters(in: g.id, openedWith: malloryKey).flatMap(\.letter.acks))
+        }
+        #expect(await eventually { await acked().count >= Limits.lettersPerSenderHour })
+        guard case .thread(_, _, _, _, let shown) = try await node.chat(with: malloryKey.publicKey.hex) else {
+            Issue.record("no thread"); return
+        }
+        let announced = letters(events).filter { $0.peer == malloryKey.publicKey }
+        #expect(shown.count == Limits.lettersPerSenderHour)
+        #expect(announced.count == Limits.lettersPerSenderHour)
+        #expect(Set(announced.map(\.id)) == Set(shown.map(\.id)))
+        #expect(await acked() == Set(shown.map(\.id)))
+        // The 15 that came first count; 15 of the older ones do not.
+        #expect(Set(flood[60...].map(\.id)).isSubset(of: Set(shown.map(\.id))))
+        let inbox = try await node.inbox().items.filter {
+            if case .letter(let e) = $0.kind { e.peer == malloryKey.publicKey } else { false }
+        }
+        #expect(inbox.count == Limits.lettersPerSenderHour)
+        await net.shutdown()
+    }
 }

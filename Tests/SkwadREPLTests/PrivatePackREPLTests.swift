@@ -16,6 +16,16 @@ import SkwadNode
         let code = JoinCode(pack: OpID.of(body: [1]), epoch: 0, key: [UInt8](repeating: 2, count: 32), address: "127.0.0.1:9").encoded()
         #expect(try Command.parse("join \(code)") == .privatePack(.join(code: code)))
         #expect(try Command.parse("join Quad") == .join("Quad"))
+        // Anything written like a join code is one: a malformed one is refused at once, in one
+        // line, never looked up as a pack name.
+        for bad in ["skw-garbage", "SKW-1", "skw-" + String(code.dropFirst(4).dropLast(3)) + "zzz"] {
+            do {
+                _ = try Command.parse("join \(bad)")
+                Issue.record("'\(bad)' parsed")
+            } catch {
+                #expect("\(error)".contains("join code") && !"\(error)".contains("\n"), "\(error)")
+            }
+        }
         // Parsed with the contact codes; of an invite-only pack, it prints the join code (Executor).
         #expect(try Command.parse("invite Flat") == .contact(.invite(pack: "Flat", qr: false)))
         #expect(try Command.parse("remove Flat anon·3f2a9c01") == .privatePack(.remove(pack: "Flat", author: "anon·3f2a9c01")))
@@ -37,6 +47,42 @@ import SkwadNode
         for out in [invite, joined] {
             for bad in ["\u{1B}", "\u{07}", "\u{202E}"] { #expect(!out.contains(bad), "\(out.debugDescription)") }
         }
+        await net.shutdown()
+    }
+    /// A join code (about 125 characters) or a contact code is never broken by the terminal's
+    /// wrapping: on its own line when it does not fit after the words before it.
+    @Test func codesAreNeverBrokenWhenRepliesAreWrapped() throws {
+        let key = [UInt8](repeating: 2, count: 32)
+        let code = JoinCode(pack: OpID.of(body: [1]), epoch: 3, key: key, genesisKey: key, address: "127.0.0.1:9").encoded()
+        #expect(code.count > 100)
+        for text in [
+            "join code for Flat 4B (whoever has it can read the pack; give it privately):\n  \(code)",
+            "a friend types: connect \(code) and then waits for the link to come up, which takes a moment"
+        ] {
+            for width in [40, 80, 100] {
+                let lines = TerminalOutput.wrap(text, width: width).split(separator: "\n")
+                #expect(lines.contains { $0.trimmingCharacters(in: .whitespaces) == code }, "\(lines)")
+                for line in lines where !line.contains(code) { #expect(TerminalOutput.columns(line) <= width, "\(line)") }
+            }
+        }
+        // Words around a code still wrap as before.
+        #expect(TerminalOutput.wrap("short words only here and there", width: 20).split(separator: "\n").count == 2)
+    }
+    /// A member's post written offline is held, and the REPL says so; once back online and
+    /// key-synced it is sent, and the Alpha reads it.
+    @Test func aPostWrittenBeforeAKeySyncSaysItIsHeld() async throws {
+        let net = try await NodePair("held")
+        let p = try await net.a.createPack(
+            name: "Flat", radiusMeters: NodePair.radius, locked: false, tags: [], color: "", inviteOnly: true)
+        _ = try await net.b.joinInvite(try await net.a.invite(p.id.hex))
+        await net.b.goOffline()
+        let rb = NodePair.repl(net.b)
+        let out = await NodePair.run(rb, "post Flat \"back at six\" \"\"")
+        #expect(out.hasPrefix("posted ") && out.contains("held until this node has synced the pack's key"), "\(out)")
+        #expect(await net.b.heldCount == 1)
+        _ = try await net.b.goOnline(over: net.memory.binder, listen: "127.0.0.1:0", peers: [try #require(await net.a.listenAddress)])
+        #expect(try await net.eventually { try await net.a.feed(pack: "Flat", sort: .new, limit: 10).map(\.title) == ["back at six"] })
+        #expect(await net.b.heldCount == 0)
         await net.shutdown()
     }
 }

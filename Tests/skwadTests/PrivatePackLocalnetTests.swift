@@ -46,15 +46,20 @@ import Testing
         #expect(await net["a"].waitFor("removed \(cTag) from Flat4B"))
         net["a"].send(#"post Flat4B "new door code 4711" "changed today""#)
         #expect(await net["a"].waitFor("new door code 4711", poll: "feed Flat4B"))
-        // c holds the key handout and the new post (6 ops) and cannot read the post.
+        // c holds the key handout and the new post (6 ops) and cannot read the post: the
+        // handout's box to c said it was removed, so the pack left c's packs and its inbox
+        // says so.
         #expect(await net["c"].waitFor("6 ops stored", poll: "whoami"))
         #expect(await net["b"].waitFor("6 ops stored", poll: "whoami"))
         let cMark = net["c"].text.count
-        net["c"].send("feed Flat4B")
-        #expect(await net["c"].waitFor("rent is due friday", after: cMark))
+        net["c"].send("inbox")
+        #expect(await net["c"].waitFor("you were removed from invite-only pack", after: cMark))
+        for line in ["feed Flat4B", #"post Flat4B "still here" "x""#] {
+            let mark = net["c"].text.count
+            net["c"].send(line)
+            #expect(await net["c"].waitFor("no pack named 'Flat4B'", after: mark))
+        }
         #expect(!String(net["c"].text.dropFirst(cMark)).contains("4711"))
-        net["c"].send(#"post Flat4B "still here" "x""#)
-        #expect(await net["c"].waitFor("you were removed from this pack", after: cMark))
 
         // Nothing readable of the pack in b's store (database and write-ahead log).
         for n in ["b"] {

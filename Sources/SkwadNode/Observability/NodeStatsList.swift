@@ -10,7 +10,9 @@ extension Node {
             ("ops.admitted_remote", s.admitted), ("ops.duplicate", s.duplicates),
             ("ops.pending", s.pending), ("store.errors", s.storeErrors),
             ("store.rows_skipped", s.storeRowsSkipped), ("packs.purged", s.packsPurged),
-            ("dm.receipts_not_sent", s.receiptsNotSent)
+            ("dm.receipts_not_sent", s.receiptsNotSent), ("private.held", s.heldOps),
+            ("private.resealed", s.heldResealed), ("private.held_dropped", s.heldDropped),
+            ("private.late_handouts", s.lateHandouts), ("private.handouts_failed", s.handoutsFailed)
         ]
         local += s.rejected.sorted { $0.key < $1.key }.map { ("ops.rejected.\($0.key)", $0.value) }
         return Self.merged(local, networkStats())
