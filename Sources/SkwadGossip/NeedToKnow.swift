@@ -121,18 +121,22 @@ extension GossipEngine {
     static let reconciledCapacity = 256
 
     /// A peer just proved itself by its first `Reconcile`. If that pulled our directory
-    /// (`pulled`), we pull its directory back, so that it holds us proven too (a settled
-    /// pull has no answer, and our own pull of a new link may wait or be left out: at most
-    /// `findPackFanout` per tick). If it is a vicinity
-    /// entry of ours, or pulled us, it has only heard our coarse cell and we only its coarse
-    /// one: we ask it now, in full, whatever exchange is under way. An honest
-    /// pair thus exchanges in full within a tick of its first directory pull, and a peer that
-    /// counts us among its nearest is named to others with its own cell (the rim members of
-    /// a fence hear of each other through a common neighbour, `ContactInsideOwnFenceTests`).
+    /// (`pulled`) and it is not a link of ours, we pull its directory back, so that it holds us
+    /// proven too (a settled pull has no answer). A link needs no pull back: it is told our
+    /// info as a link already, and our own new-link pull (§11a) reconciles the directory both
+    /// ways; pulling back every link doubled the directory steps of a herd join.
+    /// If it is a vicinity entry of ours, or pulled us, and we know only its coarse cell, it
+    /// has heard only ours too: we ask it now, in full, whatever exchange is under way, so an
+    /// honest pair exchanges in full within a tick of its first directory pull, and a peer
+    /// that counts us among its nearest is named to others with its own cell (the rim members
+    /// of a fence hear of each other through a common neighbour, `ContactInsideOwnFenceTests`).
+    /// One whose fine cell we hold already (it spoke to us as a link, or a link named it) is
+    /// asked in its turn of the vicinity round: asking every proven entry at once sent twice
+    /// the vicinity messages of a 50-node herd (`scripts/bench-guard.sh`, docs/BENCHMARKS.md).
     mutating func onProof(_ p: PeerAddress, pulled: Bool, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        if pulled { sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out) }
+        if pulled && !isLink(p) { sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out) }
         let entry = peers.vicinity[p]
-        guard pulled || entry != nil else { return }
+        guard pulled || entry != nil, Self.isCoarse(peers.cell(of: p)) else { return }
         if entry != nil && entry?.askedMs == nil { peers[vicinity: p]?.askedMs = nowMs }
         let inbound = peers.inbound[p].flatMap { Self.isCoarse($0.info.cell) ? nil : $0.info.place }
         let near = entry?.info.place ?? inbound ?? info.place
