@@ -3,6 +3,7 @@
 # binary and this tree's (or --head REV's), run alternately in one session, and the ratios of
 # their medians. Every change to the engine, the node or the REPL's hot path cites its output.
 #   scripts/bench-guard.sh BASE [--head REV] [--runs K] [--json] [-- bench procs flags]
+#   --base-bin PATH / --head-bin PATH: a binary already built from that revision (not rebuilt)
 # Example: scripts/bench-guard.sh 890d3ad --runs 3 -- --nodes 50 --idle 20
 # Each revision is built once, static and in release mode, in a worktree under .build/guard/
 # (kept for the next call); the working tree is built in place. The harness is always the
@@ -12,18 +13,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$(pwd)
-base=""; head=""; runs=3; json=0
+base=""; head=""; runs=3; json=0; base_bin=""; head_bin=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --head) head=$2; shift 2 ;;
         --runs) runs=$2; shift 2 ;;
+        --base-bin) base_bin=$2; shift 2 ;;
+        --head-bin) head_bin=$2; shift 2 ;;
         --json) json=1; shift ;;
         --) shift; break ;;
         -*) echo "bench-guard: unknown flag $1" >&2; exit 2 ;;
         *) [ -z "$base" ] || { echo "bench-guard: one base revision only" >&2; exit 2; }; base=$1; shift ;;
     esac
 done
-[ -n "$base" ] || { echo "usage: scripts/bench-guard.sh BASE [--head REV] [--runs K] [--json] [-- bench procs flags]" >&2; exit 2; }
+[ -n "$base" ] || { echo "usage: scripts/bench-guard.sh BASE [--head REV] [--base-bin PATH] [--head-bin PATH] [--runs K] [--json] [-- bench procs flags]" >&2; exit 2; }
 command -v jq >/dev/null 2>&1 || { echo "bench-guard: jq is required (apt-get install jq)" >&2; exit 2; }
 [ "$runs" -ge 1 ] 2>/dev/null || { echo "bench-guard: --runs takes a positive count" >&2; exit 2; }
 
@@ -43,8 +46,10 @@ build_rev() {
     printf '%s\n' "$dir/.build/release/skwad"
 }
 
-base_bin=$(build_rev "$base")
-if [ -n "$head" ]; then
+[ -n "$base_bin" ] || base_bin=$(build_rev "$base")
+if [ -n "$head_bin" ]; then
+    head_name=$(git rev-parse --short "${head:-HEAD}")
+elif [ -n "$head" ]; then
     head_bin=$(build_rev "$head"); head_name=$(git rev-parse --short "$head")
 else
     log "building the working tree (release, static)"
