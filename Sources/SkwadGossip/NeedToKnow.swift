@@ -121,10 +121,10 @@ extension GossipEngine {
     static let reconciledCapacity = 256
 
     /// A peer just proved itself by its first `Reconcile`. If that pulled our directory
-    /// (`pulled`) and it is not a link of ours, we pull its directory back, so that it holds us
-    /// proven too (a settled pull has no answer). A link needs no pull back: it is told our
-    /// info as a link already, and our own new-link pull (§11a) reconciles the directory both
-    /// ways; pulling back every link doubled the directory steps of a herd join.
+    /// (`pulled`), we pull its directory back, so that it holds us proven too (a settled
+    /// pull has no answer, and our own pull of a new link may wait or be left out: at most
+    /// `findPackFanout` per tick; without the pull back a vicinity link could stay unproven
+    /// to its peer, and posts after an idle window needed grafts, `IdleThenPostTests`).
     /// If it is a vicinity entry of ours, or pulled us, and we know only its coarse cell, it
     /// has heard only ours too: we ask it now, in full, whatever exchange is under way, so an
     /// honest pair exchanges in full within a tick of its first directory pull, and a peer
@@ -134,7 +134,7 @@ extension GossipEngine {
     /// asked in its turn of the vicinity round: asking every proven entry at once sent twice
     /// the vicinity messages of a 50-node herd (`scripts/bench-guard.sh`, docs/BENCHMARKS.md).
     mutating func onProof(_ p: PeerAddress, pulled: Bool, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        if pulled && !isLink(p) { sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out) }
+        if pulled { sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out) }
         let entry = peers.vicinity[p]
         guard pulled || entry != nil, Self.isCoarse(peers.cell(of: p)) else { return }
         if entry != nil && entry?.askedMs == nil { peers[vicinity: p]?.askedMs = nowMs }
