@@ -5,6 +5,7 @@
 #   scripts/bench-guard.sh BASE [--head REV] [--runs K] [--json] [-- bench procs flags]
 #   --base-bin PATH / --head-bin PATH: a binary already built from that revision (not rebuilt)
 # Example: scripts/bench-guard.sh 890d3ad --runs 3 -- --nodes 50 --idle 20
+# GUARD_KEEP=1 keeps every run's report (the directory is named on stderr).
 # Each revision is built once, static and in release mode, in a worktree under .build/guard/
 # (kept for the next call); the working tree is built in place. The harness is always the
 # head's `skwad bench procs`, starting the base's binary through `--binary`, so both sides are
@@ -61,7 +62,7 @@ fi
 base_name=$(git rev-parse --short "$base")
 
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+if [ -n "${GUARD_KEEP:-}" ]; then log "reports kept in $out"; else trap 'rm -rf "$out"' EXIT; fi
 bench_args=("$@")
 one() {
     local bin=$base_bin; [ "$1" = head ] && bin=$head_bin
@@ -77,7 +78,8 @@ done
 figures=(
     "last_node_ms.p50" "last_node_ms.p90" "last_node_end_to_end_ms.p50" "every_node_ms.p50"
     "idle_ip_bytes_per_s_per_node.p50" "extra_ip_bytes_per_post_per_node.p50" "rss_idle_mib.p50"
-    "rss_anon_idle_mib.p50" "herd_join_s" "pack_spread_s" "lost_posts"
+    "rss_anon_idle_mib.p50" "idle_cpu_ms_per_s_per_node.mean" "extra_cpu_ms_per_post_per_node.mean"
+    "herd_join_s" "pack_spread_s" "lost_posts"
     "idle_per_s_per_node_by_kind[\"sent.vicinity\"]" "idle_per_s_per_node_by_kind[\"sent.reconcile\"]"
     "idle_per_s_per_node_by_kind[\"sent.ping\"]" "idle_per_s_per_node_by_kind[\"sent.shuffle\"]"
 )

@@ -87,6 +87,8 @@ struct ProcessBenchmark {
         let idleRates = zip(idleBefore, idleAfter).map { Double($1.ipBytes - $0.ipBytes) / max(idleSeconds, 0.001) }
         report.idleBytesPerSecond = idleRates
         report.idleByKind = Self.ratesByKind(idleBefore, idleAfter, seconds: idleSeconds)
+        let idleCPU = zip(idleBefore, idleAfter).map { ($1.cpuSeconds - $0.cpuSeconds) / max(idleSeconds, 0.001) }
+        report.idleCPUMsPerSecond = idleCPU.map { $0 * 1000 }
         let idleMemory = nodes.map(\.memory)
         report.rssIdle = idleMemory.map { $0?.rss ?? 0 }
         report.anonIdle = idleMemory.map { $0?.anon ?? 0 }
@@ -127,6 +129,10 @@ struct ProcessBenchmark {
             .filter { $0.value > 0.005 }
         report.extraBytesPerPost = (0..<count).map { i in
             (Double(postAfter[i].ipBytes - postBefore[i].ipBytes) - idleRates[i] * window) / Double(posts)
+        }
+        // CPU a post costs each node: the window's CPU less the idle rate over the window.
+        report.extraCPUMsPerPost = (0..<count).map { i in
+            (postAfter[i].cpuSeconds - postBefore[i].cpuSeconds - idleCPU[i] * window) * 1000 / Double(posts)
         }
         for (k, title) in titles.enumerated() {
             let got = others.compactMap { $0.arrival(title) }.map { ($0 - committed[k]) * 1000 }
@@ -207,6 +213,8 @@ struct ProcessBenchmark {
         let ipBytes: Int
         let byKind: [String: Int]
         var pictures: [String: Int] = [:]
+        /// CPU seconds the node used so far (user + system).
+        var cpuSeconds: Double = 0
     }
 
     /// Per kind (`sent.ping`, `sent_bytes.ping`, …): the mean per node per second between two snapshots.
@@ -230,7 +238,7 @@ struct ProcessBenchmark {
             var pictures: [String: Int] = [:]
             for (k, v) in stats where k.hasPrefix("sent.") || k.hasPrefix("sent_bytes.") { byKind[k] = v as? Int }
             for (k, v) in stats where k.hasPrefix("pictures.") { pictures[k] = v as? Int }
-            out.append(Traffic(ipBytes: bytes + 28 * datagrams, byKind: byKind, pictures: pictures))
+            out.append(Traffic(ipBytes: bytes + 28 * datagrams, byKind: byKind, pictures: pictures, cpuSeconds: n.cpuSeconds ?? 0))
         }
         return out
     }

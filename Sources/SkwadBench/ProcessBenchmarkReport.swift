@@ -11,6 +11,11 @@ struct Report {
     /// Seconds from killing one node until no other node lists it as active (nil: not seen).
     var deadPeerSeconds: Double?
     var idleBytesPerSecond: [Double] = []
+    /// CPU milliseconds per second per node over the idle window (/proc, 10 ms ticks).
+    var idleCPUMsPerSecond: [Double] = []
+    /// CPU milliseconds per post per node over the post window, less the idle rate: with every
+    /// node on one machine, the post's spread is bounded below by their sum over the cores.
+    var extraCPUMsPerPost: [Double] = []
     /// Idle window, mean per node per second: messages (`sent.KIND`) and their plaintext
     /// bytes (`sent_bytes.KIND`) by kind.
     var idleByKind: [String: Double] = [:]
@@ -84,6 +89,8 @@ struct Report {
             "idle_per_s_per_node_by_kind": idleByKind.mapValues { Self.round($0, 2) },
             "extra_per_post_per_node_by_kind": perPostByKind.mapValues { Self.round($0, 2) },
             "extra_ip_bytes_per_post_per_node": Self.summary(extraBytesPerPost),
+            "idle_cpu_ms_per_s_per_node": Self.summary(idleCPUMsPerSecond, digits: 2),
+            "extra_cpu_ms_per_post_per_node": Self.summary(extraCPUMsPerPost, digits: 2),
             "rss_idle_mib": mib(rssIdle), "rss_anon_idle_mib": mib(anonIdle), "pss_idle_mib": mib(pssIdle),
             "rss_after_posts_mib": mib(rssAfterPosts)
         ]
