@@ -192,13 +192,13 @@ extension Node {
     }
 
     func carryOut(_ directives: [GossipDirective]) {
-        guard let net = network else { return }
+        guard let transport = network?.transport else { return }
         var admitted: [SignedOp] = []
         var linkUp = false
         for d in directives {
             switch d {
             case .send(let bytes, let to):
-                net.transport.send(bytes, to: to)
+                transport.send(bytes, to: to)
             case .admitted(let op):
                 admitted.append(op)
             case .scheduleTick(let after):
