@@ -136,6 +136,9 @@ extension Node {
         return a
     }
 
+    /// The transport in use (nil offline): tests close it under the node.
+    var currentTransport: (any DatagramTransport)? { network?.transport }
+
     public var listenAddress: String? { network.map { $0.transport.localAddress.value } }
 
     /// The one task that reads the current transport; when its stream ends while the node is
