@@ -68,7 +68,7 @@ extension Node {
     @discardableResult
     public func goOnline(over binder: DatagramBinder, listen: String? = nil, peers: [String]? = nil) async throws -> String {
         guard network == nil else { throw NodeError("already online") }
-        let listenText = listen ?? config.listen ?? "0.0.0.0:7400"
+        let listenText = listen ?? config.listen ?? NodeConfig.defaultListen
         let bindTo = try UDPTransport.resolve(listenText)
         guard let host = bindTo.ipAddress, let port = bindTo.port else { throw NodeError("cannot listen on \(listenText)") }
         // Config seeds are the only names ever resolved (DNS at start); from then on every

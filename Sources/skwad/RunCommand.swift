@@ -60,7 +60,7 @@ struct NodeOptions: ParsableArguments {
             if let notice = node.permissionNotice { FileHandle.standardError.write(Data("skwad: \(notice)\n".utf8)) }
             try await node.ensureAdminPacks()
             if !config.offline {
-                try await node.goOnline(group: group, listen: config.listen ?? "0.0.0.0:0")
+                try await node.goOnline(group: group, listen: config.listen)
                 if let notice = await node.lanNotice { FileHandle.standardError.write(Data("skwad: \(notice)\n".utf8)) }
             }
             scheduleStartupTrim()
