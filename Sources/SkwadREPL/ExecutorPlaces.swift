@@ -3,8 +3,7 @@ import SkwadNode
 import SkwadReplica
 
 /// What a place verb produced, before rendering (RenderPlaces.swift).
-public enum PlaceReply: Sendable {
-    case done(String, id: OpID?)
+public enum PlaceReply: REPLReply {
     case list([PlaceView])
     case page(PlacePage)
     case favs([PlaceView])
@@ -14,31 +13,12 @@ public enum PlaceReply: Sendable {
     case card(PlaceView?, left: Int, query: PlaceQuery)
     /// A swipe-mode answer: what the key did, then the next card.
     case swiped(String, next: PlaceView?, left: Int)
+
+    public func text(_ r: Renderer) -> String { r.placesText(self) }
+    public func json(_ r: Renderer) -> [(String, JSON)] { r.placesJSON(self) }
 }
 
 extension Executor {
-    func runPlaces(_ cmd: PlaceCommand) async throws -> PlaceReply {
-        let len = await node.displayIDLength()
-        switch cmd {
-        case let .add(pack, input):
-            let id = try await node.addPlace(pack: pack, input)
-            return .done("added place \(id.short(await node.displayIDLength()))", id: id)
-        case let .edit(ref, input):
-            let id = try await node.editPlace(ref, input)
-            return .done("edited place \(ref)", id: id)
-        case .show(let ref): return .page(try await node.placePage(ref))
-        case .list(let q): return .list(try await node.places(q))
-        case let .review(ref, input):
-            let id = try await node.review(ref, input)
-            return .done("reviewed \(ref) (\(id.short(len)))", id: id)
-        case .swipe(let q):
-            let left = try await node.swipeCandidates(q)
-            return .card(left.first, left: max(0, left.count - 1), query: q)
-        case .favs(let q): return .favs(try await node.favourites(q))
-        case .compare(let refs): return .compare(try await node.compare(refs), here: await node.location)
-        }
-    }
-
     /// One line typed in swipe mode: y (favourite), n (pass), u (undo), q (quit). Returns the
     /// reply and whether swipe mode goes on.
     func swipeKey(_ line: String, current: OpID?, query: PlaceQuery) async throws -> (PlaceReply, goOn: Bool) {

@@ -15,17 +15,17 @@ final class SwipeMode: @unchecked Sendable {
 
 extension REPL {
     /// In swipe mode, the reply to a key (nil: not in swipe mode, or a blank line).
-    func swipeLine(_ line: String) async throws -> Reply? {
+    func swipeLine(_ line: String) async throws -> (any REPLReply)? {
         guard let s = swipeMode.get() else { return nil }
         guard line.contains(where: { !$0.isWhitespace }) else { return nil }
         let (reply, goOn) = try await executor.swipeKey(line, current: s.current, query: s.query)
         if case let .swiped(_, next, _) = reply, goOn { swipeMode.set((next?.id, s.query)) } else { swipeMode.set(nil) }
-        return .places(reply)
+        return reply
     }
 
     /// `swipe` with a place to show turns swipe mode on.
-    func startSwipeMode(after reply: Reply) {
-        if case let .places(.card(p?, _, q)) = reply { swipeMode.set((p.id, q)) }
+    func startSwipeMode(after reply: any REPLReply) {
+        if case let .card(p?, _, q)? = reply as? PlaceReply { swipeMode.set((p.id, q)) }
     }
 
     /// `LineReader.nextKey` on a plain thread (it blocks), as `readOffThread`.
@@ -35,7 +35,7 @@ extension REPL {
         }
     }
 
-    func render(_ reply: Reply, _ r: inout Renderer) -> String {
+    func render(_ reply: any REPLReply, _ r: inout Renderer) -> String {
         mode == .json ? r.json(reply).render() : r.text(reply)
     }
 }

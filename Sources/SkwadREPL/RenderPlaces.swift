@@ -35,7 +35,6 @@ extension Renderer {
 
     func placesText(_ r: PlaceReply) -> String {
         switch r {
-        case .done(let msg, _): return SafeText.block(msg, indent: "  ")
         case .list(let list):
             if list.isEmpty { return "no places found (add one: place add \"ADDRESS\" --pack PACK)" }
             return list.map(placeLine).joined(separator: "\n")
@@ -172,7 +171,6 @@ extension Renderer {
 
     func placesJSON(_ r: PlaceReply) -> [(String, JSON)] {
         switch r {
-        case .done(let msg, let opID): return (opID.map { [("id", JSON.string($0.hex))] } ?? []) + [("message", .string(msg))]
         case .list(let list): return [("places", .array(list.map(placeJSON)))]
         case .favs(let list): return [("favs", .array(list.map(placeJSON)))]
         case .page(let page):
