@@ -57,7 +57,9 @@ struct Completes: Sendable {
 struct Param: Sendable {
     enum Value: Sendable {
         case text
+        /// A finite number.
         case number
+        /// A whole number.
         case whole
         /// Comma-separated words (`--tags a,b`).
         case list
@@ -80,7 +82,9 @@ struct Param: Sendable {
     static func optionalWord(_ key: String, absent: ArgValue = .null) -> Param {
         Param(key: key, kind: .word(shown: key, optional: true), absent: absent)
     }
-    static func rest(_ key: String, joined: Bool) -> Param { Param(key: key, kind: .rest(joined: joined), absent: joined ? .null : .array([])) }
+    static func rest(_ key: String, joined: Bool) -> Param {
+        Param(key: key, kind: .rest(joined: joined), absent: joined ? .null : .array([]))
+    }
     static func option(_ key: String, _ name: String, _ value: Value = .text, absent: ArgValue = .null) -> Param {
         Param(key: key, kind: .option(name, value), absent: absent)
     }

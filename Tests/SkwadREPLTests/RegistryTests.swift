@@ -17,13 +17,16 @@ import SkwadNode
             let keys = spec.params.map(\.key)
             #expect(Set(keys).count == keys.count, "\(spec.name): \(keys)")
         }
-        #expect(Registry.helpNames.first == "help" && Registry.helpNames.last == "quit" && Registry.helpNames.count == Registry.helped.count)
+        #expect(
+            Registry.helpNames.first == "help" && Registry.helpNames.last == "quit" && Registry.helpNames.count == Registry.helped.count)
     }
 
     @Test func aJSONObjectOfArgumentsIsTheTypedLine() throws {
         let cases: [(line: String, name: String, json: String)] = [
-            (#"post Quad "Free pizza" "Gates 4th" --tags food,late --here"#, "post",
-             #"{"pack":"Quad","title":"Free pizza","body":"Gates 4th","tags":["food","late"],"here":true}"#),
+            (
+                #"post Quad "Free pizza" "Gates 4th" --tags food,late --here"#, "post",
+                #"{"pack":"Quad","title":"Free pizza","body":"Gates 4th","tags":["food","late"],"here":true}"#
+            ),
             ("feed Quad --sort TOP --limit 5", "feed", #"{"pack":"Quad","sort":"Top","limit":5}"#),
             ("feed --following --limit 7", "feed-following", #"{"limit":7}"#),
             ("create Flat --private --radius 300", "create-private", #"{"name":"Flat","radius":300}"#),
