@@ -76,7 +76,9 @@ struct SearchCommand: REPLCommand, Equatable {
     static let spec = CommandSpec(
         "search", verbs: ["search", "find"], usage: "search TEXT [--pack PACK] [--limit N]",
         summary: "find posts by words of their title, body, tags or comments, best first",
-        params: [.option("pack", "--pack"), .option("limit", "--limit", .whole, absent: .int(20)), .rest("text", joined: true)],
+        params: [
+            .option("pack", "--pack"), .option("limit", "--limit", .whole, absent: .int(20)), .rest("text", joined: true, required: "TEXT")
+        ],
         completion: Completes(later: [.packs]))
     var pack: String?
     var limit = 20
@@ -84,6 +86,7 @@ struct SearchCommand: REPLCommand, Equatable {
 
     func validate() throws {
         guard limit >= 1 && limit <= 200 else { throw CommandError("--limit must be 1...200") }
+        // A line without TEXT stops while it is read; a JSON object without it stops here.
         guard let text, !text.isEmpty else { throw CommandError("missing TEXT; usage: \(Registry.usage(of: "search"))") }
     }
 

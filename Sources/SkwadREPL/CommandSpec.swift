@@ -69,8 +69,9 @@ struct Param: Sendable {
     enum Kind: Sendable {
         /// `shown`: its name in errors (`PACK`, `"TITLE"`).
         case word(shown: String, optional: Bool)
-        /// Every positional word left: joined by spaces (`search TEXT`), or a list (`compare A B`).
-        case rest(joined: Bool)
+        /// Every positional word left: joined by spaces (`search TEXT`), or a list (`compare A B`);
+        /// `required`: its name in the error when there is none.
+        case rest(joined: Bool, required: String?)
         case option(String, Value)
         case flag(String)
     }
@@ -82,8 +83,8 @@ struct Param: Sendable {
     static func optionalWord(_ key: String, absent: ArgValue = .null) -> Param {
         Param(key: key, kind: .word(shown: key, optional: true), absent: absent)
     }
-    static func rest(_ key: String, joined: Bool) -> Param {
-        Param(key: key, kind: .rest(joined: joined), absent: joined ? .null : .array([]))
+    static func rest(_ key: String, joined: Bool, required: String? = nil) -> Param {
+        Param(key: key, kind: .rest(joined: joined, required: required), absent: joined ? .null : .array([]))
     }
     static func option(_ key: String, _ name: String, _ value: Value = .text, absent: ArgValue = .null) -> Param {
         Param(key: key, kind: .option(name, value), absent: absent)
@@ -142,9 +143,10 @@ extension CommandSpec {
                 } else if !optional {
                     throw CommandError("missing \(shown); usage: \(args.usage)")
                 }
-            case .rest(let joined):
+            case let .rest(joined, required):
                 var words: [String] = []
                 while let w = args.optionalPositional() { words.append(w) }
+                if let required, words.isEmpty { throw CommandError("missing \(required); usage: \(args.usage)") }
                 if joined {
                     if !words.isEmpty { out[p.key] = .string(words.joined(separator: " ")) }
                 } else {
