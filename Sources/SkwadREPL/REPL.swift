@@ -31,7 +31,7 @@ public final class REPL: Sendable {
         r.here = await executor.node.location
         do {
             if let swiped = try await swipeLine(line) { return (render(swiped, &r), false) }
-            guard let cmd = try Command.parse(line) else { return (nil, false) }
+            guard let cmd = try Registry.parse(line) else { return (nil, false) }
             let reply = try await executor.run(cmd)
             startSwipeMode(after: reply)
             r.idLength = await executor.node.displayIDLength()
@@ -40,11 +40,8 @@ public final class REPL: Sendable {
             r.joinedCount = await executor.node.joinedPackIDs.count
             var out = mode == .json ? r.json(reply).render() : r.text(reply)
             // `map --json` prints one JSON object: never broken into lines.
-            var json = false
-            if case .map(_, true) = reply { json = true }
-            if mode == .terminal && !json { out = TerminalOutput.wrap(out, width: r.screen.cols) }
-            if case .bye = reply { return (out, true) }
-            return (out, false)
+            if mode == .terminal && !reply.printsJSON { out = TerminalOutput.wrap(out, width: r.screen.cols) }
+            return (out, reply.quits)
         } catch {
             let msg = Wording.clipError("\(error)".split(separator: "\n").first.map(String.init) ?? "error")
             switch mode {
