@@ -190,7 +190,7 @@ extension CommandSpec {
         }
         let command: C
         do {
-            command = try JSONDecoder().decode(C.self, from: try JSONEncoder().encode(all))
+            command = try C(from: ArgDecoder(object: all))
         } catch DecodingError.valueNotFound(_, let context) {
             throw CommandError("\(name): missing argument '\(context.codingPath.first?.stringValue ?? "?")'")
         } catch DecodingError.typeMismatch(let type, let context) {
