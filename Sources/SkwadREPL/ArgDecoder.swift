@@ -46,7 +46,9 @@ struct ArgDecoder: Decoder {
             try ArgDecoder.decode(type, from: try value(key), path: codingPath + [key])
         }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        func nestedContainer<NestedKey: CodingKey>(
+            keyedBy type: NestedKey.Type, forKey key: Key
+        ) throws
             -> KeyedDecodingContainer<NestedKey>
         {
             throw mismatch([String: ArgValue].self, codingPath + [key])
@@ -71,7 +73,9 @@ struct ArgDecoder: Decoder {
 
         mutating func next() throws -> (ArgValue, [any CodingKey]) {
             let path = codingPath + [Index(intValue: currentIndex)]
-            guard !isAtEnd else { throw DecodingError.valueNotFound(ArgValue.self, .init(codingPath: path, debugDescription: "past the end")) }
+            guard !isAtEnd else {
+                throw DecodingError.valueNotFound(ArgValue.self, .init(codingPath: path, debugDescription: "past the end"))
+            }
             defer { currentIndex += 1 }
             return (values[currentIndex], path)
         }
