@@ -15,7 +15,8 @@ public struct CommandSpec: Sendable {
     public let usage: String?
     public let summary: String
     /// In the order a line is read: a positional takes the first word left that is not an
-    /// option, an option its name and the word after it (as the grammar always did).
+    /// option, an option its name and the word after it, so the order decides which word is
+    /// which when a line mixes them.
     let params: [Param]
     let completion: Completes
 
