@@ -97,6 +97,21 @@ final class RawConnection: @unchecked Sendable {
         return (bytes[0] & 0x0F, Array(bytes[header...]))
     }
 
+    /// Sends one text frame, masked as a client must.
+    func writeText(_ text: String) async {
+        let payload = Array(text.utf8)
+        var frame: [UInt8] = [0x81]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else {
+            frame += [0x80 | 126, UInt8(payload.count >> 8 & 0xFF), UInt8(payload.count & 0xFF)]
+        }
+        let mask: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
+        frame += mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        await write(frame)
+    }
+
     static func frameSize(_ b: [UInt8]) -> (header: Int, length: Int)? {
         guard b.count >= 2 else { return nil }
         let short = Int(b[1] & 0x7F)
@@ -184,9 +199,9 @@ struct RawClient {
 
     /// Opens `GET /api/v1/events` as a WebSocket with `headers`; returns the connection once
     /// upgraded (101), or the refusal.
-    func webSocket(headers: [String]) async throws -> (RawConnection?, RawResponse) {
+    func webSocket(_ path: String = "/api/v1/events", headers: [String]) async throws -> (RawConnection?, RawResponse) {
         let c = try RawConnection(port: port)
-        var head = "GET /api/v1/events HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        var head = "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         head += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
         for h in headers { head += h + "\r\n" }
         head += "\r\n"
