@@ -3,8 +3,9 @@ import Testing
 
 /// The page in a real headless Chromium (Debian `chromium`; scripts/setup.sh installs it as
 /// root): the page loads with the token from the URL's `#`, calls the API and shows the feed,
-/// a hostile title as text. Without the browser the test fails with one line saying so.
-@Suite struct BrowserTests {
+/// a hostile title as text. Without the browser the test fails with one line saying so. One
+/// browser at a time: CI runs every suite at once on 2 cores.
+@Suite(.serialized) struct BrowserTests {
     static let chromium = "/usr/bin/chromium"
 
     /// Runs Chromium on `url` and returns the DOM after its scripts ran (at most `seconds`).
