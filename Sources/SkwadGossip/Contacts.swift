@@ -36,6 +36,13 @@ struct ContactProofs: Sendable {
     var results: [PeerAddress: (check: ContactCheck, atMs: UInt64)] = [:]
     var budget = TokenBucket(rate: proofsPerSecond, burst: proofsPerSecond, nowMs: 0)
 
+    /// A peer given up on: a check of it under way and its result go (a proof holds for the
+    /// session it was given on, and that session is gone). The proof budget is not per peer.
+    mutating func forget(_ peer: PeerAddress) {
+        checks[peer] = nil
+        results[peer] = nil
+    }
+
     static func tag(fingerprint: [UInt8], binding: [UInt8]) -> [UInt8] {
         Blake2b.hash256(Array("skwad/contact-probe/v1".utf8) + binding, key: fingerprint)
     }

@@ -52,18 +52,16 @@ extension GossipEngine {
     /// The soonest direct try due (for the idle tick).
     var nextDirectRetryMs: UInt64? { reach.retries.schedules.values.map(\.dueMs).min() }
 
-    /// `peer` is (becoming) a direct member: relayed links to it are retired, every role
-    /// and the session, without marking them dead (nothing should bring them back).
+    /// `peer` is (becoming) a direct member: relayed links to it are retired, every role and
+    /// what every part holds about them, without marking them dead (nothing should bring
+    /// them back).
     mutating func retireRelayedTwins(of peer: PeerAddress, into out: inout [GossipDirective]) {
         guard !peer.isRelayed, peers.active.keys.contains(where: \.isRelayed) || peers.passive.keys.contains(where: \.isRelayed) else {
             return
         }
         for r in peers.active.keys.sorted() + peers.passive.keys.sorted() where r.relayParts?.target == peer {
             if peers.retire(r) { out.append(.peerDown(r)) }
-            channels.drop(r)
-            spread.plumtree.setLazy(r, false)
-            if membership.pendingNeighbor?.address == r { membership.pendingNeighbor = nil }
-            reach.retries.schedules[r] = nil
+            forgetInParts(r)
             stats.relayedToDirect += 1
         }
     }

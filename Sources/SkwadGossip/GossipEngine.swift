@@ -351,8 +351,10 @@ public struct GossipEngine: Sendable {
                 stats.bytesOut += bytes.count
                 out.append(.send(bytes, to: to))
             case .unreachable(let peer):
+                // The member that introduced it, read before `forget` drops it: the relay to fall back on.
+                let introducer = reach.introductions.introducer[peer]
                 forget(peer, .unreachable, nowMs: nowMs, into: &out)
-                punchFailed(peer, nowMs: nowMs, into: &out)
+                if let introducer { punchFailed(peer, via: introducer, nowMs: nowMs, into: &out) }
             }
         }
     }

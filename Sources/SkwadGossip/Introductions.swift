@@ -60,6 +60,15 @@ struct IntroductionState: Sendable {
         return fences.contains { $0.contains(cell: p) && $0.contains(cell: q) }
     }
 
+    /// A peer given up on: its fallback relay goes, and so does every fallback through it.
+    /// Kept: the pairs it was introduced in, the punches toward it and its allowance
+    /// (budgets: `againMs`, `perMember`).
+    mutating func forget(_ peer: PeerAddress) {
+        guard !introducer.isEmpty else { return }
+        introducer[peer] = nil
+        if introducer.values.contains(peer) { introducer = introducer.filter { $0.value != peer } }
+    }
+
     /// Takes one pair from `member`'s allowance.
     mutating func takeMember(_ member: PeerAddress, nowMs: UInt64) -> Bool {
         if perMember[member] == nil {

@@ -87,6 +87,41 @@ struct PictureFetches: Sendable {
     var busy: Bool { !fetches.isEmpty || waitTotal > 0 }
 }
 
+extension PictureFetches: PeerState {
+    /// A peer given up on: its waiting asks go (nothing is sent to it), and so does what each
+    /// fetch holds of it (its asks, asked again of others at the next pump; its misses; being
+    /// the origin), and the posts it sent us first. Kept: its answer budget.
+    mutating func forget(_ peer: PeerAddress) {
+        if let n = waitCount.removeValue(forKey: peer) {
+            waitTotal -= n
+            for (root, list) in waits where list.contains(where: { $0.peer == peer }) {
+                let left = list.filter { $0.peer != peer }
+                waits[root] = left.isEmpty ? nil : left
+            }
+        }
+        for (root, f) in fetches where f.holds(peer) {
+            var f = f
+            f.asked = f.asked.filter { $0.value.peer != peer }
+            f.askedBefore = f.askedBefore.compactMapValues { list in
+                let left = list.filter { $0 != peer }
+                return left.isEmpty ? nil : left
+            }
+            f.misses[peer] = nil
+            if f.origin == peer { f.origin = nil }
+            fetches[root] = f
+        }
+        if origins.values.contains(where: { $0.peer == peer }) { origins = origins.filter { $0.value.peer != peer } }
+    }
+}
+
+extension PictureFetches.Fetch {
+    /// Does this fetch hold anything about `peer`?
+    func holds(_ peer: PeerAddress) -> Bool {
+        origin == peer || misses[peer] != nil || asked.values.contains { $0.peer == peer }
+            || askedBefore.values.contains { $0.contains(peer) }
+    }
+}
+
 /// Counters of the picture layer (`stats`: `pictures.*`).
 public struct PictureStats: Sendable, Equatable {
     public var blocksIn = 0, blocksOut = 0, wantsIn = 0, fetchesStarted = 0, fetchesDone = 0, fetchesAbandoned = 0
