@@ -17,6 +17,9 @@ struct DirectRetries: Sendable {
     /// Per relayed active member (at most the active view's size).
     var schedules: [PeerAddress: Schedule] = [:]
 
+    /// The soonest try due (`.max`: none).
+    var nextDueMs: UInt64 { schedules.values.lazy.map(\.dueMs).min() ?? .max }
+
     /// The next try after one due at `s.dueMs`: counted from the schedule, not from when the
     /// tick ran, so both ends stay in step; a node asleep past several tries starts from now.
     static func next(after s: Schedule, nowMs: UInt64) -> Schedule {
@@ -48,9 +51,6 @@ extension GossipEngine {
         }
         reach.retries.schedules = kept
     }
-
-    /// The soonest direct try due (for the idle tick).
-    var nextDirectRetryMs: UInt64? { reach.retries.schedules.values.map(\.dueMs).min() }
 
     /// `peer` is (becoming) a direct member: relayed links to it are retired, every role and
     /// what every part holds about them, without marking them dead (nothing should bring

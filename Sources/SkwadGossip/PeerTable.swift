@@ -270,6 +270,9 @@ struct PeerTable: Sendable {
     private(set) var versions = Versions()
 
     let capacity: Capacity
+    /// SWIM's clocks (GossipConfig), for the table's next deadline (`nextDeadlineMs`, Parts.swift).
+    struct Swim: Sendable { var pingIntervalMs, ackTimeoutMs, deadAfterMs: UInt64 }
+    let swim: Swim
     /// Our own address (never a peer).
     var me: PeerAddress?
     /// One record per peer.
@@ -328,6 +331,7 @@ struct PeerTable: Sendable {
     static let suspectFailures = 2
 
     init(config: GossipConfig) {
+        swim = Swim(pingIntervalMs: config.pingIntervalMs, ackTimeoutMs: config.ackTimeoutMs, deadAfterMs: config.deadAfterMs)
         capacity = Capacity(
             active: max(1, config.activeSize), passive: max(1, config.passiveSize),
             vicinity: max(1, config.vicinitySize), remote: Self.remoteCapacity,

@@ -4,7 +4,7 @@ import SkwadReplica
 @testable import SkwadGossip
 import SkwadTestKit
 
-/// One `forget` drops a peer from every part of the engine (`PeerState`, Forget.swift): an
+/// One `forget` drops a peer from every part of the engine (`PeerState`, Parts.swift): an
 /// engine holding state about one peer in every part that keeps any, once it gives up on the
 /// peer (or retires it as a relayed twin), holds it nowhere but where a part keeps it on
 /// purpose (`kept`), and its peer table holds it as dead only. The engine's stored properties
