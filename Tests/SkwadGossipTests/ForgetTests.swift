@@ -127,7 +127,7 @@ import SkwadTestKit
         e.pictures.waits[root] = [.init(peer: peer, index: 0, atMs: t0), .init(peer: other, index: 1, atMs: t0)]
         e.pictures.waitCount = [peer: 1, other: 1]
         e.pictures.waitTotal = 2
-        _ = e.takeAnswer(peer, nowMs: t0)
+        _ = e.pictures.takeAnswer(peer, nowMs: t0)
         return e
     }
 
