@@ -18,7 +18,10 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0")
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", exact: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0")
     ],
     targets: [
         // C shims for system libraries (Debian: libsodium-dev, libedit-dev; CPicture below).
@@ -81,6 +84,19 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit")
             ]),
         .target(name: "SkwadREPL", dependencies: ["SkwadNode", "CEdit", "CPicture", "CQREncode"]),
+        // The local web page: an HTTP API over the REPL's command registry, the node's live lines
+        // over a WebSocket, and the page (HTML, CSS, JavaScript) compiled into the binary.
+        .target(
+            name: "SkwadWeb",
+            dependencies: [
+                "SkwadREPL", "SkwadNode", "SkwadCrypto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+            ]),
         // Test fixtures only (op factory, manual clock, timeouts, a wire peer on a loopback
         // socket); re-exports SkwadLab. Never linked by the `skwad` product.
         .target(name: "SkwadTestKit", dependencies: ["SkwadReplica", "SkwadGossip", "SkwadLab"]),
@@ -98,7 +114,7 @@ let package = Package(
         .executableTarget(
             name: "skwad",
             dependencies: [
-                "SkwadREPL", "SkwadSim", "SkwadBench", "SkwadNode", "SkwadModel", "SkwadCrypto",
+                "SkwadREPL", "SkwadWeb", "SkwadSim", "SkwadBench", "SkwadNode", "SkwadModel", "SkwadCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -124,6 +140,15 @@ let package = Package(
             ]),
         .testTarget(name: "SkwadSimTests", dependencies: ["SkwadSim", "SkwadTestKit", "SkwadTestTraits"]),
         .testTarget(name: "SkwadREPLTests", dependencies: ["SkwadREPL", "SkwadTestKit"]),
+        .testTarget(
+            name: "SkwadWebTests",
+            dependencies: [
+                "SkwadWeb", "SkwadREPL", "SkwadNode", "SkwadTestKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio")
+            ]),
         .testTarget(name: "skwadTests", dependencies: ["SkwadTestKit", "SkwadStore"])
     ],
     swiftLanguageModes: [.v6]

@@ -28,18 +28,25 @@ extension Report {
 
     /// Seals `content`, signed by `reporter` (whose key must be `content.reporter`), to each of
     /// `moderators` (1...`Limits.maxReportRecipients`). `carrier`: the one-off key that signs the op.
+    /// `key` and `nonce`: the box's fresh secret key and nonce (`AEAD.keyCount`, `AEAD.nonceCount`
+    /// bytes), drawn by the caller: the model draws no randomness.
     public static func seal(
-        _ content: ReportContent, signer reporter: SigningKeyPair, to moderators: [PublicKey], pack: PackID, carrier: PublicKey
+        _ content: ReportContent, signer reporter: SigningKeyPair, to moderators: [PublicKey], pack: PackID, carrier: PublicKey,
+        key: [UInt8], nonce: [UInt8]
     ) throws -> Report {
         guard reporter.publicKey == content.reporter else { throw ModelError.invalid("the report's reporter is not the signing key") }
-        return try sealUnchecked(content, signer: reporter, to: moderators, pack: pack, carrier: carrier)
+        return try sealUnchecked(content, signer: reporter, to: moderators, pack: pack, carrier: carrier, key: key, nonce: nonce)
     }
 
     /// `seal` without the reporter check: what a hostile peer can write (a content naming a
     /// reporter whose key did not sign it). For attack tests.
     public static func sealUnchecked(
-        _ content: ReportContent, signer: SigningKeyPair, to moderators: [PublicKey], pack: PackID, carrier: PublicKey
+        _ content: ReportContent, signer: SigningKeyPair, to moderators: [PublicKey], pack: PackID, carrier: PublicKey,
+        key: [UInt8], nonce: [UInt8]
     ) throws -> Report {
+        guard key.count == AEAD.keyCount, nonce.count == AEAD.nonceCount else {
+            throw ModelError.invalid("a report's box takes a \(AEAD.keyCount)-byte key and a \(AEAD.nonceCount)-byte nonce")
+        }
         guard !moderators.isEmpty, moderators.count <= Limits.maxReportRecipients else {
             throw ModelError.invalid("a report is sealed to 1...\(Limits.maxReportRecipients) moderators")
         }
@@ -54,7 +61,6 @@ extension Report {
         }
         var plain = [UInt8(inner.count >> 8), UInt8(inner.count & 0xff)] + inner
         plain += [UInt8](repeating: 0, count: Limits.reportPadded - plain.count)
-        let key = SecureRandom.bytes(AEAD.keyCount), nonce = SecureRandom.bytes(AEAD.nonceCount)
         let box = nonce + (try AEAD.seal(plain, additionalData: boxAAD(pack: pack, carrier: carrier), nonce: nonce, key: key))
         return Report(keys: try moderators.map { try SealedBox.seal(key, to: try $0.curve25519()) }, box: box)
     }

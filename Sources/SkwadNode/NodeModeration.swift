@@ -211,7 +211,9 @@ extension Node {
         let op: SignedOp
         do {
             let content = ReportContent(target: target.id, reason: why, reporter: me.publicKey, stamp: myStamp)
-            let sealed = try Report.seal(content, signer: me, to: to, pack: pack.id, carrier: carrier.publicKey)
+            let sealed = try Report.seal(
+                content, signer: me, to: to, pack: pack.id, carrier: carrier.publicKey, key: SecureRandom.bytes(AEAD.keyCount),
+                nonce: SecureRandom.bytes(AEAD.nonceCount))
             let body = OpBody(
                 packID: pack.id, author: carrier.publicKey, hlc: clocks.tick(pack.id, physicalMs: nowMs), stamp: carrierStamp,
                 kind: .report(sealed))

@@ -23,7 +23,9 @@ public struct DatagramBinder: Sendable {
 /// The node's online half: the pure gossip engine lives inside the actor next to the
 /// replica it reads and feeds; this file carries out its directives (datagrams through
 /// the transport, ticks as sleeping tasks, admitted ops into the store).
-struct NetworkState {
+/// A class: the node reaches it on every datagram and directive, and a struct holding the
+/// engine was copied whole by each optional read of one of its fields.
+final class NetworkState {
     var engine: GossipEngine
     var transport: any DatagramTransport
     /// Binds the transport again when it closes under the node.
@@ -36,6 +38,12 @@ struct NetworkState {
     var timer = TickTimer()
     /// Checked picture blocks not yet stored: written in one transaction (NodePictures.swift).
     var pendingBlocks: [(root: [UInt8], index: Int, data: [UInt8])] = []
+
+    init(engine: GossipEngine, transport: any DatagramTransport, binder: DatagramBinder) {
+        self.engine = engine
+        self.transport = transport
+        self.binder = binder
+    }
 }
 
 /// A neighbour as the REPL shows it.
@@ -60,7 +68,7 @@ extension Node {
     @discardableResult
     public func goOnline(over binder: DatagramBinder, listen: String? = nil, peers: [String]? = nil) async throws -> String {
         guard network == nil else { throw NodeError("already online") }
-        let listenText = listen ?? config.listen ?? "0.0.0.0:7400"
+        let listenText = listen ?? config.listen ?? NodeConfig.defaultListen
         let bindTo = try UDPTransport.resolve(listenText)
         guard let host = bindTo.ipAddress, let port = bindTo.port else { throw NodeError("cannot listen on \(listenText)") }
         // Config seeds are the only names ever resolved (DNS at start); from then on every
@@ -80,7 +88,8 @@ extension Node {
             secrets: .secure(random: { SecureRandom.bytes($0) }))
         let me = transport.localAddress.value
         engine.selfAddress = PeerAddress(me)
-        engine.addressFilter = { $0.isDialable }
+        let dialable = DialableMemo()
+        engine.addressFilter = { dialable.isDialable($0) }
         engine.contactKey = contactKey
         engine.localAddresses = Self.reachable(me).map(PeerAddress.init)
         network = NetworkState(engine: engine, transport: transport, binder: binder)
@@ -126,6 +135,9 @@ extension Node {
         }
         return a
     }
+
+    /// The transport in use (nil offline): tests close it under the node.
+    var currentTransport: (any DatagramTransport)? { network?.transport }
 
     public var listenAddress: String? { network.map { $0.transport.localAddress.value } }
 
@@ -192,13 +204,13 @@ extension Node {
     }
 
     func carryOut(_ directives: [GossipDirective]) {
-        guard let net = network else { return }
+        guard let transport = network?.transport else { return }
         var admitted: [SignedOp] = []
         var linkUp = false
         for d in directives {
             switch d {
             case .send(let bytes, let to):
-                net.transport.send(bytes, to: to)
+                transport.send(bytes, to: to)
             case .admitted(let op):
                 admitted.append(op)
             case .scheduleTick(let after):

@@ -4,46 +4,59 @@ import SkwadNode
 import SkwadReplica
 
 /// Captions and pictures (issue 28, CapGrab): `ask PACK "PROMPT" ["BODY"] [--image FILE]`,
-/// `pick ID` and `open ID [--to FILE]`. `Command.parse` hands these here; captions are
-/// comments on the ask (`comment ASK "TEXT"`), voted with `up`/`down`.
-public enum CaptionCommand: Equatable, Sendable {
-    case ask(pack: String, prompt: String, body: String, tags: [String], image: String? = nil)
-    case pick(String)
-    /// Writes the picture of a post or ask to a file.
-    case open(String, to: String?)
+/// `pick ID` and `open ID [--to FILE]`. Captions are comments on the ask (`comment ASK
+/// "TEXT"`), voted with `up`/`down`.
+struct AskCommand: REPLCommand, Equatable {
+    static let spec = CommandSpec(
+        "ask", usage: "ask PACK \"PROMPT\" [\"BODY\"] [--tags a,b] [--image FILE]",
+        summary: "ask a pack for captions, of a picture with --image; answers (comment ASK \"TEXT\") are shown by score, and you pick one",
+        // Options before BODY: it is optional.
+        params: [
+            .word("pack", "PACK"), .word("prompt", "\"PROMPT\""), .option("tags", "--tags", .list, absent: .array([])),
+            .option("image", "--image"), .optionalWord("body", absent: .string(""))
+        ],
+        completion: Completes(first: [.packs]))
+    var pack: String
+    var prompt: String
+    var tags: [String]
+    var image: String?
+    var body = ""
 
-    static let verbs: Set<String> = ["ask", "pick", "open"]
-
-    static func parse(verb: String, args: inout Args) throws -> CaptionCommand? {
-        switch verb {
-        case "ask":
-            let pack = try args.positional("PACK"), prompt = try args.positional("\"PROMPT\"")
-            let tags = try args.list("--tags"), image = try args.value("--image")  // options first: BODY is optional
-            let body = args.optionalPositional() ?? ""
-            return .ask(pack: pack, prompt: prompt, body: body, tags: tags, image: image)
-        case "pick": return .pick(try args.positional("ID"))
-        case "open": return .open(try args.positional("ID"), to: try args.value("--to"))
-        default: return nil
-        }
+    func run(_ x: Executor) async throws -> any REPLReply {
+        let bytes = try image.map { try PictureFile.read($0) }
+        return CaptionReply.asked(try await x.node.ask(pack: pack, prompt: prompt, body: body, tags: tags, image: bytes))
     }
 }
 
-let captionHelp: [(name: String, usage: String, summary: String)] = [
-    (
-        "ask", "ask PACK \"PROMPT\" [\"BODY\"] [--tags a,b] [--image FILE]",
-        "ask a pack for captions, of a picture with --image; answers (comment ASK \"TEXT\") are shown by score, and you pick one"
-    ),
-    (
-        "open", "open ID [--to FILE]",
-        "write the picture of a post or ask to a file (default: DATA/pictures/ID.EXT) and say its type, size and dimensions"
-    ),
-    ("pick", "pick ID", "(the asker) pick the favourite caption of your ask: shown first, its author is told; the last pick counts")
-]
+struct OpenCommand: REPLCommand, Equatable {
+    static let spec = CommandSpec(
+        "open", usage: "open ID [--to FILE]",
+        summary: "write the picture of a post or ask to a file (default: DATA/pictures/ID.EXT) and say its type, size and dimensions",
+        params: [.word("post", "ID"), .option("to", "--to")], completion: Completes(first: [.ops]))
+    var post: String
+    var to: String?
+    func run(_ x: Executor) async throws -> any REPLReply { CaptionReply.opened(try await x.node.openPicture(post, to: to)) }
+}
 
-public enum CaptionReply: Sendable {
+struct PickCommand: REPLCommand, Equatable {
+    static let spec = CommandSpec(
+        "pick", usage: "pick ID",
+        summary: "(the asker) pick the favourite caption of your ask: shown first, its author is told; the last pick counts",
+        params: [.word("caption", "ID")], completion: Completes(first: [.ops]))
+    var caption: String
+    func run(_ x: Executor) async throws -> any REPLReply {
+        let r = try await x.node.pick(caption)
+        return CaptionReply.picked(pick: r.pick, ask: r.ask, caption: r.caption)
+    }
+}
+
+public enum CaptionReply: REPLReply {
     case asked(OpID)
     case picked(pick: OpID, ask: OpID, caption: OpID)
     case opened(OpenedPicture)
+
+    public func text(_ r: Renderer) -> String { r.captionText(self) }
+    public func json(_ r: Renderer) -> [(String, JSON)] { r.captionJSON(self) }
 }
 
 /// Reads a picture file for `--image`: at most `maxBytes` (a larger file is refused before it
@@ -63,21 +76,6 @@ enum PictureFile {
         }
         do { return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
             throw CommandError("cannot read \(SafeText.line(path)): \(error.localizedDescription)")
-        }
-    }
-}
-
-extension Executor {
-    func runCaption(_ cmd: CaptionCommand) async throws -> CaptionReply {
-        switch cmd {
-        case let .ask(pack, prompt, body, tags, image):
-            let bytes = try image.map { try PictureFile.read($0) }
-            return .asked(try await node.ask(pack: pack, prompt: prompt, body: body, tags: tags, image: bytes))
-        case let .open(ref, path):
-            return .opened(try await node.openPicture(ref, to: path))
-        case .pick(let ref):
-            let r = try await node.pick(ref)
-            return .picked(pick: r.pick, ask: r.ask, caption: r.caption)
         }
     }
 }

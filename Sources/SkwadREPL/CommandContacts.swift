@@ -2,64 +2,55 @@ import SkwadModel
 import SkwadNode
 
 /// Contact codes (issue 29): `invite [PACK] [--qr]` and `connect CODE`. `invite PACK` of an
-/// invite-only pack stays its join code (CommandPrivatePacks.swift). `Command.parse` hands
-/// these here.
-public enum ContactCommand: Equatable, Sendable {
-    /// `qr`: draw the QR code even when the output is not a terminal.
-    case invite(pack: String?, qr: Bool)
-    case connect(code: String)
+/// invite-only pack stays its join code (CommandPrivatePacks.swift).
+struct InviteCommand: REPLCommand, Equatable {
+    static let spec = CommandSpec(
+        "invite", usage: "invite [PACK] [--qr]",
+        summary: "this node's contact code (and QR code) for a friend's `connect`; with a pack, they join it too "
+            + "(of an invite-only pack: its join code)",
+        params: [.flag("qr", "--qr"), .optionalWord("pack")], completion: Completes(first: [.packs]))
+    /// Draw the QR code even when the output is not a terminal.
+    var qr = false
+    var pack: String?
 
-    static let verbs: Set<String> = ["invite", "connect"]
-
-    static func parse(verb: String, args: inout Args) throws -> ContactCommand? {
-        switch verb {
-        case "invite":
-            let qr = args.flag("--qr")
-            return .invite(pack: args.optionalPositional(), qr: qr)
-        case "connect": return .connect(code: try args.positional("CODE"))
-        default: return nil
+    func run(_ x: Executor) async throws -> any REPLReply {
+        let node = x.node
+        if let pack, (try? await node.isInviteOnly(pack)) == true {
+            let code = try await node.invite(pack)
+            return PrivatePackReply.invite(code: code, packName: try await node.resolvePack(pack).name)
         }
+        let code = try await node.contactCode(pack: pack)
+        var name: String?
+        if let pack { name = try await node.resolvePack(pack).name }
+        return ContactReply.code(code, packName: name, qr: QRText.modules(code), drawn: qr)
     }
 }
 
-let contactHelp: [(name: String, usage: String, summary: String)] = [
-    (
-        "invite", "invite [PACK] [--qr]",
-        "this node's contact code (and QR code) for a friend's `connect`; with a pack, they join it too "
-            + "(of an invite-only pack: its join code)"
-    ),
-    (
-        "connect", "connect CODE|HOST:PORT",
-        "link to the node a contact code names, checking that it holds the code's key (a join code: join it; an address: link only)"
-    )
-]
+struct ConnectCommand: REPLCommand, Equatable {
+    static let spec = CommandSpec(
+        "connect", usage: "connect CODE|HOST:PORT",
+        summary:
+            "link to the node a contact code names, checking that it holds the code's key (a join code: join it; an address: link only)",
+        params: [.word("code", "CODE")])
+    var code: String
 
-public enum ContactReply: Sendable {
+    func run(_ x: Executor) async throws -> any REPLReply {
+        let node = x.node
+        if JoinCode.looks(code) { return PrivatePackReply.joined(try await node.joinInvite(code)) }
+        if !ContactCode.looks(code) && code.contains(":") { return ContactReply.linked(try await node.link(code)) }
+        return ContactReply.connected(try await node.connect(code))
+    }
+}
+
+public enum ContactReply: REPLReply {
     /// `qr`: the QR code's module rows; drawn on a terminal, or anywhere when `drawn`.
     case code(String, packName: String?, qr: [[Bool]]?, drawn: Bool)
     case connected(Node.Connected)
     /// `connect HOST:PORT`: linked, no key checked.
     case linked(String)
-}
 
-extension Executor {
-    func runContact(_ cmd: ContactCommand) async throws -> Reply {
-        switch cmd {
-        case let .invite(ref?, _) where (try? await node.isInviteOnly(ref)) == true:
-            return .privatePack(try await runPrivatePack(.invite(ref)))
-        case let .invite(ref, qr):
-            let code = try await node.contactCode(pack: ref)
-            var name: String?
-            if let ref { name = try await node.resolvePack(ref).name }
-            return .contact(.code(code, packName: name, qr: QRText.modules(code), drawn: qr))
-        case .connect(let code) where JoinCode.looks(code):
-            return .privatePack(.joined(try await node.joinInvite(code)))
-        case .connect(let address) where !ContactCode.looks(address) && address.contains(":"):
-            return .contact(.linked(try await node.link(address)))
-        case .connect(let code):
-            return .contact(.connected(try await node.connect(code)))
-        }
-    }
+    public func text(_ r: Renderer) -> String { r.contactText(self) }
+    public func json(_ r: Renderer) -> [(String, JSON)] { r.contactJSON(self) }
 }
 
 extension Renderer {

@@ -3,64 +3,64 @@ import SkwadModel
 import SkwadNode
 import SkwadReplica
 
-/// Invite-only packs (issue 26): `create NAME --private`, `invite PACK` (parsed with the
-/// contact codes, CommandContacts.swift), `join CODE`, `remove PACK AUTHOR`. `Command.parse`
-/// hands these here.
-public enum PrivatePackCommand: Equatable, Sendable {
-    case create(name: String, radius: Double?, tags: [String], color: String)
-    case invite(String)
-    case join(code: String)
-    case remove(pack: String, author: String)
+/// Invite-only packs (issue 26): `create NAME --private`, `remove PACK AUTHOR`; `invite PACK`
+/// of such a pack (CommandContacts.swift) prints its join code and `join CODE`
+/// (CommandPacks.swift) joins it.
+struct CreatePrivateCommand: REPLCommand, Equatable {
+    static let spec = CommandSpec(
+        "create-private", verbs: ["create"], selector: .flag("--private"), usage: nil,
+        params: [
+            .word("name", "NAME"), .option("radius", "--radius", .number), .flag("locked", "--locked"),
+            .option("tags", "--tags", .list, absent: .array([])), .option("color", "--color", absent: .string(""))
+        ])
+    var name: String
+    var radius: Double?
+    /// Refused: an invite-only pack's ops claim no location.
+    var locked = false
+    var tags: [String]
+    var color: String
 
-    static let verbs: Set<String> = ["remove"]
+    func validate() throws {
+        if locked { throw CommandError("an invite-only pack cannot be --locked (its ops claim no location)") }
+    }
 
-    static func parse(verb: String, args: inout Args) throws -> PrivatePackCommand? {
-        switch verb {
-        case "remove": return .remove(pack: try args.positional("PACK"), author: try args.positional("AUTHOR"))
-        default: return nil
-        }
+    func run(_ x: Executor) async throws -> any REPLReply {
+        PrivatePackReply.created(
+            try await x.node.createPack(name: name, radiusMeters: radius, locked: false, tags: tags, color: color, inviteOnly: true))
     }
 }
 
-let privatePackHelp: [(name: String, usage: String, summary: String)] = [
-    (
-        "remove", "remove PACK AUTHOR",
-        "(the Alpha) remove a member of an invite-only pack: a new key goes to the others; its later posts are unreadable to them"
-    )
-]
+struct RemoveCommand: REPLCommand, Equatable {
+    static let spec = CommandSpec(
+        "remove", usage: "remove PACK AUTHOR",
+        summary: "(the Alpha) remove a member of an invite-only pack: a new key goes to the others; its later posts are unreadable to them",
+        params: [.word("pack", "PACK"), .word("author", "AUTHOR")], completion: Completes(first: [.packs]))
+    var pack: String
+    var author: String
 
-public enum PrivatePackReply: Sendable {
+    func run(_ x: Executor) async throws -> any REPLReply {
+        let node = x.node
+        let r = try await node.removeMember(pack: pack, author: author)
+        let p = try await node.resolvePack(pack)
+        return PrivatePackReply.removed(author: try await node.authorKey(author), packName: p.name, epoch: r.epoch, kept: r.kept)
+    }
+}
+
+public enum PrivatePackReply: REPLReply {
     case created(PackSummary)
     case invite(code: String, packName: String)
     case joined(PackSummary)
     case removed(author: PublicKey, packName: String, epoch: UInt32, kept: Int)
-}
 
-extension Executor {
-    func runPrivatePack(_ cmd: PrivatePackCommand) async throws -> PrivatePackReply {
-        switch cmd {
-        case let .create(name, radius, tags, color):
-            return .created(
-                try await node.createPack(
-                    name: name, radiusMeters: radius, locked: false, tags: tags, color: color,
-                    inviteOnly: true))
-        case .invite(let ref):
-            let code = try await node.invite(ref)
-            return .invite(code: code, packName: try await node.resolvePack(ref).name)
-        case .join(let code): return .joined(try await node.joinInvite(code))
-        case let .remove(pack, author):
-            let r = try await node.removeMember(pack: pack, author: author)
-            let p = try await node.resolvePack(pack)
-            return .removed(author: try await node.authorKey(author), packName: p.name, epoch: r.epoch, kept: r.kept)
-        }
-    }
+    public func text(_ r: Renderer) -> String { r.privatePackText(self) }
+    public func json(_ r: Renderer) -> [(String, JSON)] { r.privatePackJSON(self) }
 }
 
 extension Renderer {
     func privatePackText(_ r: PrivatePackReply) -> String {
         switch r {
         case .created(let p):
-            return text(.created(p)) + "\n  invite-only: relays see no name; invite PACK prints a join code"
+            return CreatedReply(pack: p).text(self) + "\n  invite-only: relays see no name; invite PACK prints a join code"
         case let .invite(code, packName):
             return "join code for \(SafeText.line(packName)) (whoever has it can read the pack; give it privately):\n  \(code)"
         case .joined(let p):

@@ -13,37 +13,29 @@ public struct CompletionWords: Sendable, Equatable {
 }
 
 enum Completion {
-    static let packVerbs: Set<String> = [
-        "join", "leave", "feed", "post", "mute", "unmute", "log", "reports", "edit", "delete", "rm",
-        "invite", "remove", "ask", "profile", "ban", "unban"
-    ]
-    static let opVerbs: Set<String> = [
-        "comment", "reply", "up", "down", "unvote", "show", "delete", "rm", "hide", "unhide",
-        "report", "edit", "open", "pick"
-    ]
-    static let authorVerbs: Set<String> = ["block", "unblock"]
-
     /// Candidates for `word`, the word under the cursor, given the line before it.
     static func candidates(before: String, word: String, words: CompletionWords) -> [String] {
         candidates(previous: before.split(whereSeparator: \.isWhitespace).map(String.init), word: word, words: words)
     }
 
-    /// Candidates for `word` after the words `previous` (as the tokenizer read them).
+    /// Candidates for `word` after the words `previous` (as the tokenizer read them): what the
+    /// verb's spec completes at that position (`CommandSpec.completion`).
     static func candidates(previous: [String], word: String, words: CompletionWords) -> [String] {
         guard let verb = previous.first?.lowercased() else {
-            return commandHelp.map(\.name).filter { $0.hasPrefix(word.lowercased()) }
+            return Registry.helpNames.filter { $0.hasPrefix(word.lowercased()) }
         }
-        var pool: [String] = []
-        if verb == "help" || verb == "?" { pool = commandHelp.map(\.name) }
-        // Only the first argument names the pack, post or author (`post PACK "TITLE"…`).
-        if previous.count == 1 {
-            if packVerbs.contains(verb) { pool += words.packs }
-            if opVerbs.contains(verb) { pool += words.ops }
-            if authorVerbs.contains(verb) { pool += words.pseudonyms }
-        }
-        if (verb == "ban" || verb == "unban") && previous.count == 2 { pool += words.pseudonyms }
-        if verb == "search" || verb == "find" || verb == "feed" || verb == "reports", word.hasPrefix("--") == false, previous.count > 1 {
-            pool += words.packs
+        guard let c = Registry.spec(of: verb)?.completion else { return [] }
+        var sources = c.anywhere
+        if previous.count == 1 { sources += c.first }
+        if previous.count == 2 { sources += c.second }
+        if previous.count > 1 && !word.hasPrefix("--") { sources += c.later }
+        let pool = sources.flatMap { source -> [String] in
+            switch source {
+            case .verbs: return Registry.helpNames
+            case .packs: return words.packs
+            case .ops: return words.ops
+            case .authors: return words.pseudonyms
+            }
         }
         let lower = word.lowercased()
         var seen: Set<String> = []

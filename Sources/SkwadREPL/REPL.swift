@@ -14,11 +14,18 @@ public final class REPL: Sendable {
     let styleCache = StyleCache()
     /// Swipe mode (REPLSwipe.swift): while on, lines are keys (y, n, u, q).
     let swipeMode = SwipeMode()
+    /// Also told every node event while the REPL runs (the node has one sink, which the REPL
+    /// holds): the local web page's live lines.
+    let alsoEvents: (@Sendable (NodeEvent) -> Void)?
 
-    public init(executor: Executor, reader: LineReader, mode: Renderer.Mode, verbose: Bool = false) {
+    public init(
+        executor: Executor, reader: LineReader, mode: Renderer.Mode, verbose: Bool = false,
+        alsoEvents: (@Sendable (NodeEvent) -> Void)? = nil
+    ) {
         var executor = executor
         executor.drawsPictures = executor.drawsPictures && mode == .terminal
         self.executor = executor; self.reader = reader; self.mode = mode; self.verbose = verbose
+        self.alsoEvents = alsoEvents
     }
 
     /// Handles one line; returns the text to print and whether to stop.
@@ -31,7 +38,7 @@ public final class REPL: Sendable {
         r.here = await executor.node.location
         do {
             if let swiped = try await swipeLine(line) { return (render(swiped, &r), false) }
-            guard let cmd = try Command.parse(line) else { return (nil, false) }
+            guard let cmd = try Registry.parse(line) else { return (nil, false) }
             let reply = try await executor.run(cmd)
             startSwipeMode(after: reply)
             r.idLength = await executor.node.displayIDLength()
@@ -40,11 +47,8 @@ public final class REPL: Sendable {
             r.joinedCount = await executor.node.joinedPackIDs.count
             var out = mode == .json ? r.json(reply).render() : r.text(reply)
             // `map --json` prints one JSON object: never broken into lines.
-            var json = false
-            if case .map(_, true) = reply { json = true }
-            if mode == .terminal && !json { out = TerminalOutput.wrap(out, width: r.screen.cols) }
-            if case .bye = reply { return (out, true) }
-            return (out, false)
+            if mode == .terminal && !reply.printsJSON { out = TerminalOutput.wrap(out, width: r.screen.cols) }
+            return (out, reply.quits)
         } catch {
             let msg = Wording.clipError("\(error)".split(separator: "\n").first.map(String.init) ?? "error")
             switch mode {
@@ -59,7 +63,8 @@ public final class REPL: Sendable {
     public func run() async {
         let (mode, verbose, cache) = (mode, verbose, styleCache)
         cache.set(await executor.node.packStyles(), idLength: await executor.node.displayIDLength())
-        await executor.node.setEventSink { [reader] e in
+        await executor.node.setEventSink { [reader, alsoEvents] e in
+            alsoEvents?(e)
             let (styles, idLength) = cache.get()
             guard let line = Self.eventLine(e, mode: mode, verbose: verbose, styles: styles, idLength: idLength, nowMs: wallClockMs())
             else { return }

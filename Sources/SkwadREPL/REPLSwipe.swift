@@ -15,17 +15,17 @@ final class SwipeMode: @unchecked Sendable {
 
 extension REPL {
     /// In swipe mode, the reply to a key (nil: not in swipe mode, or a blank line).
-    func swipeLine(_ line: String) async throws -> Reply? {
+    func swipeLine(_ line: String) async throws -> (any REPLReply)? {
         guard let s = swipeMode.get() else { return nil }
         guard line.contains(where: { !$0.isWhitespace }) else { return nil }
         let (reply, goOn) = try await executor.swipeKey(line, current: s.current, query: s.query)
         if case let .swiped(_, next, _) = reply, goOn { swipeMode.set((next?.id, s.query)) } else { swipeMode.set(nil) }
-        return .places(reply)
+        return reply
     }
 
     /// `swipe` with a place to show turns swipe mode on.
-    func startSwipeMode(after reply: Reply) {
-        if case let .places(.card(p?, _, q)) = reply { swipeMode.set((p.id, q)) }
+    func startSwipeMode(after reply: any REPLReply) {
+        if case let .card(p?, _, q)? = reply as? PlaceReply { swipeMode.set((p.id, q)) }
     }
 
     /// `LineReader.nextKey` on a plain thread (it blocks), as `readOffThread`.
@@ -35,7 +35,38 @@ extension REPL {
         }
     }
 
-    func render(_ reply: Reply, _ r: inout Renderer) -> String {
+    func render(_ reply: any REPLReply, _ r: inout Renderer) -> String {
         mode == .json ? r.json(reply).render() : r.text(reply)
+    }
+}
+
+extension Executor {
+    /// One line typed in swipe mode: y (favourite), n (pass), u (undo), q (quit). Returns the
+    /// reply and whether swipe mode goes on.
+    func swipeKey(_ line: String, current: OpID?, query: PlaceQuery) async throws -> (PlaceReply, goOn: Bool) {
+        let key = line.trimmingCharacters(in: .whitespaces).lowercased()
+        var said: String
+        switch key {
+        case "y", "yes":
+            guard let current else { return (.swiped("nothing to swipe", next: nil, left: 0), false) }
+            try await node.swipe(current, favourite: true); said = "favourite"
+        case "n", "no":
+            guard let current else { return (.swiped("nothing to swipe", next: nil, left: 0), false) }
+            try await node.swipe(current, favourite: false); said = "passed"
+        case "u", "undo":
+            if let m = try await node.undoSwipe() {
+                said = "undone: \(m.favourite ? "favourite" : "pass") on \(m.place.short(await node.displayIDLength()))"
+                let back = try await node.swipeCandidates(query)
+                let first = back.first { $0.id == m.place } ?? back.first
+                return (.swiped(said, next: first, left: max(0, back.count - 1)), first != nil)
+            }
+            said = "nothing to undo"
+        case "q", "quit", "":
+            return (.swiped(key == "" ? "swipe ended" : "swipe ended (favs lists your favourites)", next: nil, left: 0), false)
+        default:
+            throw CommandError("in swipe mode: y favourite, n pass, u undo, q quit")
+        }
+        let left = try await node.swipeCandidates(query)
+        return (.swiped(said, next: left.first, left: max(0, left.count - 1)), left.first != nil)
     }
 }

@@ -71,126 +71,13 @@ public struct Renderer: Sendable {
 
     // MARK: text
 
-    public func text(_ r: Reply) -> String {
-        switch r {
-        case .done(let msg, _): return SafeText.block(msg, indent: "  ")  // may quote pack names
-        case .created(let p):
-            return "created pack \(colored(SafeText.line(label(p.id, p.name)), pack: p.id, color: p.color)) \(id(p.id))"
-                + (p.fence.map { " (radius \(Int($0.radiusMeters)) m\(p.locked ? ", locked" : ""))" } ?? "")
-        case .packs(let list):
-            if list.isEmpty { return "no packs yet: create one with create NAME" }
-            return list.map { l in
-                let p = l.pack
-                var parts = [id(p.id), colored(SafeText.line(label(p.id, p.name)), pack: p.id, color: p.color)]
-                let tags = shownTags(p)
-                if !tags.isEmpty { parts.append("[" + SafeText.line(tags.joined(separator: ",")) + "]") }
-                if let d = p.distanceMeters, let b = p.bearingDegrees { parts.append("\(Self.distance(d)) \(Self.compass(b))") }
-                if let f = p.fence { parts.append("r=\(Self.distance(f.radiusMeters))\(p.locked ? " locked" : "")") }
-                parts.append("\(Wording.count(p.popularity, "person", "people")), \(Wording.count(p.postCount, "post"))")
-                parts.append(p.isAdmin ? "permanent" : "expires " + (p.expiresMs.map { Self.relative($0, now: nowMs) } ?? "never"))
-                if l.joined { parts.append("(joined)") }
-                return parts.joined(separator: "  ")
-            }.joined(separator: "\n")
-        case .feed(let posts, let thumbnails, let empty):
-            if posts.isEmpty {
-                if let empty { return SafeText.line(empty) }
-                return joinedCount > 0
-                    ? "no posts yet: post one (post PACK \"TITLE\" \"BODY\"), or see other packs (packs)"
-                    : "no posts: join a pack (packs, join PACK) or post one"
-            }
-            return posts.map { p in
-                guard mode == .terminal, let lines = thumbnails[p.id], p.picture != nil, p.hidden == nil else { return postLine(p) }
-                return ([postLine(p)] + lines).joined(separator: "\n")
-            }.joined(separator: "\n")
-        case .thread(let t, let thumbnail):
-            var lines = [postLine(t.post)]
-            if !t.post.body.isEmpty { lines.append("    " + SafeText.block(t.post.body, indent: "    ")) }
-            if !t.post.tags.isEmpty { lines.append("    tags: " + SafeText.line(t.post.tags.joined(separator: ", "))) }
-            if let d = placeDistance(t.post) { lines.append("    posted about \(Self.distance(d)) from you") }
-            if let name = t.post.displayName, let about = t.post.displayAbout, !about.isEmpty {
-                lines.append("    \"\(SafeText.line(name))\": \(SafeText.line(about))")
-            }
-            if let pic = t.post.picture, t.post.hidden == nil {
-                let type = pic.pictureType?.name ?? "picture"
-                lines.append("    picture: \(type), \(Wording.bytes(Int(pic.size))) (open \(id(t.post.id)) writes it to a file)")
-                if mode == .terminal { lines += thumbnail }
-            }
-            if let h = t.post.hidden {
-                let why = h == .moderated ? "by a moderator" : h == .banned ? "its author is banned here" : "score too low"
-                lines.append("    (hidden: \(why))")
-            }
-            for c in t.comments {
-                let pad = String(repeating: "  ", count: c.depth + 2)
-                let body = c.removed ? dim("[removed]") : SafeText.block(c.body, indent: pad + "  ")
-                let mark = c.picked ? "★ picked  " : ""
-                lines.append(
-                    "\(pad)\(id(c.id))  \(score(c.score))  \(mark)\(who(c.author, c.role))  \(dim(time(c.hlc)))  \(body)\(c.edited ? " (edited)" : "")"
-                )
-            }
-            if t.comments.isEmpty {
-                lines.append(dim(t.post.isAsk ? "    no captions yet (comment \(id(t.post.id)) \"TEXT\")" : "    no comments yet"))
-            }
-            return lines.joined(separator: "\n")
-        case .den(let d):
-            var lines = [
-                "your packs (Alpha): "
-                    + (d.view.packs.isEmpty
-                        ? "none" : d.view.packs.map { "\(SafeText.line($0.name)) \(id($0.id))" }.joined(separator: ", ")),
-                "joined: " + (d.joined.isEmpty ? "none" : d.joined.map { SafeText.line(label($0.id, $0.name)) }.joined(separator: ", ")),
-                "posts: \(d.view.posts.count)  comments: \(d.view.comments.count)  upvotes received: \(d.view.totalUpvotes)"
-            ]
-            lines += d.view.posts.map { "  " + postLine($0) }
-            lines += d.view.comments.map {
-                "  \(id($0.id))  \(score($0.score))  on \(id($0.post))  \(SafeText.block($0.body, indent: "    "))"
-            }
-            lines += denPlaceLines(d)
-            return lines.joined(separator: "\n")
-        case .whoami(let w):
-            var lines = [
-                "node \(w.nodeID)", "location " + (w.location.map { "\($0) (cell \(w.cell ?? "-"))" } ?? "unset (locate LAT,LON)"),
-                "data \(w.dataDir)", "\(Wording.count(w.joinedPacks, "pack")) joined, \(Wording.count(w.ops, "op")) stored",
-                "listening on " + (w.listen ?? "nothing (offline)")
-            ]
-            if !w.reachable.isEmpty && w.reachable != [w.listen ?? ""] {
-                lines.append("reachable at " + w.reachable.joined(separator: ", "))
-            }
-            if w.listen != nil {
-                lines.append(w.lanBeacon ? "finding neighbours on the local network" : "not looking for neighbours on the local network")
-            }
-            if let a = w.adminKey { lines.append("admin key \(a)") }
-            return lines.joined(separator: "\n")
-        case .help(let h): return h
-        case .trusted(let t): return trustedText(t)
-        case .peers(let ps, let note):
-            if ps.isEmpty { return note ?? "no peers" }
-            return ps.map { "\($0.address)  \($0.state)" + ($0.cell.map { "  cell \(SafeText.line($0))" } ?? "") }.joined(separator: "\n")
-        case .stats(let kv): return kv.map { "\($0.0) \($0.1)" }.joined(separator: "\n")
-        case .search(let hits): return searchText(hits)
-        case .inbox(let inbox): return inboxText(inbox)
-        case .map(let m, let json): return json ? JSON.object([("ok", true)] + mapJSON(m)).render() : mapText(m)
-        case .bye: return "bye"
-        case .moderation(let m): return moderationText(m)
-        case .places(let m): return placesText(m)
-        case .conversation(let c): return conversationText(c)
-        case .privatePack(let c): return privatePackText(c)
-        case .caption(let c): return captionText(c)
-        case .contact(let c): return contactText(c)
-        }
-    }
+    public func text(_ r: any REPLReply) -> String { r.text(self) }
 
     /// A pack's tags as shown: `admin` only on a pack of a key this node trusts (anyone may
     /// tag a pack so), and always there.
     func shownTags(_ p: PackSummary) -> [String] {
         let rest = p.tags.filter { $0.lowercased() != "admin" }
         return p.isAdmin ? ["admin"] + rest : rest
-    }
-
-    func trustedText(_ t: Node.Trusted) -> String {
-        var lines = t.keys.isEmpty && t.own == nil ? ["no admin keys trusted: admin packs of others expire here like any pack"] : []
-        if let own = t.own { lines.append("\(own.hex)  (this node's own admin key)") }
-        lines += t.keys.filter { $0 != t.own }.map(\.hex)
-        lines.append(dim("kept in \(t.file); trust ADMINKEY adds one, untrust ADMINKEY removes one"))
-        return lines.joined(separator: "\n")
     }
 
     func score(_ s: Int) -> String { s > 0 ? "+\(s)" : "\(s)" }
@@ -229,63 +116,7 @@ public struct Renderer: Sendable {
 
     // MARK: JSON
 
-    public func json(_ r: Reply) -> JSON {
-        var kv: [(String, JSON)] = [("ok", true)]
-        switch r {
-        case .done(let msg, let opID):
-            if let opID { kv.append(("id", .string(opID.hex))) }
-            kv.append(("message", .string(msg)))
-        case .created(let p): kv += [("id", .string(p.id.hex)), ("pack", pack(p, joined: true))]
-        case .packs(let list): kv.append(("packs", .array(list.map { pack($0.pack, joined: $0.joined) })))
-        case .feed(let posts, _, _): kv.append(("posts", .array(posts.map(post))))
-        case .thread(let t, _): kv += [("post", post(t.post)), ("comments", .array(t.comments.map(comment)))]
-        case .den(let d):
-            kv += [
-                ("packs", .array(d.view.packs.map { pack($0, joined: true) })), ("joined", .array(d.joined.map { .string($0.id.hex) })),
-                ("posts", .array(d.view.posts.map(post))), ("comments", .array(d.view.comments.map(comment))),
-                ("totalUpvotes", .int(d.view.totalUpvotes)), ("places", .array(d.places.map(placeJSON))),
-                ("reviews", .array(d.reviews.map(reviewJSON)))
-            ]
-        case .whoami(let w):
-            kv += [
-                ("node", .string(w.nodeID)), ("location", w.location.map { .string("\($0.lat),\($0.lon)") } ?? .null),
-                ("cell", w.cell.map { .string($0) } ?? .null), ("dataDir", .string(w.dataDir)),
-                ("joinedPacks", .int(w.joinedPacks)), ("ops", .int(w.ops)), ("listen", w.listen.map { .string($0) } ?? .null),
-                ("reachable", .array(w.reachable.map { .string($0) })), ("lanBeacon", .bool(w.lanBeacon))
-            ]
-        case .help(let h): kv.append(("help", .string(h)))
-        case .trusted(let t):
-            kv += [
-                ("keys", .array(t.keys.map { .string($0.hex) })), ("own", t.own.map { .string($0.hex) } ?? .null),
-                ("file", .string(t.file))
-            ]
-        case .peers(let ps, let note):
-            if let note { kv.append(("note", .string(note))) }
-            kv.append(
-                (
-                    "peers",
-                    .array(
-                        ps.map {
-                            .object([
-                                ("address", .string($0.address)), ("state", .string($0.state)),
-                                ("cell", $0.cell.map { .string($0) } ?? .null)
-                            ])
-                        })
-                ))
-        case .stats(let pairs): kv.append(("stats", .object(pairs.map { ($0.0, .int($0.1)) })))
-        case .search(let hits): kv.append(("results", .array(hits.map(searchHit))))
-        case .inbox(let inbox): kv += inboxJSON(inbox)
-        case .map(let m, _): kv += mapJSON(m)
-        case .bye: kv.append(("bye", true))
-        case .moderation(let m): kv += moderationJSON(m)
-        case .places(let m): kv += placesJSON(m)
-        case .conversation(let c): kv += conversationJSON(c)
-        case .privatePack(let c): kv += privatePackJSON(c)
-        case .caption(let c): kv += captionJSON(c)
-        case .contact(let c): kv += contactJSON(c)
-        }
-        return .object(kv)
-    }
+    public func json(_ r: any REPLReply) -> JSON { .object([("ok", true)] + r.json(self)) }
 
     public static func error(_ message: String) -> JSON { .object([("ok", false), ("error", .string(message))]) }
 

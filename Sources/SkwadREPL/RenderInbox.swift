@@ -95,3 +95,10 @@ extension Renderer {
         return [("items", .array(items)), ("skipped", .int(inbox.skipped))]
     }
 }
+
+/// `inbox`: what happened to you since you last looked.
+struct InboxReply: REPLReply {
+    let inbox: Inbox
+    func text(_ r: Renderer) -> String { r.inboxText(inbox) }
+    func json(_ r: Renderer) -> [(String, JSON)] { r.inboxJSON(inbox) }
+}

@@ -165,3 +165,12 @@ extension Renderer {
         ]
     }
 }
+
+/// `map`; `asJSON`: printed as its JSON object even in text mode (`map --json`).
+struct MapReply: REPLReply {
+    let map: MapView
+    let asJSON: Bool
+    var printsJSON: Bool { asJSON }
+    func text(_ r: Renderer) -> String { asJSON ? r.json(self).render() : r.mapText(map) }
+    func json(_ r: Renderer) -> [(String, JSON)] { r.mapJSON(map) }
+}

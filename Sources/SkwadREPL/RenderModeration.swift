@@ -7,7 +7,6 @@ import SkwadReplica
 extension Renderer {
     func moderationText(_ r: ModerationReply) -> String {
         switch r {
-        case .done(let msg, _): return SafeText.block(msg, indent: "  ")
         case let .log(p, entries):
             if entries.isEmpty { return "no moderation in \(SafeText.line(p.name)) yet" }
             return entries.map { e in
@@ -36,8 +35,6 @@ extension Renderer {
 
     func moderationJSON(_ r: ModerationReply) -> [(String, JSON)] {
         switch r {
-        case .done(let msg, let opID):
-            return (opID.map { [("id", JSON.string($0.hex))] } ?? []) + [("message", .string(msg))]
         case let .log(p, entries):
             return [
                 ("pack", .string(p.id.hex)),

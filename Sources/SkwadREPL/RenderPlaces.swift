@@ -3,6 +3,22 @@ import SkwadModel
 import SkwadNode
 import SkwadReplica
 
+/// What a place verb produced besides a one-line outcome.
+public enum PlaceReply: REPLReply {
+    case list([PlaceView])
+    case page(PlacePage)
+    case favs([PlaceView])
+    /// `compare`, with where you are (for distances).
+    case compare([PlaceView], here: GeoPoint?)
+    /// The next place to swipe (nil: none left) and how many are left after it.
+    case card(PlaceView?, left: Int, query: PlaceQuery)
+    /// A swipe-mode answer: what the key did, then the next card.
+    case swiped(String, next: PlaceView?, left: Int)
+
+    public func text(_ r: Renderer) -> String { r.placesText(self) }
+    public func json(_ r: Renderer) -> [(String, JSON)] { r.placesJSON(self) }
+}
+
 /// Text and JSON of the place verbs' replies. Every string from the network (addresses,
 /// names, review and reply text) goes through SafeText.
 extension Renderer {
@@ -35,7 +51,6 @@ extension Renderer {
 
     func placesText(_ r: PlaceReply) -> String {
         switch r {
-        case .done(let msg, _): return SafeText.block(msg, indent: "  ")
         case .list(let list):
             if list.isEmpty { return "no places found (add one: place add \"ADDRESS\" --pack PACK)" }
             return list.map(placeLine).joined(separator: "\n")
@@ -172,7 +187,6 @@ extension Renderer {
 
     func placesJSON(_ r: PlaceReply) -> [(String, JSON)] {
         switch r {
-        case .done(let msg, let opID): return (opID.map { [("id", JSON.string($0.hex))] } ?? []) + [("message", .string(msg))]
         case .list(let list): return [("places", .array(list.map(placeJSON)))]
         case .favs(let list): return [("favs", .array(list.map(placeJSON)))]
         case .page(let page):

@@ -2,39 +2,42 @@ import SkwadModel
 import SkwadNode
 import SkwadReplica
 
-/// What a command produced, before it is rendered as text or JSON.
-public enum Reply: Sendable {
-    case done(String, id: OpID?)
-    case created(PackSummary)
-    case packs([Node.PackListing])
-    /// `thumbnails`: half-block lines of pictures, by post (drawn on a terminal only).
-    /// `empty`: what an empty feed says when a filter left every post out (`--within`, `--tag`, a pack).
-    case feed([PostView], thumbnails: [OpID: [String]] = [:], empty: String? = nil)
-    /// `thumbnail`: half-block lines of its picture (drawn on a terminal only).
-    case thread(ThreadView, thumbnail: [String] = [])
-    case den(Node.Den)
-    case whoami(Node.WhoAmI)
-    case help(String)
-    /// Neighbours; `note`: why there are none (offline, seeds not answering).
-    case peers([PeerInfo], note: String? = nil)
-    case trusted(Node.Trusted)
-    case stats([(String, Int)])
-    case search([SearchHit])
-    case inbox(Inbox)
-    /// The map; `json`: print it as JSON even in text mode (`map --json`).
-    case map(MapView, json: Bool)
-    case bye
-    /// Replies of the moderation verbs (RenderModeration.swift).
-    case moderation(ModerationReply)
-    /// Replies of the place verbs (RenderPlaces.swift).
-    case places(PlaceReply)
-    /// Replies of dm, chat, verify (RenderConversations.swift).
-    case conversation(ConversationReply)
-    /// Replies of create --private, invite, join CODE, remove (CommandPrivatePacks.swift).
-    case privatePack(PrivatePackReply)
-    case caption(CaptionReply)
-    /// Replies of invite and connect (CommandContacts.swift).
-    case contact(ContactReply)
+/// What a command produced, rendered as text (plain or terminal) or as the fields of its JSON
+/// object: both from the reply's own type, the one place each is written.
+public protocol REPLReply: Sendable {
+    func text(_ r: Renderer) -> String
+    /// The JSON object's fields after `"ok": true`.
+    func json(_ r: Renderer) -> [(String, JSON)]
+    /// Printed as its JSON object in every mode, never wrapped (`map --json`).
+    var printsJSON: Bool { get }
+    /// The REPL stops after printing it.
+    var quits: Bool { get }
+}
+
+extension REPLReply {
+    public var printsJSON: Bool { false }
+    public var quits: Bool { false }
+}
+
+/// A one-line outcome: what was done, and the op (or pack) it made or named.
+struct DoneReply: REPLReply {
+    let message: String
+    let id: OpID?
+    init(_ message: String, id: OpID?) { self.message = message; self.id = id }
+    func text(_ r: Renderer) -> String { SafeText.block(message, indent: "  ") }  // may quote pack names
+    func json(_ r: Renderer) -> [(String, JSON)] { (id.map { [("id", JSON.string($0.hex))] } ?? []) + [("message", .string(message))] }
+}
+
+struct HelpReply: REPLReply {
+    let help: String
+    func text(_ r: Renderer) -> String { help }
+    func json(_ r: Renderer) -> [(String, JSON)] { [("help", .string(help))] }
+}
+
+struct ByeReply: REPLReply {
+    var quits: Bool { true }
+    func text(_ r: Renderer) -> String { "bye" }
+    func json(_ r: Renderer) -> [(String, JSON)] { [("bye", true)] }
 }
 
 /// A neighbour as `peers` shows it.

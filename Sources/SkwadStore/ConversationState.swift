@@ -58,6 +58,7 @@ extension Store {
     /// Refuses beyond `followedCapacity`.
     @discardableResult
     public func setFollowed(pack: PackID, author: PublicKey, on: Bool, atMs: UInt64) throws -> Bool {
+        defer { conversationCache.withLock { $0 = ($0.generation &+ 1, nil) } }
         do {
             return try db.write { db in
                 if on {
@@ -97,6 +98,7 @@ extension Store {
 
     /// Keeps the text of a sent letter; beyond `sentCapacity` the oldest rows go.
     public func addSentLetter(_ s: SentLetter) throws {
+        defer { conversationCache.withLock { $0 = ($0.generation &+ 1, nil) } }
         do {
             try db.write { db in
                 try db.execute(
@@ -114,6 +116,7 @@ extension Store {
 
     /// Marks (or unmarks) a pseudonym of a pack as verified. Refuses beyond `verifiedCapacity`.
     public func setVerified(pack: PackID, peer: PublicKey, on: Bool, atMs: UInt64) throws {
+        defer { conversationCache.withLock { $0 = ($0.generation &+ 1, nil) } }
         do {
             try db.write { db in
                 if on {
@@ -136,8 +139,10 @@ extension Store {
 
     /// Sent letters (oldest first) and verified pseudonyms; rows that do not decode are skipped.
     public func conversationState() throws -> ConversationState {
+        let (generation, cached) = conversationCache.withLock { $0 }
+        if let cached { return cached }
         do {
-            return try db.read { db in
+            let state = try db.read { db in
                 var out = ConversationState()
                 for r in try Row.fetchAll(db, sql: "SELECT id, pack, peer, text, atMs FROM sentLetter ORDER BY atMs, id") {
                     let id: Data = r[0], pack: Data = r[1], peer: Data = r[2], text: String = r[3], ms: Int64 = r[4]
@@ -158,6 +163,8 @@ extension Store {
                 }
                 return out
             }
+            conversationCache.withLock { if $0.generation == generation { $0.state = state } }
+            return state
         } catch { throw StoreError("cannot read conversations", error) }
     }
 }

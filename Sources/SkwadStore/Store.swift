@@ -12,6 +12,11 @@ import Synchronization
 /// rolls back that transaction and leaves everything committed before in place.
 public final class Store: Sendable {
     let db: any DatabaseWriter
+    /// The conversation tables as last read (`conversationState()`), dropped by each write to
+    /// them: every batch of admitted ops asks for it, and a read of up to 10,000 sent letters
+    /// per batch cost more than the rest of the batch's commit.
+    /// A write counts up `generation`, so a read that raced one is not kept.
+    let conversationCache = Mutex<(generation: UInt64, state: ConversationState?)>((0, nil))
 
     /// Opens (creating if needed) the store at `path`, in WAL mode (`DatabasePool`).
     public init(path: String) throws {

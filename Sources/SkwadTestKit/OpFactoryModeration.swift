@@ -30,7 +30,8 @@ extension OpFactory {
         let stamp = op(.vote(Vote(target: genesis.id, value: 0)), by: user, in: genesis).body.stamp
         let content = ReportContent(target: target, reason: reason, reporter: me.publicKey, stamp: stamp)
         let sealed = try! Report.sealUnchecked(
-            content, signer: signer ?? me, to: moderators ?? [genesis.author], pack: genesis.id, carrier: carrier.publicKey)
+            content, signer: signer ?? me, to: moderators ?? [genesis.author], pack: genesis.id, carrier: carrier.publicKey,
+            key: rng.bytes(AEAD.keyCount), nonce: rng.bytes(AEAD.nonceCount))
         return op(.report(sealed), by: user, in: genesis, signer: carrier, hlc: hlc)
     }
 

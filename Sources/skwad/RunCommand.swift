@@ -3,6 +3,7 @@ import Foundation
 import SkwadModel
 import SkwadNode
 import SkwadREPL
+import SkwadWeb
 import NIOPosix
 import NIOCore
 
@@ -60,7 +61,7 @@ struct NodeOptions: ParsableArguments {
             if let notice = node.permissionNotice { FileHandle.standardError.write(Data("skwad: \(notice)\n".utf8)) }
             try await node.ensureAdminPacks()
             if !config.offline {
-                try await node.goOnline(group: group, listen: config.listen ?? "0.0.0.0:0")
+                try await node.goOnline(group: group, listen: config.listen)
                 if let notice = await node.lanNotice { FileHandle.standardError.write(Data("skwad: \(notice)\n".utf8)) }
             }
             scheduleStartupTrim()
@@ -83,13 +84,22 @@ struct Run: AsyncParsableCommand {
     @Flag(name: .long, help: "Also print peers joining and leaving.")
     var verbose = false
 
+    @OptionGroup var web: WebOptions
+
+    func validate() throws { try web.validate() }
+
     func run() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let (config, node) = await options.open(group: group)
+        var executor = Executor(node: node)
+        executor.peers = { await node.peerSummaries().map { PeerInfo(address: $0.address, state: $0.state, cell: $0.cell) } }
+        let page = await web.start(executor: executor)
         if config.headless {
             // `headless = true` in the config: serve without a REPL, as `skwad serve` does.
             print("skwad: serving on \(await node.listenAddress ?? "offline") (headless)")
+            if let page { await node.setEventSink { page.events.publish($0) } }
             await ShutdownSignal.wait()
+            await page?.stop()
             await node.goOffline()
             try? await group.shutdownGracefully()
             return
@@ -110,10 +120,11 @@ struct Run: AsyncParsableCommand {
                 }
             }
         }
-        var executor = Executor(node: node)
-        executor.peers = { await node.peerSummaries().map { PeerInfo(address: $0.address, state: $0.state, cell: $0.cell) } }
-        let repl = REPL(executor: executor, reader: reader, mode: mode, verbose: verbose)
+        var alsoEvents: (@Sendable (NodeEvent) -> Void)?
+        if let events = page?.events { alsoEvents = { events.publish($0) } }
+        let repl = REPL(executor: executor, reader: reader, mode: mode, verbose: verbose, alsoEvents: alsoEvents)
         await repl.run()
+        await page?.stop()
         await node.goOffline()
         try? await group.shutdownGracefully()
     }

@@ -4,6 +4,8 @@ import Logging
 import NIOPosix
 import ServiceLifecycle
 import SkwadNode
+import SkwadREPL
+import SkwadWeb
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run a node without a REPL (a campus node) until SIGINT or SIGTERM.")
@@ -19,7 +21,10 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds between summaries of dropped datagrams and rejected ops.")
     var dropSummarySeconds: Int = 60
 
+    @OptionGroup var web: WebOptions
+
     func validate() throws {
+        try web.validate()
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown log level '\(logLevel)'") }
         guard dropSummarySeconds >= 1 else { throw ValidationError("--drop-summary-seconds must be at least 1") }
     }
@@ -38,7 +43,11 @@ struct Serve: AsyncParsableCommand {
         print("skwad: serving on \(address)")
         fflush(nil)
         logger.info("serving", metadata: ["listen": "\(address)"])
+        var executor = Executor(node: node)
+        executor.peers = { await node.peerSummaries().map { PeerInfo(address: $0.address, state: $0.state, cell: $0.cell) } }
+        let page = await web.start(executor: executor)
         await node.setEventSink { event in
+            page?.events.publish(event)
             switch event {
             case .peerJoined(let a): logger.debug("peer joined", metadata: ["peer": "\(a)"])
             case .peerLeft(let a): logger.debug("peer left", metadata: ["peer": "\(a)"])
@@ -68,6 +77,7 @@ struct Serve: AsyncParsableCommand {
                 services: services.map { .init(service: $0.1, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: $0.0) },
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do { try await serviceGroup.run() } catch { logger.error("stopped: \(error)") }
+        await page?.stop()
         await node.goOffline()
         print("skwad: shutting down")
         try? await group.shutdownGracefully()

@@ -7,4 +7,8 @@ struct Skwad: AsyncParsableCommand {
         abstract: "A peer-to-peer node for local anonymous chat rooms.",
         subcommands: [Run.self, Serve.self, Simulate.self, Bench.self, Keygen.self, ConfigCommand.self, IdentityCommand.self],
         defaultSubcommand: Run.self)
+
+    static func main() async {
+        await main(WebOptions.withDefaultAddress(Array(CommandLine.arguments.dropFirst())))
+    }
 }

@@ -56,7 +56,7 @@ import SkwadModel
     @Test func printsAVectorWhenAsked() throws {
         let r = try Report.seal(
             Self.content, signer: TestVector.pseudonym, to: [TestVector.pseudonym.publicKey], pack: TestVector.packID,
-            carrier: Self.carrier.publicKey)
+            carrier: Self.carrier.publicKey, key: SecureRandom.bytes(AEAD.keyCount), nonce: SecureRandom.bytes(AEAD.nonceCount))
         #expect(r.open(with: TestVector.pseudonym, pack: TestVector.packID, carrier: Self.carrier.publicKey) == Self.content)
         guard ProcessInfo.processInfo.environment["SKWAD_PRINT_VECTOR"] == "1" else { return }
         print("report_content: \(Hex.encode(Self.content.serialized()))")

@@ -33,7 +33,7 @@ import SkwadTestKit
         #expect(await eventually() { await b.packs().contains { $0.pack.id == pack.id } })
         _ = try await b.join(pack.id.hex)
 
-        await a.network?.transport.close()  // what NIO does after such a send error
+        await a.currentTransport?.close()  // what NIO does after such a send error
         #expect(await eventually() { await a.networkStats().contains { $0 == ("transport.rebinds", 1) } })
         #expect(await a.listenAddress == seed)
         let post = try await b.post(pack: pack.id.hex, title: "after the rebind", body: "b", tags: [])

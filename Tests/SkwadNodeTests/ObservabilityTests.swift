@@ -79,10 +79,14 @@ func sample(_ text: String, _ series: String) -> Double? {
         let port = try #require(Int(service.localAddress.split(separator: ":").last ?? ""))
         #expect(port > 0)
 
-        // The first scrape is asked up to three times: while every suite starts at once on two
-        // cores, rendering can outlast the server's 5 s request timeout (an empty reply).
-        var reply = ""
-        for _ in 0..<3 where reply.isEmpty { reply = try await httpRequest(port: port, path: "/metrics") }
+        // Each request is asked up to three times: while every suite runs at once on two cores,
+        // rendering can outlast the server's 5 s request timeout (an empty reply).
+        func ask(_ path: String, method: String = "GET") async throws -> String {
+            var reply = ""
+            for _ in 0..<3 where reply.isEmpty { reply = try await httpRequest(port: port, method: method, path: path) }
+            return reply
+        }
+        let reply = try await ask("/metrics")
         #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
         #expect(reply.contains("Content-Type: text/plain; version=0.0.4"))
         #expect(reply.contains("# TYPE skwad_datagrams_in_total counter"))
@@ -93,12 +97,12 @@ func sample(_ text: String, _ series: String) -> Double? {
         // Counters only grow between scrapes.
         let before = try #require(sample(reply, "skwad_datagrams_out_total"))
         try await Task.sleep(nanoseconds: 300_000_000)
-        let again = try await httpRequest(port: port, path: "/metrics")
+        let again = try await ask("/metrics")
         #expect(try #require(sample(again, "skwad_datagrams_out_total")) >= before)
 
-        #expect(try await httpRequest(port: port, path: "/other").hasPrefix("HTTP/1.1 404"))
-        #expect(try await httpRequest(port: port, method: "POST", path: "/metrics").hasPrefix("HTTP/1.1 405"))
-        #expect(try await httpRequest(port: port, method: "BOGUS!", path: "/metrics").hasPrefix("HTTP/1.1 400"))
+        #expect(try await ask("/other").hasPrefix("HTTP/1.1 404"))
+        #expect(try await ask("/metrics", method: "POST").hasPrefix("HTTP/1.1 405"))
+        #expect(try await ask("/metrics", method: "BOGUS!").hasPrefix("HTTP/1.1 400"))
 
         await service.server.close()
         _ = await serving.result

@@ -8,13 +8,15 @@ import SkwadNode
 /// the inbox line the picked caption's author gets, over two nodes in memory.
 @Suite(.serialized) struct CaptionREPLTests {
     @Test func grammar() throws {
-        #expect(try Command.parse(#"ask Quad "caption this""#) == .caption(.ask(pack: "Quad", prompt: "caption this", body: "", tags: [])))
         #expect(
-            try Command.parse(#"ask Quad "caption this" "a cat" --tags fun"#)
-                == .caption(.ask(pack: "Quad", prompt: "caption this", body: "a cat", tags: ["fun"])))
-        #expect(try Command.parse("pick ab12") == .caption(.pick("ab12")))
-        #expect(throws: CommandError.self) { try Command.parse("ask Quad") }
-        #expect(throws: CommandError.self) { try Command.parse("pick") }
+            try Registry.parse(#"ask Quad "caption this""#) as? AskCommand
+                == AskCommand(pack: "Quad", prompt: "caption this", tags: [], body: ""))
+        #expect(
+            try Registry.parse(#"ask Quad "caption this" "a cat" --tags fun"#) as? AskCommand
+                == AskCommand(pack: "Quad", prompt: "caption this", tags: ["fun"], body: "a cat"))
+        #expect(try Registry.parse("pick ab12") as? PickCommand == PickCommand(caption: "ab12"))
+        #expect(throws: CommandError.self) { try Registry.parse("ask Quad") }
+        #expect(throws: CommandError.self) { try Registry.parse("pick") }
     }
 
     @Test func theAskerPicksAndTheCaptionsAuthorIsTold() async throws {

@@ -6,30 +6,32 @@ import SkwadNode
 
 @Suite struct CommandParseTests {
     @Test func everyCommandParses() throws {
-        #expect(try Command.parse("") == nil)
-        #expect(try Command.parse("help post") == .help("post"))
+        #expect(try Registry.parse("") == nil)
+        #expect(try Registry.parse("help post") as? HelpCommand == HelpCommand(topic: "post"))
         #expect(
-            try Command.parse("create Quad --radius 800 --locked --tags a,b --color green")
-                == .create(name: "Quad", radius: 800, locked: true, tags: ["a", "b"], color: "green"))
-        #expect(try Command.parse("packs --sort popular --tag food") == .packs(sort: .popular, tag: "food"))
-        #expect(try Command.parse(#"post Quad "T" "B" --tags x"#) == .post(pack: "Quad", title: "T", body: "B", tags: ["x"]))
-        #expect(try Command.parse(#"comment ab12 "nice""#) == .comment(target: "ab12", text: "nice"))
-        #expect(try Command.parse("up ab") == .vote(target: "ab", value: 1))
-        #expect(try Command.parse("down ab") == .vote(target: "ab", value: -1))
-        #expect(try Command.parse("unvote ab") == .vote(target: "ab", value: 0))
-        #expect(try Command.parse("feed Quad --sort top --limit 5") == .feed(pack: "Quad", sort: .top, limit: 5))
-        #expect(try Command.parse("feed") == .feed(pack: nil, sort: .new, limit: 20))
-        #expect(try Command.parse("locate 40.5,-79.9") == .locate(try GeoPoint(lat: 40.5, lon: -79.9)))
-        #expect(try Command.parse("QUIT") == .quit)
-        #expect(try Command.parse("invite") == .contact(.invite(pack: nil, qr: false)))
-        #expect(try Command.parse("invite Quad --qr") == .contact(.invite(pack: "Quad", qr: true)))
-        #expect(try Command.parse("connect skn-abcde") == .contact(.connect(code: "skn-abcde")))
+            try Registry.parse("create Quad --radius 800 --locked --tags a,b --color green") as? CreateCommand
+                == CreateCommand(name: "Quad", radius: 800, locked: true, tags: ["a", "b"], color: "green"))
+        #expect(try Registry.parse("packs --sort popular --tag food") as? PacksCommand == PacksCommand(sort: .popular, tag: "food"))
+        #expect(
+            try Registry.parse(#"post Quad "T" "B" --tags x"#) as? PostCommand
+                == PostCommand(pack: "Quad", title: "T", body: "B", tags: ["x"]))
+        #expect(try Registry.parse(#"comment ab12 "nice""#) as? CommentCommand == CommentCommand(target: "ab12", text: "nice"))
+        #expect(try Registry.parse("up ab") as? UpCommand == UpCommand(target: "ab"))
+        #expect(try Registry.parse("down ab") as? DownCommand == DownCommand(target: "ab"))
+        #expect(try Registry.parse("unvote ab") as? UnvoteCommand == UnvoteCommand(target: "ab"))
+        #expect(try Registry.parse("feed Quad --sort top --limit 5") as? FeedCommand == FeedCommand(sort: .top, limit: 5, pack: "Quad"))
+        #expect(try Registry.parse("feed") as? FeedCommand == FeedCommand(sort: .new, limit: 20, pack: nil))
+        #expect(try (Registry.parse("locate 40.5,-79.9") as? LocateCommand)?.point() == GeoPoint(lat: 40.5, lon: -79.9))
+        #expect(try Registry.parse("QUIT") as? QuitCommand == QuitCommand())
+        #expect(try Registry.parse("invite") as? InviteCommand == InviteCommand(qr: false, pack: nil))
+        #expect(try Registry.parse("invite Quad --qr") as? InviteCommand == InviteCommand(qr: true, pack: "Quad"))
+        #expect(try Registry.parse("connect skn-abcde") as? ConnectCommand == ConnectCommand(code: "skn-abcde"))
         #expect(error("connect").contains("missing CODE; usage: connect CODE"))
         #expect(error("invite a b").contains("unexpected 'b'"))
     }
 
     func error(_ line: String) -> String {
-        do { _ = try Command.parse(line); return "" } catch { return "\(error)" }
+        do { _ = try Registry.parse(line); return "" } catch { return "\(error)" }
     }
 
     /// The hint measures only names within 2 characters of the verb's length; that gives the
@@ -37,14 +39,14 @@ import SkwadNode
     @Test func nearestCommandMatchesMeasuringEveryName() {
         func everyName(_ verb: String) -> String? {
             guard verb.count <= 32 else { return nil }
-            let guess = commandHelp.map(\.name).map { ($0, editDistance($0, verb)) }.min { $0.1 < $1.1 }
+            let guess = Registry.helpNames.map { ($0, editDistance($0, verb)) }.min { $0.1 < $1.1 }
             return guess.flatMap { $0.1 <= 2 ? $0.0 : nil }
         }
         let verbs = [
             "psot", "blokc", "pst", "poster", "feeds", "x", "", "he", "hlep", "joinn", "lev", "searc", "unblokc",
             "reprots", "zzzzzz", "é", "mapp", "qq", String(repeating: "a", count: 33), "whoamii", "locat", "dne"
         ]
-        for verb in verbs + commandHelp.map(\.name) { #expect(nearestCommand(to: verb) == everyName(verb), "\(verb)") }
+        for verb in verbs + Registry.helpNames { #expect(nearestCommand(to: verb) == everyName(verb), "\(verb)") }
         #expect(nearestCommand(to: "psot") == "post" && nearestCommand(to: "zzzzzz") == nil)
     }
 
@@ -63,8 +65,8 @@ import SkwadNode
 
     @Test func helpCoversEveryCommand() throws {
         let all = try Executor.help(nil)
-        for h in commandHelp { #expect(all.contains("  \(h.name) ")) }  // the overview names them; help CMD gives the usage
-        for h in commandHelp { #expect(try Executor.help(h.name).hasPrefix(h.usage.prefix(60))) }
+        for h in Registry.helped { #expect(all.contains("  \(h.verbs[0]) ")) }  // the overview names them; help CMD gives the usage
+        for h in Registry.helped { #expect(try Executor.help(h.verbs[0]).hasPrefix((h.usage ?? "-").prefix(60))) }
         #expect(throws: CommandError.self) { try Executor.help("nope") }
     }
 }

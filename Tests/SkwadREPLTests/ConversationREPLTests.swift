@@ -11,22 +11,23 @@ import SkwadNode
     static let hostile = "hi\u{1B}]0;owned\u{07}\u{202E}\nfake line"
 
     @Test func grammar() throws {
-        #expect(try Command.parse(#"dm anon·3f2a9c01 "hello there""#) == .conversation(.dm(to: "anon·3f2a9c01", text: "hello there")))
-        #expect(try Command.parse(#"msg ab12 "x""#) == .conversation(.dm(to: "ab12", text: "x")))
-        #expect(try Command.parse("chat") == .conversation(.chat(nil)))
-        #expect(try Command.parse("chat ab12") == .conversation(.chat("ab12")))
-        #expect(try Command.parse("verify anon·3f2a --confirm") == .conversation(.verify("anon·3f2a", confirm: true)))
-        #expect(try Command.parse("verify anon·3f2a --undo") == .conversation(.verify("anon·3f2a", confirm: false)))
-        #expect(try Command.parse("verify anon·3f2a") == .conversation(.verify("anon·3f2a", confirm: nil)))
-        #expect(try Command.parse("follow anon·3f2a") == .conversation(.follow("anon·3f2a")))
-        #expect(try Command.parse("unfollow ab12") == .conversation(.unfollow("ab12")))
-        #expect(try Command.parse("following") == .conversation(.following))
-        #expect(try Command.parse("feed --following --limit 5") == .conversation(.followingFeed(limit: 5)))
-        #expect(try Command.parse("feed --following") == .conversation(.followingFeed(limit: 20)))
-        #expect(throws: CommandError.self) { try Command.parse("feed --following Quad") }
-        #expect(throws: CommandError.self) { try Command.parse("dm anon·3f2a") }
-        #expect(throws: CommandError.self) { try Command.parse("verify x --confirm --undo") }
-        #expect(throws: CommandError.self) { try Command.parse("chat a b") }
+        #expect(
+            try Registry.parse(#"dm anon·3f2a9c01 "hello there""#) as? DMCommand == DMCommand(to: "anon·3f2a9c01", text: "hello there"))
+        #expect(try Registry.parse(#"msg ab12 "x""#) as? DMCommand == DMCommand(to: "ab12", text: "x"))
+        #expect(try Registry.parse("chat") as? ChatCommand == ChatCommand(with: nil))
+        #expect(try Registry.parse("chat ab12") as? ChatCommand == ChatCommand(with: "ab12"))
+        #expect(try Registry.parse("verify anon·3f2a --confirm") as? VerifyCommand == VerifyCommand(author: "anon·3f2a", confirm: true))
+        #expect(try Registry.parse("verify anon·3f2a --undo") as? VerifyCommand == VerifyCommand(author: "anon·3f2a", undo: true))
+        #expect(try Registry.parse("verify anon·3f2a") as? VerifyCommand == VerifyCommand(author: "anon·3f2a", confirm: false, undo: false))
+        #expect(try Registry.parse("follow anon·3f2a") as? FollowCommand == FollowCommand(author: "anon·3f2a"))
+        #expect(try Registry.parse("unfollow ab12") as? UnfollowCommand == UnfollowCommand(author: "ab12"))
+        #expect(try Registry.parse("following") as? FollowingCommand == FollowingCommand())
+        #expect(try Registry.parse("feed --following --limit 5") as? FeedFollowingCommand == FeedFollowingCommand(limit: 5))
+        #expect(try Registry.parse("feed --following") as? FeedFollowingCommand == FeedFollowingCommand(limit: 20))
+        #expect(throws: CommandError.self) { try Registry.parse("feed --following Quad") }
+        #expect(throws: CommandError.self) { try Registry.parse("dm anon·3f2a") }
+        #expect(throws: CommandError.self) { try Registry.parse("verify x --confirm --undo") }
+        #expect(throws: CommandError.self) { try Registry.parse("chat a b") }
     }
 
     @Test(arguments: [Renderer.Mode.plain, .terminal, .json])

@@ -21,21 +21,27 @@ import SkwadReplica
     }
 
     @Test func parsesTheNewCommands() throws {
-        #expect(try Command.parse("search free pizza --pack Quad") == .search(text: "free pizza", pack: "Quad", limit: 20))
-        #expect(try Command.parse(#"search "free pizza" --limit 3"#) == .search(text: "free pizza", pack: nil, limit: 3))
-        #expect(try Command.parse("feed --tag food --within 500") == .feed(pack: nil, sort: .new, limit: 20, tag: "food", within: 500))
-        #expect(try Command.parse("map --radius 2000 --json") == .map(radius: 2000, json: true))
-        #expect(try Command.parse("inbox") == .inbox)
-        #expect(throws: CommandError.self) { try Command.parse("search") }
-        #expect(throws: CommandError.self) { try Command.parse("feed --within -3") }
-        #expect(throws: CommandError.self) { try Command.parse("map --radius 1") }
+        #expect(
+            try Registry.parse("search free pizza --pack Quad") as? SearchCommand
+                == SearchCommand(pack: "Quad", limit: 20, text: "free pizza"))
+        #expect(
+            try Registry.parse(#"search "free pizza" --limit 3"#) as? SearchCommand
+                == SearchCommand(pack: nil, limit: 3, text: "free pizza"))
+        #expect(
+            try Registry.parse("feed --tag food --within 500") as? FeedCommand
+                == FeedCommand(sort: .new, limit: 20, tag: "food", within: 500, pack: nil))
+        #expect(try Registry.parse("map --radius 2000 --json") as? MapCommand == MapCommand(radius: 2000, json: true))
+        #expect(try Registry.parse("inbox") as? InboxCommand == InboxCommand())
+        #expect(throws: CommandError.self) { try Registry.parse("search") }
+        #expect(throws: CommandError.self) { try Registry.parse("feed --within -3") }
+        #expect(throws: CommandError.self) { try Registry.parse("map --radius 1") }
     }
 
     @Test func helpFitsEightyColumnsAndCreateListsThePalette() async throws {
         try await withNode { node in
             let r = repl(node, .plain)
             var outputs = [await r.handle("help", nowMs: 0).output ?? ""]
-            for h in commandHelp { outputs.append(await r.handle("help \(h.name)", nowMs: 0).output ?? "") }
+            for name in Registry.helpNames { outputs.append(await r.handle("help \(name)", nowMs: 0).output ?? "") }
             for out in outputs {
                 for line in out.split(separator: "\n") { #expect(line.count <= 80, "too wide: \(line)") }
             }
@@ -181,7 +187,7 @@ import SkwadReplica
                 "help", "help create", "whoami", "locate 40.4433,-79.9436", "create Quad --radius 500 --color red --tags a",
                 "create quad", "packs"
             ]
-            for line in lines { _ = try await executor.run(try #require(Command.parse(line))) }
+            for line in lines { _ = try await executor.run(try #require(Registry.parse(line))) }
             let styles = await node.packStyles()
             let label = try #require(styles.values.first { $0.label.hasPrefix("Quad·") }?.label)
             let post = try await node.post(pack: label, title: "Free pizza", body: "b", tags: ["food"])
@@ -193,11 +199,11 @@ import SkwadReplica
                     "join \(label)", "leave \(label)", "quit"
                 ]
             for line in all {
-                let reply = try await executor.run(try #require(Command.parse(line)))
+                let reply = try await executor.run(try #require(Registry.parse(line)))
                 renderer.styles = await node.packStyles()
                 let json = renderer.json(reply)
                 #expect(duplicateKeys(json).isEmpty, "\(line): \(duplicateKeys(json))")
-                if case .stats(let pairs) = reply { #expect(pairs.filter { $0.0 == "ops.duplicate" }.count == 1) }
+                if let stats = reply as? StatsReply { #expect(stats.pairs.filter { $0.0 == "ops.duplicate" }.count == 1) }
             }
             #expect(duplicateKeys(Renderer.error("x")).isEmpty)
             await node.goOffline()

@@ -29,10 +29,10 @@ import SkwadReplica
     func run(_ r: REPL, _ line: String) async -> String { await r.handle(line, nowMs: wallClockMs()).output ?? "" }
 
     @Test func trustCommandsParse() throws {
-        #expect(try Command.parse("trust ab12") == .trust("ab12", true))
-        #expect(try Command.parse("untrust ab12") == .trust("ab12", false))
-        #expect(try Command.parse("trusted") == .trusted)
-        #expect(throws: CommandError.self) { try Command.parse("trust") }
+        #expect(try Registry.parse("trust ab12") as? TrustCommand == TrustCommand(key: "ab12"))
+        #expect(try Registry.parse("untrust ab12") as? UntrustCommand == UntrustCommand(key: "ab12"))
+        #expect(try Registry.parse("trusted") as? TrustedCommand == TrustedCommand())
+        #expect(throws: CommandError.self) { try Registry.parse("trust") }
     }
 
     @Test func anAdminTagAndPermanentOnlyForATrustedKey() async throws {

@@ -7,28 +7,29 @@ import SkwadNode
 /// Issue 11, part A: the moderation verbs parse, and say what is wrong in one line.
 @Suite struct ModerationCommandTests {
     func error(_ line: String) -> String {
-        do { _ = try Command.parse(line); return "" } catch { return "\(error)" }
+        do { _ = try Registry.parse(line); return "" } catch { return "\(error)" }
     }
 
     @Test func everyModerationVerbParses() throws {
-        #expect(try Command.parse("hide ab12") == .moderation(.hide(target: "ab12", reason: "")))
-        #expect(try Command.parse(#"hide ab12 "off topic""#) == .moderation(.hide(target: "ab12", reason: "off topic")))
-        #expect(try Command.parse("unhide ab12") == .moderation(.unhide(target: "ab12", reason: "")))
-        #expect(try Command.parse("log Quad") == .moderation(.log(pack: "Quad")))
-        #expect(try Command.parse(#"report ab12 "spam""#) == .moderation(.report(target: "ab12", reason: "spam")))
-        #expect(try Command.parse("reports") == .moderation(.reports(pack: nil)))
-        #expect(try Command.parse("reports Quad") == .moderation(.reports(pack: "Quad")))
-        #expect(try Command.parse("dismiss cd34") == .moderation(.dismiss("cd34")))
-        #expect(try Command.parse("block anon·3f2a9c01") == .moderation(.block("anon·3f2a9c01")))
-        #expect(try Command.parse("unblock 3f2a9c01") == .moderation(.unblock("3f2a9c01")))
-        #expect(try Command.parse("mute Quad") == .moderation(.mute("Quad")))
-        #expect(try Command.parse("unmute Quad") == .moderation(.unmute("Quad")))
-        #expect(try Command.parse("blocks") == .moderation(.blocks))
-        #expect(try Command.parse("ban Quad anon·3f2a9c01") == .moderation(.ban(pack: "Quad", author: "anon·3f2a9c01", reason: "")))
+        #expect(try Registry.parse("hide ab12") as? HideCommand == HideCommand(target: "ab12", reason: ""))
+        #expect(try Registry.parse(#"hide ab12 "off topic""#) as? HideCommand == HideCommand(target: "ab12", reason: "off topic"))
+        #expect(try Registry.parse("unhide ab12") as? UnhideCommand == UnhideCommand(target: "ab12", reason: ""))
+        #expect(try Registry.parse("log Quad") as? LogCommand == LogCommand(pack: "Quad"))
+        #expect(try Registry.parse(#"report ab12 "spam""#) as? ReportCommand == ReportCommand(target: "ab12", reason: "spam"))
+        #expect(try Registry.parse("reports") as? ReportsCommand == ReportsCommand(pack: nil))
+        #expect(try Registry.parse("reports Quad") as? ReportsCommand == ReportsCommand(pack: "Quad"))
+        #expect(try Registry.parse("dismiss cd34") as? DismissCommand == DismissCommand(report: "cd34"))
+        #expect(try Registry.parse("block anon·3f2a9c01") as? BlockCommand == BlockCommand(author: "anon·3f2a9c01"))
+        #expect(try Registry.parse("unblock 3f2a9c01") as? UnblockCommand == UnblockCommand(author: "3f2a9c01"))
+        #expect(try Registry.parse("mute Quad") as? MuteCommand == MuteCommand(pack: "Quad"))
+        #expect(try Registry.parse("unmute Quad") as? UnmuteCommand == UnmuteCommand(pack: "Quad"))
+        #expect(try Registry.parse("blocks") as? BlocksCommand == BlocksCommand())
         #expect(
-            try Command.parse(#"ban Quad 3f2a9c01 "report abuse""#)
-                == .moderation(.ban(pack: "Quad", author: "3f2a9c01", reason: "report abuse")))
-        #expect(try Command.parse("unban Quad 3f2a9c01") == .moderation(.unban(pack: "Quad", author: "3f2a9c01", reason: "")))
+            try Registry.parse("ban Quad anon·3f2a9c01") as? BanCommand == BanCommand(pack: "Quad", author: "anon·3f2a9c01", reason: ""))
+        #expect(
+            try Registry.parse(#"ban Quad 3f2a9c01 "report abuse""#) as? BanCommand
+                == BanCommand(pack: "Quad", author: "3f2a9c01", reason: "report abuse"))
+        #expect(try Registry.parse("unban Quad 3f2a9c01") as? UnbanCommand == UnbanCommand(pack: "Quad", author: "3f2a9c01", reason: ""))
     }
 
     /// `ban PACK AUTHOR`: Tab offers packs for the first argument and pseudonyms for the second.
@@ -41,14 +42,18 @@ import SkwadNode
     }
 
     @Test func editIsOneVerbForPacksAndPosts() throws {
-        #expect(try Command.parse(#"edit ab12 "new text""#) == .moderation(.edit(ref: "ab12", EditRequest(text: "new text"))))
+        func edit(_ line: String) throws -> (ref: String, change: EditRequest)? {
+            (try Registry.parse(line) as? EditCommand).map { ($0.ref, $0.change) }
+        }
+        #expect(try edit(#"edit ab12 "new text""#)! == ("ab12", EditRequest(text: "new text")))
+        #expect(try edit(#"edit ab12 --title "T" --body "B""#)! == ("ab12", EditRequest(title: "T", body: "B")))
         #expect(
-            try Command.parse(#"edit ab12 --title "T" --body "B""#) == .moderation(.edit(ref: "ab12", EditRequest(title: "T", body: "B"))))
-        #expect(
-            try Command.parse("edit Quad --name Quad2 --color red --tags a,b")
-                == .moderation(.edit(ref: "Quad", EditRequest(name: "Quad2", color: "red", tags: ["a", "b"]))))
+            try edit("edit Quad --name Quad2 --color red --tags a,b")! == (
+                "Quad", EditRequest(name: "Quad2", color: "red", tags: ["a", "b"])
+            ))
         // --tags "" clears the tags (present but empty), unlike no --tags at all.
-        #expect(try Command.parse(#"edit Quad --tags """#) == .moderation(.edit(ref: "Quad", EditRequest(tags: []))))
+        #expect(try edit(#"edit Quad --tags """#)! == ("Quad", EditRequest(tags: [])))
+        #expect(try edit("edit Quad --name Q")!.change.tags == nil)
     }
 
     @Test func mistakesGetOneLineReasons() {

@@ -11,15 +11,15 @@ import SkwadTestKit
 @Suite(.serialized) struct PictureREPLTests {
     @Test func grammar() throws {
         #expect(
-            try Command.parse(#"post Quad "T" "B" --image cat.jpg"#)
-                == .post(pack: "Quad", title: "T", body: "B", tags: [], image: "cat.jpg"))
+            try Registry.parse(#"post Quad "T" "B" --image cat.jpg"#) as? PostCommand
+                == PostCommand(pack: "Quad", title: "T", body: "B", tags: [], image: "cat.jpg"))
         #expect(
-            try Command.parse(#"ask Quad "caption this" --image cat.jpg"#)
-                == .caption(.ask(pack: "Quad", prompt: "caption this", body: "", tags: [], image: "cat.jpg")))
-        #expect(try Command.parse("open ab12") == .caption(.open("ab12", to: nil)))
-        #expect(try Command.parse("open ab12 --to /tmp/x.png") == .caption(.open("ab12", to: "/tmp/x.png")))
-        #expect(throws: CommandError.self) { try Command.parse("open") }
-        #expect(throws: CommandError.self) { try Command.parse(#"post Quad "T" "B" --image"#) }
+            try Registry.parse(#"ask Quad "caption this" --image cat.jpg"#) as? AskCommand
+                == AskCommand(pack: "Quad", prompt: "caption this", tags: [], image: "cat.jpg", body: ""))
+        #expect(try Registry.parse("open ab12") as? OpenCommand == OpenCommand(post: "ab12", to: nil))
+        #expect(try Registry.parse("open ab12 --to /tmp/x.png") as? OpenCommand == OpenCommand(post: "ab12", to: "/tmp/x.png"))
+        #expect(throws: CommandError.self) { try Registry.parse("open") }
+        #expect(throws: CommandError.self) { try Registry.parse(#"post Quad "T" "B" --image"#) }
     }
 
     @Test func aPicturePostedOnOneNodeOpensOnTheOther() async throws {
@@ -55,7 +55,7 @@ import SkwadTestKit
         #expect(await run(term, "show \(ask.hex)").contains("▀"))
         #expect(!(await run(term, "show \(ask.hex) --no-images").contains("▀")))
         #expect(!(await run(replB, "show \(ask.hex)").contains("▀")))
-        #expect(try Command.parse("show ab12 --no-images") == .show("ab12", images: false))
+        #expect(try Registry.parse("show ab12 --no-images") as? ShowCommand == ShowCommand(post: "ab12", noImages: true))
         // The feed too: a small thumbnail under the post on a terminal (at most 4 rows of 16
         // cells), none with --no-images, in plain mode or in JSON.
         let lines = await run(term, "feed Quad").split(separator: "\n")
@@ -69,7 +69,7 @@ import SkwadTestKit
         #expect(!(await run(replB, "feed Quad").contains("▀")))
         let json = REPL(executor: Executor(node: b), reader: LineReader(interactive: false, historyPath: nil), mode: .json)
         #expect(!(await run(json, "feed Quad").contains("▀")))
-        #expect(try Command.parse("feed --no-images") == .feed(pack: nil, sort: .new, limit: 20, images: false))
+        #expect(try Registry.parse("feed --no-images") as? FeedCommand == FeedCommand(sort: .new, limit: 20, noImages: true, pack: nil))
         let posted = await run(replA, #"post Quad "words" "no picture""#)
         #expect(await run(replA, "open \(posted.dropFirst("posted ".count))").hasSuffix("has no picture"))
     }

@@ -22,25 +22,19 @@ import SkwadNode
             "--overall 4 --location 0 --management 3 --amenities 3 --again yes",
             "--overall 4 --location 3 --management 3 --amenities 3 --again maybe"
         ] {
-            #expect(throws: CommandError.self) { try Command.parse("review ab " + bad) }
+            #expect(throws: CommandError.self) { try Registry.parse("review ab " + bad) }
         }
-        #expect(throws: CommandError.self) { try Command.parse("review ab --overall 4 --location 3 --management 3 --amenities 3") }
-        #expect(throws: CommandError.self) { try Command.parse(#"place add "1 Elm" --rent 9-x"#) }
-        #expect(throws: CommandError.self) { try Command.parse("compare ab") }
-        #expect(throws: CommandError.self) { try Command.parse("places --sort cheapest") }
-        let add = try Command.parse(#"place add "1 Elm St" --pack Quad --rent 700-900 --baths 1.5"#)
-        guard case .places(.add(let pack, let input))? = add else {
-            Issue.record("not a place add"); return
-        }
-        #expect(pack == "Quad" && input.address == "1 Elm St" && input.rentMin == 700 && input.rentMax == 900 && input.bathsHalf == 3)
-        #expect(
-            try Command.parse(#"review ab --overall 3.5 --location 4 --management 2 --amenities 5 --again no "cold""#)
-                == .places(
-                    .review(
-                        place: "ab",
-                        ReviewInput(
-                            overallHalf: 7, location: 4, management: 2, amenities: 5, again: false,
-                            text: "cold"))))
+        #expect(throws: CommandError.self) { try Registry.parse("review ab --overall 4 --location 3 --management 3 --amenities 3") }
+        #expect(throws: CommandError.self) { try Registry.parse(#"place add "1 Elm" --rent 9-x"#) }
+        #expect(throws: CommandError.self) { try Registry.parse("compare ab") }
+        #expect(throws: CommandError.self) { try Registry.parse("places --sort cheapest") }
+        let add = try #require(try Registry.parse(#"place add "1 Elm St" --pack Quad --rent 700-900 --baths 1.5"#) as? PlaceAddCommand)
+        let input = try add.input()
+        #expect(add.pack == "Quad" && add.address == "1 Elm St" && input.rentMin == 700 && input.rentMax == 900 && input.bathsHalf == 3)
+        let review = try #require(
+            try Registry.parse(#"review ab --overall 3.5 --location 4 --management 2 --amenities 5 --again no "cold""#) as? ReviewCommand)
+        #expect(review.place == "ab")
+        #expect(try review.input() == ReviewInput(overallHalf: 7, location: 4, management: 2, amenities: 5, again: false, text: "cold"))
     }
 
     @Test func aCribbSession() async throws {

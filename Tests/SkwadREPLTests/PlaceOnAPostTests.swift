@@ -11,9 +11,9 @@ import SkwadModel
 
     @Test func aPostWithAPlaceIsMeasuredFromYou() async throws {
         #expect(
-            try Command.parse(#"post Food "Ramen" "good" --here"#)
-                == .post(pack: "Food", title: "Ramen", body: "good", tags: [], here: true))
-        #expect(throws: CommandError.self) { try Command.parse(#"post Food "Ramen" "good" --here --named"#) }
+            try Registry.parse(#"post Food "Ramen" "good" --here"#) as? PostCommand
+                == PostCommand(pack: "Food", title: "Ramen", body: "good", here: true, tags: []))
+        #expect(throws: CommandError.self) { try Registry.parse(#"post Food "Ramen" "good" --here --named"#) }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-here-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var config = NodeConfig(dataDir: dir)

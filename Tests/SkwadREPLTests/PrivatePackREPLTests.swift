@@ -9,28 +9,31 @@ import SkwadNode
 @Suite(.serialized) struct PrivatePackREPLTests {
     @Test func theVerbsParse() throws {
         #expect(
-            try Command.parse("create Flat --private --radius 300 --tags home")
-                == .privatePack(.create(name: "Flat", radius: 300, tags: ["home"], color: "")))
-        #expect(try Command.parse("create Flat --radius 300") == .create(name: "Flat", radius: 300, locked: false, tags: [], color: ""))
-        #expect(throws: CommandError.self) { try Command.parse("create Flat --private --locked --radius 300") }
+            try Registry.parse("create Flat --private --radius 300 --tags home") as? CreatePrivateCommand
+                == CreatePrivateCommand(name: "Flat", radius: 300, tags: ["home"], color: ""))
+        #expect(
+            try Registry.parse("create Flat --radius 300") as? CreateCommand
+                == CreateCommand(name: "Flat", radius: 300, locked: false, tags: [], color: ""))
+        #expect(throws: CommandError.self) { try Registry.parse("create Flat --private --locked --radius 300") }
         let code = JoinCode(pack: OpID.of(body: [1]), epoch: 0, key: [UInt8](repeating: 2, count: 32), address: "127.0.0.1:9").encoded()
-        #expect(try Command.parse("join \(code)") == .privatePack(.join(code: code)))
-        #expect(try Command.parse("join Quad") == .join("Quad"))
+        #expect(try Registry.parse("join \(code)") as? JoinCommand == JoinCommand(pack: code))
+        #expect(try Registry.parse("join Quad") as? JoinCommand == JoinCommand(pack: "Quad"))
         // Anything written like a join code is one: a malformed one is refused at once, in one
         // line, never looked up as a pack name.
         for bad in ["skw-garbage", "SKW-1", "skw-" + String(code.dropFirst(4).dropLast(3)) + "zzz"] {
             do {
-                _ = try Command.parse("join \(bad)")
+                _ = try Registry.parse("join \(bad)")
                 Issue.record("'\(bad)' parsed")
             } catch {
                 #expect("\(error)".contains("join code") && !"\(error)".contains("\n"), "\(error)")
             }
         }
-        // Parsed with the contact codes; of an invite-only pack, it prints the join code (Executor).
-        #expect(try Command.parse("invite Flat") == .contact(.invite(pack: "Flat", qr: false)))
-        #expect(try Command.parse("remove Flat anon·3f2a9c01") == .privatePack(.remove(pack: "Flat", author: "anon·3f2a9c01")))
-        #expect(throws: CommandError.self) { try Command.parse("remove Flat") }
-        #expect(commandHelp.contains { $0.name == "invite" } && commandHelp.contains { $0.name == "remove" })
+        // The contact code's verb; of an invite-only pack, it prints the join code (InviteCommand.run).
+        #expect(try Registry.parse("invite Flat") as? InviteCommand == InviteCommand(qr: false, pack: "Flat"))
+        #expect(
+            try Registry.parse("remove Flat anon·3f2a9c01") as? RemoveCommand == RemoveCommand(pack: "Flat", author: "anon·3f2a9c01"))
+        #expect(throws: CommandError.self) { try Registry.parse("remove Flat") }
+        #expect(Registry.helpNames.contains("invite") && Registry.helpNames.contains("remove"))
     }
 
     @Test func aJoinedPacksHostileNameIsPrintedSafely() async throws {

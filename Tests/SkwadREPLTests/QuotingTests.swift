@@ -8,10 +8,11 @@ import SkwadNode
     @Test func quotedWordsAreNeverOptions() throws {
         #expect(try Tokenizer.tokens(#"a "b" c"d""#) == [.init("a"), .init("b", quoted: true), .init("cd", quoted: true)])
         #expect(
-            try Command.parse(#"post Quad "--not an option" "body" --tags a"#)
-                == .post(pack: "Quad", title: "--not an option", body: "body", tags: ["a"]))
-        #expect(try Command.parse(#"comment ab "--""#) == .comment(target: "ab", text: "--"))
+            try Registry.parse(#"post Quad "--not an option" "body" --tags a"#) as? PostCommand
+                == PostCommand(pack: "Quad", title: "--not an option", body: "body", tags: ["a"]))
+        #expect(try Registry.parse(#"comment ab "--""#) as? CommentCommand == CommentCommand(target: "ab", text: "--"))
         #expect(
-            try Command.parse(#"create "--x" --tags "--y""#) == .create(name: "--x", radius: nil, locked: false, tags: ["--y"], color: ""))
+            try Registry.parse(#"create "--x" --tags "--y""#) as? CreateCommand
+                == CreateCommand(name: "--x", radius: nil, locked: false, tags: ["--y"], color: ""))
     }
 }

@@ -52,11 +52,11 @@ import SkwadNode
 
     @Test func helpExplainsEveryCommand() async throws {
         try await withREPL(.plain) { repl in
-            for h in commandHelp {
-                let out = await repl.handle("help \(h.name)", nowMs: 0).output ?? ""
+            for h in Registry.helped {
+                let out = await repl.handle("help \(h.verbs[0])", nowMs: 0).output ?? ""
                 // Lines are wrapped at 80 columns: compare the words.
                 let words = out.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-                #expect(words.hasPrefix(h.usage) && words.contains(h.summary))
+                #expect(words.hasPrefix(h.usage ?? "-") && words.contains(h.summary))
             }
         }
     }

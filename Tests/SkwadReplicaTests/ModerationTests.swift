@@ -27,7 +27,8 @@ import SkwadTestKit
             .report(
                 try Report.seal(
                     ReportContent(target: p.id, reason: "why", reporter: f.pseudonym(bob, in: g).publicKey, stamp: 7),
-                    signer: f.pseudonym(bob, in: g), to: [g.author], pack: g.id, carrier: SigningKeyPair.generate().publicKey)),
+                    signer: f.pseudonym(bob, in: g), to: [g.author], pack: g.id, carrier: SigningKeyPair.generate().publicKey,
+                    key: SecureRandom.bytes(AEAD.keyCount), nonce: SecureRandom.bytes(AEAD.nonceCount))),
             .ban(Ban(author: f.pseudonym(bob, in: g).publicKey, banned: true, reason: "spam")),
             .ban(Ban(author: f.pseudonym(bob, in: g).publicKey, banned: false))
         ] {
@@ -244,7 +245,8 @@ import SkwadTestKit
         let me = f.pseudonym(bob, in: g), carrier = SigningKeyPair.generate()
         let sealed = try Report.seal(
             ReportContent(target: p.id, reason: String(repeating: "r", count: Limits.maxReason), reporter: me.publicKey, stamp: .max),
-            signer: me, to: Report.recipients(alpha: g.author, adminKeys: Set(admins)), pack: g.id, carrier: carrier.publicKey)
+            signer: me, to: Report.recipients(alpha: g.author, adminKeys: Set(admins)), pack: g.id, carrier: carrier.publicKey,
+            key: SecureRandom.bytes(AEAD.keyCount), nonce: SecureRandom.bytes(AEAD.nonceCount))
         #expect(sealed.keys.count == Limits.maxReportRecipients)
         #expect(sealed.keys.allSatisfy { $0.count == Limits.reportKeyBox } && sealed.box.count == Limits.reportBox)
         let op = f.op(.report(sealed), by: bob, in: g, location: String(repeating: "u", count: Limits.maxGeohash), signer: carrier)
@@ -253,7 +255,7 @@ import SkwadTestKit
         // A short reason gives a box of the same size: its length says nothing.
         let short = try Report.seal(
             ReportContent(target: p.id, reason: "x", reporter: me.publicKey, stamp: 1), signer: me, to: [g.author], pack: g.id,
-            carrier: carrier.publicKey)
+            carrier: carrier.publicKey, key: SecureRandom.bytes(AEAD.keyCount), nonce: SecureRandom.bytes(AEAD.nonceCount))
         #expect(short.box.count == sealed.box.count)
     }
 

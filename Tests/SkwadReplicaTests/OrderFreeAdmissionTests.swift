@@ -55,7 +55,8 @@ import SkwadTestKit
                     kind = .report(
                         try Report.seal(
                             ReportContent(target: target!.id, reason: "spam", reporter: me.publicKey, stamp: 0), signer: me,
-                            to: [g.author], pack: g.id, carrier: me.publicKey))
+                            to: [g.author], pack: g.id, carrier: me.publicKey, key: SecureRandom.bytes(AEAD.keyCount),
+                            nonce: SecureRandom.bytes(AEAD.nonceCount)))
                 case 90..<92 where g.id == open.id: kind = .delete(Delete(target: g.id)); by = alpha
                 default: kind = .post(Post(title: "p\(i)", body: "b"))
                 }

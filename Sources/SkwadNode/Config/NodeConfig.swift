@@ -30,9 +30,10 @@ public struct NodeConfig: Sendable, Equatable {
     public var adminSecretFile: String?
     /// Admin packs this node creates at start when it holds the admin secret.
     public var adminPacks: [String] = []
-    /// UDP listen address; nil = all interfaces on a port the OS picks ("0.0.0.0:0"), unless
-    /// `offline`.
+    /// UDP listen address; nil = `defaultListen`, unless `offline`.
     public var listen: String?
+    /// Every interface, a port the OS picks: the one default of the listen address.
+    public static let defaultListen = "0.0.0.0:0"
     /// No network at all (`--offline`): no socket, no beacon.
     public var offline = false
     /// Find neighbours on the local network by broadcast beacons (PROTOCOL §9, "LAN beacon"),

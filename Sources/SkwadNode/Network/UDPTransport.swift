@@ -98,9 +98,19 @@ public final class UDPTransport: DatagramTransport {
     /// Sends one datagram to a canonical address of a unicast host (PROTOCOL §8: no DNS, no
     /// table of addresses to grow); drops it, counted (`notDialable`), for any other address.
     public func send(_ bytes: [UInt8], to peer: PeerAddress) {
+        if let address = resolved.withLock({ $0[peer] }) { send(bytes, to: address); return }
         guard peer.isDialable, let address = Self.socketAddress(canonical: peer) else { sender.count(.notDialable); return }
+        resolved.withLock { table in
+            if table.count >= Self.resolvedCapacity { table.removeAll(keepingCapacity: true) }
+            table[peer] = address
+        }
         send(bytes, to: address)
     }
+
+    /// Dialable addresses already parsed, so a send to a known peer parses no text; emptied
+    /// when it reaches its capacity (only addresses that passed `isDialable` enter it).
+    private let resolved = Mutex<[PeerAddress: SocketAddress]>([:])
+    static let resolvedCapacity = 1024
 
     /// Sends one datagram; drops it if it is larger than `maxDatagram` (the engine never
     /// builds such a frame) or the socket is closed; counts and drops it when the send fails.
@@ -261,6 +271,10 @@ private final class InboundHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     let continuation: AsyncStream<Datagram>.Continuation
     let counters: InboundCounters
+    /// The text of source addresses seen lately, so a datagram from a known peer formats
+    /// none (used on the channel's event loop only); emptied at its capacity.
+    private var names: [SocketAddress: PeerAddress] = [:]
+    static let namesCapacity = 1024
 
     init(continuation: AsyncStream<Datagram>.Continuation, counters: InboundCounters) {
         self.continuation = continuation; self.counters = counters
@@ -270,7 +284,15 @@ private final class InboundHandler: ChannelInboundHandler {
         let envelope = unwrapInboundIn(data)
         var buffer = envelope.data
         guard buffer.readableBytes <= UDPTransport.maxDatagram, let bytes = buffer.readBytes(length: buffer.readableBytes) else { return }
-        if case .dropped = continuation.yield(Datagram(bytes: bytes, from: PeerAddress(describe(envelope.remoteAddress)))) {
+        let from: PeerAddress
+        if let known = names[envelope.remoteAddress] {
+            from = known
+        } else {
+            from = PeerAddress(describe(envelope.remoteAddress))
+            if names.count >= Self.namesCapacity { names.removeAll(keepingCapacity: true) }
+            names[envelope.remoteAddress] = from
+        }
+        if case .dropped = continuation.yield(Datagram(bytes: bytes, from: from)) {
             counters.dropped.withLock { $0 += 1 }
         }
     }

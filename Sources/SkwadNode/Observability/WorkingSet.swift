@@ -5,8 +5,8 @@
 /// The process's code pages after start-up (Linux).
 ///
 /// Parsing arguments and config, opening and migrating the store, and the first
-/// handshakes run code an idle node never runs again; on a kernel whose page cache
-/// holds large folios, each page touched maps its whole folio, so an idle node kept
+/// handshakes run code an idle node never runs again; each page fault maps the 64 KiB
+/// fault-around window around the page, so an idle node kept
 /// ~15 MiB of file pages it does not use (docs/BENCHMARKS.md, "Memory"). `trimStartupCode` unmaps
 /// them once: the pages stay in the shared
 /// page cache, and whatever the node runs again faults back in. Only file mappings that
