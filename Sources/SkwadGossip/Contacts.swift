@@ -36,6 +36,39 @@ struct ContactProofs: Sendable {
     var results: [PeerAddress: (check: ContactCheck, atMs: UInt64)] = [:]
     var budget = TokenBucket(rate: proofsPerSecond, burst: proofsPerSecond, nowMs: 0)
 
+    /// A peer given up on: a check of it under way and its result go (a proof holds for the
+    /// session it was given on, and that session is gone). The proof budget is not per peer.
+    mutating func forget(_ peer: PeerAddress) {
+        checks[peer] = nil
+        results[peer] = nil
+    }
+
+    /// A check of `peer` begins on the session whose binding is `binding`: returns its probe's
+    /// tag. A full table loses its oldest check, and its oldest result.
+    mutating func begin(_ peer: PeerAddress, fingerprint: [UInt8], binding: [UInt8], nowMs: UInt64) -> [UInt8] {
+        checks.makeRoom(for: peer, capacity: Self.capacity) { $0.sentMs }
+        checks[peer] = Check(fingerprint: fingerprint, binding: binding, sentMs: nowMs)
+        results.makeRoom(for: peer, capacity: Self.capacity) { $0.atMs }
+        results[peer] = (.pending, nowMs)
+        return Self.tag(fingerprint: fingerprint, binding: binding)
+    }
+
+    /// A proof from `peer`, which must name the code's key and sign the binding of the session
+    /// the probe went on or of `current`, the one now carrying it: the check is settled, proven
+    /// (true) or failed (false); nil: no check of `peer` was under way.
+    mutating func settle(_ peer: PeerAddress, key: [UInt8], signature: [UInt8], current: [UInt8]?, nowMs: UInt64) -> Bool? {
+        guard let check = checks.removeValue(forKey: peer) else { return nil }
+        let bindings = [check.binding] + (current.map { [$0] } ?? [])
+        guard let pk = try? PublicKey(bytes: key), constantTimeEqual(ContactCode.fingerprint(of: pk), check.fingerprint),
+            bindings.contains(where: { pk.verify(signature: signature, message: Self.signed($0)) })
+        else {
+            results[peer] = (.failed, nowMs)
+            return false
+        }
+        results[peer] = (.proven(pk), nowMs)
+        return true
+    }
+
     static func tag(fingerprint: [UInt8], binding: [UInt8]) -> [UInt8] {
         Blake2b.hash256(Array("skwad/contact-probe/v1".utf8) + binding, key: fingerprint)
     }
@@ -55,12 +88,8 @@ extension GossipEngine {
     /// is no keyed session with it yet (the shell waits for one: `introduce` starts it).
     public mutating func checkContact(_ peer: PeerAddress, fingerprint: [UInt8], nowMs: UInt64) -> [GossipDirective]? {
         guard fingerprint.count == ContactCode.fingerprintCount, let binding = channels.binding(peer) else { return nil }
-        reach.contacts.checks.makeRoom(for: peer, capacity: ContactProofs.capacity) { $0.sentMs }
-        reach.contacts.checks[peer] = ContactProofs.Check(fingerprint: fingerprint, binding: binding, sentMs: nowMs)
-        reach.contacts.results.makeRoom(for: peer, capacity: ContactProofs.capacity) { $0.atMs }
-        reach.contacts.results[peer] = (.pending, nowMs)
+        let tag = reach.contacts.begin(peer, fingerprint: fingerprint, binding: binding, nowMs: nowMs)
         var out: [GossipDirective] = []
-        let tag = ContactProofs.tag(fingerprint: fingerprint, binding: binding)
         send(.contactProbe(tag: tag, padding: [UInt8](repeating: 0, count: ContactProofs.minPadding)), to: peer, nowMs: nowMs, into: &out)
         return out
     }
@@ -85,17 +114,11 @@ extension GossipEngine {
     /// A proof: only for a check under way with that address; it must name the code's key
     /// and sign the binding of the session the probe went on (or of the one now carrying it).
     mutating func onContactProof(key: [UInt8], signature: [UInt8], from: PeerAddress, nowMs: UInt64) {
-        guard let check = reach.contacts.checks.removeValue(forKey: from) else { stats.drop(.contactUnasked); return }
-        let bindings = [check.binding] + (channels.binding(from).map { [$0] } ?? [])
-        guard let pk = try? PublicKey(bytes: key), constantTimeEqual(ContactCode.fingerprint(of: pk), check.fingerprint),
-            bindings.contains(where: { pk.verify(signature: signature, message: ContactProofs.signed($0)) })
-        else {
-            reach.contacts.results[from] = (.failed, nowMs)
-            stats.contactsFailed += 1
-            return
+        switch reach.contacts.settle(from, key: key, signature: signature, current: channels.binding(from), nowMs: nowMs) {
+        case nil: stats.drop(.contactUnasked)
+        case false?: stats.contactsFailed += 1
+        case true?: stats.contactsProven += 1
         }
-        reach.contacts.results[from] = (.proven(pk), nowMs)
-        stats.contactsProven += 1
     }
 }
 

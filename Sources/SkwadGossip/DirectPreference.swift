@@ -17,6 +17,9 @@ struct DirectRetries: Sendable {
     /// Per relayed active member (at most the active view's size).
     var schedules: [PeerAddress: Schedule] = [:]
 
+    /// The soonest try due (`.max`: none).
+    var nextDueMs: UInt64 { schedules.values.lazy.map(\.dueMs).min() ?? .max }
+
     /// The next try after one due at `s.dueMs`: counted from the schedule, not from when the
     /// tick ran, so both ends stay in step; a node asleep past several tries starts from now.
     static func next(after s: Schedule, nowMs: UInt64) -> Schedule {
@@ -49,21 +52,16 @@ extension GossipEngine {
         reach.retries.schedules = kept
     }
 
-    /// The soonest direct try due (for the idle tick).
-    var nextDirectRetryMs: UInt64? { reach.retries.schedules.values.map(\.dueMs).min() }
-
-    /// `peer` is (becoming) a direct member: relayed links to it are retired, every role
-    /// and the session, without marking them dead (nothing should bring them back).
+    /// `peer` is (becoming) a direct member: relayed links to it are retired, every role and
+    /// what every part holds about them, without marking them dead (nothing should bring
+    /// them back).
     mutating func retireRelayedTwins(of peer: PeerAddress, into out: inout [GossipDirective]) {
         guard !peer.isRelayed, peers.active.keys.contains(where: \.isRelayed) || peers.passive.keys.contains(where: \.isRelayed) else {
             return
         }
         for r in peers.active.keys.sorted() + peers.passive.keys.sorted() where r.relayParts?.target == peer {
             if peers.retire(r) { out.append(.peerDown(r)) }
-            channels.drop(r)
-            spread.plumtree.setLazy(r, false)
-            if membership.pendingNeighbor?.address == r { membership.pendingNeighbor = nil }
-            reach.retries.schedules[r] = nil
+            forgetInParts(r)
             stats.relayedToDirect += 1
         }
     }

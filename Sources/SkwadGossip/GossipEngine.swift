@@ -167,24 +167,43 @@ public struct GossipEngine: Sendable {
 
     // MARK: - timers
 
+    /// Each part's due work, in this order (Parts.swift: `TimedPart`), then the next tick: at
+    /// once when a part is `busy`, else at the soonest deadline (`idleWait`).
     public mutating func tick(nowMs: UInt64, replica: inout Replica) -> [GossipDirective] {
         var out: [GossipDirective] = []
         rounds.tickDueMs = .max
         perform(channels.tick(nowMs: nowMs, stats: &stats), nowMs: nowMs, into: &out)
+        tickSpread(nowMs: nowMs, replica: replica, into: &out)
+        tickMembership(nowMs: nowMs, into: &out)
+        pumpPictures(nowMs: nowMs, replica: replica, into: &out)
+        tickRounds(nowMs: nowMs, replica: &replica, into: &out)
+        requestTick(afterMs: busy ? config.tickMs : idleWait(nowMs: nowMs), nowMs: nowMs, into: &out)
+        return out
+    }
+
+    /// Dissemination's due work: IHAVEs owed, grafts of announced ops, the stem's fail-safes.
+    mutating func tickSpread(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         flushLazy(nowMs: nowMs, into: &out)
         graftMissing(nowMs: nowMs, into: &out)
         stemFailsafe(nowMs: nowMs, replica: replica, into: &out)
+    }
+
+    /// Membership's due work: SWIM's pings and timeouts, direct tries of relayed members (after
+    /// the dead are dropped), and a neighbour request while the view has room.
+    mutating func tickMembership(nowMs: UInt64, into out: inout [GossipDirective]) {
         detectFailures(nowMs: nowMs, into: &out)
         retryDirect(nowMs: nowMs, into: &out)
         fillActiveView(nowMs: nowMs, into: &out)
-        pumpPictures(nowMs: nowMs, replica: replica, into: &out)
+    }
+
+    /// The periodic rounds that fell due, in `Round`'s order, each prepared first; then the
+    /// view changes they made are noted.
+    mutating func tickRounds(nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
         for round in Round.allCases {
             prepare(round, nowMs: nowMs, replica: replica, into: &out)
             if rounds[round].fire(nowMs: nowMs) { run(round, nowMs: nowMs, replica: &replica, into: &out) }
         }
         noticeViewChanges(nowMs: nowMs)
-        requestTick(afterMs: busy ? config.tickMs : idleWait(nowMs: nowMs), nowMs: nowMs, into: &out)
-        return out
     }
 
     /// What a tick does before it asks whether `round` is due: view changes seen so far make
@@ -226,49 +245,11 @@ public struct GossipEngine: Sendable {
         }
     }
 
-    /// How long an engine without prompt work sleeps: until the soonest of its deadlines (a
-    /// round, a ping, an ack or death timeout, a trial, a session's expiry), at least
-    /// `tickMs`, at most `idleTickMs`. It used to wake every 250 ms whatever was due: in the
-    /// 10,000-node city three ticks in four found nothing to do. Every deadline set between
-    /// ticks is at least `idleTickMs` away (rounds poked to their base interval, a new
-    /// member's first ping, a session's expiry), or comes with prompt work.
-    func idleWait(nowMs: UInt64) -> UInt64 {
-        var due = nowMs &+ config.idleTickMs
-        func at(_ t: UInt64) { if t < due { due = t } }
-        at(channels.nextExpiryMs)
-        at(rounds.nextDueMs)
-        if let retry = nextDirectRetryMs { at(retry) }
-        for (_, m) in peers.activeClocks {
-            if m.suspectSinceMs != nil {
-                at(m.lastHeardMs &+ config.deadAfterMs)
-            } else if let sent = m.pingSentMs, m.lastHeardMs <= sent {
-                at(sent &+ config.ackTimeoutMs)
-            }
-            // Up to `fillingTickMs` after the ping falls due, spread by when we last heard it
-            // (as the old 250 ms tick spread it). Woken exactly when due, two members that
-            // ping each other wake together: each one's ping crosses the other's, and twice
-            // as many pings went (the 2,000-node city: +42 %).
-            else {
-                at(m.lastHeardMs &+ config.pingIntervalMs &+ Self.spread(m.lastHeardMs))
-            }
-        }
-        for c in peers.candidates.values { at(c.sinceMs &+ MembershipGuard.candidateTimeoutMs) }
-        // A view with room keeps asking passive peers (its own retry clocks): the old pace.
-        if peers.hasRoom { at(nowMs &+ Self.fillingTickMs) }
-        return due > nowMs ? max(config.tickMs, due - nowMs) : config.tickMs
-    }
-
+    /// The pace at which a view with room asks passive peers (PeerTable's `nextDeadlineMs`).
     static let fillingTickMs: UInt64 = 250
 
     /// A delay in [0, `fillingTickMs`) drawn from a time stamp (a multiplicative hash).
     static func spread(_ t: UInt64) -> UInt64 { ((t &* 0x9E37_79B9_7F4A_7C15) >> 40) % fillingTickMs }
-
-    /// Work that must not wait for an idle tick: lazy notices to flush, announced ops to
-    /// graft, handshakes and a neighbour request under way.
-    var busy: Bool {
-        spread.plumtree.hasPromptWork || !spread.newLinks.isEmpty || !spread.stem.embargo.isEmpty
-            || channels.handshakesUnderWay || membership.pendingNeighbor != nil || pictures.busy
-    }
 
     /// Asks the shell for a tick `afterMs` from now unless one is due sooner.
     mutating func requestTick(afterMs: UInt64, nowMs: UInt64, into out: inout [GossipDirective]) {
@@ -351,8 +332,10 @@ public struct GossipEngine: Sendable {
                 stats.bytesOut += bytes.count
                 out.append(.send(bytes, to: to))
             case .unreachable(let peer):
+                // The member that introduced it, read before `forget` drops it: the relay to fall back on.
+                let introducer = reach.introductions.introducer[peer]
                 forget(peer, .unreachable, nowMs: nowMs, into: &out)
-                punchFailed(peer, nowMs: nowMs, into: &out)
+                if let introducer { punchFailed(peer, via: introducer, nowMs: nowMs, into: &out) }
             }
         }
     }

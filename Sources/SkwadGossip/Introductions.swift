@@ -60,6 +60,38 @@ struct IntroductionState: Sendable {
         return fences.contains { $0.contains(cell: p) && $0.contains(cell: q) }
     }
 
+    /// A peer given up on: its fallback relay goes, and so does every fallback through it.
+    /// Kept: the pairs it was introduced in, the punches toward it and its allowance
+    /// (budgets: `againMs`, `perMember`).
+    mutating func forget(_ peer: PeerAddress) {
+        guard !introducer.isEmpty else { return }
+        introducer[peer] = nil
+        if introducer.values.contains(peer) { introducer = introducer.filter { $0.value != peer } }
+    }
+
+    /// Whether `pair` may be introduced now, for `member`'s change: not again within `againMs`
+    /// (`recently`), and within `member`'s allowance and ours (`limited`); if so it is noted.
+    mutating func mayIntroduce(_ pair: Pair, for member: PeerAddress, nowMs: UInt64) -> Verdict {
+        if let at = introduced[pair], nowMs < at &+ Self.againMs { return .recently }
+        guard takeMember(member, nowMs: nowMs), budget.take(1, nowMs: nowMs) else { return .limited }
+        introduced.makeRoom(for: pair, capacity: Self.capacity) { $0 }
+        introduced[pair] = nowMs
+        return .yes
+    }
+
+    enum Verdict { case yes, recently, limited }
+
+    /// Whether a punch toward `target`, introduced by `via`, may go now (one per address per
+    /// `againMs`); if so it is noted, and `via` is the relay to fall back on.
+    mutating func mayPunch(_ target: PeerAddress, via: PeerAddress, nowMs: UInt64) -> Bool {
+        if let at = punched[target], nowMs < at &+ Self.againMs { return false }
+        punched.makeRoom(for: target, capacity: Self.capacity) { $0 }
+        punched[target] = nowMs
+        introducer = introducer.filter { punched[$0.key] != nil }
+        introducer[target] = via
+        return true
+    }
+
     /// Takes one pair from `member`'s allowance.
     mutating func takeMember(_ member: PeerAddress, nowMs: UInt64) -> Bool {
         if perMember[member] == nil {
@@ -82,12 +114,11 @@ extension GossipEngine {
             guard !other.isRelayed, let them = peers.active[other]?.info, them.behindNat, reach.introductions.share(me, them) else {
                 continue
             }
-            let pair = IntroductionState.Pair(peer, other)
-            if let at = reach.introductions.introduced[pair], nowMs < at &+ IntroductionState.againMs { continue }
-            guard reach.introductions.takeMember(peer, nowMs: nowMs) else { stats.drop(.introductionLimited); return }
-            guard reach.introductions.budget.take(1, nowMs: nowMs) else { stats.drop(.introductionLimited); return }
-            reach.introductions.introduced.makeRoom(for: pair, capacity: IntroductionState.capacity) { $0 }
-            reach.introductions.introduced[pair] = nowMs
+            switch reach.introductions.mayIntroduce(IntroductionState.Pair(peer, other), for: peer, nowMs: nowMs) {
+            case .recently: continue
+            case .limited: stats.drop(.introductionLimited); return
+            case .yes: break
+            }
             let padding = [UInt8](repeating: 0, count: IntroductionState.minPadding)
             send(.introduce(peer: other, padding: padding), to: peer, nowMs: nowMs, into: &out)
             send(.introduce(peer: peer, padding: padding), to: other, nowMs: nowMs, into: &out)
@@ -110,13 +141,7 @@ extension GossipEngine {
         // handshake still reaches it through this introducer.
         let underWay = isLink(target) && !channels.isEstablished(target)
         guard !isLink(target) || underWay else { return }
-        if let at = reach.introductions.punched[target], nowMs < at &+ IntroductionState.againMs {
-            stats.drop(.introductionLimited); return
-        }
-        reach.introductions.punched.makeRoom(for: target, capacity: IntroductionState.capacity) { $0 }
-        reach.introductions.punched[target] = nowMs
-        reach.introductions.introducer = reach.introductions.introducer.filter { reach.introductions.punched[$0.key] != nil }
-        reach.introductions.introducer[target] = from
+        guard reach.introductions.mayPunch(target, via: from, nowMs: nowMs) else { stats.drop(.introductionLimited); return }
         guard !underWay else { stats.punches += 1; return }
         let (sent, ds) = introduce(target, nowMs: nowMs)
         out += ds

@@ -48,17 +48,16 @@ extension GossipEngine {
 
     /// The one way to give up on a peer (`PeerTable.forget` says what each reason takes): a
     /// dead active member (SWIM), an address whose handshake or neighbour request was never
-    /// answered, a vicinity entry that stopped answering. Besides its roles, the peer loses
-    /// its session and its Plumtree mark — unless it stays an active member (`.silent`).
+    /// answered, a vicinity entry that stopped answering. Besides its roles, every part drops
+    /// what it holds about the peer (`forgetInParts`: its session, its Plumtree mark, ...) —
+    /// unless it stays an active member (`.silent`).
     mutating func forget(_ peer: PeerAddress, _ why: PeerTable.Reason, nowMs: UInt64, into out: inout [GossipDirective]) {
         let wasActive = peers.active[peer] != nil
         if let e = peers.vicinity[peer], e.askedMs != nil, e.exchangedMs == 0 { nameFailed(e, nowMs: nowMs) }
         if peers.forget(peer, reason: why, nowMs: nowMs) != nil { out.append(.peerDown(peer)) }
         if why == .silent && wasActive { return }
         if why == .unreachable { stats.drop(.unreachable) }
-        channels.drop(peer)
-        if membership.pendingNeighbor?.address == peer { membership.pendingNeighbor = nil }
-        spread.plumtree.setLazy(peer, false)
+        forgetInParts(peer)
     }
 
     /// A peer that left requests routed through it unanswered: given up on as `.silent`, and

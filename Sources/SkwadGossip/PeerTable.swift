@@ -25,7 +25,8 @@ import SkwadModel
 /// | `candidates`  | on trial to join a full active view (MembershipGuard)     | `candidateCapacity` (16)      |
 ///
 /// A record with no role and no fact left is dropped: the table holds nothing else about a
-/// peer, and nothing outside it does (the engine's other state is per message or per pack).
+/// peer. The engine's other parts that hold state about a peer drop it when the engine gives
+/// up on it (`PeerState`, Parts.swift), but for budgets and work in flight.
 ///
 /// Legal transitions (every change goes through a method of this type, and every method
 /// through `update`, which keeps the per-field indexes):
@@ -40,13 +41,14 @@ import SkwadModel
 ///   (it was not active) is then `dead` too;
 /// - `dead` → `passive` (`revive`: it spoke again), `dead` → unknown (`expireDead`, or the
 ///   oldest when full);
-/// - `passive` → unknown (when full, one of the most crowded network group, `passiveVictim`; `dropPassive`), `vicinity` → unknown (the farthest when a
-///   nearer one comes), `inbound` → unknown (the least recently heard when full).
-/// A vicinity entry dropped as `.silent` or `.unreachable` is also `muted`: it re-enters the vicinity view only
-/// by sending us a `Vicinity` message itself (`offerVicinity(answered:)`), not by being named
-/// or by other traffic, until `expireDead` forgets the bar. A peer that talks to us but never
-/// answers a vicinity exchange, or is named by others with a cell it claims (a liar's fence
-/// centre), cannot hold a vicinity slot for long (PROTOCOL §9). Cells claimed by names that
+/// - `passive` → unknown (when full, one of the most crowded network group, `passiveVictim`;
+///   `dropPassive`), `vicinity` → unknown (the farthest when a nearer one comes), `inbound` →
+///   unknown (the least recently heard when full).
+/// A vicinity entry dropped as `.silent` or `.unreachable` is also `muted`: it re-enters the
+/// vicinity view only by sending us a `Vicinity` message itself (`offerVicinity(answered:)`),
+/// not by being named or by other traffic, until `expireDead` forgets the bar. A peer that
+/// talks to us but never answers a vicinity exchange, or is named by others with a cell it
+/// claims (a liar's fence centre), cannot hold a vicinity slot for long (PROTOCOL §9). Cells claimed by names that
 /// never answered are remembered too (`suspectCells`, capacity 32): their names rank last.
 /// `active` and `passive` never hold the same peer; a `dead` peer holds no other role except
 /// a `vicinity` entry only heard of (named by others, not a link: how the two sides of a
@@ -270,6 +272,9 @@ struct PeerTable: Sendable {
     private(set) var versions = Versions()
 
     let capacity: Capacity
+    /// SWIM's clocks (GossipConfig), for the table's next deadline (`nextDeadlineMs`, Parts.swift).
+    struct Swim: Sendable { var pingIntervalMs, ackTimeoutMs, deadAfterMs: UInt64 }
+    let swim: Swim
     /// Our own address (never a peer).
     var me: PeerAddress?
     /// One record per peer.
@@ -328,6 +333,7 @@ struct PeerTable: Sendable {
     static let suspectFailures = 2
 
     init(config: GossipConfig) {
+        swim = Swim(pingIntervalMs: config.pingIntervalMs, ackTimeoutMs: config.ackTimeoutMs, deadAfterMs: config.deadAfterMs)
         capacity = Capacity(
             active: max(1, config.activeSize), passive: max(1, config.passiveSize),
             vicinity: max(1, config.vicinitySize), remote: Self.remoteCapacity,

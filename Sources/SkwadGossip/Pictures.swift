@@ -85,6 +85,124 @@ struct PictureFetches: Sendable {
     /// A fetch under way (asks to time out, or blocks to ask again at the next tick) or asks
     /// kept waiting: ticks come every `tickMs`.
     var busy: Bool { !fetches.isEmpty || waitTotal > 0 }
+
+    /// Starts fetching `ref` (blocks in `known` offered first) unless it is fetched already,
+    /// malformed, or whole with `known`: true when a fetch started. When full, the fetch that
+    /// progressed least recently is abandoned.
+    mutating func start(_ ref: PictureRef, pack: PackID, known: [Int: [UInt8]], nowMs: UInt64) -> Bool {
+        guard (try? ref.check()) != nil, fetches[ref.root] == nil else { return false }
+        var assembly = PictureAssembly(ref: ref)
+        for i in known.keys.sorted() { _ = assembly.offer(index: i, data: known[i]!) }
+        guard !assembly.isComplete else { return false }
+        if fetches.count >= Self.capacity,
+            let stalest = fetches.min(by: { a, b in
+                a.value.lastProgressMs != b.value.lastProgressMs
+                    ? a.value.lastProgressMs < b.value.lastProgressMs : a.key.lexicographicallyPrecedes(b.key)
+            })
+        {
+            fetches[stalest.key] = nil
+            stats.fetchesAbandoned += 1
+        }
+        fetches[ref.root] = .init(pack: pack, assembly: assembly, origin: origins[ref.root]?.peer, lastProgressMs: nowMs)
+        stats.fetchesStarted += 1
+        return true
+    }
+
+    /// Stops fetching a picture; asks kept waiting for its blocks are dropped.
+    mutating func cancel(root: [UInt8]) {
+        fetches[root] = nil
+        for w in waits.removeValue(forKey: root) ?? [] { forgetWait(w.peer) }
+    }
+
+    /// `peer` sent us the post of the picture `root` first (the oldest such note goes when full).
+    mutating func noteOrigin(root: [UInt8], peer: PeerAddress, nowMs: UInt64) {
+        guard origins[root] == nil else { return }
+        if origins.count >= Self.originCapacity,
+            let oldest = origins.min(by: { a, b in
+                a.value.atMs != b.value.atMs ? a.value.atMs < b.value.atMs : a.key.lexicographicallyPrecedes(b.key)
+            })
+        {
+            origins[oldest.key] = nil
+        }
+        origins[root] = (peer, nowMs)
+    }
+
+    /// Would `peer`'s answer budget let `count` blocks go now? (Asked on a copy: nothing taken.)
+    func mayAnswer(_ peer: PeerAddress, count: Int, nowMs: UInt64) -> Bool {
+        guard var b = answerBudget[peer] else { return count <= Int(Self.answersPerSecond) }
+        return b.take(Double(count), nowMs: nowMs)
+    }
+
+    /// Takes one block from `peer`'s answer budget (a new peer's bucket only while fewer than
+    /// `originCapacity` are not full).
+    mutating func takeAnswer(_ peer: PeerAddress, nowMs: UInt64) -> Bool {
+        if answerBudget[peer] == nil {
+            if answerBudget.count >= Self.originCapacity {
+                answerBudget = answerBudget.filter {
+                    var b = $0.value; return !b.isFull(nowMs: nowMs)
+                }
+            }
+            guard answerBudget.count < Self.originCapacity else { return false }
+            answerBudget[peer] = TokenBucket(rate: Self.answersPerSecond, burst: Self.answersPerSecond, nowMs: nowMs)
+        }
+        return answerBudget[peer]!.take(1, nowMs: nowMs)
+    }
+
+    /// Keeps `peer`'s waiting ask of block `index` (true), unless the tables are full.
+    mutating func keepWaiting(root: [UInt8], index: Int, peer: PeerAddress, nowMs: UInt64) -> Bool {
+        if waits[root]?.contains(where: { $0.peer == peer && $0.index == index }) == true { return true }
+        guard waitTotal < Self.waitCapacity, waitCount[peer, default: 0] < Self.waitsPerPeer else {
+            stats.waitsRefused += 1
+            return false
+        }
+        waits[root, default: []].append(.init(peer: peer, index: index, atMs: nowMs))
+        waitCount[peer, default: 0] += 1
+        waitTotal += 1
+        stats.waitsKept += 1
+        return true
+    }
+
+    /// One waiting ask of `peer`'s is gone (answered, expired or refused): the counts follow.
+    mutating func forgetWait(_ peer: PeerAddress) {
+        waitTotal -= 1
+        waitCount[peer, default: 1] -= 1
+        if waitCount[peer]! <= 0 { waitCount[peer] = nil }
+    }
+}
+
+extension PictureFetches: PeerState {
+    /// A peer given up on: its waiting asks go (nothing is sent to it), and so does what each
+    /// fetch holds of it (its asks, asked again of others at the next pump; its misses; being
+    /// the origin), and the posts it sent us first. Kept: its answer budget.
+    mutating func forget(_ peer: PeerAddress) {
+        if let n = waitCount.removeValue(forKey: peer) {
+            waitTotal -= n
+            for (root, list) in waits where list.contains(where: { $0.peer == peer }) {
+                let left = list.filter { $0.peer != peer }
+                waits[root] = left.isEmpty ? nil : left
+            }
+        }
+        for (root, f) in fetches where f.holds(peer) {
+            var f = f
+            f.asked = f.asked.filter { $0.value.peer != peer }
+            f.askedBefore = f.askedBefore.compactMapValues { list in
+                let left = list.filter { $0 != peer }
+                return left.isEmpty ? nil : left
+            }
+            f.misses[peer] = nil
+            if f.origin == peer { f.origin = nil }
+            fetches[root] = f
+        }
+        if origins.values.contains(where: { $0.peer == peer }) { origins = origins.filter { $0.value.peer != peer } }
+    }
+}
+
+extension PictureFetches.Fetch {
+    /// Does this fetch hold anything about `peer`?
+    func holds(_ peer: PeerAddress) -> Bool {
+        origin == peer || misses[peer] != nil || asked.values.contains { $0.peer == peer }
+            || askedBefore.values.contains { $0.contains(peer) }
+    }
 }
 
 /// Counters of the picture layer (`stats`: `pictures.*`).
@@ -110,53 +228,19 @@ extension GossipEngine {
     public mutating func fetchPicture(
         _ ref: PictureRef, pack: PackID, known: [Int: [UInt8]] = [:], nowMs: UInt64, replica: Replica
     ) -> [GossipDirective] {
-        guard (try? ref.check()) != nil, pictures.fetches[ref.root] == nil else { return [] }
-        var assembly = PictureAssembly(ref: ref)
-        for i in known.keys.sorted() { _ = assembly.offer(index: i, data: known[i]!) }
-        guard !assembly.isComplete else { return [] }
-        if pictures.fetches.count >= PictureFetches.capacity,
-            let stalest = pictures.fetches.min(by: { a, b in
-                a.value.lastProgressMs != b.value.lastProgressMs
-                    ? a.value.lastProgressMs < b.value.lastProgressMs : a.key.lexicographicallyPrecedes(b.key)
-            })
-        {
-            pictures.fetches[stalest.key] = nil
-            pictures.stats.fetchesAbandoned += 1
-        }
-        pictures.fetches[ref.root] = .init(
-            pack: pack, assembly: assembly, origin: pictures.origins[ref.root]?.peer, lastProgressMs: nowMs)
-        pictures.stats.fetchesStarted += 1
+        guard pictures.start(ref, pack: pack, known: known, nowMs: nowMs) else { return [] }
         var out: [GossipDirective] = []
         pumpPictures(nowMs: nowMs, replica: replica, into: &out)
         return out
     }
 
-    /// Would `peer`'s answer budget let `count` blocks go now? (Asked on a copy: nothing taken.)
-    func mayAnswer(_ peer: PeerAddress, count: Int, nowMs: UInt64) -> Bool {
-        guard var b = pictures.answerBudget[peer] else { return count <= Int(PictureFetches.answersPerSecond) }
-        return b.take(Double(count), nowMs: nowMs)
-    }
-
     /// Stops fetching a picture (its post was hidden, its pack deleted); asks kept waiting for
     /// its blocks are dropped (their askers time out).
-    public mutating func cancelPicture(root: [UInt8]) {
-        pictures.fetches[root] = nil
-        dropWaits(root: root)
-    }
+    public mutating func cancelPicture(root: [UInt8]) { pictures.cancel(root: root) }
 
     /// Stops fetching the pictures of a pack that is gone (deleted or expired, §6).
     public mutating func cancelPictures(pack: PackID) {
-        for (root, f) in pictures.fetches where f.pack == pack { cancelPicture(root: root) }
-    }
-
-    mutating func dropWaits(root: [UInt8]) {
-        for w in pictures.waits.removeValue(forKey: root) ?? [] { forgetWait(w.peer) }
-    }
-
-    private mutating func forgetWait(_ peer: PeerAddress) {
-        pictures.waitTotal -= 1
-        pictures.waitCount[peer, default: 1] -= 1
-        if pictures.waitCount[peer]! <= 0 { pictures.waitCount[peer] = nil }
+        for (root, f) in pictures.fetches where f.pack == pack { pictures.cancel(root: root) }
     }
 
     /// Roots being fetched (for tests and `stats`).
@@ -170,7 +254,7 @@ extension GossipEngine {
         var out: [GossipDirective] = []
         guard mayHavePicture(pack, peer: to, replica: replica) else { pictures.stats.refused += 1; return out }
         for b in blocks.prefix(PictureFetches.maxWantIndexes) where b.data.count <= PictureBlocks.maxBlockBytes {
-            guard takeAnswer(to, nowMs: nowMs) else { pictures.stats.answersLimited += 1; break }
+            guard pictures.takeAnswer(to, nowMs: nowMs) else { pictures.stats.answersLimited += 1; break }
             pictures.stats.blocksOut += 1
             send(.block(root: root, index: b.index, data: b.data), to: to, nowMs: nowMs, into: &out)
         }
@@ -184,31 +268,10 @@ extension GossipEngine {
         return mayReceive(theirs, pack: scope, isGenesis: false)
     }
 
-    mutating func takeAnswer(_ peer: PeerAddress, nowMs: UInt64) -> Bool {
-        if pictures.answerBudget[peer] == nil {
-            if pictures.answerBudget.count >= PictureFetches.originCapacity {
-                pictures.answerBudget = pictures.answerBudget.filter {
-                    var b = $0.value; return !b.isFull(nowMs: nowMs)
-                }
-            }
-            guard pictures.answerBudget.count < PictureFetches.originCapacity else { return false }
-            let rate = PictureFetches.answersPerSecond
-            pictures.answerBudget[peer] = TokenBucket(rate: rate, burst: rate, nowMs: nowMs)
-        }
-        return pictures.answerBudget[peer]!.take(1, nowMs: nowMs)
-    }
-
     /// A post with a picture came from `from`: it is the first peer asked for its blocks.
     mutating func notePictureOrigin(_ op: SignedOp, from: PeerAddress, nowMs: UInt64) {
-        guard case .post(let p) = op.body.kind, let ref = p.picture, pictures.origins[ref.root] == nil else { return }
-        if pictures.origins.count >= PictureFetches.originCapacity,
-            let oldest = pictures.origins.min(by: { a, b in
-                a.value.atMs != b.value.atMs ? a.value.atMs < b.value.atMs : a.key.lexicographicallyPrecedes(b.key)
-            })
-        {
-            pictures.origins[oldest.key] = nil
-        }
-        pictures.origins[ref.root] = (from, nowMs)
+        guard case .post(let p) = op.body.kind, let ref = p.picture else { return }
+        pictures.noteOrigin(root: ref.root, peer: from, nowMs: nowMs)
     }
 
     // MARK: - messages
@@ -230,31 +293,19 @@ extension GossipEngine {
             rest.removeAll { !f.assembly.have.contains($0) }
             var empty: [Int] = []
             for i in lacking {
-                if wait && i < f.assembly.ref.blockCount && keepWaiting(root: root, index: i, peer: from, nowMs: nowMs) { continue }
+                if wait && i < f.assembly.ref.blockCount && pictures.keepWaiting(root: root, index: i, peer: from, nowMs: nowMs) {
+                    continue
+                }
                 empty.append(i)
             }
             answerEmpty(root: root, indexes: empty, to: from, nowMs: nowMs, into: &out)
         }
         // Held blocks past the peer's answer budget: a waiting ask is kept and answered when
         // the budget allows (`sweepWaits`) rather than dropped into its ask's timeout.
-        if wait && !rest.isEmpty && !mayAnswer(from, count: rest.count, nowMs: nowMs) {
-            rest.removeAll { keepWaiting(root: root, index: $0, peer: from, nowMs: nowMs) }
+        if wait && !rest.isEmpty && !pictures.mayAnswer(from, count: rest.count, nowMs: nowMs) {
+            rest.removeAll { pictures.keepWaiting(root: root, index: $0, peer: from, nowMs: nowMs) }
         }
         if !rest.isEmpty { out.append(.blocksWanted(root: root, indexes: rest, peer: from)) }
-    }
-
-    /// Keeps `peer`'s waiting ask of block `index` (true), unless the tables are full.
-    private mutating func keepWaiting(root: [UInt8], index: Int, peer: PeerAddress, nowMs: UInt64) -> Bool {
-        if pictures.waits[root]?.contains(where: { $0.peer == peer && $0.index == index }) == true { return true }
-        guard pictures.waitTotal < PictureFetches.waitCapacity, pictures.waitCount[peer, default: 0] < PictureFetches.waitsPerPeer else {
-            pictures.stats.waitsRefused += 1
-            return false
-        }
-        pictures.waits[root, default: []].append(.init(peer: peer, index: index, atMs: nowMs))
-        pictures.waitCount[peer, default: 0] += 1
-        pictures.waitTotal += 1
-        pictures.stats.waitsKept += 1
-        return true
     }
 
     /// Sends a block that just arrived and checked to the peers waiting for it. A peer past
@@ -268,12 +319,12 @@ extension GossipEngine {
         for w in list {
             guard w.index == index else { left.append(w); continue }
             guard mayHavePicture(pack, peer: w.peer, replica: replica) else {
-                forgetWait(w.peer)
+                pictures.forgetWait(w.peer)
                 pictures.stats.refused += 1
                 continue
             }
-            guard takeAnswer(w.peer, nowMs: nowMs) else { left.append(w); continue }
-            forgetWait(w.peer)
+            guard pictures.takeAnswer(w.peer, nowMs: nowMs) else { left.append(w); continue }
+            pictures.forgetWait(w.peer)
             pictures.stats.blocksOut += 1
             send(.block(root: root, index: index, data: data), to: w.peer, nowMs: nowMs, into: &out)
         }
@@ -294,11 +345,11 @@ extension GossipEngine {
                 // A picture no longer fetched is whole here (a cancelled one has no waits).
                 let held = fetch.map { $0.assembly.have.contains(w.index) } ?? true
                 let expired = nowMs >= w.atMs &+ PictureFetches.waitMs
-                if held && mayAnswer(w.peer, count: (ready[w.peer]?.count ?? 0) + 1, nowMs: nowMs) {
+                if held && pictures.mayAnswer(w.peer, count: (ready[w.peer]?.count ?? 0) + 1, nowMs: nowMs) {
                     ready[w.peer, default: []].append(w.index)
-                    forgetWait(w.peer)
+                    pictures.forgetWait(w.peer)
                 } else if expired {
-                    forgetWait(w.peer)
+                    pictures.forgetWait(w.peer)
                     pictures.stats.waitsExpired += 1
                     if !held { answerEmpty(root: root, indexes: [w.index], to: w.peer, nowMs: nowMs, into: &out) }
                 } else {
@@ -451,7 +502,7 @@ extension GossipEngine {
 
     mutating func answerEmpty(root: [UInt8], indexes: [Int], to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
         for i in indexes.prefix(PictureFetches.maxWantIndexes) {
-            guard takeAnswer(to, nowMs: nowMs) else { pictures.stats.answersLimited += 1; break }
+            guard pictures.takeAnswer(to, nowMs: nowMs) else { pictures.stats.answersLimited += 1; break }
             send(.block(root: root, index: i, data: []), to: to, nowMs: nowMs, into: &out)
         }
     }

@@ -22,6 +22,7 @@ struct ReflexiveAddresses: Sendable {
         reports[witness] = Report(observed: observed, atMs: nowMs)
     }
 
+    /// A link given up on: its report goes (it sees us no more).
     mutating func forget(_ witness: PeerAddress) { reports[witness] = nil }
 
     /// Each network group's vote: its latest report.

@@ -89,13 +89,10 @@ extension GossipEngine {
         out += receive(datagram: frame, from: .relayed(source, via: relayedBy), nowMs: nowMs, replica: &replica)
     }
 
-    /// A punch toward `peer` was never answered: reach it through the member that introduced
-    /// us, if it still is one (and we hold no direct link to it meanwhile).
-    mutating func punchFailed(_ peer: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard let via = reach.introductions.introducer[peer], peers.active[via] != nil, !peer.isRelayed, peers.active[peer] == nil else {
-            return
-        }
-        reach.introductions.introducer[peer] = nil
+    /// A punch toward `peer` was never answered: reach it through `via`, the member that
+    /// introduced us, if it still is one (and we hold no direct link to it meanwhile).
+    mutating func punchFailed(_ peer: PeerAddress, via: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
+        guard peers.active[via] != nil, !peer.isRelayed, peers.active[peer] == nil else { return }
         let relayed = PeerAddress.relayed(peer, via: via)
         guard !isLink(relayed) else { return }
         stats.relayFallbacks += 1
