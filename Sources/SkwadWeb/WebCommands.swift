@@ -20,13 +20,36 @@ public struct WebCommands: Sendable {
         guard Self.names.contains(name) else {
             return (404, Renderer.error("no command '\(Self.clip(name))'").render())
         }
+        return await run(name) { try Registry.command(named: name, json: body.isEmpty ? Data("{}".utf8) : body) }
+    }
+
+    /// Runs the command `make` builds (a thrown error is the 400 reply, as is the command's own).
+    func run(_ name: String, _ make: () throws -> any REPLCommand) async -> (status: Int, json: String) {
+        await perform { try await executor.run(try make()) }
+    }
+
+    /// `POST /api/v1/swipe/key` with `{"key":"y"|"n"|"u", "place": FULL ID, "filters": {…}}`:
+    /// one key of the REPL's swipe mode, the page holding the place on screen.
+    func swipe(body: Data) async -> (status: Int, json: String) {
+        struct Key: Decodable {
+            var key: String
+            var place: String?
+            var filters: [String: ArgValue]?
+        }
+        guard let k = try? JSONDecoder().decode(Key.self, from: body), ["y", "n", "u"].contains(k.key) else {
+            return (400, Renderer.error("swipe/key takes {\"key\": \"y\", \"n\" or \"u\", \"place\": ID, \"filters\": {…}}").render())
+        }
+        return await perform { try await executor.swipe(key: k.key, place: k.place, filters: k.filters ?? [:]) }
+    }
+
+    /// Runs `work` and renders its reply as the REPL's JSON mode does; a thrown error is a 400.
+    func perform(_ work: () async throws -> any REPLReply) async -> (status: Int, json: String) {
         let node = executor.node
         var r = Renderer(mode: .json)
         r.nowMs = wallClockMs()
         r.here = await node.location
         do {
-            let command = try Registry.command(named: name, json: body.isEmpty ? Data("{}".utf8) : body)
-            let reply = try await executor.run(command)
+            let reply = try await work()
             r.idLength = await node.displayIDLength()
             r.styles = await node.packStyles()
             r.joinedCount = await node.joinedPackIDs.count
