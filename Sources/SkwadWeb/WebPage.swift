@@ -1,7 +1,8 @@
 import Hummingbird
 
 /// The page: HTML, CSS and plain JavaScript compiled into the binary, served at `/`,
-/// `/app.css`, `/app.js` (the core) and `/js/NAME.js` (a screen's script each, `scripts`). Nothing in it is secret (the token stays in the URL's `#`), so
+/// `/app.css`, `/app.js` (the core) and `/js/NAME.js` (a screen's script each, `scripts`).
+/// Nothing in it is secret (the token stays in the URL's `#`), so
 /// these need no token; the `Host` check and the security headers still apply.
 enum WebPage {
     static func addRoutes(to router: Router<some RequestContext>) {

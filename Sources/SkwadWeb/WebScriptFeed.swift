@@ -33,7 +33,8 @@ extension WebPage {
             li.dataset.id = p.id;
             const title = S.button(p.title, null, () => openPost(p.id), "linkish title");
             const kind = p.ask ? "ask" : null;
-            const meta = el("p", [kind, p.packLabel || p.packName, p.author, S.ago(p.time), p.comments + (p.ask ? " captions" : " comments")]
+            const count = p.comments + (p.ask ? " captions" : " comments");
+            const meta = el("p", [kind, p.packLabel || p.packName, p.author, S.ago(p.time), count]
               .filter((x) => x).join(" · "), "meta");
             li.append(title, meta);
             if (p.picture) li.append(S.pictures.thumb(p.id, p.title, "thumb"));
@@ -73,7 +74,8 @@ extension WebPage {
             if (p.distance !== null && p.distance !== undefined) facts.push(Math.round(p.distance) + " m away");
             if (p.tags && p.tags.length) facts.push("#" + p.tags.join(" #"));
             li.append(el("p", facts.join(" · "), "meta"));
-            li.append(S.button(p.joined ? "Leave" : "Join", (p.joined ? "Leave " : "Join ") + (p.label || p.name), () => S.guarded(async () => {
+            const name = p.label || p.name;
+            li.append(S.button(p.joined ? "Leave" : "Join", (p.joined ? "Leave " : "Join ") + name, () => S.guarded(async () => {
               await S.api(p.joined ? "leave" : "join", { pack: p.id });
               await loadPacks();
             })));
@@ -99,7 +101,8 @@ extension WebPage {
               st.post = p.id;
               st.ask = p.ask && st.mine.has(p.id) ? p : null;
               $("post-title").textContent = p.title;
-              $("post-meta").textContent = [p.ask ? "ask" : null, p.packLabel || p.packName, p.author, S.ago(p.time), p.edited ? "edited" : null]
+              $("post-meta").textContent = [p.ask ? "ask" : null, p.packLabel || p.packName, p.author, S.ago(p.time),
+                p.edited ? "edited" : null]
                 .filter((x) => x).join(" · ");
               const picture = $("post-picture");
               S.pictures.forget(picture);
@@ -167,7 +170,11 @@ extension WebPage {
               ev.preventDefault();
               S.guarded(async () => {
                 const args = { ref: id };
-                if (title !== null) { args.title = form.elements.title.value; args.body = form.elements.body.value; } else args.text = form.elements.body.value;
+                if (title !== null) {
+                  args.title = form.elements.title.value; args.body = form.elements.body.value;
+                } else {
+                  args.text = form.elements.body.value;
+                }
                 await S.api("edit", args);
                 await openPost(st.post);
               });
@@ -181,7 +188,8 @@ extension WebPage {
             await S.guarded(async () => {
               const ask = $("compose-kind").value === "ask";
               const text = $("compose-title-input").value, body = $("compose-body").value;
-              const args = ask ? { pack: $("compose-pack").value, prompt: text, body } : { pack: $("compose-pack").value, title: text, body };
+              const pack = $("compose-pack").value;
+              const args = ask ? { pack, prompt: text, body } : { pack, title: text, body };
               const file = $("compose-picture").files[0];
               if (file && file.size > S.pictures.maxUpload) throw new Error("the picture file is larger than 8 MiB");
               if (file) await S.upload(ask ? "ask" : "post", args, file); else await S.api(ask ? "ask" : "post", args);

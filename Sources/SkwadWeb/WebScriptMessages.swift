@@ -33,7 +33,9 @@ extension WebPage {
                 li.append(el("p", c.count + " messages · " + S.ago(c.last.time), "meta"));
                 return li;
               }));
-              if (!reply.conversations.length) $("chats-list").append(el("li", "No messages yet: open a post and message its author.", "meta"));
+              if (!reply.conversations.length) {
+                $("chats-list").append(el("li", "No messages yet: open a post and message its author.", "meta"));
+              }
             });
           }
 
@@ -59,15 +61,18 @@ extension WebPage {
               if (confirm) args.confirm = true;
               const r = await S.api("verify", args);
               const box = $("safety");
-              box.replaceChildren(el("p", "Safety number of you (" + r.me + ") and " + r.peer + ":"), el("p", r.safetyNumber, "safety-number"),
-                el("p", r.verified ? "Verified ✓" : "Compare it in person or over another channel; if it matches, mark it verified.", "meta"));
+              const advice = r.verified ? "Verified ✓" : "Compare it in person or over another channel; if it matches, mark it verified.";
+              box.replaceChildren(el("p", "Safety number of you (" + r.me + ") and " + r.peer + ":"),
+                el("p", r.safetyNumber, "safety-number"), el("p", advice, "meta"));
               if (!r.verified) box.append(S.button("It matches: mark verified", null, () => showSafety(true)));
             });
           }
 
           S.onEvent((e) => {
             if (e.event === "dm" && S.state.screen === "chat" && e.message.peer === st.peer) {
-              if (!document.querySelector('#chat-list li[data-id="' + CSS.escape(e.message.id) + '"]')) $("chat-list").append(messageItem(e.message));
+              if (!document.querySelector('#chat-list li[data-id="' + CSS.escape(e.message.id) + '"]')) {
+                $("chat-list").append(messageItem(e.message));
+              }
             } else if (e.event === "dm" && S.state.screen === "chats") {
               loadChats();
             } else if (e.event === "delivered") {

@@ -17,7 +17,7 @@ extension WebPage {
           function rating(p) {
             const s = p.summary;
             if (!s || !s.count) return "no reviews";
-            return "★" + (s.bayesian === null ? "–" : s.bayesian.toFixed(1)) + " (" + s.count + (s.count === 1 ? " review)" : " reviews)");
+            return "★" + avg(s.bayesian) + " (" + s.count + (s.count === 1 ? " review)" : " reviews)");
           }
 
           function facts(p) {
@@ -67,16 +67,18 @@ extension WebPage {
               deck.open = p.id;
               $("place-title").textContent = p.address;
               $("place-meta").textContent = facts(p);
-              const rows = [["rating", rating(p)], ["average overall", s.overall === null ? "–" : s.overall.toFixed(1) + " / 5"],
+              const rows = [["rating", rating(p)], ["average overall", avg(s.overall) + " / 5"],
                 ["location", avg(s.location)], ["management", avg(s.management)], ["amenities", avg(s.amenities)],
-                ["would live there again", s.againShare === null || s.againShare === undefined ? "–" : Math.round(s.againShare * 100) + "%"],
-                ["drawn towards", r.packMean === null ? "–" : r.packMean.toFixed(1) + " (pack mean of " + r.packReviews + " reviews, weight " + r.priorWeight + ")"]];
+                ["would live there again", s.againShare == null ? "–" : Math.round(s.againShare * 100) + "%"],
+                ["drawn towards", r.packMean == null ? "–"
+                  : avg(r.packMean) + " (pack mean of " + r.packReviews + " reviews, weight " + r.priorWeight + ")"]];
               const summary = el("dl", null, "summary");
               for (const [k, v] of rows) summary.append(el("dt", k), el("dd", v));
               $("place-summary").replaceChildren(summary, distribution(s));
               $("place-reviews").replaceChildren(...r.reviews.map((v) => {
                 const li = el("li");
-                li.append(el("p", [v.author + (v.name ? " “" + v.name + "”" : ""), v.overall + "/5", S.ago(v.time), v.edited ? "edited" : null, v.hidden ? "hidden" : null]
+                const who = v.author + (v.name ? " “" + v.name + "”" : "");
+                li.append(el("p", [who, v.overall + "/5", S.ago(v.time), v.edited ? "edited" : null, v.hidden ? "hidden" : null]
                   .filter((x) => x).join(" · "), "meta"));
                 if (v.text) li.append(el("p", v.text, "body"));
                 if (v.reply) li.append(el("p", "↳ landlord: " + v.reply.text, "body reply"));
@@ -87,7 +89,7 @@ extension WebPage {
             });
           }
 
-          function avg(x) { return x === null || x === undefined ? "–" : x.toFixed(1); }
+          function avg(x) { return x == null ? "–" : Number(x).toFixed(1); }
 
           // --- the swipe deck ---
 
@@ -199,13 +201,16 @@ extension WebPage {
               const cols = reply.compare;
               const table = el("table");
               table.append(el("caption", "Your favourites side by side"));
-              const head = el("tr"); head.append(el("th", "")); for (const c of cols) { const th = el("th", c.place.address); th.scope = "col"; head.append(th); }
+              const head = el("tr");
+              head.append(el("th", ""));
+              for (const c of cols) { const th = el("th", c.place.address); th.scope = "col"; head.append(th); }
               const thead = el("thead"); thead.append(head);
               const tbody = el("tbody");
               for (const [name, get, better, show] of compareRows) {
                 const values = cols.map((c) => { const v = get(c); return v === null || v === undefined ? null : v; });
                 const known = values.filter((v) => v !== null);
-                const best = known.length >= 2 && new Set(known).size > 1 ? (better === "low" ? Math.min(...known) : Math.max(...known)) : null;
+                const differ = known.length >= 2 && new Set(known).size > 1;
+                const best = differ ? (better === "low" ? Math.min(...known) : Math.max(...known)) : null;
                 const tr = el("tr"); const th = el("th", name); th.scope = "row"; tr.append(th);
                 for (const v of values) {
                   const td = el("td", v === null ? "–" : show(v));
@@ -229,7 +234,8 @@ extension WebPage {
                 S.guarded(async () => {
                   const f = $("review-form").elements;
                   await S.api("review", { place: deck.open, overall: Number(f.overall.value), location: Number(f.location.value),
-                    management: Number(f.management.value), amenities: Number(f.amenities.value), again: f.again.value, text: f.text.value });
+                    management: Number(f.management.value), amenities: Number(f.amenities.value), again: f.again.value,
+                    text: f.text.value });
                   $("review-form").reset();
                   await openPlace(deck.open);
                 });

@@ -57,7 +57,8 @@ extension BrowserTests {
                 (async function(){
                   document.querySelector('[data-screen=compose]').click();
                   const pack = document.getElementById('compose-pack');
-                  for (let i = 0; i < 100 && ![...pack.options].some(o => o.textContent === 'pics'); i++) await new Promise(r => setTimeout(r, 50));
+                  const has = () => [...pack.options].some(o => o.textContent === 'pics');
+                  for (let i = 0; i < 100 && !has(); i++) await new Promise(r => setTimeout(r, 50));
                   pack.value = [...pack.options].find(o => o.textContent === 'pics').value;
                   document.getElementById('compose-title-input').value = 'a picture <b>from A</b>';
                   const dt = new DataTransfer();
@@ -72,7 +73,8 @@ extension BrowserTests {
             // its size once its blocks are fetched.
             let shown = """
                 (function(){
-                  const li = [...document.querySelectorAll('#feed-list li')].find(l => l.querySelector('.title')?.textContent === 'a picture <b>from A</b>');
+                  const li = [...document.querySelectorAll('#feed-list li')]
+                    .find(l => l.querySelector('.title')?.textContent === 'a picture <b>from A</b>');
                   const img = li && li.querySelector('figure img');
                   return img && img.src.startsWith('blob:') && img.complete ? img.naturalWidth + 'x' + img.naturalHeight : '';
                 })()
@@ -93,7 +95,8 @@ extension BrowserTests {
             let c = n.client
             #expect(try await c.post("create", #"{"name":"housing","radius":500}"#).status == 200)
             for (address, rent) in [("1 Oak St", 600), ("2 Oak St", 700)] {
-                let added = try await c.post("place-add", "{\"address\":\"\(address)\",\"pack\":\"housing\",\"rent\":\"\(rent)\",\"beds\":2}")
+                let added = try await c.post(
+                    "place-add", "{\"address\":\"\(address)\",\"pack\":\"housing\",\"rent\":\"\(rent)\",\"beds\":2}")
                 #expect(added.status == 200, "\(added.text)")
             }
             browser = try await Chromium()
@@ -152,7 +155,8 @@ extension BrowserTests {
             _ = await pageB.evaluate("document.querySelector('[data-screen=chats]').click()")
             let text = "hello <i>B</i>"
             _ = await pageA.evaluate(
-                "document.getElementById('chat-text').value = \(DevToolsPage.quoted(text)); document.getElementById('chat-form').requestSubmit()")
+                "document.getElementById('chat-text').value = \(DevToolsPage.quoted(text));"
+                    + "document.getElementById('chat-form').requestSubmit()")
             // Sent at once, delivered when B's node acknowledges it (the `delivered` event).
             let mark = "(document.querySelector('#chat-list li.mine .mark')||{}).textContent||''"
             #expect(await pageA.wait(for: mark, toBe: "delivered") == "delivered", "A's message was not marked delivered")

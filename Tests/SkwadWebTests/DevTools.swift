@@ -32,7 +32,11 @@ final class Chromium: @unchecked Sendable {
             if found == nil { try? await Task.sleep(nanoseconds: 50_000_000) }
         }
         guard let found else {
-            close()
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            try? FileManager.default.removeItem(atPath: dir)
             throw RawError("chromium gave no DevTools port within 60 s")
         }
         port = found
@@ -146,7 +150,8 @@ final class DevToolsPage: @unchecked Sendable {
     func press(_ key: String, code: Int) async throws {
         for type in ["rawKeyDown", "keyUp"] {
             try await call(
-                "Input.dispatchKeyEvent", ["type": type, "key": key, "code": key, "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code])
+                "Input.dispatchKeyEvent",
+                ["type": type, "key": key, "code": key, "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code])
         }
     }
 

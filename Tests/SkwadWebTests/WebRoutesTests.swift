@@ -74,7 +74,8 @@ extension WebServerTests {
             #expect(try await Self.upload(c, "post", #"{"pack":"uppack","title":"t","body":""}"#, big).status == 413)
             // The ordinary verbs keep their 64 KiB bound.
             let r = try await c.request(
-                "POST", "/api/v1/post", headers: ["Authorization: Bearer \(c.token)"], body: [UInt8](repeating: 0x20, count: WebServer.maxBody + 1))
+                "POST", "/api/v1/post", headers: ["Authorization: Bearer \(c.token)"],
+                body: [UInt8](repeating: 0x20, count: WebServer.maxBody + 1))
             #expect(r.status == 413)
             // No upload file is left behind.
             let dir = WebPictures.uploadDirectory(await n.a.config.dataDir)
