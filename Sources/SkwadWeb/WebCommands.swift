@@ -28,7 +28,7 @@ public struct WebCommands: Sendable {
         await perform { try await executor.run(try make()) }
     }
 
-    /// `POST /api/v1/swipe/key` with `{"key":"y"|"n"|"u", "place": FULL ID, "filters": {…}}`:
+    /// `POST /api/v1/swipe-key` with `{"key":"y"|"n"|"u", "place": FULL ID, "filters": {…}}`:
     /// one key of the REPL's swipe mode, the page holding the place on screen.
     func swipe(body: Data) async -> (status: Int, json: String) {
         struct Key: Decodable {
@@ -37,10 +37,26 @@ public struct WebCommands: Sendable {
             var filters: [String: ArgValue]?
         }
         guard let k = try? JSONDecoder().decode(Key.self, from: body), ["y", "n", "u"].contains(k.key) else {
-            return (400, Renderer.error("swipe/key takes {\"key\": \"y\", \"n\" or \"u\", \"place\": ID, \"filters\": {…}}").render())
+            return (400, Renderer.error("swipe-key takes {\"key\": \"y\", \"n\" or \"u\", \"place\": ID, \"filters\": {…}}").render())
         }
         return await perform { try await executor.swipe(key: k.key, place: k.place, filters: k.filters ?? [:]) }
     }
+
+    /// `POST /api/v1/qr` with `{"text": CODE}` (at most `maxQRText` characters): the QR
+    /// code's modules, `{"ok":true,"size":N,"rows":["0110…",…]}` (1: dark), for the page to
+    /// draw as SVG elements. Nothing from the node is read: the page asks for a code it shows.
+    func qr(body: Data) -> (status: Int, json: String) {
+        struct Text: Decodable { var text: String }
+        guard let t = try? JSONDecoder().decode(Text.self, from: body), !t.text.isEmpty, t.text.count <= Self.maxQRText else {
+            return (400, Renderer.error("qr takes {\"text\": CODE} of 1 to \(Self.maxQRText) characters").render())
+        }
+        guard let rows = QRText.modules(t.text) else { return (400, Renderer.error("that text does not fit a QR code").render()) }
+        let lines = rows.map { row in String(row.map { $0 ? "1" : "0" }) }
+        return (200, JSON.object([("ok", .bool(true)), ("size", .int(rows.count)), ("rows", .array(lines.map { .string($0) }))]).render())
+    }
+
+    /// The longest text `qr` encodes (a join code is about 130 characters).
+    static let maxQRText = 512
 
     /// Runs `work` and renders its reply as the REPL's JSON mode does; a thrown error is a 400.
     func perform(_ work: () async throws -> any REPLReply) async -> (status: Int, json: String) {

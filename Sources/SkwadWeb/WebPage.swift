@@ -44,6 +44,8 @@ enum WebPage {
             <button type="button" data-screen="swipe">Swipe</button>
             <button type="button" data-screen="favs">Favourites</button>
             <button type="button" data-screen="chats">Messages</button>
+            <button type="button" data-screen="inbox">Inbox</button>
+            <button type="button" data-screen="search">Search</button>
           </nav>
           <p id="live" role="status" aria-live="polite">connecting…</p>
         </header>
@@ -63,6 +65,19 @@ enum WebPage {
           <section id="screen-packs" aria-labelledby="packs-title" hidden>
             <h2 id="packs-title">Packs around you</h2>
             <ol id="packs-list" class="packs"></ol>
+            <h3>Invite-only packs</h3>
+            <form id="private-form" class="row">
+              <label for="private-name">New invite-only pack</label>
+              <input id="private-name" maxlength="64" required>
+              <label for="private-radius">Radius (m, optional)</label>
+              <input id="private-radius" type="number" min="1" step="1">
+              <button type="submit">Create</button>
+            </form>
+            <form id="code-form" class="row">
+              <label for="join-code">Join code</label>
+              <input id="join-code" autocomplete="off" spellcheck="false" required>
+              <button type="submit">Join</button>
+            </form>
           </section>
           <section id="screen-compose" aria-labelledby="compose-title" hidden>
             <h2 id="compose-title">New post</h2>
@@ -155,6 +170,19 @@ enum WebPage {
             <h2 id="chats-title">Messages</h2>
             <ol id="chats-list" class="packs"></ol>
           </section>
+          <section id="screen-inbox" aria-labelledby="inbox-title" hidden>
+            <h2 id="inbox-title">Inbox</h2>
+            <ol id="inbox-list" class="posts"></ol>
+          </section>
+          <section id="screen-search" aria-labelledby="search-title" hidden>
+            <h2 id="search-title">Search</h2>
+            <form id="search-form" class="row">
+              <label for="search-text">Words</label>
+              <input id="search-text" type="search" required>
+              <button type="submit">Search</button>
+            </form>
+            <ol id="search-list" class="posts"></ol>
+          </section>
           <section id="screen-chat" aria-labelledby="chat-title" hidden>
             <h2 id="chat-title"></h2>
             <p id="chat-meta" class="meta"></p>
@@ -218,6 +246,8 @@ enum WebPage {
         .badge { font-size: .75rem; color: var(--accent); }
         ol.messages > li { margin: .4rem 0; padding: .4rem .6rem; border-radius: 8px; border: 1px solid var(--line); max-width: 85%; }
         ol.messages > li.mine { margin-left: auto; border-color: var(--accent); }
+        svg.qr { width: 12rem; max-width: 100%; height: auto; display: block; margin: .5rem 0; }
+        .code { font-family: ui-monospace, monospace; overflow-wrap: anywhere; user-select: all; }
         .safety-number { font: 600 1.25rem/1.4 ui-monospace, monospace; letter-spacing: .05em; }
         .meta, #live { color: var(--muted); font-size: .875rem; margin: 0; }
         .body { white-space: pre-wrap; overflow-wrap: anywhere; }

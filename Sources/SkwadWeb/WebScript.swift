@@ -3,7 +3,8 @@ extension WebPage {
     /// other one a screen or a family of screens). Every string from the node goes in with
     /// `textContent` (never as HTML); the token is read from the URL's `#` and kept in memory.
     static let scripts: [(name: String, text: String)] = [
-        ("feed", feedScript), ("pictures", picturesScript), ("places", placesScript), ("messages", messagesScript)
+        ("feed", feedScript), ("pictures", picturesScript), ("places", placesScript), ("messages", messagesScript),
+        ("finding", findingScript)
     ]
 
     /// The core: the `Skwad` namespace the screens share (API calls, element helpers, screen
@@ -63,7 +64,7 @@ extension WebPage {
             }));
           };
 
-          /// `POST /api/v1/PATH` with a JSON body, for the page's own routes (`swipe/key`).
+          /// `POST /api/v1/PATH` with a JSON body, for the page's own routes (`swipe-key`).
           S.apiPath = async function (path, args) {
             return reply(await fetch("/api/v1/" + path, {
               method: "POST", headers: headers({ "Content-Type": "application/json" }),

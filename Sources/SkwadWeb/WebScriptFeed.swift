@@ -79,6 +79,9 @@ extension WebPage {
               await S.api(p.joined ? "leave" : "join", { pack: p.id });
               await loadPacks();
             })));
+            if (p.joined) {
+              li.append(S.button("Invite", "show the code and QR code to invite someone to " + name, () => S.invite(li, p.id, name)));
+            }
             return li;
           }
 

@@ -2,7 +2,7 @@ extension WebPage {
     /// Places: the list with each place's rating and distribution, a place with its reviews
     /// and a review form, the swipe deck (touch swipes, arrow keys, buttons, undo), favourites
     /// and a compare table. All through the REPL's verbs (`places`, `place`, `review`, `favs`,
-    /// `compare`) and the page's `swipe/key` route (one key of the REPL's swipe mode).
+    /// `compare`) and the page's `swipe-key` route (one key of the REPL's swipe mode).
     static let placesScript = #"""
         "use strict";
         (function (S) {
@@ -120,7 +120,7 @@ extension WebPage {
             if (deck.busy || (k !== "u" && !deck.place)) return;
             deck.busy = true;
             await S.guarded(async () => {
-              const reply = await S.apiPath("swipe/key", { key: k, place: k === "u" ? null : deck.place.id });
+              const reply = await S.apiPath("swipe-key", { key: k, place: k === "u" ? null : deck.place.id });
               $("swipe-status").textContent = reply.message;
               showCard(reply);
             });

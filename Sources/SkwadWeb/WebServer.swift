@@ -85,13 +85,22 @@ public final class WebServer: Sendable {
             let (status, json) = await commands.run(verb, body: Data(body.readableBytesView))
             return WebResponse.json(status, json)
         }
-        router.post("/api/v1/swipe/key") { request, _ -> Response in
+        router.post("/api/v1/swipe-key") { request, _ -> Response in
             var request = request
             let body: ByteBuffer
             do { body = try await request.collectBody(upTo: maxBody) } catch {
                 return WebResponse.error(413, "the body is larger than \(maxBody) bytes")
             }
             let (status, json) = await commands.swipe(body: Data(body.readableBytesView))
+            return WebResponse.json(status, json)
+        }
+        router.post("/api/v1/qr") { request, _ -> Response in
+            var request = request
+            let body: ByteBuffer
+            do { body = try await request.collectBody(upTo: maxBody) } catch {
+                return WebResponse.error(413, "the body is larger than \(maxBody) bytes")
+            }
+            let (status, json) = commands.qr(body: Data(body.readableBytesView))
             return WebResponse.json(status, json)
         }
         router.ws("/api/v1/events") { request, _ in

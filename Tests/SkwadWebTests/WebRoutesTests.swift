@@ -112,7 +112,7 @@ extension WebServerTests {
             let card = try await c.post("swipe", "{}")
             let first = try #require((card.json?["swipe"] as? [String: Any])?["id"] as? String)
             #expect(card.json?["left"] as? Int == 1)
-            let keyPath = "swipe/key"
+            let keyPath = "swipe-key"
             #expect(try await c.post(keyPath, "{\"key\":\"y\",\"place\":\"\(first)\"}", auth: .some(nil)).status == 401)
             #expect(try await c.post(keyPath, "{\"key\":\"q\",\"place\":\"\(first)\"}").status == 400)
             #expect(try await c.post(keyPath, "{\"key\":\"y\",\"place\":\"\(first.prefix(8))\"}").status == 400)
@@ -129,13 +129,39 @@ extension WebServerTests {
         }
     }
 
+    @Test func aJoinCodeIsGivenAsQRModules() async throws {
+        try await withNodes("qr") { n async throws in
+            let c = n.client
+            let created = try await c.post("create-private", #"{"name":"secret club","radius":500}"#)
+            #expect(created.status == 200, "\(created.text)")
+            let pack = try #require((created.json?["pack"] as? [String: Any])?["id"] as? String ?? created.json?["id"] as? String)
+            let invite = try await c.post("invite", "{\"pack\":\"\(pack)\"}")
+            #expect(invite.status == 200, "\(invite.text)")
+            let code = try #require(invite.json?["code"] as? String)
+            #expect(code.hasPrefix("skw-"))
+            #expect(try await c.post("qr", "{\"text\":\"\(code)\"}", auth: .some(nil)).status == 401)
+            let qr = try await c.post("qr", "{\"text\":\"\(code)\"}")
+            #expect(qr.status == 200, "\(qr.text)")
+            let size = try #require(qr.json?["size"] as? Int)
+            let rows = try #require(qr.json?["rows"] as? [String])
+            // A QR symbol is 21 + 4k modules square; finder patterns at three corners.
+            #expect(size >= 21 && (size - 21) % 4 == 0 && rows.count == size)
+            #expect(rows.allSatisfy { $0.count == size && $0.allSatisfy { $0 == "0" || $0 == "1" } })
+            #expect(rows[0].hasPrefix("1111111") && rows[0].hasSuffix("1111111") && rows[size - 1].hasPrefix("1111111"))
+            #expect(try await c.post("qr", #"{"text":""}"#).status == 400)
+            #expect(try await c.post("qr", "{\"text\":\"\(String(repeating: "a", count: 513))\"}").status == 400)
+            // `qr` and `swipe-key` are the page's routes, not verbs: the registry's verbs still answer.
+            #expect(try await c.post("swipe").status == 200)
+        }
+    }
+
     @Test func theCSPLetsPicturesInOnlyAsBlobs() async throws {
         try await withNodes("csp") { n async throws in
             let csp = try await n.client.request("GET", "/").headers["content-security-policy"] ?? ""
             #expect(csp.contains("img-src 'self' data: blob:;"))
             #expect(csp.contains("connect-src 'self';"))
             // Every screen's script is served, and none writes HTML.
-            for name in ["app", "js/feed", "js/pictures", "js/places", "js/messages"] {
+            for name in ["app", "js/feed", "js/pictures", "js/places", "js/messages", "js/finding"] {
                 let s = try await n.client.request("GET", "/\(name).js")
                 #expect(s.status == 200 && s.headers["content-type"]?.hasPrefix("text/javascript") == true, "\(name)")
                 #expect(!s.text.contains("innerHTML") && !s.text.contains("outerHTML") && !s.text.contains("insertAdjacentHTML"))
