@@ -46,6 +46,8 @@ enum WebPage {
             <button type="button" data-screen="chats">Messages</button>
             <button type="button" data-screen="inbox">Inbox</button>
             <button type="button" data-screen="search">Search</button>
+            <button type="button" data-screen="map">Map</button>
+            <button type="button" data-screen="moderation">Moderation</button>
           </nav>
           <p id="live" role="status" aria-live="polite">connecting…</p>
         </header>
@@ -183,6 +185,37 @@ enum WebPage {
             </form>
             <ol id="search-list" class="posts"></ol>
           </section>
+          <section id="screen-map" aria-labelledby="map-title" hidden>
+            <h2 id="map-title">Map of packs around you</h2>
+            <div class="row">
+              <button type="button" id="locate-button">Use my location</button>
+              <p id="map-status" class="meta" role="status"></p>
+            </div>
+            <p id="map-meta" class="meta"></p>
+            <div id="map"></div>
+            <ul id="map-legend" class="legend"></ul>
+          </section>
+          <section id="screen-moderation" aria-labelledby="moderation-title" hidden>
+            <h2 id="moderation-title">Moderation</h2>
+            <p id="mod-none" class="meta" hidden>You moderate no pack: packs you create are yours to moderate.</p>
+            <h3>Open reports</h3>
+            <ol id="reports-list" class="posts"></ol>
+            <h3>Log and bans</h3>
+            <div class="row">
+              <label for="mod-pack">Pack</label>
+              <select id="mod-pack"></select>
+            </div>
+            <ol id="log-list" class="posts"></ol>
+            <form id="ban-form" class="row">
+              <label for="ban-author">Pseudonym</label>
+              <input id="ban-author" placeholder="anon·3f2a9c01" required>
+              <label for="ban-reason">Reason</label>
+              <input id="ban-reason">
+              <button type="submit">Ban</button>
+              <button type="button" id="unban-button">Unban</button>
+            </form>
+            <p id="ban-status" class="meta" role="status"></p>
+          </section>
           <section id="screen-chat" aria-labelledby="chat-title" hidden>
             <h2 id="chat-title"></h2>
             <p id="chat-meta" class="meta"></p>
@@ -246,6 +279,12 @@ enum WebPage {
         .badge { font-size: .75rem; color: var(--accent); }
         ol.messages > li { margin: .4rem 0; padding: .4rem .6rem; border-radius: 8px; border: 1px solid var(--line); max-width: 85%; }
         ol.messages > li.mine { margin-left: auto; border-color: var(--accent); }
+        svg.map { width: 20rem; max-width: 100%; height: auto; display: block; margin: .5rem 0; }
+        svg.map .map-bg { fill: var(--bg); stroke: var(--line); }
+        svg.map .fence circle { fill: rgba(11, 87, 208, .08); stroke: var(--muted); stroke-dasharray: 3 2; }
+        svg.map .fence.joined circle { stroke: var(--accent); stroke-dasharray: none; }
+        svg.map text { fill: var(--fg); font-size: 14px; }
+        svg.map .me { fill: var(--bad); }
         svg.qr { width: 12rem; max-width: 100%; height: auto; display: block; margin: .5rem 0; }
         .code { font-family: ui-monospace, monospace; overflow-wrap: anywhere; user-select: all; }
         .safety-number { font: 600 1.25rem/1.4 ui-monospace, monospace; letter-spacing: .05em; }

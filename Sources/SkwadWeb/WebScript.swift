@@ -4,7 +4,7 @@ extension WebPage {
     /// `textContent` (never as HTML); the token is read from the URL's `#` and kept in memory.
     static let scripts: [(name: String, text: String)] = [
         ("feed", feedScript), ("pictures", picturesScript), ("places", placesScript), ("messages", messagesScript),
-        ("finding", findingScript)
+        ("finding", findingScript), ("moderation", moderationScript)
     ]
 
     /// The core: the `Skwad` namespace the screens share (API calls, element helpers, screen

@@ -99,9 +99,10 @@ extension WebPage {
 
           async function openPost(id) {
             await S.guarded(async () => {
-              const [reply] = await Promise.all([S.api("show", { post: id }), loadMine()]);
+              const [reply] = await Promise.all([S.api("show", { post: id }), loadMine(), S.moderation.loadAlpha()]);
               const p = reply.post;
               st.post = p.id;
+              st.pack = p.pack;
               st.ask = p.ask && st.mine.has(p.id) ? p : null;
               $("post-title").textContent = p.title;
               $("post-meta").textContent = [p.ask ? "ask" : null, p.packLabel || p.packName, p.author, S.ago(p.time),
@@ -113,7 +114,8 @@ extension WebPage {
               $("post-body").textContent = p.body;
               $("post-votes").replaceChildren(voteButtons(p.id, p.score));
               $("post-own").replaceChildren(st.mine.has(p.id) ? ownButtons(p.id, "post", p.title, p.body)
-                : S.button("Message " + p.author, "send a private message to " + p.author, () => S.messages.open(p.id, p.author)));
+                : S.button("Message " + p.author, "send a private message to " + p.author, () => S.messages.open(p.id, p.author)),
+                S.moderation.tools(p, p.pack, st.mine.has(p.id)));
               $("comments-title").textContent = p.ask ? "Captions" : "Comments";
               $("comment-label").textContent = p.ask ? "Your caption" : "Your comment";
               $("comments").replaceChildren(...reply.comments.map(commentItem));
@@ -137,6 +139,7 @@ extension WebPage {
             }
             li.append(row);
             if (st.mine.has(c.id) && !c.removed) li.append(ownButtons(c.id, "comment", null, c.body));
+            if (!c.removed) li.append(S.moderation.tools(c, st.pack, st.mine.has(c.id)));
             return li;
           }
 
