@@ -175,4 +175,37 @@ extension BrowserTests {
             #expect(await pageA.evaluate(number) == (await pageB.evaluate(number)))
         }
     }
+
+    /// The map draws the pack's fence; the browser's location is asked only when the button is
+    /// pressed, and then sets the node's (`locate`).
+    @Test func theMapSetsTheNodesLocationOnlyOnAPress() async throws {
+        guard Self.needsChromium() else { return }
+        let n = try await WebNodes("browsermap")
+        var browser: Chromium?
+        do {
+            #expect(try await n.client.post("create", #"{"name":"near","radius":300}"#).status == 200)
+            browser = try await Chromium()
+            let page = try await browser!.open(n.server.url)
+            #expect(await page.wait(for: "document.getElementById('live').textContent", toBe: "live") == "live")
+            // The browser would answer with this place, if asked.
+            try await page.call("Browser.grantPermissions", ["permissions": ["geolocation"]])
+            try await page.call("Emulation.setGeolocationOverride", ["latitude": 40.45, "longitude": -79.95, "accuracy": 10])
+            _ = await page.evaluate("document.querySelector('[data-screen=map]').click()")
+            #expect(await page.wait(for: "String(document.querySelectorAll('#map svg .fence circle').length)", toBe: "1") == "1")
+            // Showing the map asked nothing: the node is where it was.
+            #expect(await n.a.location == WebNodes.here)
+            _ = await page.evaluate("document.getElementById('locate-button').click()")
+            let moved = await n.eventually(seconds: 30) {
+                guard let l = await n.a.location else { return false }
+                return abs(l.lat - 40.45) < 1e-6 && abs(l.lon + 79.95) < 1e-6
+            }
+            #expect(moved, "the node's location was not set from the browser's")
+            let meta = "document.getElementById('map-meta').textContent.startsWith('you at 40.45')"
+            #expect(await page.wait(for: "String(\(meta))", toBe: "true") == "true")
+        } catch {
+            Issue.record(error)
+        }
+        browser?.close()
+        await n.shutdown()
+    }
 }
