@@ -10,8 +10,8 @@ extension WebPage {
           const deck = { place: null, busy: false };
 
           function money(p) {
-            if (p.rentMin === null || p.rentMin === undefined) return null;
-            return "$" + p.rentMin + (p.rentMax !== null && p.rentMax !== undefined && p.rentMax !== p.rentMin ? "–" + p.rentMax : "");
+            if (p.rentMin == null || p.rentMin <= 0) return null;
+            return "$" + p.rentMin + (p.rentMax != null && p.rentMax > p.rentMin ? "–" + p.rentMax : "");
           }
 
           function rating(p) {
@@ -21,8 +21,7 @@ extension WebPage {
           }
 
           function facts(p) {
-            return [money(p), p.beds !== null && p.beds !== undefined ? p.beds + " bd" : null,
-              p.baths !== null && p.baths !== undefined ? p.baths + " ba" : null,
+            return [money(p), p.beds != null ? p.beds + " bd" : null, p.baths > 0 ? p.baths + " ba" : null,
               p.termMonths ? p.termMonths + " mo" : null, p.city, p.landlord ? "landlord " + p.landlord : null, p.packLabel]
               .filter((x) => x !== null && x !== undefined && x !== "").join(" · ");
           }
@@ -134,11 +133,15 @@ extension WebPage {
               if (e.touches.length !== 1) return;
               start = { x: e.touches[0].clientX, y: e.touches[0].clientY, dx: 0 };
             }, { passive: true });
+            // A mostly horizontal drag is the card's, not the page's: prevented, so the browser
+            // starts no scroll or fling (whose end would swallow the next tap, Undo's).
             card.addEventListener("touchmove", (e) => {
               if (!start) return;
               start.dx = e.touches[0].clientX - start.x;
+              if (Math.abs(start.dx) < Math.abs(e.touches[0].clientY - start.y)) return;
+              e.preventDefault();
               card.style.transform = "translateX(" + start.dx + "px) rotate(" + start.dx / 20 + "deg)";
-            }, { passive: true });
+            }, { passive: false });
             const end = () => {
               if (!start) return;
               const dx = start.dx;

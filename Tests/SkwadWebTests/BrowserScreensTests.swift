@@ -117,7 +117,10 @@ extension BrowserTests {
             #expect(await page.evaluate(cardTitle) != first)
             // A tap on Undo brings it back and unmarks it.
             try await page.tap("#swipe-undo")
-            #expect(await page.wait(for: cardTitle, toBe: first) == first)
+            let shownAfterUndo = await page.wait(for: cardTitle, toBe: first)
+            let said = "document.getElementById('swipe-status').textContent + ' | ' + document.getElementById('error').textContent"
+            let afterUndo = await page.evaluate(said)
+            #expect(shownAfterUndo == first, "after the tap on Undo: \(afterUndo)")
             #expect(await favs() == [])
             // The keyboard does the same: ← passes, → keeps.
             try await page.press("ArrowLeft", code: 37)
@@ -125,7 +128,7 @@ extension BrowserTests {
             try await page.press("ArrowRight", code: 39)
             #expect(await page.wait(for: "document.getElementById('swipe-status').textContent", toBe: "favourite") == "favourite")
             #expect(await favs()?.count == 1)
-            #expect(await page.evaluate("document.getElementById('swipe-card').textContent.includes('No place left')") == "true")
+            #expect(await page.evaluate("String(document.getElementById('swipe-card').textContent.includes('No place left'))") == "true")
         } catch {
             Issue.record(error)
         }

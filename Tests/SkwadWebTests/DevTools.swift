@@ -107,7 +107,7 @@ final class DevToolsPage: @unchecked Sendable {
     }
 
     /// Polls `js` every 50 ms until it returns `expected` (at most `seconds`); returns the last value.
-    func wait(for js: String, toBe expected: String, seconds: Double = 60) async -> String {
+    func wait(for js: String, toBe expected: String, seconds: Double = 30) async -> String {
         let deadline = Date().addingTimeInterval(seconds)
         var last = ""
         while Date() < deadline {
@@ -139,9 +139,17 @@ final class DevToolsPage: @unchecked Sendable {
         try await call("Input.dispatchTouchEvent", ["type": "touchEnd", "touchPoints": [[String: Any]]()])
     }
 
-    /// A tap (finger down and up) on the element matching `selector`.
+    /// A tap (finger down and up) on the element matching `selector`, once it has stopped
+    /// moving (a swipe just before may still be scrolling the page): two readings 50 ms apart
+    /// that agree, at most 40 tries.
     func tap(_ selector: String) async throws {
-        let c = try await centre(of: selector)
+        var c = try await centre(of: selector)
+        for _ in 0..<40 {
+            try? await Task.sleep(nanoseconds: 50_000_000)
+            let again = try await centre(of: selector)
+            if again == c { break }
+            c = again
+        }
         try await call("Input.dispatchTouchEvent", ["type": "touchStart", "touchPoints": [["x": c.x, "y": c.y]]])
         try await call("Input.dispatchTouchEvent", ["type": "touchEnd", "touchPoints": [[String: Any]]()])
     }
