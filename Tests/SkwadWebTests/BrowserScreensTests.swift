@@ -152,7 +152,7 @@ extension BrowserTests {
             #expect(await pageA.wait(for: title, toBe: "ask me") == "ask me")
             _ = await pageA.evaluate("document.querySelector('#feed-list li[data-id=\"\(post)\"] .title').click()")
             let messageButton = "(document.querySelector('#post-own button')||{}).textContent||''"
-            #expect(await pageA.wait(for: "\(messageButton).startsWith('Message anon')", toBe: "true") == "true")
+            #expect(await pageA.wait(for: "String((\(messageButton)).startsWith('Message anon'))", toBe: "true") == "true")
             _ = await pageA.evaluate("document.querySelector('#post-own button').click()")
             #expect(await pageA.wait(for: "String(!document.getElementById('screen-chat').hidden)", toBe: "true") == "true")
             _ = await pageB.evaluate("document.querySelector('[data-screen=chats]').click()")
