@@ -45,6 +45,7 @@ enum WebPage {
             <button type="button" data-screen="favs">Favourites</button>
             <button type="button" data-screen="chats">Messages</button>
             <button type="button" data-screen="inbox">Inbox</button>
+            <button type="button" data-screen="den">Den</button>
             <button type="button" data-screen="search">Search</button>
             <button type="button" data-screen="map">Map</button>
             <button type="button" data-screen="moderation">Moderation</button>
@@ -175,6 +176,16 @@ enum WebPage {
           <section id="screen-inbox" aria-labelledby="inbox-title" hidden>
             <h2 id="inbox-title">Inbox</h2>
             <ol id="inbox-list" class="posts"></ol>
+          </section>
+          <section id="screen-den" aria-labelledby="den-title" hidden>
+            <h2 id="den-title">Your den</h2>
+            <p id="den-summary" class="meta"></p>
+            <h3>Packs you are the Alpha of</h3>
+            <ol id="den-packs" class="packs"></ol>
+            <h3>Your posts</h3>
+            <ol id="den-posts" class="posts"></ol>
+            <h3>Your comments</h3>
+            <ol id="den-comments" class="posts"></ol>
           </section>
           <section id="screen-search" aria-labelledby="search-title" hidden>
             <h2 id="search-title">Search</h2>

@@ -94,6 +94,34 @@ extension WebPage {
             });
           }
 
+          /// The Den: your packs (as Alpha), your posts and comments, upvotes received, the
+          /// places you added and your reviews (`den`).
+          async function loadDen() {
+            await S.guarded(async () => {
+              const d = await S.api("den", {});
+              $("den-summary").textContent = d.posts.length + " posts · " + d.comments.length + " comments · "
+                + d.totalUpvotes + " upvotes received · " + d.joined.length + " packs joined";
+              $("den-packs").replaceChildren(...d.packs.map((p) => el("li", (p.label || p.name) + " · " + p.posts + " posts")));
+              if (!d.packs.length) $("den-packs").append(el("li", "None yet.", "meta"));
+              $("den-posts").replaceChildren(...d.posts.map((p) => {
+                const li = el("li");
+                li.dataset.id = p.id;
+                li.append(S.button(p.title, null, () => S.openPost(p.id), "linkish title"),
+                  el("p", [p.packLabel || p.packName, S.ago(p.time), "score " + p.score, p.comments + " comments"].join(" · "), "meta"));
+                return li;
+              }));
+              if (!d.posts.length) $("den-posts").append(el("li", "None yet.", "meta"));
+              $("den-comments").replaceChildren(...d.comments.map((c) => {
+                const li = el("li");
+                li.append(S.button(c.removed ? "(removed)" : c.body, "open the post of this comment", () => S.openPost(c.post), "linkish"),
+                  el("p", S.ago(c.time) + " · score " + c.score, "meta"));
+                return li;
+              }));
+              if (!d.comments.length) $("den-comments").append(el("li", "None yet.", "meta"));
+            });
+          }
+
+          S.screens.den = { load: loadDen };
           S.screens.inbox = { load: loadInbox };
           S.screens.search = {
             load: () => Promise.resolve(),

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// axe-core in the browser on every screen, at phone and laptop width: no serious or critical
-/// violation. axe-core comes from PyPI (the npm registry is not reachable from the project's
+/// violation (and the Den, shown here only, lists the post made). axe-core comes from PyPI (the npm registry is not reachable from the project's
 /// machines): the wheel of `axe-playwright-python` 0.1.8 ships `axe.min.js` (axe 4.12.1),
 /// downloaded at test time into a temporary directory; `SKWAD_AXE_JS=PATH` names a copy instead.
 extension BrowserTests {
@@ -64,13 +64,17 @@ extension BrowserTests {
                 _ = await page.evaluate(axe)
                 #expect(await page.evaluate("typeof axe") == "object", "axe-core did not load")
                 let screens = [
-                    "feed", "packs", "compose", "post", "places", "swipe", "favs", "chats", "inbox", "search", "map", "moderation"
+                    "feed", "packs", "compose", "post", "places", "swipe", "favs", "chats", "inbox", "den", "search", "map", "moderation"
                 ]
                 for screen in screens {
                     let open =
                         screen == "post" ? "Skwad.openPost(\(DevToolsPage.quoted(post)))" : "Skwad.go(\(DevToolsPage.quoted(screen)))"
                     _ = await page.evaluate(open)
                     #expect(await page.wait(for: "String(!document.getElementById('screen-\(screen)').hidden)", toBe: "true") == "true")
+                    if screen == "den" {
+                        let title = "(document.querySelector('#den-posts .title')||{}).textContent||''"
+                        #expect(await page.wait(for: title, toBe: "hello") == "hello", "the Den lists your post")
+                    }
                     let found = await page.evaluate(
                         "axe.run(document).then(r => JSON.stringify(r.violations"
                             + ".filter(v => v.impact === 'serious' || v.impact === 'critical')"
