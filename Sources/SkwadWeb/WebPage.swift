@@ -311,6 +311,9 @@ enum WebPage {
           main { padding: .75rem; }
           header { padding: .5rem .75rem; }
           .row select { flex: 1 1 8rem; }
+          /* One row of screens that scrolls sideways, so the screen itself starts near the top. */
+          nav { flex-wrap: nowrap; overflow-x: auto; width: 100%; padding-bottom: .25rem; }
+          nav button { flex: 0 0 auto; }
         }
         """
 }
