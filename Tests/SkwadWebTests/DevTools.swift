@@ -140,8 +140,8 @@ final class DevToolsPage: @unchecked Sendable {
     }
 
     /// A tap (finger down and up) on the element matching `selector`, once it has stopped
-    /// moving (a swipe just before may still be scrolling the page): two readings 50 ms apart
-    /// that agree, at most 40 tries.
+    /// moving (a swipe just before may still be moving the page): two readings 50 ms apart
+    /// that agree, at most 40 tries, then two frames drawn.
     func tap(_ selector: String) async throws {
         var c = try await centre(of: selector)
         for _ in 0..<40 {
@@ -150,6 +150,8 @@ final class DevToolsPage: @unchecked Sendable {
             if again == c { break }
             c = again
         }
+        // Two frames drawn with that layout, so the compositor's hit test is not a frame behind it.
+        _ = await evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r('drawn'))))")
         try await call("Input.dispatchTouchEvent", ["type": "touchStart", "touchPoints": [["x": c.x, "y": c.y]]])
         try await call("Input.dispatchTouchEvent", ["type": "touchEnd", "touchPoints": [[String: Any]]()])
     }
