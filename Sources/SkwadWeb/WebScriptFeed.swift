@@ -7,10 +7,12 @@ extension WebPage {
           const { $, el } = S;
           const st = { post: null, packs: [], mine: new Set() };
 
-          /// Your posts and comments (from `den`): they get Edit and Delete.
+          /// Your posts and comments (from `den`): they get Edit and Delete; the packs you are the
+          /// Alpha of get Hide (one `den` for both).
           async function loadMine() {
             const den = await S.api("den", {});
             st.mine = new Set(den.posts.map((p) => p.id).concat(den.comments.map((c) => c.id)));
+            S.moderation.setAlpha(den);
           }
 
           function voteButtons(id, score) {
@@ -99,7 +101,7 @@ extension WebPage {
 
           async function openPost(id) {
             await S.guarded(async () => {
-              const [reply] = await Promise.all([S.api("show", { post: id }), loadMine(), S.moderation.loadAlpha()]);
+              const [reply] = await Promise.all([S.api("show", { post: id }), loadMine()]);
               const p = reply.post;
               st.post = p.id;
               st.pack = p.pack;

@@ -13,10 +13,12 @@ extension WebPage {
           const svgNS = "http://www.w3.org/2000/svg";
           const st = { alpha: new Set() };
 
-          /// The packs you are the Alpha of (from `den`).
+          /// The packs you are the Alpha of, from a `den` reply.
+          function setAlpha(den) { st.alpha = new Set(den.packs.map((p) => p.id)); }
+
           async function loadAlpha() {
             const den = await S.api("den", {});
-            st.alpha = new Set(den.packs.map((p) => p.id));
+            setAlpha(den);
             return den.packs;
           }
 
@@ -166,7 +168,7 @@ extension WebPage {
             load: loadMap,
             init() { $("locate-button").addEventListener("click", locate); },
           };
-          S.moderation = { tools, loadAlpha };
+          S.moderation = { tools, setAlpha };
         })(window.Skwad);
         """#
 }
