@@ -36,7 +36,7 @@ final class Chromium: @unchecked Sendable {
                 process.terminate()
                 process.waitUntilExit()
             }
-            try? FileManager.default.removeItem(atPath: dir)
+            Self.removeProfile(dir)
             throw RawError("chromium gave no DevTools port within 60 s")
         }
         port = found
@@ -48,7 +48,17 @@ final class Chromium: @unchecked Sendable {
             process.terminate()
             process.waitUntilExit()
         }
-        try? FileManager.default.removeItem(atPath: dir)
+        Self.removeProfile(dir)
+    }
+
+    /// Removes a profile directory: Chromium's helpers may still write in it for a moment after
+    /// the browser exits, so it is tried again every 100 ms, at most 50 times.
+    static func removeProfile(_ dir: String) {
+        for _ in 0..<50 {
+            try? FileManager.default.removeItem(atPath: dir)
+            if !FileManager.default.fileExists(atPath: dir) { return }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
     }
 
     /// A page showing `url`: the first blank page for the first call, a new one after.
