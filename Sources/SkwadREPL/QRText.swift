@@ -3,12 +3,13 @@ import CQREncode
 /// QR codes drawn with text (issue 29: a contact code to scan from the terminal). Encoding is
 /// libqrencode's, error correction M, alphanumeric mode: the text is upper-cased, which the
 /// codes' readers accept.
-enum QRText {
+public enum QRText {
     /// Modules around the symbol (the QR standard's quiet zone).
     static let quietZone = 4
 
-    /// The symbol's module rows (true: dark), or nil when it does not encode.
-    static func modules(_ text: String) -> [[Bool]]? {
+    /// The symbol's module rows (true: dark), or nil when it does not encode; the web page
+    /// draws them as SVG.
+    public static func modules(_ text: String) -> [[Bool]]? {
         guard let code = QRcode_encodeString(text, 0, QR_ECLEVEL_M, QR_MODE_8, 0) else { return nil }
         defer { QRcode_free(code) }
         let width = Int(code.pointee.width)

@@ -70,3 +70,21 @@ extension Executor {
         return (.swiped(said, next: left.first, left: max(0, left.count - 1)), left.first != nil)
     }
 }
+
+extension Executor {
+    /// One swipe key for a front end that keeps no swipe mode of its own (the web page):
+    /// `key` as typed in swipe mode (y, n, u), `place` the full id of the place on screen (nil
+    /// for an undo), `filters` the arguments `swipe` takes, by its JSON keys. The reply is the
+    /// one swipe mode prints (JSON: `swipe`, `left`, `message`).
+    public func swipe(key: String, place: String?, filters: [String: ArgValue]) async throws -> any REPLReply {
+        guard let command = try Registry.command(named: "swipe", arguments: filters) as? SwipeCommand else {
+            throw CommandError("swipe takes the filters of places")
+        }
+        var current: OpID?
+        if let place {
+            guard let id = OpID(hex: place) else { throw CommandError("a swiped place is named by its full id (64 hex digits)") }
+            current = id
+        }
+        return try await swipeKey(key, current: current, query: try command.query()).0
+    }
+}

@@ -13,7 +13,7 @@ struct WebGuard<Context: RequestContext>: RouterMiddleware {
     static var securityHeaders: HTTPFields {
         var h = HTTPFields()
         h[.contentSecurityPolicy] =
-            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
             + "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
         h[.xContentTypeOptions] = "nosniff"
         h[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
@@ -43,8 +43,9 @@ struct WebGuard<Context: RequestContext>: RouterMiddleware {
                 return WebResponse.error(401, "a valid token is required (Authorization: Bearer TOKEN)")
             }
         }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > WebServer.maxBody {
-            return WebResponse.error(413, "the body is larger than \(WebServer.maxBody) bytes")
+        let limit = WebServer.bodyLimit(path: request.uri.path)
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            return WebResponse.error(413, "the body is larger than \(limit) bytes")
         }
         do {
             return try await next(request, context)

@@ -15,6 +15,11 @@ import SkwadREPL
 public final class WebServer: Sendable {
     /// Request bodies above this are refused with 413.
     public static let maxBody = 64 * 1024
+    /// A picture upload's body (the file as `post --image` reads it) is bounded as that file is.
+    public static let maxPictureBody = WebPictures.maxUpload
+
+    /// The body bound of a request to `path`: a picture upload's, else `maxBody`.
+    static func bodyLimit(path: String) -> Int { path.hasPrefix(WebPictures.uploadPrefix) ? maxPictureBody : maxBody }
     /// The `Sec-WebSocket-Protocol` entry a browser sends the token in.
     static let tokenProtocolPrefix = "skwad.token."
     /// The subprotocol the server answers with.
@@ -69,6 +74,7 @@ public final class WebServer: Sendable {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.middlewares.add(WebGuard<BasicWebSocketRequestContext>(token: Array(token.utf8), hosts: hosts))
         WebPage.addRoutes(to: router)
+        WebPictures(commands: commands).addRoutes(to: router)
         router.post("/api/v1/:verb") { request, context -> Response in
             let verb = context.parameters.get("verb") ?? ""
             var request = request
@@ -77,6 +83,24 @@ public final class WebServer: Sendable {
                 return WebResponse.error(413, "the body is larger than \(maxBody) bytes")
             }
             let (status, json) = await commands.run(verb, body: Data(body.readableBytesView))
+            return WebResponse.json(status, json)
+        }
+        router.post("/api/v1/swipe-key") { request, _ -> Response in
+            var request = request
+            let body: ByteBuffer
+            do { body = try await request.collectBody(upTo: maxBody) } catch {
+                return WebResponse.error(413, "the body is larger than \(maxBody) bytes")
+            }
+            let (status, json) = await commands.swipe(body: Data(body.readableBytesView))
+            return WebResponse.json(status, json)
+        }
+        router.post("/api/v1/qr") { request, _ -> Response in
+            var request = request
+            let body: ByteBuffer
+            do { body = try await request.collectBody(upTo: maxBody) } catch {
+                return WebResponse.error(413, "the body is larger than \(maxBody) bytes")
+            }
+            let (status, json) = commands.qr(body: Data(body.readableBytesView))
             return WebResponse.json(status, json)
         }
         router.ws("/api/v1/events") { request, _ in

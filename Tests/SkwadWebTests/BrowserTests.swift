@@ -12,7 +12,7 @@ import Testing
     static func dumpDOM(_ url: String, wait: [String] = ["--virtual-time-budget=5000"], seconds: Double = 90) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-chromium-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { Chromium.removeProfile(dir) }
         let out = dir + "/dom.html"
         FileManager.default.createFile(atPath: out, contents: nil)
         let p = Process()
@@ -143,7 +143,7 @@ import Testing
             p.terminate()
             p.waitUntilExit()
         }
-        try? FileManager.default.removeItem(atPath: dir)
+        Chromium.removeProfile(dir)
         await n.shutdown()
     }
 }

@@ -103,8 +103,11 @@ final class RawConnection: @unchecked Sendable {
         var frame: [UInt8] = [0x81]
         if payload.count < 126 {
             frame.append(0x80 | UInt8(payload.count))
-        } else {
+        } else if payload.count < 65536 {
             frame += [0x80 | 126, UInt8(payload.count >> 8 & 0xFF), UInt8(payload.count & 0xFF)]
+        } else {
+            frame.append(0x80 | 127)
+            frame += (0..<8).reversed().map { UInt8(payload.count >> ($0 * 8) & 0xFF) }
         }
         let mask: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
         frame += mask

@@ -6,7 +6,8 @@ import SkwadTestKit
 import SkwadWeb
 
 /// Node A with its web page on 127.0.0.1 (a port the OS picks), and optionally node B at the
-/// same place, gossiping with A over the in-memory datagram network. `shutdown` stops the
+/// same place, gossiping with A over the in-memory datagram network (with `pageOnB`, B's page
+/// too). `shutdown` stops the
 /// page, closes the nodes and removes their directories; every wait is bounded.
 final class WebNodes: @unchecked Sendable {
     static let here = try! GeoPoint(lat: 40.4433, lon: -79.9436)
@@ -16,9 +17,11 @@ final class WebNodes: @unchecked Sendable {
     let a: Node
     let b: Node?
     let server: WebServer
+    let serverB: WebServer?
     var client: RawClient { RawClient(port: server.port, token: server.token) }
+    var clientB: RawClient? { serverB.map { RawClient(port: $0.port, token: $0.token) } }
 
-    init(_ name: String, second: Bool = false) async throws {
+    init(_ name: String, second: Bool = false, pageOnB: Bool = false) async throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-web-\(name)-\(UUID().uuidString)").path
         dirs = second ? [base, base + "-b"] : [base]
         func node(_ dir: String) throws -> Node {
@@ -32,6 +35,13 @@ final class WebNodes: @unchecked Sendable {
         if let b { try await b.goOnline(over: memory.binder, listen: "127.0.0.1:0", peers: [seed]) }
         server = try await WebServer.start(executor: Executor(node: a))
         await a.setEventSink { [server] in server.events.publish($0) }
+        if pageOnB, let b {
+            let web = try await WebServer.start(executor: Executor(node: b))
+            await b.setEventSink { web.events.publish($0) }
+            serverB = web
+        } else {
+            serverB = nil
+        }
     }
 
     /// Polls `condition` every 20 ms for at most `seconds` (generous: CI runs every suite at
@@ -47,7 +57,9 @@ final class WebNodes: @unchecked Sendable {
 
     func shutdown() async {
         await server.stop()
+        await serverB?.stop()
         await a.setEventSink(nil)
+        await b?.setEventSink(nil)
         await a.close()
         await b?.close()
         for d in dirs { try? FileManager.default.removeItem(atPath: d) }
