@@ -32,15 +32,9 @@ public actor Node {
     var joined: [PackID: UInt64]
     var stamps: [PackID: UInt64]
     var keys: [PackID: SigningKeyPair] = [:]
-    /// Per pack, the persona that publishes a display name (NodeProfiles.swift).
-    var personas: [PackID: SigningKeyPair] = [:]
-    /// Per pack, the persona's stamp once it acted there; loaded from settings on first use.
-    var personaStampCache: [PackID: UInt64]?
-    /// Boxes of direct messages already opened, by op id and key (NodeConversations.swift).
-    var letterMemo: [[UInt8]: DirectLetter?] = [:]
-    /// Ops of invite-only packs written before a key sync, held back from gossip until then
-    /// (NodeKeySync.swift); kept in the store's settings. At most `heldCapacity`.
-    var held: [OpID: SignedOp] = [:]
+    /// The features (direct messages, follows, profiles, invite-only packs, places, pictures,
+    /// …), each with its own state, and the order the shared paths ask them (NodeFeature.swift).
+    let features: NodeFeatures
     public internal(set) var location: GeoPoint?
     let now: @Sendable () -> UInt64
     /// One line saying which data-directory permissions were tightened at start, if any.
@@ -58,8 +52,6 @@ public actor Node {
     var lan: LanState?
     /// Why the LAN beacon is not running, when it failed to start (one line).
     public internal(set) var lanNotice: String?
-    /// Blocks, mutes and dismissed reports (NodeModeration.swift), loaded on first use.
-    var localModerationCache: LocalModeration?
 
     /// How often expired and deleted packs are purged from memory and the store.
     public static let purgeIntervalMs: UInt64 = 60_000
@@ -69,6 +61,8 @@ public actor Node {
     public init(config: NodeConfig, now: @escaping @Sendable () -> UInt64 = wallClockMs) throws {
         self.config = config
         self.now = now
+        let features = NodeFeatures()
+        self.features = features
         localRate = LocalRateLimit(perMinute: config.pseudonymOpsPerMinute)
         FilePermissions.restrictUmask()
         lock = try DataDirLock(dataDir: config.dataDir)
@@ -103,7 +97,7 @@ public actor Node {
                 replica.restore(loaded.ops, tombstones: try store.loadTombstones(), own: Set(joined.keys))
                 stats.storeRowsSkipped = loaded.skipped
                 stamps = try store.stamps()
-                held = try Self.loadHeld(store)
+                for op in try Self.loadHeld(store).values { features.privatePacks.keep(op) }
                 if let saved = try store.setting("location"), let p = try? GeoPoint(parsing: saved) { location = p }
             }
             if let loc = config.location {
@@ -223,7 +217,8 @@ public actor Node {
             guard !pack.isPrivate else { throw NodeError("an invite-only pack's ops carry no place (--here)") }
             claim = Geohash.encode(at, precision: config.geohashPrecision)
         }
-        let kind = try sealIfPrivate(kind, pack: pack, author: key.publicKey)
+        var kind = kind
+        for f in features.all { kind = try f.seal(kind, pack: pack, author: key.publicKey, node: self) }
         let body = OpBody(
             packID: packID, author: key.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), location: claim, stamp: stamp, kind: kind)
         do { return (try SignedOp.sign(body, with: key), changes) } catch { throw NodeError("\(error)") }
@@ -255,17 +250,17 @@ public actor Node {
         applyInMemory(changes)
     }
 
+    /// Committed local changes in memory: membership and stamps here, the rest (settings,
+    /// pack keys) by the features that keep them.
     func applyInMemory(_ changes: [LocalChange]) {
         for c in changes {
             switch c {
             case .joined(let p, true, let ms): joined[p] = joined[p] ?? ms; replica.markOwn(p)
             case .joined(let p, false, _): joined[p] = nil
             case .stamp(let p, let s): stamps[p] = s
-            case .setting(let k, let v): notePersonaStamp(k, v)
-            case .packKey(let p, let epoch, let k): replica.addPackKey(k, epoch: epoch, pack: p)
-            case .forgetPackKeys(let p): replica.forgetPackKeys(p)
-            case .removedMember: break
+            case .setting, .packKey, .forgetPackKeys, .removedMember: break
             }
+            for f in features.all { f.apply(c, node: self) }
         }
     }
 
@@ -293,7 +288,7 @@ public actor Node {
         guard !stones.isEmpty else { return }
         for t in stones {
             joined[t.pack] = nil; stamps[t.pack] = nil; keys[t.pack] = nil; clocks.remove(t.pack)
-            network?.engine.cancelPictures(pack: t.pack)
+            for f in features.all { f.purged(t.pack, node: self) }
         }
         stats.packsPurged += stones.count
         // On failure the rows stay; the next start reloads and purges them again.

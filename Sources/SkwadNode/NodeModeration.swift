@@ -320,18 +320,13 @@ extension Node {
                 mine.isEmpty ? "no open report '\(ref)' (see: reports)" : "'\(ref)' matches \(mine.count) reports: type more of the id")
         }
         try setLocal(.dismissedReport, key: mine[0].id.bytes, on: true)
-        localModerationCache?.dismissed[mine[0].id] = now()
+        features.blocks.cache?.dismissed[mine[0].id] = now()
         return mine[0].id
     }
 
     // MARK: blocks and mutes (local)
 
-    func localModeration() -> LocalModeration {
-        if let m = localModerationCache { return m }
-        let m = (try? store.localModeration()) ?? LocalModeration()
-        localModerationCache = m
-        return m
-    }
+    func localModeration() -> LocalModeration { features.blocks.current(store) }
 
     func setLocal(_ table: Store.LocalModerationTable, key: [UInt8], on: Bool) throws {
         do { try store.setLocalModeration(table, key: key, on: on, atMs: now()) } catch {
@@ -363,7 +358,7 @@ extension Node {
         }
         try setLocal(.blockedAuthor, key: key.bytes, on: on)
         _ = localModeration()
-        localModerationCache?.blocked[key] = on ? now() : nil
+        features.blocks.cache?.blocked[key] = on ? now() : nil
         return key
     }
 
@@ -372,7 +367,7 @@ extension Node {
         let p = try resolvePack(ref)
         try setLocal(.mutedPack, key: p.id.bytes, on: on)
         _ = localModeration()
-        localModerationCache?.muted[p.id] = on ? now() : nil
+        features.blocks.cache?.muted[p.id] = on ? now() : nil
         return p
     }
 
@@ -431,5 +426,18 @@ extension String {
         while let f = s.first, f.isWhitespace { s.removeFirst() }
         while let l = s.last, l.isWhitespace { s.removeLast() }
         return String(s)
+    }
+}
+
+/// Blocks, mutes and dismissed reports as a feature of the node: the store's rows, read on
+/// first use and kept in step as the user changes them.
+final class Blocks: NodeFeature {
+    var cache: LocalModeration?
+
+    func current(_ store: Store) -> LocalModeration {
+        if let m = cache { return m }
+        let m = (try? store.localModeration()) ?? LocalModeration()
+        cache = m
+        return m
     }
 }

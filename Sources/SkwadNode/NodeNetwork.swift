@@ -227,7 +227,7 @@ extension Node {
             }
         }
         if !admitted.isEmpty { persistRemote(admitted, nowMs: now()) }
-        if linkUp && !held.isEmpty { askKeySyncForHeld() }  // what waits for a key sync (NodeKeySync.swift)
+        if linkUp && features.privatePacks.heldCount > 0 { askKeySyncForHeld() }  // what waits for a key sync (NodeKeySync.swift)
     }
 
     public func peerSummaries() -> [PeerSummary] {
