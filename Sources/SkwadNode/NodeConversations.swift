@@ -301,7 +301,7 @@ extension Node {
             let letter = DirectLetter(sender: me.publicKey, stamp: myStamp, recipient: peer, text: text, acks: acks)
             let dm = try DirectMessage.seal(letter, signer: me, pack: packID, carrier: carrier.publicKey)
             let body = OpBody(
-                packID: packID, author: carrier.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), stamp: carrierStamp,
+                packID: packID, author: carrier.publicKey, hlc: own.clocks.tick(packID, physicalMs: nowMs), stamp: carrierStamp,
                 kind: .directMessage(dm))
             op = try SignedOp.sign(body, with: carrier)
         } catch { throw NodeError("\(error)") }

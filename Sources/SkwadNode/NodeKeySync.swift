@@ -53,7 +53,7 @@ extension Node {
         }
         try commit(changes + [.setting(Self.heldPrefix + op.id.hex, Hex.encode(op.envelope.serialized()))])
         features.privatePacks.keep(op)
-        clocks.observe(op.hlc, in: op.packID, physicalMs: now())
+        own.clocks.observe(op.hlc, in: op.packID, physicalMs: now())
         stats.heldOps += 1
         askKeySync(op.packID)
     }

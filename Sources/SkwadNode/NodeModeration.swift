@@ -65,7 +65,7 @@ extension Node {
         let stamp = ProofOfWork.mint(
             genesisNonce: pack.genesis.createNonce, author: key.publicKey.bytes,
             bits: Int(replica.config.pseudonymBits(pack.create.powBits)))
-        let body = OpBody(packID: packID, author: key.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), stamp: stamp, kind: kind)
+        let body = OpBody(packID: packID, author: key.publicKey, hlc: own.clocks.tick(packID, physicalMs: nowMs), stamp: stamp, kind: kind)
         let op: SignedOp
         do { op = try SignedOp.sign(body, with: key) } catch { throw NodeError("\(error)") }
         try commit(op)
@@ -215,7 +215,7 @@ extension Node {
                 content, signer: me, to: to, pack: pack.id, carrier: carrier.publicKey, key: SecureRandom.bytes(AEAD.keyCount),
                 nonce: SecureRandom.bytes(AEAD.nonceCount))
             let body = OpBody(
-                packID: pack.id, author: carrier.publicKey, hlc: clocks.tick(pack.id, physicalMs: nowMs), stamp: carrierStamp,
+                packID: pack.id, author: carrier.publicKey, hlc: own.clocks.tick(pack.id, physicalMs: nowMs), stamp: carrierStamp,
                 kind: .report(sealed))
             op = try SignedOp.sign(body, with: carrier)
         } catch { throw NodeError("\(error)") }

@@ -10,7 +10,7 @@ extension Node {
     func persistRemote(_ ops: [SignedOp], nowMs: UInt64) -> String? {
         guard !ops.isEmpty else { return nil }
         stats.admitted += ops.count
-        for op in ops { clocks.observe(op.hlc, in: op.packID, physicalMs: nowMs) }
+        for op in ops { own.clocks.observe(op.hlc, in: op.packID, physicalMs: nowMs) }
         var failure: String?
         do { try store.append(ops) } catch {
             stats.storeErrors += 1

@@ -106,4 +106,18 @@ final class RecordingFeature: NodeFeature, @unchecked Sendable {
         #expect(await node.replica.count == 2)
         await node.close()
     }
+
+    /// The node keeps the identity, the store, the engine's driving and the list of features;
+    /// a feature's state is its own (docs/ARCHITECTURE.md, "Inside the node").
+    @Test func theNodeStoresTwelveThings() async throws {
+        let dir = tempDataDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let node = try Node(config: testConfig(dir))
+        let stored = Mirror(reflecting: node).children.compactMap(\.label).filter { !$0.hasPrefix("$") }
+        #expect(
+            stored == [
+                "config", "dataDir", "store", "replica", "identity", "own", "features", "now", "stats", "listeners", "online", "upkeep"
+            ])
+        await node.close()
+    }
 }
