@@ -369,9 +369,9 @@ final class Conversations: NodeFeature {
     /// At most this many opened boxes are remembered; beyond it the memo starts again.
     static let letterMemoCapacity = 100_000
     /// Boxes of direct messages already opened, by op id and key (`nil`: the key opens none).
-    var letterMemo: [[UInt8]: DirectLetter?] = [:]
+    private var letterMemo: [[UInt8]: DirectLetter?] = [:]
     /// Receipts owed for the ops `arrived` saw last, sent by `settle`.
-    var owed: [Node.PendingReceipt] = []
+    private var owed: [Node.PendingReceipt] = []
 
     func arrived(_ ops: [SignedOp], nowMs: UInt64, listening: Bool, node: isolated Node) -> [NodeEvent] {
         let letters = node.conversationArrivals(ops)

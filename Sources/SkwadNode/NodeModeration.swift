@@ -320,7 +320,7 @@ extension Node {
                 mine.isEmpty ? "no open report '\(ref)' (see: reports)" : "'\(ref)' matches \(mine.count) reports: type more of the id")
         }
         try setLocal(.dismissedReport, key: mine[0].id.bytes, on: true)
-        features.blocks.cache?.dismissed[mine[0].id] = now()
+        features.blocks.dismissed(mine[0].id, atMs: now())
         return mine[0].id
     }
 
@@ -357,8 +357,7 @@ extension Node {
             for id in replica.packIDs() where isMine(key, in: id) { throw NodeError("that is you") }
         }
         try setLocal(.blockedAuthor, key: key.bytes, on: on)
-        _ = localModeration()
-        features.blocks.cache?.blocked[key] = on ? now() : nil
+        features.blocks.blocked(key, on: on, atMs: now(), store: store)
         return key
     }
 
@@ -366,8 +365,7 @@ extension Node {
     public func mute(_ ref: String, on: Bool) throws -> PackSummary {
         let p = try resolvePack(ref)
         try setLocal(.mutedPack, key: p.id.bytes, on: on)
-        _ = localModeration()
-        features.blocks.cache?.muted[p.id] = on ? now() : nil
+        features.blocks.muted(p.id, on: on, atMs: now(), store: store)
         return p
     }
 
@@ -432,7 +430,7 @@ extension String {
 /// Blocks, mutes and dismissed reports as a feature of the node: the store's rows, read on
 /// first use and kept in step as the user changes them.
 final class Blocks: NodeFeature {
-    var cache: LocalModeration?
+    private var cache: LocalModeration?
 
     func current(_ store: Store) -> LocalModeration {
         if let m = cache { return m }
@@ -440,4 +438,19 @@ final class Blocks: NodeFeature {
         cache = m
         return m
     }
+
+    /// A block just committed (or lifted).
+    func blocked(_ author: PublicKey, on: Bool, atMs: UInt64, store: Store) {
+        _ = current(store)
+        cache?.blocked[author] = on ? atMs : nil
+    }
+
+    /// A mute just committed (or lifted).
+    func muted(_ pack: PackID, on: Bool, atMs: UInt64, store: Store) {
+        _ = current(store)
+        cache?.muted[pack] = on ? atMs : nil
+    }
+
+    /// A report just dismissed; kept only when the rows were read already (else read with them).
+    func dismissed(_ report: OpID, atMs: UInt64) { cache?.dismissed[report] = atMs }
 }

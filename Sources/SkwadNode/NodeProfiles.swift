@@ -56,9 +56,9 @@ extension Node {
 /// stamps (loaded from the store's settings on first use), and hears the stamps committed.
 final class Profiles: NodeFeature {
     /// Per pack, the persona that publishes a display name.
-    var personas: [PackID: SigningKeyPair] = [:]
+    private var personas: [PackID: SigningKeyPair] = [:]
     /// Per pack, the persona's stamp once it acted there; nil until first read.
-    var stamps: [PackID: UInt64]?
+    private var stamps: [PackID: UInt64]?
 
     func key(in pack: PackID, master: MasterSecret, replica: Replica) -> SigningKeyPair? {
         if let k = personas[pack] { return k }
