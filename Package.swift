@@ -7,7 +7,8 @@ let package = Package(
     name: "Skwad",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "skwad", targets: ["skwad"])
+        .executable(name: "skwad", targets: ["skwad"]),
+        .executable(name: "skwad-lab", targets: ["skwad-lab"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
@@ -110,16 +111,25 @@ let package = Package(
                 "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto", "SkwadLab",
                 .product(name: "NIOPosix", package: "swift-nio")
             ]),
-        // The command line only: parses options and calls the node, the REPL, the simulator and the benchmarks.
+        // The node's command line: parses options and calls the node, the REPL and the web page.
+        // `skwad simulate` and `skwad bench` run `skwad-lab` from beside it: the node binary
+        // links no lab (no hostile peer, wire forger, simulator or benchmark).
         .executableTarget(
             name: "skwad",
             dependencies: [
-                "SkwadREPL", "SkwadWeb", "SkwadSim", "SkwadBench", "SkwadNode", "SkwadModel", "SkwadCrypto",
+                "SkwadREPL", "SkwadWeb", "SkwadNode", "SkwadModel", "SkwadCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+            ]),
+        // The lab's command line: the simulator and the benchmarks.
+        .executableTarget(
+            name: "skwad-lab",
+            dependencies: [
+                "SkwadSim", "SkwadBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]),
 
         .testTarget(name: "SkwadCryptoTests", dependencies: ["SkwadCrypto"]),

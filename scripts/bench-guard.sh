@@ -33,7 +33,8 @@ command -v jq >/dev/null 2>&1 || { echo "bench-guard: jq is required (apt-get in
 
 log() { printf 'bench-guard: %s\n' "$*" >&2; }
 
-# Builds REV in a worktree under .build/guard/ (once) and prints its binary's path.
+# Builds REV in a worktree under .build/guard/ (once) and prints its binary's path. With `lab`
+# (the head, whose `skwad bench` is the harness) also `skwad-lab`, where the revision has it.
 build_rev() {
     local sha dir
     sha=$(git rev-parse --verify "$1^{commit}") || { echo "bench-guard: no revision $1" >&2; exit 2; }
@@ -44,6 +45,10 @@ build_rev() {
         (cd "$dir" && swift build -c release --static-swift-stdlib --product skwad >"$dir.build.log" 2>&1) \
             || { echo "bench-guard: the build of ${sha:0:12} failed; see $dir.build.log" >&2; exit 1; }
     fi
+    if [ "${2:-}" = lab ] && grep -q '"skwad-lab"' "$dir/Package.swift" && [ ! -x "$dir/.build/release/skwad-lab" ]; then
+        (cd "$dir" && swift build -c release --static-swift-stdlib --product skwad-lab >>"$dir.build.log" 2>&1) \
+            || { echo "bench-guard: the build of ${sha:0:12}'s skwad-lab failed; see $dir.build.log" >&2; exit 1; }
+    fi
     printf '%s\n' "$dir/.build/release/skwad"
 }
 
@@ -51,10 +56,11 @@ build_rev() {
 if [ -n "$head_bin" ]; then
     head_name=$(git rev-parse --short "${head:-HEAD}")
 elif [ -n "$head" ]; then
-    head_bin=$(build_rev "$head"); head_name=$(git rev-parse --short "$head")
+    head_bin=$(build_rev "$head" lab); head_name=$(git rev-parse --short "$head")
 else
     log "building the working tree (release, static)"
-    swift build -c release --static-swift-stdlib --product skwad >"$top/.build/guard-head.build.log" 2>&1 \
+    { swift build -c release --static-swift-stdlib --product skwad && swift build -c release --static-swift-stdlib --product skwad-lab; } \
+        >"$top/.build/guard-head.build.log" 2>&1 \
         || { echo "bench-guard: the working tree's build failed; see .build/guard-head.build.log" >&2; exit 1; }
     head_bin="$top/.build/release/skwad"
     head_name="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo +)"

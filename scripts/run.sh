@@ -5,4 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 swift build -c release --static-swift-stdlib --product skwad >&2 || { echo "skwad: build failed" >&2; exit 1; }
+# `skwad simulate` and `skwad bench` run the lab's executable from beside `skwad`.
+case "${1:-}" in
+    simulate | bench)
+        swift build -c release --static-swift-stdlib --product skwad-lab >&2 || { echo "skwad-lab: build failed" >&2; exit 1; } ;;
+esac
 exec .build/release/skwad "$@"

@@ -30,7 +30,7 @@ public enum Benchmarks {
 
     /// Start to first link through the LAN beacon, in network namespaces (LanBenchmark.swift).
     public static func lan(runs: Int) async -> String {
-        await LanBenchmark(runs: runs, binary: ProcessBenchmark.selfBinary()).run()
+        await LanBenchmark(runs: runs, binary: ProcessBenchmark.nodeBinary()).run()
     }
 
     /// Reach through the NAT testbed's routers (NatBenchmark.swift): `testbed` is the file
@@ -40,7 +40,7 @@ public enum Benchmarks {
             return BenchFailure.json(bench: "nat", reason: "cannot read the testbed file \(testbed)")
         }
         return await NatBenchmark(
-            hosts: NatBenchmark.hosts(file: text), binary: ProcessBenchmark.selfBinary(), idleSeconds: idle, linkTimeout: linkTimeout
+            hosts: NatBenchmark.hosts(file: text), binary: ProcessBenchmark.nodeBinary(), idleSeconds: idle, linkTimeout: linkTimeout
         ).run()
     }
 
@@ -58,7 +58,7 @@ public enum Benchmarks {
         await ProcessBenchmark(
             count: nodes, idleSeconds: idle, posts: posts, gapMs: gapMs, bodyBytes: bodyBytes,
             herdTimeout: herdTimeout, packTimeout: packTimeout, settle: settle, deadPeerTimeout: deadPeerTimeout,
-            binary: binary ?? ProcessBenchmark.selfBinary(), hosts: hosts, dms: dms
+            binary: binary ?? ProcessBenchmark.nodeBinary(), hosts: hosts, dms: dms
         ).run()
     }
 
@@ -70,7 +70,7 @@ public enum Benchmarks {
     ) async -> String {
         await PictureBenchmark(
             count: nodes, runs: runs, width: width, height: height, herdTimeout: herdTimeout, packTimeout: packTimeout,
-            fetchTimeout: fetchTimeout, idleSeconds: idle, gapSeconds: gap, binary: binary ?? ProcessBenchmark.selfBinary()
+            fetchTimeout: fetchTimeout, idleSeconds: idle, gapSeconds: gap, binary: binary ?? ProcessBenchmark.nodeBinary()
         ).run()
     }
 

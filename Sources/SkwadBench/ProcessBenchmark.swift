@@ -11,8 +11,10 @@ struct ProcessBenchmark {
     /// Direct messages timed after the posts (DirectMessageBenchmark.swift).
     var dms = 0
 
-    static func selfBinary() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    /// The node binary the children run: `skwad` beside this executable (`skwad-lab`).
+    static func nodeBinary() -> String {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("skwad").path
     }
 
     struct Failure: Error { let reason: String }

@@ -235,6 +235,12 @@ extension GossipEngine {
         sendWants(answer.need, to: from, nowMs: nowMs, into: &out)
         if !answer.done {
             sendReconcile(pack: pack, lower: r.lower, ranges: answer.ranges, initiator: !r.initiator, to: from, nowMs: nowMs, into: &out)
+        } else if r.initiator, state.isPrivate, holdsUnderEmbargo(pack, replica: replica) {
+            // Not settled for an invite-only pack while one of its ops is under our embargo: it
+            // is missing from `visibleItems`, and the initiator would count a key sync without
+            // it (the Alpha's rotation on its stem; PROTOCOL §3b). The round goes unanswered and
+            // is asked again once the op is fluffed.
+            stats.settledWithheld += 1
         } else if r.initiator {
             // Settled: an empty answer tells the initiator its round arrived and ended (§11).
             emitReconcile(

@@ -72,6 +72,8 @@ public struct GossipStats: Sendable, Equatable {
     public var opsRejected: [String: Int] = [:]
     public var handshakes = 0, reconciliations = 0, reconBytesOut = 0, directoryRounds = 0, candidates = 0, evictions = 0, stemmed = 0,
         fluffed = 0, failsafes = 0
+    /// Settled answers not sent for an invite-only pack with an op under our embargo (§3b).
+    public var settledWithheld = 0
     /// Session layer (§8): COOKIE frames sent, handshakes admitted by a cookie, pending
     /// sessions that took over, unproven sessions expired, established sessions dropped as
     /// silent (no answer for 5 s to a message that always gets one), table evictions.
@@ -119,7 +121,7 @@ public struct GossipStats: Sendable, Equatable {
             ("bytes.out", bytesOut), ("ops.admitted", opsAdmitted), ("ops.duplicate", opsDuplicate),
             ("ops.sent", opsSent), ("handshakes", handshakes), ("reconciliations", reconciliations), ("directory_rounds", directoryRounds),
             ("membership.candidates", candidates), ("membership.evictions", evictions), ("stem.sent", stemmed), ("stem.fluffed", fluffed),
-            ("stem.failsafes", failsafes),
+            ("stem.failsafes", failsafes), ("stem.settled_withheld", settledWithheld),
             ("recon.bytes_out", reconBytesOut), ("cookies.sent", cookiesSent),
             ("cookies.handshakes", cookieHandshakes), ("sessions.replaced", sessionsReplaced),
             ("sessions.expired", sessionsExpired), ("sessions.silent", sessionsSilent), ("sessions.evicted", sessionEvictions),

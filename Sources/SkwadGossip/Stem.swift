@@ -95,6 +95,11 @@ extension GossipEngine {
         }
     }
 
+    /// Whether an op of `pack` is under our embargo (so reconciliation shows less than we hold).
+    func holdsUnderEmbargo(_ pack: PackID, replica: Replica) -> Bool {
+        !spread.stem.embargo.isEmpty && spread.stem.embargo.keys.contains { replica.op($0)?.packID == pack }
+    }
+
     /// A pack's (hlc, id) items without the ops under embargo (what reconciliation shows).
     func visibleItems(_ replica: Replica, pack: PackID) -> [Reconciliation.Item] {
         let all = replica.opIDs(inPack: pack)

@@ -127,4 +127,47 @@ import SkwadTestKit
         t.push([f.op(.packKeys(keys), by: alpha, in: g).envelope.serialized()])
         #expect(t.r.newestEpoch(g.id) == 1)
     }
+
+    /// A link that holds one of the pack's ops under a stem embargo (§10a) hides it from its
+    /// reconciliation answers: its "settled" would not mean it holds nothing we lack. The Alpha's
+    /// rotation, still on its stem, must not let a member count a key sync with the Alpha (and
+    /// send what it held under the old key); once the rotation is fluffed, the sync comes.
+    @Test func aLinkWithTheRotationUnderEmbargoGivesNoKeySync() throws {
+        var config = GossipConfig()
+        config.stemFailsafeMs = 20_000
+        var h = Harness(count: 2, config: config, cells: [Self.cell, Self.cell])
+        var f = OpFactory(seed: 6, nowMs: h.nowMs, floors: false)
+        let alpha = f.user(), bob = f.user()
+        let g = f.createPrivatePack(by: alpha, key: Self.k0)
+        h.start { i in i == 0 ? [] : [0] }
+        h.run(ms: 1000)
+        for i in 0..<2 {
+            h.nodes[i].replica.addPackKey(Self.k0, epoch: 0, pack: g.id)
+            #expect(h.nodes[i].replica.admit(g, nowMs: h.nowMs).isAdmitted)
+            h.setInterest(i, cell: Self.cell, subscriptions: [g.id])
+        }
+        h.run(ms: 3000)
+        #expect(h.nodes[1].engine.isKeySynced(g.id))
+        // The Alpha rotates; its stem datagram is lost, so the rotation stays under embargo there.
+        let rotation = f.packKeys(by: alpha, in: g, key: Self.k1, epoch: 1, members: [bob])
+        #expect(h.nodes[0].replica.admit(rotation, nowMs: h.nowMs).isAdmitted)
+        _ = h.nodes[0].engine.publish(rotation, nowMs: h.nowMs, replica: h.nodes[0].replica)
+        #expect(h.nodes[0].engine.stats.stemmed == 1)
+        // The member's node starts again (it was offline) and reconciles the pack with the Alpha.
+        var fresh = GossipEngine(config: config, seed: 4242, secrets: .seeded)
+        fresh.selfAddress = Harness.address(1)
+        h.nodes[1].engine = fresh
+        h.setInterest(1, cell: Self.cell, subscriptions: [g.id])
+        h.apply(1, h.nodes[1].engine.start(seeds: [Harness.address(0)], nowMs: h.nowMs))
+        h.run(ms: 5000)
+        #expect(h.nodes[1].engine.stats.reconciliations > 0)
+        #expect(!h.nodes[1].replica.contains(rotation.id))
+        #expect(!h.nodes[1].engine.isKeySynced(g.id))
+        #expect(h.nodes[0].engine.stats.settledWithheld > 0)
+        // The fail-safe fluffs the rotation: the member gets it, then its key sync.
+        h.run(ms: 60_000)
+        #expect(h.nodes[1].replica.contains(rotation.id))
+        #expect(h.nodes[1].engine.isKeySynced(g.id))
+        #expect(h.nodes[1].replica.newestEpoch(g.id) == 1)
+    }
 }

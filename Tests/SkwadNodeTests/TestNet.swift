@@ -78,6 +78,9 @@ final class TestNet: @unchecked Sendable {
     }
 
     func removeData() { for d in dirs { try? FileManager.default.removeItem(atPath: d) } }
+
+    /// A test that failed before `shutdown` (a thrown `#require`) leaves no directory behind.
+    deinit { removeData() }
 }
 
 /// How long a test waits for something that should happen between nodes. Passing runs

@@ -56,6 +56,9 @@ final class NodePair: @unchecked Sendable {
         await a.close(); await b.close()
         for d in dirs { try? FileManager.default.removeItem(atPath: d) }
     }
+
+    /// A test that failed before `shutdown` (a thrown `#require`) leaves no directory behind.
+    deinit { for d in dirs { try? FileManager.default.removeItem(atPath: d) } }
 }
 
 extension MemoryDatagramNetwork {

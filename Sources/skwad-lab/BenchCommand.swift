@@ -158,7 +158,7 @@ struct BenchProcs: AsyncParsableCommand {
     )
     var deadPeerTimeout = 30.0
     @Option(help: "Direct messages node 0 sends to the last node after the posts, timed like them (0: none).") var dms = 0
-    @Option(help: "The skwad binary to start (default: this one).") var binary: String?
+    @Option(help: "The skwad binary to start (default: skwad beside this one).") var binary: String?
     @Option(
         help:
             "A testbed file (scripts/testbed.sh writes it): one `NETNS ADDRESS` line per node; node i runs in NETNS and listens on ADDRESS."
@@ -202,7 +202,7 @@ struct BenchPictures: AsyncParsableCommand {
     @Option(help: "Seconds allowed for a picture to reach every node.") var fetchTimeout = 60.0
     @Option(help: "Idle window measured before the pictures (its traffic is subtracted), seconds.") var idle = 5.0
     @Option(help: "Seconds between runs (each picture starts with rested per-peer budgets).") var gap = 2.0
-    @Option(help: "The skwad binary to start (default: this one).") var binary: String?
+    @Option(help: "The skwad binary to start (default: skwad beside this one).") var binary: String?
 
     func run() async throws {
         guard nodes >= 2, runs >= 1, width >= 1, height >= 1, idle > 0, gap >= 0 else {
