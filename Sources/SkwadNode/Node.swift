@@ -12,54 +12,38 @@ public func wallClockMs() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970
 /// read here and passed into the pure core. A local op is reported done only once its
 /// store transaction has committed.
 ///
-/// The API by file: identity and lifecycle here; packs in NodePacks.swift; posting in
-/// NodePosting.swift; views in NodeReading.swift; ops from other nodes in NodeRemote.swift;
-/// moderation, edits, reports, blocks and mutes in NodeModeration.swift.
+/// The node keeps the identity, the store and the replica, the engine's driving
+/// (NodeNetwork.swift, NodeLan.swift) and the list of features (NodeFeature.swift). Each
+/// feature is a type of its own, in the file that also holds the node's API for it:
+/// `Conversations` (NodeConversations.swift), `Follows` (NodeFollows.swift), `Captions`
+/// (NodeCaptions.swift), `Profiles` (NodeProfiles.swift), `PrivatePacks` (NodePrivatePacks.swift,
+/// its key sync in NodeKeySync.swift), `Places` (NodePlaces.swift, NodeSwipe.swift), `Pictures`
+/// (NodePictures.swift), `Blocks` (NodeModeration.swift). The rest of the API by file: identity
+/// and lifecycle here; packs in NodePacks.swift; posting in NodePosting.swift; views in
+/// NodeReading.swift and NodeSearch.swift; ops from other nodes in NodeRemote.swift; moderation,
+/// edits and reports in NodeModeration.swift; contact codes in NodeContacts.swift; trusted
+/// admin keys in NodeTrust.swift; `inbox` in NodeInbox.swift.
 public actor Node {
     public internal(set) var config: NodeConfig
-    /// Held for the node's lifetime: one process per data directory.
-    let lock: DataDirLock
+    /// The data directory's lock and what opening it tightened.
+    let dataDir: DataDirectory
     let store: Store
-    let master: MasterSecret
-    let admin: SigningKeyPair?
     var replica: Replica
-    /// One hybrid clock per pack, never more than a second ahead of wall time (PROTOCOL §3).
-    var clocks = PackClocks()
-    /// Per pseudonym (pack), the network's op rate applied to the user's own ops.
-    var localRate: LocalRateLimit
-    /// Timestamps of the geneses this node writes: local ticks only, nothing observed.
-    var genesisClock = HybridClock()
-    var joined: [PackID: UInt64]
-    var stamps: [PackID: UInt64]
-    var keys: [PackID: SigningKeyPair] = [:]
-    /// Per pack, the persona that publishes a display name (NodeProfiles.swift).
-    var personas: [PackID: SigningKeyPair] = [:]
-    /// Per pack, the persona's stamp once it acted there; loaded from settings on first use.
-    var personaStampCache: [PackID: UInt64]?
-    /// Boxes of direct messages already opened, by op id and key (NodeConversations.swift).
-    var letterMemo: [[UInt8]: DirectLetter?] = [:]
-    /// Ops of invite-only packs written before a key sync, held back from gossip until then
-    /// (NodeKeySync.swift); kept in the store's settings. At most `heldCapacity`.
-    var held: [OpID: SignedOp] = [:]
-    public internal(set) var location: GeoPoint?
+    /// Who the user is here, and where it says it is.
+    var identity: Identity
+    /// What the user does in packs: membership, stamps, clocks, its own rate.
+    var own: OwnPacks
+    /// The features (direct messages, follows, profiles, invite-only packs, places, pictures,
+    /// …), each with its own state, and the order the shared paths ask them (NodeFeature.swift).
+    let features: NodeFeatures
     let now: @Sendable () -> UInt64
-    /// One line saying which data-directory permissions were tightened at start, if any.
-    public nonisolated let permissionNotice: String?
     public internal(set) var stats = NodeStats()
-    var idLengthCache: (count: Int, length: Int) = (-1, 8)
-    var lastPurgeMs: UInt64 = 0
-    var eventSink: (@Sendable (NodeEvent) -> Void)?
-    /// Told the number of hashes tried so far while a stamp is being minted (REPL progress),
-    /// and 0 once minting is over.
-    var mintProgress: (@Sendable (UInt64) -> Void)?
-    /// The gossip engine and its socket, when the node is online (NodeNetwork.swift).
-    var network: NetworkState?
-    /// The LAN beacon while online on a non-loopback address (NodeLan.swift).
-    var lan: LanState?
-    /// Why the LAN beacon is not running, when it failed to start (one line).
-    public internal(set) var lanNotice: String?
-    /// Blocks, mutes and dismissed reports (NodeModeration.swift), loaded on first use.
-    var localModerationCache: LocalModeration?
+    /// Who hears the node's events and the progress of a stamp being minted.
+    var listeners = Listeners()
+    /// The gossip engine, its socket and the LAN beacon, when the node is online (NodeNetwork.swift).
+    var online = Online()
+    /// When packs were last purged; how many hex digits show ids apart.
+    var upkeep = Upkeep()
 
     /// How often expired and deleted packs are purged from memory and the store.
     public static let purgeIntervalMs: UInt64 = 60_000
@@ -69,33 +53,33 @@ public actor Node {
     public init(config: NodeConfig, now: @escaping @Sendable () -> UInt64 = wallClockMs) throws {
         self.config = config
         self.now = now
-        localRate = LocalRateLimit(perMinute: config.pseudonymOpsPerMinute)
+        let features = NodeFeatures()
+        self.features = features
         FilePermissions.restrictUmask()
-        lock = try DataDirLock(dataDir: config.dataDir)
-        master = try KeyFile.loadOrCreateMaster(dataDir: config.dataDir)
-        admin = try config.adminSecretFile.map { try KeyFile.loadAdmin(path: $0) }
+        let lock = try DataDirLock(dataDir: config.dataDir)
+        let master = try KeyFile.loadOrCreateMaster(dataDir: config.dataDir)
+        let admin = try config.adminSecretFile.map { try KeyFile.loadAdmin(path: $0) }
         do {
             switch config.store {
             case .file: store = try Store(path: config.dataDir + "/skwad.sqlite")
             case .memory: store = try Store()
             }
         } catch { throw NodeError("\(error)") }
-        permissionNotice = FilePermissions.secure(dataDir: config.dataDir)
+        dataDir = DataDirectory(lock: lock, permissionNotice: FilePermissions.secure(dataDir: config.dataDir))
         var adminKeys = Set(config.adminKeys)
         if let admin { adminKeys.insert(admin.publicKey) }
         replica = Replica(
             config: ReplicaConfig(
                 adminKeys: adminKeys, maxFutureSkewMs: config.maxClockSkewMs,
                 pseudonymPowFloor: config.powFloors.pseudonym, genesisPowFloor: config.powFloors.genesis))
+        var location: GeoPoint?
+        var joined: [PackID: UInt64] = [:], stamps: [PackID: UInt64] = [:]
         do {
             // A `.memory` store (the REPL fuzzer's per-input node; tests) is always a fresh copy of
             // the empty migrated template (`Store.init()`): there is nothing to load, and the five
             // reads (each a GRDB read transaction compiling its statements on a new connection)
             // were about a quarter of FuzzREPL's time (perf). A `.file` store is always read.
-            if config.store == .memory {
-                joined = [:]
-                stamps = [:]
-            } else {
+            if config.store != .memory {
                 let loaded = try store.loadOps()
                 joined = try store.joinedPacks()
                 // Keys of invite-only packs first: the restore opens their sealed ops.
@@ -103,7 +87,7 @@ public actor Node {
                 replica.restore(loaded.ops, tombstones: try store.loadTombstones(), own: Set(joined.keys))
                 stats.storeRowsSkipped = loaded.skipped
                 stamps = try store.stamps()
-                held = try Self.loadHeld(store)
+                for op in try Self.loadHeld(store).values { features.privatePacks.keep(op) }
                 if let saved = try store.setting("location"), let p = try? GeoPoint(parsing: saved) { location = p }
             }
             if let loc = config.location {
@@ -111,8 +95,10 @@ public actor Node {
                 try store.setSetting("location", "\(loc.lat),\(loc.lon)")
             }
         } catch { throw NodeError("\(error)") }
+        identity = Identity(master: master, admin: admin, location: location)
+        own = OwnPacks(joined: joined, stamps: stamps, localRate: LocalRateLimit(perMinute: config.pseudonymOpsPerMinute))
         let startMs = now()
-        for op in replica.allOps { clocks.observe(op.hlc, in: op.packID, physicalMs: startMs) }
+        for op in replica.allOps { own.clocks.observe(op.hlc, in: op.packID, physicalMs: startMs) }
         // Expired and deleted packs are purged by the first command (`purgeIfDue`).
     }
 
@@ -125,8 +111,8 @@ public actor Node {
         }
     }
 
-    public func setMintProgress(_ sink: (@Sendable (UInt64) -> Void)?) { mintProgress = sink }
-    public func setEventSink(_ sink: (@Sendable (NodeEvent) -> Void)?) { eventSink = sink }
+    public func setMintProgress(_ sink: (@Sendable (UInt64) -> Void)?) { listeners.mintProgress = sink }
+    public func setEventSink(_ sink: (@Sendable (NodeEvent) -> Void)?) { listeners.events = sink }
 
     // MARK: identity and location
 
@@ -153,13 +139,13 @@ public actor Node {
             nodeID: Hex.encode(Array(Blake2b.hash256(master.subkey("node-id")).prefix(4))), location: location,
             cell: location.map { Geohash.encode($0, precision: config.geohashPrecision) }, dataDir: config.dataDir,
             joinedPacks: joined.count, ops: replica.count, adminKey: admin?.publicKey.hex, listen: listenAddress,
-            reachable: reachableAddresses, lanBeacon: lan != nil)
+            reachable: reachableAddresses, lanBeacon: online.lan != nil)
     }
 
     /// Sets the self-reported location (kept in the store's settings).
     public func locate(_ p: GeoPoint) throws {
         do { try store.setSetting("location", "\(p.lat),\(p.lon)") } catch { throw NodeError("\(error)") }
-        location = p
+        identity.location = p
     }
 
     // MARK: internals
@@ -167,11 +153,11 @@ public actor Node {
     /// This node's key in a pack: the pseudonym derived from the master secret and the
     /// pack's genesis nonce (or the admin key for the admin's own packs).
     func key(for pack: PackID) -> SigningKeyPair? {
-        if let k = keys[pack] { return k }
+        if let k = identity.keys[pack] { return k }
         guard let p = replica.pack(pack) else { return nil }
         let k: SigningKeyPair
         if let admin, p.alpha == admin.publicKey { k = admin } else { k = master.pseudonym(genesisNonce: p.genesis.createNonce) }
-        keys[pack] = k
+        identity.keys[pack] = k
         return k
     }
 
@@ -223,9 +209,11 @@ public actor Node {
             guard !pack.isPrivate else { throw NodeError("an invite-only pack's ops carry no place (--here)") }
             claim = Geohash.encode(at, precision: config.geohashPrecision)
         }
-        let kind = try sealIfPrivate(kind, pack: pack, author: key.publicKey)
+        var kind = kind
+        for f in features.all { kind = try f.seal(kind, pack: pack, author: key.publicKey, node: self) }
         let body = OpBody(
-            packID: packID, author: key.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), location: claim, stamp: stamp, kind: kind)
+            packID: packID, author: key.publicKey, hlc: own.clocks.tick(packID, physicalMs: nowMs), location: claim, stamp: stamp,
+            kind: kind)
         do { return (try SignedOp.sign(body, with: key), changes) } catch { throw NodeError("\(error)") }
     }
 
@@ -240,7 +228,7 @@ public actor Node {
             throw NodeError("\(error)")
         }
         _ = replica.admit(op, nowMs: nowMs, local: true)
-        clocks.observe(op.hlc, in: op.packID, physicalMs: nowMs)
+        own.clocks.observe(op.hlc, in: op.packID, physicalMs: nowMs)
         applyInMemory(changes)
         stats.localOps += 1
         publishLocal(op)
@@ -255,25 +243,25 @@ public actor Node {
         applyInMemory(changes)
     }
 
+    /// Committed local changes in memory: membership and stamps here, the rest (settings,
+    /// pack keys) by the features that keep them.
     func applyInMemory(_ changes: [LocalChange]) {
         for c in changes {
             switch c {
-            case .joined(let p, true, let ms): joined[p] = joined[p] ?? ms; replica.markOwn(p)
-            case .joined(let p, false, _): joined[p] = nil
-            case .stamp(let p, let s): stamps[p] = s
-            case .setting(let k, let v): notePersonaStamp(k, v)
-            case .packKey(let p, let epoch, let k): replica.addPackKey(k, epoch: epoch, pack: p)
-            case .forgetPackKeys(let p): replica.forgetPackKeys(p)
-            case .removedMember: break
+            case .joined(let p, true, let ms): own.joined[p] = own.joined[p] ?? ms; replica.markOwn(p)
+            case .joined(let p, false, _): own.joined[p] = nil
+            case .stamp(let p, let s): own.stamps[p] = s
+            case .setting, .packKey, .forgetPackKeys, .removedMember: break
             }
+            for f in features.all { f.apply(c, node: self) }
         }
     }
 
     /// Drops expired and deleted packs (keeping tombstones), at most once per interval.
     func purgeIfDue() {
         let nowMs = now()
-        guard lastPurgeMs == 0 || nowMs >= lastPurgeMs &+ Self.purgeIntervalMs else { return }
-        lastPurgeMs = max(1, nowMs)
+        guard upkeep.lastPurgeMs == 0 || nowMs >= upkeep.lastPurgeMs &+ Self.purgeIntervalMs else { return }
+        upkeep.lastPurgeMs = max(1, nowMs)
         purge(nowMs: nowMs)
         // The search index follows the log off the ingest path (SkwadStore/SearchIndex.swift).
         do { try store.indexForSearch() } catch { stats.storeErrors += 1 }
@@ -292,13 +280,90 @@ public actor Node {
         if !updated.isEmpty { do { try store.bury(updated) } catch { stats.storeErrors += 1 } }
         guard !stones.isEmpty else { return }
         for t in stones {
-            joined[t.pack] = nil; stamps[t.pack] = nil; keys[t.pack] = nil; clocks.remove(t.pack)
-            network?.engine.cancelPictures(pack: t.pack)
+            own.forget(t.pack)
+            identity.keys[t.pack] = nil
+            for f in features.all { f.purged(t.pack, node: self) }
         }
         stats.packsPurged += stones.count
         // On failure the rows stay; the next start reloads and purges them again.
         do { try store.bury(stones) } catch { stats.storeErrors += 1 }
     }
+}
+
+/// The data directory as the node holds it: its lock, held for the node's lifetime (one
+/// process per data directory), and one line saying which permissions opening it tightened.
+struct DataDirectory: Sendable {
+    let lock: DataDirLock
+    let permissionNotice: String?
+}
+
+/// Who the user is on this node: the master secret every pseudonym and persona derives from,
+/// the admin key (campus nodes), the pseudonyms derived so far, and where the user says it is.
+struct Identity {
+    let master: MasterSecret
+    let admin: SigningKeyPair?
+    /// Per pack, this node's pseudonym (the admin key in the admin's own packs); `Node.key(for:)`.
+    var keys: [PackID: SigningKeyPair] = [:]
+    var location: GeoPoint?
+}
+
+/// What the user does in packs: the packs joined (and since when), its pseudonyms' stamps,
+/// one hybrid clock per pack, the clock of the geneses it writes, and its own op rate.
+struct OwnPacks {
+    var joined: [PackID: UInt64]
+    var stamps: [PackID: UInt64]
+    /// One hybrid clock per pack, never more than a second ahead of wall time (PROTOCOL §3).
+    var clocks = PackClocks()
+    /// Timestamps of the geneses this node writes: local ticks only, nothing observed.
+    var genesisClock = HybridClock()
+    /// Per pseudonym (pack), the network's op rate applied to the user's own ops.
+    var localRate: LocalRateLimit
+
+    /// A purged pack: its membership, stamp and clock go.
+    mutating func forget(_ pack: PackID) {
+        joined[pack] = nil
+        stamps[pack] = nil
+        clocks.remove(pack)
+    }
+}
+
+/// Who listens to the node: its events (lines above the prompt), and the hashes tried so far
+/// while a stamp is minted (the REPL's progress; 0 once minting is over).
+struct Listeners {
+    var events: (@Sendable (NodeEvent) -> Void)?
+    var mintProgress: (@Sendable (UInt64) -> Void)?
+}
+
+/// The node online: the gossip engine and its socket (NodeNetwork.swift), the LAN beacon
+/// while online on a non-loopback address (NodeLan.swift), and why the beacon is not running
+/// when it failed to start (one line).
+struct Online {
+    var network: NetworkState?
+    var lan: LanState?
+    var lanNotice: String?
+}
+
+/// The node's upkeep: when expired and deleted packs were last purged, and how many hex
+/// digits of an id show ids apart, for the op count it was worked out at.
+struct Upkeep {
+    var lastPurgeMs: UInt64 = 0
+    var idLength: (count: Int, length: Int) = (-1, 8)
+}
+
+extension Node {
+    var master: MasterSecret { identity.master }
+    var admin: SigningKeyPair? { identity.admin }
+    public var location: GeoPoint? { identity.location }
+    var joined: [PackID: UInt64] { own.joined }
+    var stamps: [PackID: UInt64] { own.stamps }
+    var eventSink: (@Sendable (NodeEvent) -> Void)? { listeners.events }
+    var mintProgress: (@Sendable (UInt64) -> Void)? { listeners.mintProgress }
+    var network: NetworkState? {
+        get { online.network }
+        set { online.network = newValue }
+    }
+    public var lanNotice: String? { online.lanNotice }
+    public nonisolated var permissionNotice: String? { dataDir.permissionNotice }
 }
 
 extension SignedOp {

@@ -53,3 +53,8 @@ extension Node {
         return items
     }
 }
+
+/// Captions as a feature of the node: the asker's picks of this user's captions in `inbox`.
+final class Captions: NodeFeature {
+    func inboxItems(_ ops: [SignedOp], nowMs: UInt64, node: isolated Node) -> [InboxItem] { node.pickItems(ops, nowMs: nowMs) }
+}

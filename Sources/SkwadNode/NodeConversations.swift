@@ -255,27 +255,9 @@ extension Node {
         }
     }
 
-    /// At most this many opened boxes are remembered; beyond it the memo starts again.
-    static let letterMemoCapacity = 100_000
-
-    /// `Replica.letters` with each box opened once per key (the memo is keyed by op id and
-    /// key; a box's content never changes).
+    /// The letters of a pack that `key` opens (`Conversations.letters`).
     func myLetters(in packID: PackID, openedWith key: SigningKeyPair) -> [LetterView] {
-        if letterMemo.count > Self.letterMemoCapacity { letterMemo = [:] }
-        var opened: [OpID: DirectLetter] = [:]
-        for id in replica.directMessageIDs(in: packID) {
-            let k = id.bytes + key.publicKey.bytes
-            let letter: DirectLetter?
-            if let known = letterMemo[k] {
-                letter = known
-            } else {
-                guard let op = replica.op(id), case .directMessage(let dm) = op.body.kind else { continue }
-                letter = dm.open(with: key, pack: packID, carrier: op.author)
-                letterMemo[k] = .some(letter)
-            }
-            if let letter { opened[id] = letter }
-        }
-        return replica.letters(in: packID, opened: opened)
+        features.conversations.letters(in: packID, openedWith: key, replica: replica)
     }
 
     func conversationState() -> ConversationState {
@@ -319,7 +301,7 @@ extension Node {
             let letter = DirectLetter(sender: me.publicKey, stamp: myStamp, recipient: peer, text: text, acks: acks)
             let dm = try DirectMessage.seal(letter, signer: me, pack: packID, carrier: carrier.publicKey)
             let body = OpBody(
-                packID: packID, author: carrier.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), stamp: carrierStamp,
+                packID: packID, author: carrier.publicKey, hlc: own.clocks.tick(packID, physicalMs: nowMs), stamp: carrierStamp,
                 kind: .directMessage(dm))
             op = try SignedOp.sign(body, with: carrier)
         } catch { throw NodeError("\(error)") }
@@ -376,6 +358,53 @@ extension Node {
     private func peer(_ packID: PackID, _ key: PublicKey) throws -> (pack: PackID, peer: PublicKey) {
         guard !isMine(key, in: packID) else { throw NodeError("that is you") }
         return (packID, key)
+    }
+}
+
+/// Direct messages as a feature of the node: it keeps the boxes it opened and the receipts
+/// owed for the last arrivals; it hears arrivals (a line per message to this user, one per
+/// receipt of theirs), sends the receipts once the lines are out, and gives `inbox` the
+/// messages received since the last look.
+final class Conversations: NodeFeature {
+    /// At most this many opened boxes are remembered; beyond it the memo starts again.
+    static let letterMemoCapacity = 100_000
+    /// Boxes of direct messages already opened, by op id and key (`nil`: the key opens none).
+    private var letterMemo: [[UInt8]: DirectLetter?] = [:]
+    /// Receipts owed for the ops `arrived` saw last, sent by `settle`.
+    private var owed: [Node.PendingReceipt] = []
+
+    func arrived(_ ops: [SignedOp], nowMs: UInt64, listening: Bool, node: isolated Node) -> [NodeEvent] {
+        let letters = node.conversationArrivals(ops)
+        owed = letters.receipts
+        return letters.events
+    }
+
+    func settle(_ ops: [SignedOp], nowMs: UInt64, node: isolated Node) {
+        let receipts = owed
+        owed = []
+        node.sendReceipts(receipts)
+    }
+
+    func inboxItems(_ ops: [SignedOp], nowMs: UInt64, node: isolated Node) -> [InboxItem] { node.letterItems(ops, nowMs: nowMs) }
+
+    /// `Replica.letters` with each box opened once per key (the memo is keyed by op id and
+    /// key; a box's content never changes).
+    func letters(in packID: PackID, openedWith key: SigningKeyPair, replica: Replica) -> [LetterView] {
+        if letterMemo.count > Self.letterMemoCapacity { letterMemo = [:] }
+        var opened: [OpID: DirectLetter] = [:]
+        for id in replica.directMessageIDs(in: packID) {
+            let k = id.bytes + key.publicKey.bytes
+            let letter: DirectLetter?
+            if let known = letterMemo[k] {
+                letter = known
+            } else {
+                guard let op = replica.op(id), case .directMessage(let dm) = op.body.kind else { continue }
+                letter = dm.open(with: key, pack: packID, carrier: op.author)
+                letterMemo[k] = .some(letter)
+            }
+            if let letter { opened[id] = letter }
+        }
+        return replica.letters(in: packID, opened: opened)
     }
 }
 

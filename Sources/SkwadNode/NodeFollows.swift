@@ -84,3 +84,13 @@ extension Node {
         return items
     }
 }
+
+/// Follows as a feature of the node: a line for a followed pseudonym's post in a pack you did
+/// not join, and its inbox entries. Its state is the store's (`ConversationState.followed`).
+final class Follows: NodeFeature {
+    func arrived(_ ops: [SignedOp], nowMs: UInt64, listening: Bool, node: isolated Node) -> [NodeEvent] {
+        listening ? node.followedArrivals(ops, nowMs: nowMs) : []
+    }
+
+    func inboxItems(_ ops: [SignedOp], nowMs: UInt64, node: isolated Node) -> [InboxItem] { node.followedItems(ops, nowMs: nowMs) }
+}

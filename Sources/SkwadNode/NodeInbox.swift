@@ -62,9 +62,8 @@ extension Node {
             let mark = try store.inboxMark()
             let last = try store.lastSeq()
             let (ops, skipped) = try store.ops(after: mark, limit: Self.inboxScanLimit)
-            var items =
-                opItems(ops, nowMs: nowMs) + letterItems(ops, nowMs: nowMs) + followedItems(ops, nowMs: nowMs)
-                + pickItems(ops, nowMs: nowMs)
+            var items = opItems(ops, nowMs: nowMs)
+            for f in features.all { items += f.inboxItems(ops, nowMs: nowMs, node: self) }
             items += try store.unshownNotices().map { InboxItem(kind: .pack($0), packName: $0.name, about: "", atMs: $0.atMs) }
             items.sort { $0.atMs < $1.atMs }
             if !peek { try store.markInboxSeen(seq: last, forgetBeforeMs: nowMs &- 7 * 86_400_000) }
@@ -110,7 +109,8 @@ extension Node {
         do { try store.addNotices(notices) } catch { stats.storeErrors += 1 }
     }
 
-    /// Replies, votes and moderation on your posts and comments among `ops`.
+    /// Replies, votes and moderation on your posts and comments among `ops`, and what the
+    /// features say answers them (`NodeFeature.inboxItem`).
     func opItems(_ ops: [SignedOp], nowMs: UInt64) -> [InboxItem] {
         let styles = packStyles()
         var items: [InboxItem] = []
@@ -147,9 +147,11 @@ extension Node {
                     let pack = replica.pack(op.packID), replica.isModerator(op.author, of: pack)
                 else { continue }
                 moderation[m.target] = (m.hidden, m.reason, op.hlc.physicalMs)
-            case .review, .reviewReply:
-                if let item = placeNews(op, label: label, nowMs: nowMs) { items.append(item) }
-            default: continue
+            default:
+                // Answers to what the user wrote through a feature (a review of a place).
+                for f in features.all {
+                    if let item = f.inboxItem(answering: op, label: label, nowMs: nowMs, node: self) { items.append(item) }
+                }
             }
         }
         let before = previousVotes(votes, batch: Set(ops.map(\.id)))

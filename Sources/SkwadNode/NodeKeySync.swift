@@ -47,22 +47,22 @@ extension Node {
     /// Keeps `op` back (committed to the store's settings with `changes`), and asks a link for
     /// the pack's key sync.
     func hold(_ op: SignedOp, with changes: [LocalChange]) throws {
-        guard held.count < Self.heldCapacity else {
+        guard features.privatePacks.heldCount < Self.heldCapacity else {
             throw NodeError(
                 "\(Self.heldCapacity) ops already wait to be sent: go online, near a member of the pack, before writing more")
         }
         try commit(changes + [.setting(Self.heldPrefix + op.id.hex, Hex.encode(op.envelope.serialized()))])
-        held[op.id] = op
-        clocks.observe(op.hlc, in: op.packID, physicalMs: now())
+        features.privatePacks.keep(op)
+        own.clocks.observe(op.hlc, in: op.packID, physicalMs: now())
         stats.heldOps += 1
         askKeySync(op.packID)
     }
 
     /// Whether `id` is an op of this node waiting for its pack's key sync.
-    public func isHeld(_ id: OpID) -> Bool { held[id] != nil }
+    public func isHeld(_ id: OpID) -> Bool { features.privatePacks.isHeld(id) }
 
     /// How many of this node's ops wait for a key sync.
-    public var heldCount: Int { held.count }
+    public var heldCount: Int { features.privatePacks.heldCount }
 
     /// Reconciles `pack` with a link now, unless it is key-synced already.
     func askKeySync(_ pack: PackID) {
@@ -72,7 +72,7 @@ extension Node {
 
     /// Packs with held ops: ask for their key sync (on coming online).
     func askKeySyncForHeld() {
-        for pack in Set(held.values.map(\.packID)).sorted() { askKeySync(pack) }
+        for pack in features.privatePacks.packsWaiting { askKeySync(pack) }
     }
 
     /// After the engine's receive: the packs that just had their key sync send what waited.
@@ -90,7 +90,7 @@ extension Node {
     /// handout. An op the pack no longer takes (gone, a rate) is dropped with its count.
     func sendHeld(_ pack: PackID) {
         guard isKeySynced(pack) else { return }
-        let waiting = held.values.filter { $0.packID == pack }.sorted { ($0.hlc, $0.id) < ($1.hlc, $1.id) }
+        let waiting = features.privatePacks.waiting(in: pack)
         guard !waiting.isEmpty else { return }
         let ring = replica.packKeyRing(pack)
         let newest = replica.newestEpoch(pack)
@@ -102,20 +102,20 @@ extension Node {
                     let nowMs = now()
                     if let outcome = replica.precheck(op, nowMs: nowMs, local: true) { throw NodeError.from(outcome) }
                     try store.append([op], with: [forget])
-                    held[op.id] = nil
+                    features.privatePacks.release(op.id)
                     _ = replica.admit(op, nowMs: nowMs, local: true)
                     publishLocal(op)
                 } else if let top = ring.keys.max(), top >= newest, let k = ring[s.epoch],
                     let inner = s.open(key: k, pack: pack, author: op.author, hlc: op.hlc)
                 {
                     try commit([forget])
-                    held[op.id] = nil
+                    features.privatePacks.release(op.id)
                     let (fresh, more) = try sign(inner, in: pack)
                     try commit(fresh, with: more)
                     stats.heldResealed += 1
                 }
             } catch {
-                held[op.id] = nil
+                features.privatePacks.release(op.id)
                 try? commit([forget])
                 stats.heldDropped += 1
             }
@@ -127,14 +127,14 @@ extension Node {
     /// inbox says so.
     func removedFrom(_ pack: PackID) {
         let name = replica.pack(pack)?.create.name ?? ""
-        let waiting = held.values.filter { $0.packID == pack }.map(\.id)
+        let waiting = features.privatePacks.waiting(in: pack).map(\.id)
         var changes: [LocalChange] = [.forgetPackKeys(pack), .joined(pack, false, atMs: now())]
         changes += waiting.map { .setting(Self.heldPrefix + $0.hex, nil) }
         do {
             try commit(changes)
             try store.addNotices([InboxNotice(kind: .removed, pack: pack, name: name, atMs: now())])
         } catch { stats.storeErrors += 1 }
-        for id in waiting { held[id] = nil }
+        for id in waiting { features.privatePacks.release(id) }
         stats.heldDropped += waiting.count
     }
 

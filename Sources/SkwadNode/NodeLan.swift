@@ -36,8 +36,8 @@ extension Node {
             let beacon = try await LanBeacon.start(port: config.lanBeaconPort, gossipPort: port, group: group) { [weak self] peer in
                 Task { await self?.lanHeard(peer) }
             }
-            lan = LanState(beacon: beacon)
-            lan!.announcer = Task { [weak self] in
+            online.lan = LanState(beacon: beacon)
+            online.lan!.announcer = Task { [weak self] in
                 var elapsed: UInt64 = 0
                 while !Task.isCancelled {
                     beacon.announce()
@@ -54,34 +54,34 @@ extension Node {
     }
 
     func stopLanBeacon() async {
-        guard let l = lan else { return }
-        lan = nil
+        guard let l = online.lan else { return }
+        online.lan = nil
         l.announcer?.cancel()
         await l.beacon.close()
     }
 
     /// A beacon named `peer`: join through it, within the limits above.
     func lanHeard(_ peer: PeerAddress) {
-        guard network != nil, lan != nil else { return }
+        guard network != nil, online.lan != nil else { return }
         let nowMs = now()
-        if let last = lan!.contacted[peer], nowMs < last &+ LanState.againMs { return }
-        if nowMs >= lan!.windowStartMs &+ 1000 { lan!.windowStartMs = nowMs; lan!.inWindow = 0 }
-        guard lan!.inWindow < LanState.perSecond else { return }
-        lan!.inWindow += 1
-        if lan!.contacted[peer] == nil, lan!.contacted.count >= LanState.capacity,
-            let oldest = lan!.contacted.min(by: { ($0.value, $0.key.value) < ($1.value, $1.key.value) })
+        if let last = online.lan!.contacted[peer], nowMs < last &+ LanState.againMs { return }
+        if nowMs >= online.lan!.windowStartMs &+ 1000 { online.lan!.windowStartMs = nowMs; online.lan!.inWindow = 0 }
+        guard online.lan!.inWindow < LanState.perSecond else { return }
+        online.lan!.inWindow += 1
+        if online.lan!.contacted[peer] == nil, online.lan!.contacted.count >= LanState.capacity,
+            let oldest = online.lan!.contacted.min(by: { ($0.value, $0.key.value) < ($1.value, $1.key.value) })
         {
-            lan!.contacted[oldest.key] = nil
+            online.lan!.contacted[oldest.key] = nil
         }
-        lan!.contacted[peer] = nowMs
+        online.lan!.contacted[peer] = nowMs
         let (sent, ds) = network!.engine.introduce(peer, nowMs: nowMs)
-        if sent { lan!.joined += 1 }
+        if sent { online.lan!.joined += 1 }
         carryOut(ds)
     }
 
     /// `lan.*` counters for `stats`.
     var lanStats: [(String, Int)] {
-        guard let l = lan else { return [] }
+        guard let l = online.lan else { return [] }
         return [
             ("lan.beacons_sent", l.beacon.counters.sent.load(ordering: .relaxed)),
             ("lan.beacons_heard", l.beacon.counters.heard.load(ordering: .relaxed)),

@@ -65,7 +65,7 @@ extension Node {
         let stamp = ProofOfWork.mint(
             genesisNonce: pack.genesis.createNonce, author: key.publicKey.bytes,
             bits: Int(replica.config.pseudonymBits(pack.create.powBits)))
-        let body = OpBody(packID: packID, author: key.publicKey, hlc: clocks.tick(packID, physicalMs: nowMs), stamp: stamp, kind: kind)
+        let body = OpBody(packID: packID, author: key.publicKey, hlc: own.clocks.tick(packID, physicalMs: nowMs), stamp: stamp, kind: kind)
         let op: SignedOp
         do { op = try SignedOp.sign(body, with: key) } catch { throw NodeError("\(error)") }
         try commit(op)
@@ -215,7 +215,7 @@ extension Node {
                 content, signer: me, to: to, pack: pack.id, carrier: carrier.publicKey, key: SecureRandom.bytes(AEAD.keyCount),
                 nonce: SecureRandom.bytes(AEAD.nonceCount))
             let body = OpBody(
-                packID: pack.id, author: carrier.publicKey, hlc: clocks.tick(pack.id, physicalMs: nowMs), stamp: carrierStamp,
+                packID: pack.id, author: carrier.publicKey, hlc: own.clocks.tick(pack.id, physicalMs: nowMs), stamp: carrierStamp,
                 kind: .report(sealed))
             op = try SignedOp.sign(body, with: carrier)
         } catch { throw NodeError("\(error)") }
@@ -320,18 +320,13 @@ extension Node {
                 mine.isEmpty ? "no open report '\(ref)' (see: reports)" : "'\(ref)' matches \(mine.count) reports: type more of the id")
         }
         try setLocal(.dismissedReport, key: mine[0].id.bytes, on: true)
-        localModerationCache?.dismissed[mine[0].id] = now()
+        features.blocks.dismissed(mine[0].id, atMs: now())
         return mine[0].id
     }
 
     // MARK: blocks and mutes (local)
 
-    func localModeration() -> LocalModeration {
-        if let m = localModerationCache { return m }
-        let m = (try? store.localModeration()) ?? LocalModeration()
-        localModerationCache = m
-        return m
-    }
+    func localModeration() -> LocalModeration { features.blocks.current(store) }
 
     func setLocal(_ table: Store.LocalModerationTable, key: [UInt8], on: Bool) throws {
         do { try store.setLocalModeration(table, key: key, on: on, atMs: now()) } catch {
@@ -362,8 +357,7 @@ extension Node {
             for id in replica.packIDs() where isMine(key, in: id) { throw NodeError("that is you") }
         }
         try setLocal(.blockedAuthor, key: key.bytes, on: on)
-        _ = localModeration()
-        localModerationCache?.blocked[key] = on ? now() : nil
+        features.blocks.blocked(key, on: on, atMs: now(), store: store)
         return key
     }
 
@@ -371,8 +365,7 @@ extension Node {
     public func mute(_ ref: String, on: Bool) throws -> PackSummary {
         let p = try resolvePack(ref)
         try setLocal(.mutedPack, key: p.id.bytes, on: on)
-        _ = localModeration()
-        localModerationCache?.muted[p.id] = on ? now() : nil
+        features.blocks.muted(p.id, on: on, atMs: now(), store: store)
         return p
     }
 
@@ -432,4 +425,32 @@ extension String {
         while let l = s.last, l.isWhitespace { s.removeLast() }
         return String(s)
     }
+}
+
+/// Blocks, mutes and dismissed reports as a feature of the node: the store's rows, read on
+/// first use and kept in step as the user changes them.
+final class Blocks: NodeFeature {
+    private var cache: LocalModeration?
+
+    func current(_ store: Store) -> LocalModeration {
+        if let m = cache { return m }
+        let m = (try? store.localModeration()) ?? LocalModeration()
+        cache = m
+        return m
+    }
+
+    /// A block just committed (or lifted).
+    func blocked(_ author: PublicKey, on: Bool, atMs: UInt64, store: Store) {
+        _ = current(store)
+        cache?.blocked[author] = on ? atMs : nil
+    }
+
+    /// A mute just committed (or lifted).
+    func muted(_ pack: PackID, on: Bool, atMs: UInt64, store: Store) {
+        _ = current(store)
+        cache?.muted[pack] = on ? atMs : nil
+    }
+
+    /// A report just dismissed; kept only when the rows were read already (else read with them).
+    func dismissed(_ report: OpID, atMs: UInt64) { cache?.dismissed[report] = atMs }
 }

@@ -59,7 +59,7 @@ extension Node {
     @discardableResult
     public func goOnline(group: EventLoopGroup, listen: String? = nil, peers: [String]? = nil) async throws -> String {
         let bound = try await goOnline(over: .udp(group: group), listen: listen, peers: peers)
-        lanNotice = await startLanBeacon(group: group, bound: bound)
+        online.lanNotice = await startLanBeacon(group: group, bound: bound)
         return bound
     }
 
@@ -116,7 +116,7 @@ extension Node {
     /// The node must not be used afterwards.
     public func close() async {
         await goOffline()
-        lock.release()
+        dataDir.lock.release()
     }
 
     /// Joins through a member's address (from a join code), as through a seed, once.
@@ -227,7 +227,7 @@ extension Node {
             }
         }
         if !admitted.isEmpty { persistRemote(admitted, nowMs: now()) }
-        if linkUp && !held.isEmpty { askKeySyncForHeld() }  // what waits for a key sync (NodeKeySync.swift)
+        if linkUp && features.privatePacks.heldCount > 0 { askKeySyncForHeld() }  // what waits for a key sync (NodeKeySync.swift)
     }
 
     public func peerSummaries() -> [PeerSummary] {

@@ -54,13 +54,13 @@ extension Node {
             } catch { throw NodeError("\(error)") }
         }
         let body = OpBody(
-            packID: nil, author: key.publicKey, hlc: genesisClock.tick(physicalMs: now()), stamp: stamp, kind: .createPack(create))
+            packID: nil, author: key.publicKey, hlc: own.genesisClock.tick(physicalMs: now()), stamp: stamp, kind: .createPack(create))
         let op: SignedOp
         do { op = try SignedOp.sign(body, with: key) } catch { throw NodeError("\(error)") }
         if inviteOnly { try checkPrivateCapacity(adding: op.id) }
         let keyChange: [LocalChange] = packKey.map { [.packKey(op.id, epoch: 0, key: $0)] } ?? []
         try commit(op, with: [.stamp(op.id, stamp), .joined(op.id, true, atMs: now())] + keyChange)
-        keys[op.id] = key
+        identity.keys[op.id] = key
         guard let state = replica.pack(op.id) else { throw NodeError("internal: pack \(op.id.short()) not admitted") }
         return replica.summary(state, from: location)
     }

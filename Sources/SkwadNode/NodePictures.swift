@@ -13,6 +13,15 @@ public struct OpenedPicture: Sendable, Equatable {
     public let height: Int
 }
 
+/// Pictures as a feature of the node: fetched when the posts that carry them arrive, their
+/// fetches cancelled with their pack. Blocks waiting for a store transaction are the engine
+/// driver's (`NetworkState.pendingBlocks`).
+final class Pictures: NodeFeature {
+    func settle(_ ops: [SignedOp], nowMs: UInt64, node: isolated Node) { node.fetchPictures(of: ops, nowMs: nowMs) }
+
+    func purged(_ pack: PackID, node: isolated Node) { node.network?.engine.cancelPictures(pack: pack) }
+}
+
 /// Pictures on posts and asks (PROTOCOL §5 "Pictures", §10b): stripped and cut into blocks
 /// when posted, fetched when a post that carries one first arrives (not when the post is
 /// hidden or its author blocked), kept with their pack, and evicted least recently used past

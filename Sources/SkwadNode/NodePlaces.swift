@@ -365,3 +365,11 @@ extension Node {
         }
     }
 }
+
+/// Places as a feature of the node: a review of a place this user added, or the landlord's
+/// reply to this user's review, in `inbox` (among the replies and votes, as it came).
+final class Places: NodeFeature {
+    func inboxItem(answering op: SignedOp, label: String, nowMs: UInt64, node: isolated Node) -> InboxItem? {
+        node.placeNews(op, label: label, nowMs: nowMs)
+    }
+}

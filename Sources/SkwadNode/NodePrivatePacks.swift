@@ -216,6 +216,44 @@ extension Node {
     }
 }
 
+/// Invite-only packs as a feature of the node: it keeps the ops held for a key sync
+/// (NodeKeySync.swift); it takes the keys handed to this node and hands its own out late
+/// (the Alpha) as ops arrive, seals what this node signs in such a pack, and keeps the keys
+/// committed in the replica.
+final class PrivatePacks: NodeFeature {
+    /// Ops of invite-only packs written before a key sync, held back from gossip until then;
+    /// kept in the store's settings too. At most `Node.heldCapacity`.
+    private(set) var held: [OpID: SignedOp] = [:]
+
+    var heldCount: Int { held.count }
+    func isHeld(_ id: OpID) -> Bool { held[id] != nil }
+    func keep(_ op: SignedOp) { held[op.id] = op }
+    func release(_ id: OpID) { held[id] = nil }
+    /// The ops waiting in `pack`, oldest first.
+    func waiting(in pack: PackID) -> [SignedOp] {
+        held.values.filter { $0.packID == pack }.sorted { ($0.hlc, $0.id) < ($1.hlc, $1.id) }
+    }
+    /// The packs with ops waiting, in id order.
+    var packsWaiting: [PackID] { Set(held.values.map(\.packID)).sorted() }
+
+    func committed(_ ops: [SignedOp], node: isolated Node) {
+        node.takePackKeys(ops)
+        node.handOutLate(ops)  // the Alpha: members whose `joined` came after a rotation
+    }
+
+    func seal(_ kind: OpKind, pack: PackState, author: PublicKey, node: isolated Node) throws -> OpKind {
+        try node.sealIfPrivate(kind, pack: pack, author: author)
+    }
+
+    func apply(_ change: LocalChange, node: isolated Node) {
+        switch change {
+        case .packKey(let p, let epoch, let k): node.replica.addPackKey(k, epoch: epoch, pack: p)
+        case .forgetPackKeys(let p): node.replica.forgetPackKeys(p)
+        default: break
+        }
+    }
+}
+
 extension Node {
     /// The pseudonym a tag names (as the feed shows it).
     public func authorKey(_ tag: String) throws -> PublicKey { try resolveAuthor(tag) }

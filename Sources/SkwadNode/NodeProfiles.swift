@@ -46,7 +46,21 @@ extension Node {
     }
 
     /// The persona key of this node in a pack.
-    func personaKey(_ pack: PackID) -> SigningKeyPair? {
+    func personaKey(_ pack: PackID) -> SigningKeyPair? { features.profiles.key(in: pack, master: master, replica: replica) }
+
+    /// The persona's stamp in a pack, once it acted there.
+    func personaStamp(_ pack: PackID) -> UInt64? { features.profiles.stamp(in: pack, store: store) }
+}
+
+/// Profiles as a feature of the node: it keeps the persona of each pack and the persona's
+/// stamps (loaded from the store's settings on first use), and hears the stamps committed.
+final class Profiles: NodeFeature {
+    /// Per pack, the persona that publishes a display name.
+    private var personas: [PackID: SigningKeyPair] = [:]
+    /// Per pack, the persona's stamp once it acted there; nil until first read.
+    private var stamps: [PackID: UInt64]?
+
+    func key(in pack: PackID, master: MasterSecret, replica: Replica) -> SigningKeyPair? {
         if let k = personas[pack] { return k }
         guard let p = replica.pack(pack) else { return nil }
         let k = master.persona(genesisNonce: p.genesis.createNonce)
@@ -54,28 +68,27 @@ extension Node {
         return k
     }
 
-    /// The persona's stamp in a pack, once it acted there.
-    func personaStamp(_ pack: PackID) -> UInt64? {
-        if personaStampCache == nil {
+    func stamp(in pack: PackID, store: Store) -> UInt64? {
+        if stamps == nil {
             var cache: [PackID: UInt64] = [:]
-            let rows = (try? store.settings(prefix: Self.personaStampPrefix)) ?? [:]
+            let rows = (try? store.settings(prefix: Node.personaStampPrefix)) ?? [:]
             for (k, v) in rows {
-                guard let bytes = Hex.decode(String(k.dropFirst(Self.personaStampPrefix.count))), let id = try? OpID(bytes: bytes),
+                guard let bytes = Hex.decode(String(k.dropFirst(Node.personaStampPrefix.count))), let id = try? OpID(bytes: bytes),
                     let s = UInt64(v)
                 else { continue }
                 cache[id] = s
             }
-            personaStampCache = cache
+            stamps = cache
         }
-        return personaStampCache?[pack]
+        return stamps?[pack]
     }
 
     /// Keeps a persona stamp just committed (a `.setting` local change) in memory.
-    func notePersonaStamp(_ key: String, _ value: String?) {
-        guard key.hasPrefix(Self.personaStampPrefix), let bytes = Hex.decode(String(key.dropFirst(Self.personaStampPrefix.count))),
-            let id = try? OpID(bytes: bytes)
+    func apply(_ change: LocalChange, node: isolated Node) {
+        guard case .setting(let key, let value) = change, key.hasPrefix(Node.personaStampPrefix),
+            let bytes = Hex.decode(String(key.dropFirst(Node.personaStampPrefix.count))), let id = try? OpID(bytes: bytes)
         else { return }
-        _ = personaStamp(id)
-        personaStampCache?[id] = value.flatMap { UInt64($0) }
+        _ = stamp(in: id, store: node.store)
+        stamps?[id] = value.flatMap { UInt64($0) }
     }
 }

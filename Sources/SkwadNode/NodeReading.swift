@@ -93,7 +93,7 @@ extension Node {
 
     /// How many hex digits make every id shown unique (at least 6).
     public func displayIDLength() -> Int {
-        if idLengthCache.count == replica.count { return idLengthCache.length }
+        if upkeep.idLength.count == replica.count { return upkeep.idLength.length }
         let ids = replica.allOps.map(\.id).sorted()
         var longest = 0
         for i in ids.indices.dropFirst() {
@@ -107,7 +107,7 @@ extension Node {
             longest = max(longest, nibbles)
         }
         let length = max(6, longest + 1)
-        idLengthCache = (replica.count, length)
+        upkeep.idLength = (replica.count, length)
         return length
     }
 }

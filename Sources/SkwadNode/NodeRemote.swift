@@ -4,28 +4,20 @@ import SkwadStore
 
 extension Node {
     /// Ops from elsewhere that the gossip engine just admitted (`carryOut`, NodeNetwork.swift):
-    /// commit them in one transaction and tell the user. Returns the store's error, if any.
+    /// commit them in one transaction, then tell the features and the user (`tellFeatures`).
+    /// Returns the store's error, if any.
     @discardableResult
     func persistRemote(_ ops: [SignedOp], nowMs: UInt64) -> String? {
         guard !ops.isEmpty else { return nil }
         stats.admitted += ops.count
-        for op in ops { clocks.observe(op.hlc, in: op.packID, physicalMs: nowMs) }
+        for op in ops { own.clocks.observe(op.hlc, in: op.packID, physicalMs: nowMs) }
         var failure: String?
         do { try store.append(ops) } catch {
             stats.storeErrors += 1
             failure = "\(error)"
         }
         dropEvictedOps()
-        takePackKeys(ops)
-        handOutLate(ops)  // the Alpha: members whose `joined` came after a rotation (NodeKeySync.swift)
-        // Sealed ops of invite-only packs read as what they opened into (NodePrivatePacks.swift).
-        let ops = ops.map { replica.op($0.id) ?? $0 }
-        let letters = conversationArrivals(ops)
-        if let sink = eventSink {
-            for e in events(for: ops, nowMs: nowMs) + letters.events + followedArrivals(ops, nowMs: nowMs) { sink(e) }
-        }
-        sendReceipts(letters.receipts)
-        fetchPictures(of: ops, nowMs: nowMs)
+        tellFeatures(ops, nowMs: nowMs)
         return failure
     }
 

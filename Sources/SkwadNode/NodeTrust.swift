@@ -62,6 +62,6 @@ extension Node {
             fresh.restore(loaded.ops, tombstones: try store.loadTombstones(), own: Set(joined.keys))
         } catch { throw NodeError("\(error)") }
         replica = fresh
-        idLengthCache = (-1, 8)
+        upkeep.idLength = (-1, 8)
     }
 }
