@@ -110,7 +110,8 @@ struct GossipBenchmark {
         let opSize = Double(sizes.reduce(0, +)) / Double(max(1, sizes.count))
         let ratio = Double(bytesAfter - bytesBefore) / Double(count) / Double(ops) / opSize
         return """
-            {"bench":"gossip","converged":\(herdSeconds != nil && latencies.count == ops),"nodes":\(count),"ops":\(ops),"reached_all":\(latencies.count),\
+            {"bench":"gossip","converged":\(herdSeconds != nil && latencies.count == ops),"nodes":\(count),"ops":\(ops),\
+            "reached_all":\(latencies.count),\
             "reach_all_ms_median":\(String(format: "%.1f", pct(0.5))),"reach_all_ms_p90":\(String(format: "%.1f", pct(0.9))),\
             "op_bytes":\(Int(opSize)),"bytes_per_node_per_op_over_op_size":\(String(format: "%.2f", ratio)),\
             "herd_converged_s":\(herdSeconds.map { String(format: "%.2f", $0) } ?? "null"),\

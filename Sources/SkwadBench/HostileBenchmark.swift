@@ -101,11 +101,13 @@ struct HostileBenchmark {
             {"bench":"hostile","seconds":\(String(format: "%.1f", wall)),"datagrams_sprayed":\(result.datagrams),\
             "hellos":\(result.hellos),"junk":\(result.junk),"source_sockets":\(result.sources),\
             "distinct_source_ports":\(result.distinctSourcePorts),"send_errors":\(result.sendErrors),"bind_errors":\(result.bindErrors),\
-            "datagrams_in":\(stat("datagrams.in")),"cookies_sent":\(stat("cookies.sent")),"handshakes":\(stat("handshakes")),"sessions":\(stat("sessions")),"limit_addresses":\(stat("limits.addresses")),\
+            "datagrams_in":\(stat("datagrams.in")),"cookies_sent":\(stat("cookies.sent")),"handshakes":\(stat("handshakes")),\
+            "sessions":\(stat("sessions")),"limit_addresses":\(stat("limits.addresses")),\
             "drops":{\(drops)},\
             "rss_growth_mib":\(String(format: "%.2f", Double(rss1 - rss0) / 1048576)),\
             "rss_peak_growth_mib":\(String(format: "%.2f", Double(rssPeak - rss0) / 1048576)),\
-            "node_cpu_share":\(String(format: "%.3f", nodeCPU / wall)),"sprayer_cpu_share":\(String(format: "%.3f", result.cpuSeconds / wall)),\
+            "node_cpu_share":\(String(format: "%.3f", nodeCPU / wall)),\
+            "sprayer_cpu_share":\(String(format: "%.3f", result.cpuSeconds / wall)),\
             "honest_posts":\(posted.count),"honest_delivered":\(delays.count),\
             "delivery_ms_p50":\(pct(0.5)),"delivery_ms_p90":\(pct(0.9)),"delivery_ms_max":\(pct(1))}
             """

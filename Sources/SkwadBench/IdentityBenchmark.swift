@@ -48,7 +48,8 @@ struct IdentityBenchmark {
         }
         func r(_ x: Double) -> String { String(format: "%.1f", x) }
         return """
-            {"bench":"identity","genesisBits":\(PowFloor.genesisBits),"genesisMsMean":\(r(genesis.mean)),"genesisMsMedian":\(r(genesis.median)),\
+            {"bench":"identity","genesisBits":\(PowFloor.genesisBits),"genesisMsMean":\(r(genesis.mean)),\
+            "genesisMsMedian":\(r(genesis.median)),\
             "pseudonymBits":\(PowFloor.pseudonymBits),"pseudonymMsMean":\(r(pseudonym.mean)),"pseudonymMsMedian":\(r(pseudonym.median)),\
             "samples":\(samples),"packsOffered":\(offered),"packsAdmitted":\(admitted),"packsRefusedByCap":\(capped),\
             "maxRemotePacks":\(ReplicaConfig.defaultMaxRemotePacks),"floodCostSeconds":\(r(Double(offered) * genesis.mean / 1000))}

@@ -157,7 +157,8 @@ struct IngestBenchmark {
             "raw_verify_per_s":\(Int(median(raw))),"ingest_per_s":\(Int(median(ingest))),"ratio":\(f3(median(ratio))),\
             "ingest_two_cores_per_s":\(Int(median(parallel))),"ratio_two_cores":\(f3(median(ratio2))),\
             "commit_share":\(f3(median(commitShare))),\
-            "us_per_op":{"verify":\(f1(median(usVerify))),"open":\(f1(median(usOpen))),"ingest":\(f1(median(usIngest))),"commit":\(f1(median(usCommit)))},\
+            "us_per_op":{"verify":\(f1(median(usVerify))),"open":\(f1(median(usOpen))),\
+            "ingest":\(f1(median(usIngest))),"commit":\(f1(median(usCommit)))},\
             "cores":\(ProcessInfo.processInfo.activeProcessorCount)}
             """
     }

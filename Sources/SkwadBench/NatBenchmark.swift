@@ -82,7 +82,8 @@ struct NatBenchmark {
                         { $0.key < $1.key }
                         let peers = await n.request("peers")?["peers"] as? [[String: Any]] ?? []
                         seen.append(
-                            "\(role): \(reach.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) peers \(peers.map { "\($0["address"] ?? "") \($0["state"] ?? "")" })"
+                            "\(role): \(reach.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) "
+                                + "peers \(peers.map { "\($0["address"] ?? "") \($0["state"] ?? "")" })"
                         )
                     }
                     throw Failure(reason: "\(a) and \(b) did not link within \(Int(linkTimeout)) s; \(seen.joined(separator: "; "))")

@@ -71,7 +71,7 @@ public enum Hex {
 }
 
 /// Byte arrays compared with `memcmp`: ids and keys are compared on every lookup that finds
-/// them (`elementsEqual` compared them a byte at a time: ≈ 0.7 % of the city simulation).
+/// them (`elementsEqual` compares them a byte at a time).
 public enum Bytes {
     @inlinable
     public static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {

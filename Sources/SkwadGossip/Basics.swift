@@ -5,8 +5,8 @@ import SkwadModel
 public struct PeerAddress: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let value: String
     /// The string's (seeded, SipHash) hash, computed once. Addresses key every table the
-    /// engine keeps, several lookups per datagram: hashing the string on each was ≈ 5 % of
-    /// the 10,000-node city's time (perf). Tables then mix this with their own seed.
+    /// engine keeps, several lookups per datagram, so the string is not hashed on each.
+    /// Tables then mix this with their own seed.
     private let hash: Int
     public init(_ value: String) { self.value = value; hash = value.hashValue }
     public var description: String { value }
@@ -96,8 +96,8 @@ public struct GossipStats: Sendable, Equatable {
     public var messagesSent: [String: Int] { byKind(sentByKind) }
     /// Plaintext bytes of those messages, by kind (frame, AEAD and IP headers not included).
     public var bytesSent: [String: Int] { byKind(sentBytesByKind) }
-    /// Both, counted by `MessageKind` (a string-keyed dictionary update per message sent was
-    /// ≈ 1 % of the city simulation's time).
+    /// Both, counted by `MessageKind` in arrays (no string-keyed dictionary update per
+    /// message sent).
     private var sentByKind = [Int](repeating: 0, count: MessageKind.allCases.count)
     private var sentBytesByKind = [Int](repeating: 0, count: MessageKind.allCases.count)
 

@@ -41,9 +41,8 @@ extension GossipEngine {
     /// peer we pull from announced (`theirs`) (§11a): what we list when we pull. A pack only
     /// we may know — a locked fence we stand inside and the peer does not, an unlocked one
     /// near us only — is no difference with that peer, which never holds it (the fence rule
-    /// on receipt) or should not know it: before, each such pair differed on every round,
-    /// went down to single items and answered in several datagrams (in the 2,000-node city,
-    /// directory answers were 44 % of all bytes sent).
+    /// on receipt) or should not know it: otherwise each such pair would differ on every
+    /// round, go down to single items and answer in several datagrams.
     mutating func directoryItems(forCell mine: String?, alsoIn theirs: String?, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
         let p = Self.perspective(mine, alsoIn: theirs)
         return spread.packViews.directoryItems(key: p.key, replica, nowMs: nowMs, capacity: config.directoryCapacity, include: p.include)

@@ -272,17 +272,16 @@ public struct GossipEngine: Sendable {
     /// An op new to us: our own brings reconciliation back to its base pace at once (and for
     /// a pack's genesis or edit, the directory); one admitted from a peer only stops the
     /// rounds from backing off further (the push and its lazy notices deliver it; a round
-    /// at once on every node for every op cost ≈ 250 bytes per post per node). Letting
-    /// pushed ops not count at all was tried and dropped (PROTOCOL §9): repair slowed to
-    /// minutes for nodes with many packs.
+    /// at once on every node for every op would cost bytes on every node for every post).
+    /// Pushed ops still count (PROTOCOL §9): otherwise repair would slow to minutes for
+    /// nodes with many packs.
     mutating func somethingNew(_ op: SignedOp, own: Bool, nowMs: UInt64) {
         if own { rounds[.reconcile].poke(nowMs: nowMs) } else { rounds[.reconcile].unsettled() }
         if op.isDirectoryEntry { rounds[.directory].poke(nowMs: nowMs) }
     }
 
-    /// `busy` is asked only when a tick is not already due that soon (it is asked after
-    /// every datagram, and reading the five collections it looks at was ≈ 1 % of the city
-    /// simulation's time, in cache misses).
+    /// `busy` is asked only when a tick is not already due that soon: this runs after every
+    /// datagram, and `busy` reads five collections.
     mutating func promptTickIfBusy(nowMs: UInt64, into out: inout [GossipDirective]) {
         if rounds.started && nowMs + config.tickMs < rounds.tickDueMs && busy {
             requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out)

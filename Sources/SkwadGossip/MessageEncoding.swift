@@ -1,7 +1,7 @@
 /// The protobuf bytes of the most frequent messages, written by hand: exactly what
 /// SwiftProtobuf writes for them (fields in number order, proto3 defaults left out, every
 /// element of a repeated `bytes` field written, even an empty one), without building the
-/// generated message and its `Data` copies. IHAVE, ops and Want are about 60 % of the
+/// generated message and its `Data` copies. IHAVE, ops and Want are most of the
 /// messages a node sends. MessageWireTests checks the bytes against SwiftProtobuf's.
 extension Message {
     /// nil: encode through `wire` (MessageWire.swift).

@@ -41,8 +41,8 @@ extension GossipEngine {
     /// The cell our directory pulls with `p` are seen from (§11a): none with a stranger, so
     /// both sides list only the packs every node's directory holds (the unfenced ones)
     /// and the round settles. A coarse cell's directory reaches every unlocked fence near its
-    /// centre: the answerer pushed packs the puller was never meant to hold, and the two
-    /// lists never matched (the 2,000-node city's bytes per node rose by half).
+    /// centre: the answerer would push packs the puller was never meant to hold, and the two
+    /// lists would never match.
     func directoryCell(for p: PeerAddress) -> String? { isProven(p) ? info.cell : nil }
 
     static func coarse(_ i: NodeInfo) -> NodeInfo { NodeInfo(cell: i.cell.map { String($0.prefix(strangerPrecision)) }) }

@@ -4,9 +4,8 @@ import SkwadReplica
 /// Views of the replica's packs that the engine reads on every round — the live packs, and
 /// the directory as seen from a few cells or pairs of cells — kept until a pack is added,
 /// deleted, edited or purged (`Replica.directoryStamp`) or one of the live packs may expire
-/// (`Replica.liveWindow`). They are what computing them afresh gives: computing them on
-/// every round and every directory message was about a tenth of the city simulation's time
-/// (perf), and so was computing them again after every op admitted (2,000-node city).
+/// (`Replica.liveWindow`). They are what computing them afresh gives, without computing
+/// them on every round, every directory message and every op admitted.
 /// Other ops only move expiries later, which the views need not follow until `untilMs`,
 /// except for a pack that had expired when they were computed: then any change to the packs
 /// (`Replica.packsStamp`) counts.
@@ -113,8 +112,8 @@ struct PackViewCache: Sendable {
     }
 
     /// `liveScopes`, each with whether the cell `place` lies inside its fence (false: no
-    /// fence, or no cell). Our own cell changes seldom: the reconciliation and remote rounds
-    /// asked every fence about it every round (≈ 1 % of the city simulation's time).
+    /// fence, or no cell). Our own cell changes seldom, so the reconciliation and remote
+    /// rounds need not ask every fence about it every round.
     mutating func liveScopes(_ replica: Replica, nowMs: UInt64, inside place: Geohash.Cell?) -> (scopes: [PackScope], inside: [Bool]) {
         let scopes = liveScopes(replica, nowMs: nowMs)
         if let inside, inside.place == place { return (scopes, inside.flags) }

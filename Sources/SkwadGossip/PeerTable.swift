@@ -81,8 +81,7 @@ struct PeerTable: Sendable {
     /// Everything we keep about one peer: a field per role (nil: it does not hold it) and per
     /// fact. A record with every field nil is not kept. Role payloads are boxed and times
     /// stored with a sentinel, so that a record holding one fact (most are muted or proven
-    /// only) stays small: inline, every record would cost as much as one holding every role
-    /// (the 2,000-node city: +33 % memory).
+    /// only) stays small: inline, every record would cost as much as one holding every role.
     struct Peer: Sendable {
         // roles
         var member: Member? {
@@ -154,8 +153,8 @@ struct PeerTable: Sendable {
         private static func time(_ t: UInt64) -> UInt64? { t == .max ? nil : t }
 
         /// Its info by the first role that has one (member, vicinity, remote, inbound), read
-        /// in place: copying each role's whole payload to read one field cost 3 % of the
-        /// 10,000-node city's time (`forward` asks once per link and op batch).
+        /// in place, without copying a role's whole payload (`forward` asks once per link and
+        /// op batch).
         var info: NodeInfo? { _member?.value.info ?? _vicinity?.value.info ?? _remote?.value.info ?? _inbound?.value.info }
 
         /// The decoded cell its info gives under one role (active, vicinity, remote or
@@ -284,8 +283,8 @@ struct PeerTable: Sendable {
     private var changes = 0
     /// The last answer of `vicinityWorst`, per kind of newcomer (only named, or heard), with
     /// the `changes` it was found at. A `Vicinity` message offers up to 16 entries to a full
-    /// view and most are turned away, which changes nothing: without it each walks the whole
-    /// view again (≈ 4 % of the 10,000-node city's time, perf).
+    /// view and most are turned away, which changes nothing: without it each would walk the
+    /// whole view again.
     private var worstMemo: (heard: WorstMemo?, named: WorstMemo?)
     private struct WorstMemo { var changes: Int; var worst: (PeerAddress, VicinityEntry)? }
     /// Per field, the peers whose record holds it (kept by `update`).
@@ -294,8 +293,8 @@ struct PeerTable: Sendable {
     var active: Column<Member> { column(.active) { $0.member } }
     /// The active members' SWIM clocks, in one small array kept by `update` beside their
     /// records, in no stated order. Every tick walks them (`detectFailures`, `idleWait`):
-    /// through `active`, each member was a set bucket, a table bucket, a record and a box
-    /// away, and that walk was ≈ 5 % of the 10,000-node metro's time (perf).
+    /// through `active`, each member would be a set bucket, a table bucket, a record and a
+    /// box away.
     private(set) var activeClocks: [(address: PeerAddress, clocks: Clocks)] = []
     var passive: Column<String> { column(.passive) { $0.passiveCell } }
     var vicinity: Column<VicinityEntry> { column(.vicinity) { $0.vicinity } }
@@ -422,8 +421,8 @@ struct PeerTable: Sendable {
     /// sorted: the links ops travel on. A vicinity entry only heard of (named by others, with
     /// a cell they claimed) is not a link until it has spoken: learned addresses are verified
     /// before use.
-    /// Kept sorted as roles change (`syncLink`): rebuilding and sorting it on every read was
-    /// ≈ 2 % of the 10,000-node city's time (perf), read once per op forwarded.
+    /// Kept sorted as roles change (`syncLink`), not rebuilt on each read: it is read once per
+    /// op forwarded.
     private(set) var links: [PeerAddress] = []
 
     /// Puts `p` into `links` or takes it out, as its roles now say (binary search: `links`
@@ -635,9 +634,9 @@ struct PeerTable: Sendable {
 
     /// Members no newcomer may displace: the longest-standing, `capacity.active - 2` of them
     /// (3 of 5), so that two slots still turn over and the overlay stays random. Ties go to
-    /// the smaller address. (Shielding also the member that last pushed us a new op, as
-    /// Bitcoin Core does for blocks, was tried and dropped: in `hostile.toml` adversaries
-    /// earned it by relaying, eclipse targets kept fewer honest links and coverage fell.)
+    /// the smaller address. The member that last pushed us a new op is not shielded (as
+    /// Bitcoin Core does for blocks): adversaries would earn it by relaying, and eclipse
+    /// targets would keep fewer honest links.
     var protectedMembers: Set<PeerAddress> {
         let count = max(0, capacity.active - 2)
         let oldest = active.sorted { a, b in a.value.sinceMs != b.value.sinceMs ? a.value.sinceMs < b.value.sinceMs : a.key < b.key }
@@ -719,7 +718,7 @@ struct PeerTable: Sendable {
     /// named by others), remembered until the table changes.
     private mutating func vicinityWorst(named: Bool) -> (PeerAddress, VicinityEntry)? {
         if let m = named ? worstMemo.named : worstMemo.heard, m.changes == changes { return m.worst }
-        // Read in place: copying every entry on each change cost 2 % of the 10,000-node metro.
+        // Read in place: no entry is copied.
         var namesOnly = 0
         walk(.vicinity) { _, r in if r.vicinityHeardMs == 0 { namesOnly += 1 } }
         let onlyNames = named && namesOnly >= Self.namedVicinityShare(capacity.vicinity)

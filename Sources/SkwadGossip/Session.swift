@@ -229,7 +229,7 @@ struct Session: Sendable {
 
     /// Encrypts one DATA frame; nil when the keys are missing or the counter is exhausted.
     /// The header and nonce are built on the stack and the frame in one buffer (this runs
-    /// for every datagram sent: the arrays it used to build were ≈ 2 % of the city run).
+    /// for every datagram sent).
     mutating func seal(_ plaintext: [UInt8]) -> [UInt8]? {
         guard case .keyed(var k) = phase, k.sendCounter < UInt64.max - 1 else { return nil }
         k.sendCounter += 1

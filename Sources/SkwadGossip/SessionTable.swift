@@ -93,8 +93,8 @@ struct SessionTable: Sendable {
     mutating func touch(_ a: PeerAddress, nowMs: UInt64) { if slots[a] != nil { slots[a]!.lastUsedMs = max(slots[a]!.lastUsedMs, nowMs) } }
 
     /// Opens a DATA frame under the established current session of `a`, in place (a Session
-    /// holds a dozen buffers: a copy and a write-back per datagram was ≈ 3 % of the city
-    /// simulation's time). nil: no established current session. An authenticated frame
+    /// holds a dozen buffers: no copy and write-back per datagram). nil: no established
+    /// current session. An authenticated frame
     /// marks the session answered and the slot used.
     mutating func openCurrent(_ a: PeerAddress, _ datagram: [UInt8], nowMs: UInt64) -> Session.OpenResult? {
         guard let i = slots.index(forKey: a) else { return nil }
@@ -173,8 +173,8 @@ struct SessionTable: Sendable {
         var soonest = nowMs &+ min(unprovenMs, silentMs)
         func due(_ deadline: UInt64) { if deadline > nowMs && deadline < soonest { soonest = deadline } }
         // A read-only pass first, through indices, so that no slot (a Session holds a dozen
-        // buffers) is copied and the table is not copied by a write during its iteration:
-        // copying them on every tick was a fifth of the city simulation's time (perf).
+        // buffers) is copied and the table is not copied by a write during its iteration
+        // (this runs on every tick).
         enum Change { case silent, pending, current }
         var changes: [(PeerAddress, Change)] = []
         var i = slots.startIndex

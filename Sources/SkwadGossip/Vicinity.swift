@@ -76,12 +76,12 @@ extension GossipEngine {
     /// Up to `limit` (default `vicinitySample`) peers we know (vicinity, active, inbound), nearest to
     /// `target` first, with cells no finer than our own announced cell. A muted peer (one
     /// that left our vicinity exchanges unanswered) is not passed on, even as an active member.
-    /// (Passing on only the entries that had exchanged with us was tried: on the 2,000-node
-    /// city it doubled the time to full coverage p90, 4.4-4.9 s to 8.8-10.3 s.)
+    /// Entries not yet heard from are passed on too: passing on only those that had exchanged
+    /// with us would slow full coverage.
     func vicinitySample(for target: Geohash.Cell?, excluding: PeerAddress, limit: Int? = nil) -> [PeerRef] {
         guard let target else { return [] }
-        // Each candidate's distance, and the role whose cell it is named with (read in place:
-        // copying every entry of three views cost 3 % of the 10,000-node metro's time).
+        // Each candidate's distance, and the role whose cell it is named with (read in place,
+        // without copying the entries of three views).
         typealias Field = PeerTable.Field
         var known: [(Double, PeerAddress, Field)] = []
         peers.walk(.vicinity) { p, r in
@@ -162,9 +162,8 @@ extension GossipEngine {
         // next took its place), and a member inside a locked fence never met another member
         // (hostile seed 8). Where names answer (an honest network, even a lossy one: two
         // failures in a row are rare) the order is the first one.
-        // (Rounds always taking turns between peers that spoke and names doubled the 2,000-node
-        // city's time to full coverage p90; so did holding back names while one was unanswered,
-        // on lossy.toml.)
+        // (Always taking turns between peers that spoke and names, or holding back names while
+        // one is unanswered, would slow full coverage where names do answer.)
         var cautious = false
         if membership.vicinityNameFailures >= Self.nameFailuresForTurns {
             membership.vicinityCautiousTurn.toggle()

@@ -5,8 +5,7 @@ import SkwadCrypto
 ///
 /// Its three parts live in one immutable heap object, so a `SignedOp` is one reference wide:
 /// replicas keep tens of thousands in hash tables whose every slot, empty ones included,
-/// held the whole value (the 2,000-node city spent 79 MB of 504 on the ops tables' slots
-/// alone; docs/BENCHMARKS.md "Where a simulated node's memory goes").
+/// would otherwise hold the whole value (docs/BENCHMARKS.md "Where a simulated node's memory goes").
 public struct SignedOp: Hashable, Sendable {
     /// Inlinable, with its accessors, so that a caller in another module that reads
     /// `op.body.kind` loads that field alone: an opaque getter would copy the whole body

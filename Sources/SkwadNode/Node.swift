@@ -78,7 +78,7 @@ public actor Node {
             // A `.memory` store (the REPL fuzzer's per-input node; tests) is always a fresh copy of
             // the empty migrated template (`Store.init()`): there is nothing to load, and the five
             // reads (each a GRDB read transaction compiling its statements on a new connection)
-            // were about a quarter of FuzzREPL's time (perf). A `.file` store is always read.
+            // are skipped. A `.file` store is always read.
             if config.store != .memory {
                 let loaded = try store.loadOps()
                 joined = try store.joinedPacks()

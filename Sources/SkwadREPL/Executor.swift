@@ -76,7 +76,8 @@ public struct Executor: Sendable {
             lines += wrapped.dropFirst().map { pad + $0 }
         }
         lines += Wording.wrap(
-            "PACK is a pack name (NAME·abcd when several packs share it) or an id prefix; ID is a post or comment id prefix; quote text with spaces.",
+            "PACK is a pack name (NAME·abcd when several packs share it) or an id prefix; "
+                + "ID is a post or comment id prefix; quote text with spaces.",
             width: 80)
         return lines.joined(separator: "\n")
     }

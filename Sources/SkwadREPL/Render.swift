@@ -102,7 +102,9 @@ public struct Renderer: Sendable {
         let comments = p.commentCount == 1 ? "1 \(noun)" : "\(p.commentCount) \(noun)s"
         let ask = (p.isAsk ? "[ask] " : "") + (p.picture != nil && p.hidden == nil ? "[picture] " : "")
         return
-            "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(label(p.pack, p.packName)), pack: p.pack))  \(who(p.author, p.role))\(named(p.displayName))  \(dim(time(p.hlc)))  \(ask)\(SafeText.line(p.title))\(p.edited ? " (edited)" : "")  \(dim("(\(comments))"))"
+            "\(id(p.id))  \(score(p.score))  \(colored(SafeText.line(label(p.pack, p.packName)), pack: p.pack))  "
+            + "\(who(p.author, p.role))\(named(p.displayName))  \(dim(time(p.hlc)))  "
+            + "\(ask)\(SafeText.line(p.title))\(p.edited ? " (edited)" : "")  \(dim("(\(comments))"))"
     }
 
     /// A display name published in the post's pack, quoted after the tag (the tag stays: a
@@ -173,7 +175,8 @@ public struct Renderer: Sendable {
         case (_, .newPost(let p)): return "* new post " + postLine(p)
         case (_, .newComment(let c, let name)):
             return
-                "* new comment in \(SafeText.line(name)) on \(id(c.post)) by \(who(c.author, c.role)): \(SafeText.block(c.body, indent: "    "))"
+                "* new comment in \(SafeText.line(name)) on \(id(c.post)) by \(who(c.author, c.role)): "
+                + SafeText.block(c.body, indent: "    ")
         case (_, .voteOnYours(let t, let s)): return "* vote on your \(id(t)): score \(score(s))"
         case (_, .peerJoined(let a)): return "* peer joined \(a)"
         case (_, .peerLeft(let a)): return "* peer left \(a)"

@@ -25,17 +25,20 @@ extension Renderer {
         case .reply(let c, let parent):
             let on = yours(parent ?? c.post, parent == nil, item)
             return
-                "\(when)  \(who(c.author, c.role)) replied to \(on) in \(SafeText.line(item.packName)): \(id(c.id))  \(SafeText.block(c.body, indent: "    "))"
+                "\(when)  \(who(c.author, c.role)) replied to \(on) in \(SafeText.line(item.packName)): \(id(c.id))  "
+                + SafeText.block(c.body, indent: "    ")
         case .votes(let target, let up, let down, let s):
             var counts: [String] = []
             if up > 0 { counts.append("+\(up)") }
             if down > 0 { counts.append("-\(down)") }
             return
-                "\(when)  \(Wording.count(up + down, "vote")) (\(counts.joined(separator: " "))) on \(yours(target, isPost(target, item), item)): score now \(score(s))"
+                "\(when)  \(Wording.count(up + down, "vote")) (\(counts.joined(separator: " "))) "
+                + "on \(yours(target, isPost(target, item), item)): score now \(score(s))"
         case .moderated(let target, let hidden, let reason):
             let why = reason.isEmpty ? "" : ": \(SafeText.line(reason))"
             return
-                "\(when)  \(yours(target, isPost(target, item), item)) was \(hidden ? "hidden" : "restored") by a moderator of \(SafeText.line(item.packName))\(hidden ? why : "")"
+                "\(when)  \(yours(target, isPost(target, item), item)) was \(hidden ? "hidden" : "restored") "
+                + "by a moderator of \(SafeText.line(item.packName))\(hidden ? why : "")"
         case let .autoHidden(target, s, threshold):
             return "\(when)  \(yours(target, isPost(target, item), item)) in \(SafeText.line(item.packName)) was hidden by votes: "
                 + "score \(score(s)) (a pack hides what reaches -\(threshold))"
@@ -44,7 +47,8 @@ extension Renderer {
             switch n.kind {
             case .expiring:
                 return
-                    "\(dim(timeMs(nowMs)))  pack \(name) expires \(mode == .terminal ? Self.relative(n.atMs, now: nowMs) : "at " + Self.isoTime(n.atMs))"
+                    "\(dim(timeMs(nowMs)))  pack \(name) expires "
+                    + (mode == .terminal ? Self.relative(n.atMs, now: nowMs) : "at " + Self.isoTime(n.atMs))
             case .expired: return "\(when)  pack \(name) expired"
             case .deleted: return "\(when)  pack \(name) was deleted by its Alpha"
             case .removed:
@@ -53,13 +57,16 @@ extension Renderer {
         case .place(let n): return "\(when)  " + placeNewsLine(n, item)
         case .followedPost(let p):
             return
-                "\(when)  \(pseudonymTag(p.author)), whom you follow, posted in \(SafeText.line(item.packName)): \(id(p.id))  \(SafeText.line(p.title))"
+                "\(when)  \(pseudonymTag(p.author)), whom you follow, posted in \(SafeText.line(item.packName)): "
+                + "\(id(p.id))  \(SafeText.line(p.title))"
         case let .picked(ask, caption):
             return
-                "\(when)  your caption \(id(caption)) was picked for the ask \(id(ask)) in \(SafeText.line(item.packName)): \(SafeText.line(item.about))"
+                "\(when)  your caption \(id(caption)) was picked for the ask \(id(ask)) in \(SafeText.line(item.packName)): "
+                + SafeText.line(item.about)
         case .letter(let e):
             return
-                "\(when)  message from \(pseudonymTag(e.peer)) in \(SafeText.line(item.packName)): \(id(e.id))  \(SafeText.block(e.text, indent: "    "))"
+                "\(when)  message from \(pseudonymTag(e.peer)) in \(SafeText.line(item.packName)): \(id(e.id))  "
+                + SafeText.block(e.text, indent: "    ")
         }
     }
 

@@ -49,8 +49,8 @@ extension Replica {
     /// perspectives without reading the packs again.
     public func directoryEntries(nowMs: UInt64) -> [(scope: PackScope, genesis: SignedOp, edits: [(hlc: HLC, id: OpID)])] {
         // Sorted as (id, index) pairs, then read once each: sorting the entries themselves
-        // copied a scope, a genesis and an edit list at every move (the view cache rebuilds
-        // this after every genesis admitted: 3 % of the metro's start-up, in retains).
+        // would copy a scope, a genesis and an edit list at every move (the view cache
+        // rebuilds this after every genesis admitted).
         var order: [(id: PackID, at: Dictionary<PackID, PackState>.Index)] = []
         order.reserveCapacity(packs.count)
         var i = packs.startIndex

@@ -41,7 +41,7 @@ extension Simulator {
     /// What one thread of phase 1 leaves for phase 2, for every node it ran in the window:
     /// flat arrays, kept from window to window, so that phase 2 reads calls without reference
     /// counting (arrays per call, allocated on a worker thread and released on the main one,
-    /// made it 60 % of the one-thread phase in the 10,000-node metro).
+    /// would cost more than the phase's work).
     struct Lane {
         var ctx: SimContext<Payload>
         /// The calls of each node the lane ran, a node's calls contiguous (`callBase`).

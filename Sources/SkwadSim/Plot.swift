@@ -34,7 +34,8 @@ public func coverageSVG(title: String, series: [(name: String, samples: [Coverag
 
     var s = """
         <?xml version="1.0" encoding="UTF-8"?>
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif" font-size="13">
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
+        viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif" font-size="13">
         <rect width="100%" height="100%" fill="white"/>
         <text x="\(f(left))" y="28" font-size="16" font-weight="bold">\(esc(title))</text>
 

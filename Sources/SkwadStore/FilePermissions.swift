@@ -26,7 +26,8 @@ public enum FilePermissions {
         guard let m = mode(path), m.mode & 0o077 != 0 else { return }
         throw Problem(
             description:
-                "permissions \(octal(m.mode)) for '\(path)' are too open: it must be readable by you alone (chmod 600 '\(path)'); refusing to use it"
+                "permissions \(octal(m.mode)) for '\(path)' are too open: it must be readable by you alone "
+                + "(chmod 600 '\(path)'); refusing to use it"
         )
     }
 

@@ -55,7 +55,8 @@ extension Store {
                 let held = try Row.fetchOne(db, sql: "SELECT held, bytes FROM picture WHERE root = ? LIMIT 1", arguments: [Data(ref.root)])
                 try db.execute(
                     sql:
-                        "INSERT OR IGNORE INTO picture (root, pack, type, size, chunks, held, bytes, usedMs) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        "INSERT OR IGNORE INTO picture (root, pack, type, size, chunks, held, bytes, usedMs) "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     arguments: [
                         Data(ref.root), Data(pack.bytes), Int64(ref.type), Int64(ref.size), Int64(ref.chunks),
                         held?["held"] as Int? ?? 0, held?["bytes"] as Int? ?? 0, Int64(clamping: nowMs)
@@ -186,7 +187,8 @@ extension Store {
                 guard total > capBytes else { return [] }
                 var gone: [[UInt8]] = []
                 let sql =
-                    "SELECT root, GROUP_CONCAT(HEX(pack)) AS packs, MAX(bytes) AS bytes FROM picture GROUP BY root ORDER BY MAX(usedMs), root"
+                    "SELECT root, GROUP_CONCAT(HEX(pack)) AS packs, MAX(bytes) AS bytes FROM picture "
+                    + "GROUP BY root ORDER BY MAX(usedMs), root"
                 for row in try Row.fetchAll(db, sql: sql) {
                     guard total > capBytes else { break }
                     let packs = (row["packs"] as String? ?? "").lowercased().split(separator: ",")

@@ -42,9 +42,8 @@ enum Schema {
                     """)
         }
         m.registerMigration("v3: no unique index on op id") { db in
-            // Measured with `skwad bench ingest`: random 32-byte keys make every insert touch a
-            // random index page, so the cost grows with the store (commit 9 µs/op at 20k ops,
-            // 16 µs/op at 100k, against 6 µs/op without the index). Uniqueness is kept where it
+            // Random 32-byte keys make every insert touch a random index page, so the cost
+            // grows with the store (`skwad bench ingest`). Uniqueness is kept where it
             // is cheap: an op reaches the log only when the in-memory replica (which holds
             // every stored op) has just admitted it, and reload dedupes by id.
             try db.execute(sql: "DROP INDEX IF EXISTS op_id")

@@ -16,11 +16,8 @@ public struct SearchMatch: Sendable, Equatable {
 /// `search.indexedSeq`), and applies their `Delete`s (by the target's own author only), in
 /// one transaction; every search catches up first, so a search sees every committed op.
 /// `bury` removes a purged pack's rows. Not written by `append`, because ingest is the
-/// node's hot path: with indexing on insert, `skwad bench ingest` (release, 20,000 ops, 40 %
-/// posts and comments, a loaded machine) measured `commit_share` 0.25 and a ratio of 0.66
-/// (docs/BENCHMARKS.md, quiet machine, no index: 0.06 and 0.78–0.82); the same inserts through Python's
-/// sqlite3 took 100–137 µs per op with the FTS5 rows against 20 µs without. Off the path,
-/// the same bench measured `commit_share` 0.055 and a ratio of 0.90 (load average ≈ 3). The index only proposes
+/// node's hot path and FTS5 rows cost several times the insert itself (`skwad bench ingest`,
+/// docs/BENCHMARKS.md). The index only proposes
 /// candidates: the node's views decide what is shown (deleted, hidden, expired content
 /// never is, whatever the index holds).
 enum SearchIndex {

@@ -40,8 +40,7 @@ public final class Store: Sendable {
     /// per process, so opening one costs a page copy rather than the migrations. The copy goes
     /// into the connection of an in-memory store already gone when there is one: the backup
     /// overwrites every page, resets SQLite's schema and clears GRDB's schema cache, so the
-    /// store starts as empty as on a new connection, and the open (GRDB's connection set-up,
-    /// a sixth of FuzzREPL's time, perf) is skipped.
+    /// store starts as empty as on a new connection, and GRDB's connection set-up is skipped.
     public init() throws {
         do {
             let queue: DatabaseQueue

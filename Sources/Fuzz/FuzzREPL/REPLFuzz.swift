@@ -5,9 +5,8 @@
 // store is in memory (`NodeConfig.store = .memory`, an option no config file or flag can
 // set) and its data directory (master key, lock) on tmpfs when there is one: a commit then
 // costs no fsync. Its proof-of-work floors are off (`NodeConfig.powFloors = .none`, again not
-// settable from outside): minting the 18-bit genesis stamp of a `create` took about a second
-// in this sanitizer build and was most of the old target's time (perf). Later perf runs found
-// the rest in opening the node (a new GRDB connection and five empty reads per input: a
+// settable from outside): minting the 18-bit genesis stamp of a `create` takes about a second
+// in this sanitizer build. The rest of an input's cost is in opening the node (a new GRDB connection and five empty reads per input: a
 // `.memory` store now takes over the connection of the previous input's, restored from the
 // template by SQLite backup, and the node reads nothing back from it) and in the REPL's
 // "did you mean" guess for unknown verbs (an edit distance to every command name; now only

@@ -93,8 +93,8 @@ public struct VirtualTimeQueue<Payload> {
                     near -= 1
                     if h + 1 == ring[slot].count {
                         // A bucket keeps room for about what it held, not for the largest
-                        // burst it ever held (a start's burst once kept 50 MB in the
-                        // 2,000-node metro while a few thousand entries waited).
+                        // burst it ever held (a start's burst would keep its memory while
+                        // a few thousand entries wait).
                         let held = h + 1
                         if ring[slot].capacity > max(Self.keptCapacity, 2 * held) {
                             ring[slot] = []

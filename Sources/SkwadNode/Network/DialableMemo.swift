@@ -2,8 +2,8 @@ import Synchronization
 import SkwadGossip
 
 /// `PeerAddress.isDialable` remembered for up to `capacity` addresses (emptied when full):
-/// the engine asks it of every datagram's source and every destination, and parsing the
-/// text each time cost about 2 % of a node's CPU per post.
+/// the engine asks it of every datagram's source and every destination, so the text is not
+/// parsed each time.
 final class DialableMemo: Sendable {
     static let capacity = 1024
     private let known = Mutex<[PeerAddress: Bool]>([:])
