@@ -36,14 +36,18 @@ extension Node {
         return (op.id, ask.id, caption.id)
     }
 
+}
+
+/// Captions as a feature of the node: the asker's picks of this user's captions in `inbox`.
+final class Captions: NodeFeature {
     /// Picks among `ops` that made one of your captions the one shown (the ask's author's
     /// current pick): an inbox entry each.
-    func pickItems(_ ops: [SignedOp], nowMs: UInt64) -> [InboxItem] {
+    func inboxItems(_ ops: [SignedOp], nowMs: UInt64, node: isolated Node) -> [InboxItem] {
         var items: [InboxItem] = []
-        for op in ops where replica.contains(op.id) {
-            guard case .pick(let k) = op.body.kind, let caption = replica.op(k.caption),
-                caption.author == key(for: caption.packID)?.publicKey, op.author != caption.author,
-                let t = replica.thread(k.ask, nowMs: nowMs), t.post.picked == k.caption, t.post.author == op.author
+        for op in ops where node.replica.contains(op.id) {
+            guard case .pick(let k) = op.body.kind, let caption = node.replica.op(k.caption),
+                caption.author == node.key(for: caption.packID)?.publicKey, op.author != caption.author,
+                let t = node.replica.thread(k.ask, nowMs: nowMs), t.post.picked == k.caption, t.post.author == op.author
             else { continue }
             items.append(
                 InboxItem(
@@ -52,9 +56,4 @@ extension Node {
         }
         return items
     }
-}
-
-/// Captions as a feature of the node: the asker's picks of this user's captions in `inbox`.
-final class Captions: NodeFeature {
-    func inboxItems(_ ops: [SignedOp], nowMs: UInt64, node: isolated Node) -> [InboxItem] { node.pickItems(ops, nowMs: nowMs) }
 }

@@ -118,87 +118,6 @@ extension Node {
 
     // MARK: arrivals
 
-    /// A receipt to send: ids of messages from `peer` that arrived at `me` in `pack`.
-    struct PendingReceipt: Sendable {
-        let pack: PackID
-        let peer: PublicKey
-        let me: SigningKeyPair
-        let acks: [OpID]
-    }
-
-    /// Letters among newly admitted ops from elsewhere: events for messages to this user and
-    /// for receipts of its messages, and the receipts to send back (one per sender and pack,
-    /// up to 8 ids each; `sendReceipts`, after the events are out: minting a receipt's stamp
-    /// must not delay the line). Letters from blocked pseudonyms say nothing and get no receipt.
-    func conversationArrivals(_ ops: [SignedOp]) -> (events: [NodeEvent], receipts: [PendingReceipt]) {
-        var byPack: [PackID: Set<OpID>] = [:]
-        for op in ops { if case .directMessage = op.body.kind { byPack[op.packID, default: []].insert(op.id) } }
-        guard !byPack.isEmpty else { return ([], []) }
-        var receipts: [PendingReceipt] = []
-        let state = conversationState()
-        let sent = Set(state.sent.map(\.id))
-        var out: [NodeEvent] = []
-        for (packID, ids) in byPack.sorted(by: { $0.key < $1.key }) {
-            let name = replica.pack(packID)?.create.name ?? ""
-            for me in myConversationKeys(packID) {
-                var toAck: [PublicKey: [OpID]] = [:]
-                for l in myLetters(in: packID, openedWith: me) where ids.contains(l.id) && !isBlocked(l.sender) {
-                    if l.letter.isReceipt {
-                        for a in l.letter.acks where sent.contains(a) { out.append(.conversation(.delivered(id: a, peer: l.sender))) }
-                    } else {
-                        let entry = ConversationEntry(
-                            id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
-                            atMs: l.hlc.physicalMs, delivered: false)
-                        let verified = state.verified.contains(ConversationState.verifiedKey(pack: packID, peer: l.sender))
-                        out.append(.conversation(.message(entry, packName: name, verified: verified)))
-                        toAck[l.sender, default: []].append(l.id)
-                    }
-                }
-                for (peer, acks) in toAck.sorted(by: { $0.key < $1.key }) {
-                    var rest = acks[...]
-                    while !rest.isEmpty {
-                        let chunk = Array(rest.prefix(Limits.maxReceiptAcks))
-                        rest = rest.dropFirst(chunk.count)
-                        receipts.append(PendingReceipt(pack: packID, peer: peer, me: me, acks: chunk))
-                    }
-                }
-            }
-        }
-        return (out, receipts)
-    }
-
-    /// Sends receipts. One that cannot go now (rate, a pack gone) is not retried: its sender
-    /// sees "sent", not "delivered".
-    func sendReceipts(_ receipts: [PendingReceipt]) {
-        for r in receipts {
-            do { _ = try sendLetter(to: r.peer, in: r.pack, text: "", acks: r.acks, as: r.me) } catch { stats.receiptsNotSent += 1 }
-        }
-    }
-
-    /// New messages to this user among `ops` (for `inbox`), from pseudonyms not blocked.
-    func letterItems(_ ops: [SignedOp], nowMs: UInt64) -> [InboxItem] {
-        var byPack: [PackID: Set<OpID>] = [:]
-        for op in ops where replica.isLive(op.packID, nowMs: nowMs) {
-            if case .directMessage = op.body.kind { byPack[op.packID, default: []].insert(op.id) }
-        }
-        var items: [InboxItem] = []
-        let styles = packStyles()
-        for (packID, ids) in byPack {
-            for me in myConversationKeys(packID) {
-                for l in myLetters(in: packID, openedWith: me)
-                where ids.contains(l.id) && !l.letter.isReceipt
-                    && !isBlocked(l.sender)
-                {
-                    let entry = ConversationEntry(
-                        id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
-                        atMs: l.hlc.physicalMs, delivered: false)
-                    items.append(InboxItem(kind: .letter(entry), packName: styles[packID]?.label ?? "", about: "", atMs: entry.atMs))
-                }
-            }
-        }
-        return items
-    }
-
     // MARK: internals
 
     /// This node's keys in a pack that can be written to: its pseudonym when it acted there
@@ -371,10 +290,18 @@ final class Conversations: NodeFeature {
     /// Boxes of direct messages already opened, by op id and key (`nil`: the key opens none).
     private var letterMemo: [[UInt8]: DirectLetter?] = [:]
     /// Receipts owed for the ops `arrived` saw last, sent by `settle`.
-    private var owed: [Node.PendingReceipt] = []
+    private var owed: [Receipt] = []
+
+    /// A receipt to send: ids of messages from `peer` that arrived at `me` in `pack`.
+    private struct Receipt: Sendable {
+        let pack: PackID
+        let peer: PublicKey
+        let me: SigningKeyPair
+        let acks: [OpID]
+    }
 
     func arrived(_ ops: [SignedOp], nowMs: UInt64, listening: Bool, node: isolated Node) -> [NodeEvent] {
-        let letters = node.conversationArrivals(ops)
+        let letters = arrivals(ops, node: node)
         owed = letters.receipts
         return letters.events
     }
@@ -382,10 +309,83 @@ final class Conversations: NodeFeature {
     func settle(_ ops: [SignedOp], nowMs: UInt64, node: isolated Node) {
         let receipts = owed
         owed = []
-        node.sendReceipts(receipts)
+        send(receipts, node: node)
     }
 
-    func inboxItems(_ ops: [SignedOp], nowMs: UInt64, node: isolated Node) -> [InboxItem] { node.letterItems(ops, nowMs: nowMs) }
+    /// New messages to this user among `ops` (for `inbox`), from pseudonyms not blocked.
+    func inboxItems(_ ops: [SignedOp], nowMs: UInt64, node: isolated Node) -> [InboxItem] {
+        var byPack: [PackID: Set<OpID>] = [:]
+        for op in ops where node.replica.isLive(op.packID, nowMs: nowMs) {
+            if case .directMessage = op.body.kind { byPack[op.packID, default: []].insert(op.id) }
+        }
+        var items: [InboxItem] = []
+        let styles = node.packStyles()
+        for (packID, ids) in byPack {
+            for me in node.myConversationKeys(packID) {
+                for l in node.myLetters(in: packID, openedWith: me)
+                where ids.contains(l.id) && !l.letter.isReceipt
+                    && !node.isBlocked(l.sender)
+                {
+                    let entry = ConversationEntry(
+                        id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
+                        atMs: l.hlc.physicalMs, delivered: false)
+                    items.append(InboxItem(kind: .letter(entry), packName: styles[packID]?.label ?? "", about: "", atMs: entry.atMs))
+                }
+            }
+        }
+        return items
+    }
+
+    /// Letters among newly admitted ops from elsewhere: events for messages to this user and
+    /// for receipts of its messages, and the receipts to send back (one per sender and pack,
+    /// up to 8 ids each; `settle`, after the events are out: minting a receipt's stamp
+    /// must not delay the line). Letters from blocked pseudonyms say nothing and get no receipt.
+    private func arrivals(_ ops: [SignedOp], node: isolated Node) -> (events: [NodeEvent], receipts: [Receipt]) {
+        var byPack: [PackID: Set<OpID>] = [:]
+        for op in ops { if case .directMessage = op.body.kind { byPack[op.packID, default: []].insert(op.id) } }
+        guard !byPack.isEmpty else { return ([], []) }
+        var receipts: [Receipt] = []
+        let state = node.conversationState()
+        let sent = Set(state.sent.map(\.id))
+        var out: [NodeEvent] = []
+        for (packID, ids) in byPack.sorted(by: { $0.key < $1.key }) {
+            let name = node.replica.pack(packID)?.create.name ?? ""
+            for me in node.myConversationKeys(packID) {
+                var toAck: [PublicKey: [OpID]] = [:]
+                for l in node.myLetters(in: packID, openedWith: me) where ids.contains(l.id) && !node.isBlocked(l.sender) {
+                    if l.letter.isReceipt {
+                        for a in l.letter.acks where sent.contains(a) { out.append(.conversation(.delivered(id: a, peer: l.sender))) }
+                    } else {
+                        let entry = ConversationEntry(
+                            id: l.id, pack: packID, peer: l.sender, mine: false, text: l.letter.text,
+                            atMs: l.hlc.physicalMs, delivered: false)
+                        let verified = state.verified.contains(ConversationState.verifiedKey(pack: packID, peer: l.sender))
+                        out.append(.conversation(.message(entry, packName: name, verified: verified)))
+                        toAck[l.sender, default: []].append(l.id)
+                    }
+                }
+                for (peer, acks) in toAck.sorted(by: { $0.key < $1.key }) {
+                    var rest = acks[...]
+                    while !rest.isEmpty {
+                        let chunk = Array(rest.prefix(Limits.maxReceiptAcks))
+                        rest = rest.dropFirst(chunk.count)
+                        receipts.append(Receipt(pack: packID, peer: peer, me: me, acks: chunk))
+                    }
+                }
+            }
+        }
+        return (out, receipts)
+    }
+
+    /// Sends receipts. One that cannot go now (rate, a pack gone) is not retried: its sender
+    /// sees "sent", not "delivered".
+    private func send(_ receipts: [Receipt], node: isolated Node) {
+        for r in receipts {
+            do { _ = try node.sendLetter(to: r.peer, in: r.pack, text: "", acks: r.acks, as: r.me) } catch {
+                node.stats.receiptsNotSent += 1
+            }
+        }
+    }
 
     /// `Replica.letters` with each box opened once per key (the memo is keyed by op id and
     /// key; a box's content never changes).

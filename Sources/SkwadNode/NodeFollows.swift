@@ -50,16 +50,21 @@ extension Node {
             .filter { followed[ConversationState.verifiedKey(pack: $0.pack, peer: $0.author)] != nil }
         return Array(filterFeed(posts, namedPack: true).prefix(max(0, limit)))
     }
+}
 
+/// Follows as a feature of the node: a line for a followed pseudonym's post in a pack you did
+/// not join, and its inbox entries. Its state is the store's (`ConversationState.followed`).
+final class Follows: NodeFeature {
     /// Live lines for posts of followed pseudonyms among newly admitted ops (packs you joined
     /// already print every new post).
-    func followedArrivals(_ ops: [SignedOp], nowMs: UInt64) -> [NodeEvent] {
-        let followed = conversationState().followed
+    func arrived(_ ops: [SignedOp], nowMs: UInt64, listening: Bool, node: isolated Node) -> [NodeEvent] {
+        guard listening else { return [] }
+        let followed = node.conversationState().followed
         guard !followed.isEmpty else { return [] }
         var out: [NodeEvent] = []
-        for op in ops where joined[op.packID] == nil && !isSilenced(op) {
+        for op in ops where node.joined[op.packID] == nil && !node.isSilenced(op) {
             guard case .post = op.body.kind, followed[ConversationState.verifiedKey(pack: op.packID, peer: op.author)] != nil,
-                let t = replica.thread(op.id, nowMs: nowMs), t.post.hidden == nil
+                let t = node.replica.thread(op.id, nowMs: nowMs), t.post.hidden == nil
             else { continue }
             out.append(.conversation(.followedPost(t.post)))
         }
@@ -67,14 +72,14 @@ extension Node {
     }
 
     /// Inbox entries for posts of followed pseudonyms among `ops`.
-    func followedItems(_ ops: [SignedOp], nowMs: UInt64) -> [InboxItem] {
-        let followed = conversationState().followed
+    func inboxItems(_ ops: [SignedOp], nowMs: UInt64, node: isolated Node) -> [InboxItem] {
+        let followed = node.conversationState().followed
         guard !followed.isEmpty else { return [] }
-        let styles = packStyles()
+        let styles = node.packStyles()
         var items: [InboxItem] = []
-        for op in ops where replica.contains(op.id) && !isSilenced(op) {
+        for op in ops where node.replica.contains(op.id) && !node.isSilenced(op) {
             guard case .post = op.body.kind, followed[ConversationState.verifiedKey(pack: op.packID, peer: op.author)] != nil,
-                let t = replica.thread(op.id, nowMs: nowMs), t.post.hidden == nil
+                let t = node.replica.thread(op.id, nowMs: nowMs), t.post.hidden == nil
             else { continue }
             items.append(
                 InboxItem(
@@ -83,14 +88,4 @@ extension Node {
         }
         return items
     }
-}
-
-/// Follows as a feature of the node: a line for a followed pseudonym's post in a pack you did
-/// not join, and its inbox entries. Its state is the store's (`ConversationState.followed`).
-final class Follows: NodeFeature {
-    func arrived(_ ops: [SignedOp], nowMs: UInt64, listening: Bool, node: isolated Node) -> [NodeEvent] {
-        listening ? node.followedArrivals(ops, nowMs: nowMs) : []
-    }
-
-    func inboxItems(_ ops: [SignedOp], nowMs: UInt64, node: isolated Node) -> [InboxItem] { node.followedItems(ops, nowMs: nowMs) }
 }

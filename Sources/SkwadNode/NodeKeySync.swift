@@ -79,7 +79,7 @@ extension Node {
     func takeKeySyncs() {
         guard network != nil else { return }
         for pack in network!.engine.takeKeySynced() {
-            takePackKeys(replica.packKeyOps(pack))
+            features.privatePacks.takeKeys(replica.packKeyOps(pack), node: self)
             sendHeld(pack)
         }
     }

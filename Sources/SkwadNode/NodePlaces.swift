@@ -337,12 +337,14 @@ public struct PlaceNews: Sendable, Equatable {
     public let text: String
 }
 
-extension Node {
-    func placeNews(_ op: SignedOp, label: String, nowMs: UInt64) -> InboxItem? {
+/// Places as a feature of the node: a review of a place this user added, or the landlord's
+/// reply to this user's review, in `inbox` (among the replies and votes, as it came).
+final class Places: NodeFeature {
+    func inboxItem(answering op: SignedOp, label: String, nowMs: UInt64, node: isolated Node) -> InboxItem? {
         switch op.body.kind {
         case .review(let r):
-            guard let place = replica.op(r.place), place.packID == op.packID, isMine(place.author, in: place.packID),
-                let d = replica.place(r.place, nowMs: nowMs), d.reviews.contains(where: { $0.id == op.id && !$0.hidden })
+            guard let place = node.replica.op(r.place), place.packID == op.packID, node.isMine(place.author, in: place.packID),
+                let d = node.replica.place(r.place, nowMs: nowMs), d.reviews.contains(where: { $0.id == op.id && !$0.hidden })
             else {
                 return nil
             }
@@ -353,8 +355,8 @@ extension Node {
                         text: r.text)),
                 packName: label, about: d.place.record.address, atMs: op.hlc.physicalMs)
         case .reviewReply(let rr):
-            guard let rv = replica.op(rr.review), rv.packID == op.packID, isMine(rv.author, in: rv.packID),
-                case .review(let r) = rv.body.kind, let d = replica.place(r.place, nowMs: nowMs),
+            guard let rv = node.replica.op(rr.review), rv.packID == op.packID, node.isMine(rv.author, in: rv.packID),
+                case .review(let r) = rv.body.kind, let d = node.replica.place(r.place, nowMs: nowMs),
                 d.reviews.contains(where: { $0.author == rv.author && $0.reply?.id == op.id })
             else { return nil }
             return InboxItem(
@@ -363,13 +365,5 @@ extension Node {
         default:
             return nil
         }
-    }
-}
-
-/// Places as a feature of the node: a review of a place this user added, or the landlord's
-/// reply to this user's review, in `inbox` (among the replies and votes, as it came).
-final class Places: NodeFeature {
-    func inboxItem(answering op: SignedOp, label: String, nowMs: UInt64, node: isolated Node) -> InboxItem? {
-        node.placeNews(op, label: label, nowMs: nowMs)
     }
 }

@@ -9,30 +9,6 @@ extension Node {
     /// Invite-only packs this node holds keys of, at most.
     public static let privatePackCapacity = 256
 
-    /// The op kind as it is signed in `pack`: sealed under the newest key held when the pack
-    /// is invite-only (pack deletions and key handouts stay clear).
-    func sealIfPrivate(_ kind: OpKind, pack: PackState, author: PublicKey) throws -> OpKind {
-        guard pack.isPrivate else { return kind }
-        switch kind {
-        case .packKeys: return kind
-        case .delete(let d) where d.target == pack.id: return kind
-        default: break
-        }
-        guard kind.mayBeSealed else { throw NodeError("a \(kind.name) is not available in an invite-only pack") }
-        let ring = replica.packKeyRing(pack.id)
-        // Under an older epoch than the pack announces (the Alpha has not handed this member the
-        // new key yet), the op is sealed under the newest key held and waits (`mustHold`).
-        guard let epoch = ring.keys.max(), let key = ring[epoch] else { throw NodeError("you hold no key of this invite-only pack") }
-        do {
-            return .sealed(
-                try Sealed.seal(
-                    kind, key: key, epoch: epoch, pack: pack.id, author: author,
-                    nonce: SecureRandom.bytes(AEAD.nonceCount)))
-        } catch {
-            throw NodeError("\(error)")
-        }
-    }
-
     func checkPrivateCapacity(adding pack: PackID) throws {
         var held = Set(replica.packIDs().filter { !replica.packKeyRing($0).isEmpty })
         held.insert(pack)
@@ -100,7 +76,7 @@ extension Node {
         }
         changes.append(.joined(c.pack, true, atMs: now()))
         try commit(changes)
-        takePackKeys(replica.packKeyOps(c.pack))  // handouts to this pseudonym already held
+        features.privatePacks.takeKeys(replica.packKeyOps(c.pack), node: self)  // handouts to this pseudonym already held
         // Once per pseudonym: an Alpha hands later keys to the authors whose sealed ops it opened.
         if let me = key(for: c.pack)?.publicKey, me != g.alpha, !replica.privateMembers(c.pack).contains(me) {
             let (op, more) = try sign(.joined, in: c.pack)
@@ -194,26 +170,6 @@ extension Node {
         return (epoch, kept.count)
     }
 
-    /// Keys handed out by an Alpha among newly admitted ops: those that open with this node's
-    /// pseudonym are kept (store, then replica), and what waited for them is sent; a box
-    /// holding the removal notice removes this node from the pack (`removedFrom`). Only for
-    /// packs this node is a member of (not their Alpha).
-    func takePackKeys(_ ops: [SignedOp]) {
-        var took: Set<PackID> = []
-        for op in ops {
-            guard case .packKeys(let k) = op.body.kind, !replica.packKeyRing(op.packID).isEmpty,
-                replica.packKeyRing(op.packID)[k.epoch] == nil, let me = key(for: op.packID), me.publicKey != replica.pack(op.packID)?.alpha
-            else { continue }
-            guard let key = k.open(with: me) else { continue }
-            if key == PackKeys.removedNotice {
-                removedFrom(op.packID)
-                continue
-            }
-            do { try commit([.packKey(op.packID, epoch: k.epoch, key: key)]) } catch { stats.storeErrors += 1 }
-            took.insert(op.packID)
-        }
-        for pack in took.sorted() { sendHeld(pack) }
-    }
 }
 
 /// Invite-only packs as a feature of the node: it keeps the ops held for a key sync
@@ -237,12 +193,54 @@ final class PrivatePacks: NodeFeature {
     var packsWaiting: [PackID] { Set(held.values.map(\.packID)).sorted() }
 
     func committed(_ ops: [SignedOp], node: isolated Node) {
-        node.takePackKeys(ops)
+        takeKeys(ops, node: node)
         node.handOutLate(ops)  // the Alpha: members whose `joined` came after a rotation
     }
 
+    /// The op kind as it is signed in `pack`: sealed under the newest key held when the pack
+    /// is invite-only (pack deletions and key handouts stay clear).
     func seal(_ kind: OpKind, pack: PackState, author: PublicKey, node: isolated Node) throws -> OpKind {
-        try node.sealIfPrivate(kind, pack: pack, author: author)
+        guard pack.isPrivate else { return kind }
+        switch kind {
+        case .packKeys: return kind
+        case .delete(let d) where d.target == pack.id: return kind
+        default: break
+        }
+        guard kind.mayBeSealed else { throw NodeError("a \(kind.name) is not available in an invite-only pack") }
+        let ring = node.replica.packKeyRing(pack.id)
+        // Under an older epoch than the pack announces (the Alpha has not handed this member the
+        // new key yet), the op is sealed under the newest key held and waits (`mustHold`).
+        guard let epoch = ring.keys.max(), let key = ring[epoch] else { throw NodeError("you hold no key of this invite-only pack") }
+        do {
+            return .sealed(
+                try Sealed.seal(
+                    kind, key: key, epoch: epoch, pack: pack.id, author: author,
+                    nonce: SecureRandom.bytes(AEAD.nonceCount)))
+        } catch {
+            throw NodeError("\(error)")
+        }
+    }
+
+    /// Keys handed out by an Alpha among newly admitted ops: those that open with this node's
+    /// pseudonym are kept (store, then replica), and what waited for them is sent; a box
+    /// holding the removal notice removes this node from the pack (`removedFrom`). Only for
+    /// packs this node is a member of (not their Alpha).
+    func takeKeys(_ ops: [SignedOp], node: isolated Node) {
+        var took: Set<PackID> = []
+        for op in ops {
+            guard case .packKeys(let k) = op.body.kind, !node.replica.packKeyRing(op.packID).isEmpty,
+                node.replica.packKeyRing(op.packID)[k.epoch] == nil, let me = node.key(for: op.packID),
+                me.publicKey != node.replica.pack(op.packID)?.alpha
+            else { continue }
+            guard let packKey = k.open(with: me) else { continue }
+            if packKey == PackKeys.removedNotice {
+                node.removedFrom(op.packID)
+                continue
+            }
+            do { try node.commit([.packKey(op.packID, epoch: k.epoch, key: packKey)]) } catch { node.stats.storeErrors += 1 }
+            took.insert(op.packID)
+        }
+        for pack in took.sorted() { node.sendHeld(pack) }
     }
 
     func apply(_ change: LocalChange, node: isolated Node) {
