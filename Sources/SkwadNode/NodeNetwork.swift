@@ -68,7 +68,7 @@ extension Node {
     @discardableResult
     public func goOnline(over binder: DatagramBinder, listen: String? = nil, peers: [String]? = nil) async throws -> String {
         guard network == nil else { throw NodeError("already online") }
-        let listenText = listen ?? config.listen ?? NodeConfig.defaultListen
+        let listenText = listen ?? config.listen
         let bindTo = try UDPTransport.resolve(listenText)
         guard let host = bindTo.ipAddress, let port = bindTo.port else { throw NodeError("cannot listen on \(listenText)") }
         // Config seeds are the only names ever resolved (DNS at start); from then on every
@@ -79,12 +79,8 @@ extension Node {
             throw NodeError("peer \(bad.value) is not the address of one host (broadcast, multicast or unspecified)")
         }
         let transport = try await binder.bind(host, port)
-        var gc = GossipConfig()
-        gc.peerDatagramsPerSecond = config.peerDatagramsPerSecond
-        gc.peerBytesPerSecond = config.peerBytesPerSecond
-        gc.pseudonymOpsPerMinute = config.pseudonymOpsPerMinute
         var engine = GossipEngine(
-            config: gc, seed: SecureRandom.bytes(8).reduce(0) { $0 << 8 | UInt64($1) },
+            config: config.gossip, seed: SecureRandom.bytes(8).reduce(0) { $0 << 8 | UInt64($1) },
             secrets: .secure(random: { SecureRandom.bytes($0) }))
         let me = transport.localAddress.value
         engine.selfAddress = PeerAddress(me)
