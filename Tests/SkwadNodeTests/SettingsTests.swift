@@ -60,9 +60,12 @@ import Testing
         func message(_ text: String) -> String {
             do { _ = try NodeConfig.parse(text); return "" } catch { return "\(error)" }
         }
-        #expect(message("[limits]\npicture_store_mb = 2000000") == "config: key 'picture_store_mb' (line 2): expected at most 1048576 (1 TiB)")
+        #expect(
+            message("[limits]\npicture_store_mb = 2000000") == "config: key 'picture_store_mb' (line 2): expected at most 1048576 (1 TiB)")
         #expect(message("[pictures]\nfetch = \"later\"") == "config: key 'fetch' (line 2): expected \"arrival\" or \"shown\"")
-        #expect(message("max_clock_skew_ms = 5") == "config: key 'max_clock_skew_ms' (line 1): expected an integer 1000...300000 (milliseconds)")
+        #expect(
+            message("max_clock_skew_ms = 5") == "config: key 'max_clock_skew_ms' (line 1): expected an integer 1000...300000 (milliseconds)"
+        )
         #expect(message("limits = 3") == "config: key 'limits' (line 1): expected a [limits] table")
     }
 }

@@ -13,7 +13,8 @@ extension NodeConfig {
                     "Where master.key (mode 0600), skwad.sqlite and the REPL history live.",
                     "Default: $SKWAD_DATA if set, else ~/.skwad. Relative paths are relative to this file."
                 ],
-                write: { c in c.dataDir == defaultDataDir ? nil : tomlString(c.dataDir) }, example: tomlString("~/.skwad"), sample: tomlString("/var/lib/skwad"),
+                write: { c in c.dataDir == defaultDataDir ? nil : tomlString(c.dataDir) }, example: tomlString("~/.skwad"),
+                sample: tomlString("/var/lib/skwad"),
                 read: { c, v, r in
                     guard let s = v.string, !s.isEmpty else { throw r.fail("expected a directory path") }
                     c.dataDir = r.path(s)
@@ -86,9 +87,14 @@ extension NodeConfig {
                 ]),
             .integer("lan_beacon_port", \.lanBeaconPort, 1...65535, doc: ["The UDP port of the LAN beacon."]),
             .flag("headless", \.headless, doc: ["Run without the REPL (a campus node)."]),
-            .positive(table: "limits", "peer_datagrams_per_second", \.gossip.peerDatagramsPerSecond, doc: ["Datagrams per second accepted from one peer."]),
-            .positive(table: "limits", "peer_bytes_per_second", \.gossip.peerBytesPerSecond, doc: ["Bytes per second accepted from one peer."]),
-            .positive(table: "limits", "pseudonym_ops_per_minute", \.gossip.pseudonymOpsPerMinute, doc: ["Ops per minute accepted from one pseudonym."]),
+            .positive(
+                table: "limits", "peer_datagrams_per_second", \.gossip.peerDatagramsPerSecond,
+                doc: ["Datagrams per second accepted from one peer."]),
+            .positive(
+                table: "limits", "peer_bytes_per_second", \.gossip.peerBytesPerSecond, doc: ["Bytes per second accepted from one peer."]),
+            .positive(
+                table: "limits", "pseudonym_ops_per_minute", \.gossip.pseudonymOpsPerMinute,
+                doc: ["Ops per minute accepted from one pseudonym."]),
             Setting(
                 table: "limits", key: "picture_store_mb",
                 doc: [
