@@ -50,7 +50,7 @@ struct GossipBenchmark {
         for i in 0..<count {
             var c = NodeConfig(dataDir: "\(root)/\(i)")
             c.powBits = 0; c.location = here
-            c.peerDatagramsPerSecond = 5000; c.peerBytesPerSecond = 5_000_000; c.pseudonymOpsPerMinute = 6000
+            c.gossip.peerDatagramsPerSecond = 5000; c.gossip.peerBytesPerSecond = 5_000_000; c.gossip.pseudonymOpsPerMinute = 6000
             nodes.append(try Node(config: c))
         }
         let arrivals = Arrivals()

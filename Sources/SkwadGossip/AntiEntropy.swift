@@ -85,9 +85,6 @@ extension GossipEngine {
         }
     }
 
-    /// Invite-only packs the engine keeps key-sync marks for, at most.
-    static let keySyncCapacity = 1024
-
     mutating func noteKeySync(_ pack: PackID, replica: Replica) {
         guard replica.pack(pack)?.isPrivate == true, !spread.keySynced.contains(pack),
             spread.keySynced.count < Self.keySyncCapacity

@@ -166,7 +166,7 @@ extension Dictionary where Key: Comparable {
     /// Bounded tables (PROTOCOL §9, §13): makes room for `key` in a table of at most
     /// `capacity` entries. When `key` is new and the table is full, the entry with the
     /// smallest `age` goes (ties: the smallest key, so that runs are deterministic).
-    mutating func makeRoom(for key: Key, capacity: Int, age: (Value) -> UInt64) {
+    public mutating func makeRoom(for key: Key, capacity: Int, age: (Value) -> UInt64) {
         guard self[key] == nil, count >= capacity,
             let oldest = self.min(by: { a, b in (age(a.value), a.key) < (age(b.value), b.key) })
         else { return }

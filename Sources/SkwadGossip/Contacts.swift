@@ -23,13 +23,6 @@ struct ContactProofs: Sendable {
         var sentMs: UInt64
     }
 
-    /// Checks under way and results kept, each table at most this many addresses.
-    static let capacity = 16
-    /// A probe's zero padding, at least: its proof (≈ 100 bytes) is less than 3× the probe.
-    static let minPadding = 64
-    /// Proofs given per second, and in a burst (each costs a signature).
-    static let proofsPerSecond = 20.0
-
     /// Our contact key (nil: we answer no probe, as in the simulator).
     var key: SigningKeyPair?
     var checks: [PeerAddress: Check] = [:]

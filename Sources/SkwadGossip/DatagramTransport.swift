@@ -32,4 +32,7 @@ public struct Datagram: Sendable {
     public let from: PeerAddress
 
     public init(bytes: [UInt8], from: PeerAddress) { self.bytes = bytes; self.from = from }
+
+    /// The largest datagram a transport sends or reads (PROTOCOL §8; `Frame.maxDatagram`).
+    public static let maxSize = Frame.maxDatagram
 }

@@ -9,10 +9,6 @@ import SkwadModel
 /// at all. Once a direct link to TARGET is up (this way, a later introduction, or any other
 /// path), the relayed one is retired at once: no more frames go through the relay.
 struct DirectRetries: Sendable {
-    /// The first try, after the relayed link came up, and the longest wait between tries.
-    static let firstRetryMs: UInt64 = 30_000
-    static let maxRetryMs: UInt64 = 600_000
-
     struct Schedule: Sendable, Equatable { var dueMs: UInt64; var delayMs: UInt64 }
     /// Per relayed active member (at most the active view's size).
     var schedules: [PeerAddress: Schedule] = [:]

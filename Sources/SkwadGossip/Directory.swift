@@ -10,9 +10,6 @@ import SkwadReplica
 /// packs around it within seconds. `FindPack` asks the links for a pack by name or id prefix
 /// (the `join` of a pack not yet known).
 extension GossipEngine {
-    /// An unlocked fenced pack is in the directory of the nodes within this distance of its fence.
-    public static let directoryNearMeters = 10_000.0
-
     /// Is the pack in the directory of a node that announced `info`? (§11a) This is also
     /// where a pack's genesis and edits may be sent (§12).
     public static func inDirectory(_ p: PackScope, of info: NodeInfo) -> Bool {
@@ -144,9 +141,6 @@ extension GossipEngine {
         }
     }
 
-    static let rimRetryMs: UInt64 = 30_000
-    static let rimCapacity = 64
-
     /// A link just came up: reconcile the directory with it at the next tick (this is also
     /// how packs created while a node had no peer, such as configured admin packs, spread).
     mutating func directoryOnNewLink(_ peer: PeerAddress) {
@@ -220,8 +214,6 @@ extension GossipEngine {
         promptTickIfBusy(nowMs: nowMs, into: &out)
         return out
     }
-
-    static let maxFindQuery = 64
 
     mutating func onFindPack(query: String, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         guard !query.isEmpty, query.utf8.count <= Self.maxFindQuery else { stats.drop(.malformedMessage); return }

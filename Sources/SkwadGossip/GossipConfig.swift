@@ -1,5 +1,5 @@
 /// Protocol parameters. Defaults are the values in PROTOCOL.md §9–13.
-public struct GossipConfig: Sendable {
+public struct GossipConfig: Sendable, Equatable {
     /// HyParView: active view (links we gossip on) and passive view (backups) sizes.
     public var activeSize = 5
     public var passiveSize = 30

@@ -245,9 +245,6 @@ public struct GossipEngine: Sendable {
         }
     }
 
-    /// The pace at which a view with room asks passive peers (PeerTable's `nextDeadlineMs`).
-    static let fillingTickMs: UInt64 = 250
-
     /// A delay in [0, `fillingTickMs`) drawn from a time stamp (a multiplicative hash).
     static func spread(_ t: UInt64) -> UInt64 { ((t &* 0x9E37_79B9_7F4A_7C15) >> 40) % fillingTickMs }
 

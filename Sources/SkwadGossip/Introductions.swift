@@ -25,20 +25,9 @@ struct IntroductionState: Sendable {
     /// subscriptions): a burst of 4, then one every 150 s; `capacity` members tracked (the
     /// least recently introduced go).
     var perMember: [PeerAddress: TokenBucket] = [:]
-    static let perMemberBurst: Double = 4
-    static let perMemberPerSecond: Double = 1.0 / 150
     /// The fences of the live packs we hold (not invite-only ones), at most `capacity`, as of
     /// the last remote round: two members inside one share it.
     var fences: [Geofence] = []
-
-    static let capacity = 256
-    static let againMs: UInt64 = 60_000
-    /// Pairs introduced per new member or interest change, at most.
-    static let pairsPerChange = 2
-    /// The zero padding an introduction carries, at least: its DATA frame (plaintext + 28
-    /// bytes) is then over 266 bytes, and the handshake it causes toward an unproven address
-    /// (a 200-byte HELLO, at most 4 tries: 800 bytes) is at most 3x its size.
-    static let minPadding = 240
 
     struct Pair: Hashable, Comparable, Sendable {
         let a: PeerAddress, b: PeerAddress

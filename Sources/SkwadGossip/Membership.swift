@@ -4,9 +4,6 @@ import SkwadModel
 /// (Das, Gupta, Motivala 2002). Peers are identified by their address; their roles live in
 /// the `PeerTable`. The message handlers are in MembershipHandlers.swift.
 extension GossipEngine {
-    /// Longest walk of a low-priority `Neighbor` (longer ones from the wire are clamped).
-    static let neighborWalk: UInt32 = 3
-
     var joinMessage: Message { .join(info) }
 
     /// A ping with the next sequence number; with our info when `withInfo` (a peer that may
@@ -16,8 +13,6 @@ extension GossipEngine {
         membership.nextPingSeq += 1
         return (.ping(seq: seq, info: withInfo || seq % Self.pingInfoEvery == 0 ? info : nil), seq)
     }
-
-    static let pingInfoEvery: UInt64 = 8
 
     /// Adds a peer to the active view, evicting a random one (to the passive view) if full.
     mutating func addActive(_ peer: PeerAddress, info peerInfo: NodeInfo?, nowMs: UInt64, into out: inout [GossipDirective]) {

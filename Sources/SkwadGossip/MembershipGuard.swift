@@ -26,11 +26,6 @@ struct MembershipGuard: Sendable {
     var introductions: TokenBucket
     var nextEvictionMs: UInt64 = 0
 
-    static let candidateCapacity = 16
-    static let candidateTimeoutMs: UInt64 = 2000
-    static let joinMemory = 1024
-    static let joinIntervalPerSourceMs: UInt64 = 2_000
-
     init(nowMs: UInt64 = 0) {
         joins = TokenBucket(rate: 20, burst: 100, nowMs: nowMs)
         introductions = TokenBucket(rate: 20, burst: 100, nowMs: nowMs)

@@ -146,9 +146,6 @@ extension GossipEngine {
         send(ping, to: target, nowMs: nowMs, into: &out)
     }
 
-    /// Indirect pings under way, at most.
-    static let indirectCapacity = 256
-
     mutating func onIndirectAck(target: PeerAddress, nowMs: UInt64) {
         guard var st = peers[active: target] else { return }
         st.suspectSinceMs = nil; st.pingSentMs = nil; st.lastHeardMs = nowMs

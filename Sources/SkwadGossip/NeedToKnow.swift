@@ -18,9 +18,6 @@ import SkwadReplica
 extension GossipEngine {
     enum Audience: Sendable { case link, proven, stranger }
 
-    /// The precision of the cell a stranger is told (about 39 × 20 km at the equator).
-    static let strangerPrecision = 4
-
     func audience(of p: PeerAddress) -> Audience {
         if peers.active.keys.contains(p) || peers.remote.keys.contains(p) { return .link }
         guard peers.reconciled[p] != nil else { return .stranger }
@@ -118,8 +115,6 @@ extension GossipEngine {
         peers.noteReconciled(p, nowMs: nowMs, capacity: Self.reconciledCapacity)
     }
 
-    static let reconciledCapacity = 256
-
     /// A peer just proved itself by its first `Reconcile`. If that pulled our directory
     /// (`pulled`), we pull its directory back, so that it holds us proven too (a settled
     /// pull has no answer, and our own pull of a new link may wait or be left out: at most
@@ -185,10 +180,6 @@ extension GossipEngine {
 struct StrangerBudget: Sendable {
     struct Group: Sendable { var sinceMs: UInt64; var names = 0; var targets: [String] = [] }
     private(set) var groups: [String: Group] = [:]
-    static let capacity = 256
-    static let windowMs: UInt64 = 30_000
-    static let names = 8
-    static let targets = 2
 
     private mutating func current(_ group: String, nowMs: UInt64) -> Group {
         if let g = groups[group], nowMs < g.sinceMs &+ Self.windowMs { return g }

@@ -16,8 +16,6 @@ import SkwadReplica
 /// of the time. Bounded: at most `directoryPerspectives` cells or pairs, the oldest
 /// forgotten first.
 struct PackViewCache: Sendable {
-    static let directoryPerspectives = 64
-
     private var stamp: UInt64 = .max
     private var packsStamp: UInt64 = .max
     /// A pack not deleted had expired when the views were computed.

@@ -263,8 +263,6 @@ struct PeerTable: Sendable {
         var active, passive, vicinity, remote, inbound, dead: Int
     }
 
-    static let remoteCapacity = 64
-
     /// Counts of changes to the active and vicinity member sets (not to their records), so
     /// that rounds which back off while nothing changes can tell (Backoff.swift).
     struct Versions: Sendable, Equatable { var active = 0, vicinity = 0 }
@@ -320,7 +318,6 @@ struct PeerTable: Sendable {
         Column(records: records, keys: holders[Int(f.rawValue)], field: get)
     }
 
-    static let mutedCapacity = 256
     /// Cells claimed by vicinity names that were asked and never answered: how many, and the
     /// last when. A cell with `suspectFailures` of them is suspect: a name claiming it ranks
     /// behind every other entry, for a slot and for a turn, until a peer named there answers
@@ -328,8 +325,6 @@ struct PeerTable: Sendable {
     /// not enough: on a lossy path an honest name fails now and then. (Kept by cell, not by peer.)
     struct Suspicion: Sendable { var failures: Int; var lastMs: UInt64 }
     private(set) var suspectCells: [String: Suspicion] = [:] { didSet { changes &+= 1 } }
-    static let suspectCellCapacity = 32
-    static let suspectFailures = 2
 
     init(config: GossipConfig) {
         swim = Swim(pingIntervalMs: config.pingIntervalMs, ackTimeoutMs: config.ackTimeoutMs, deadAfterMs: config.deadAfterMs)

@@ -46,34 +46,6 @@ struct PictureFetches: Sendable {
         let atMs: UInt64
     }
 
-    /// Pictures fetched at once; the one that progressed least recently goes when full.
-    static let capacity = 16
-    /// Blocks in flight per picture and per peer (the origin, asked with `wait`, may take
-    /// them all), and the most indexes in one `BlockWant`.
-    static let inFlightPerFetch = 32
-    static let inFlightWaiting = 64
-    static let inFlightPerPeer = 8
-    static let maxWantIndexes = 8
-    /// Waiting asks (`BlockWant.wait`) kept: in all, per peer, and for how long before they
-    /// are answered empty. An origin that left this many asks of ours unanswered is asked
-    /// like any other link.
-    static let waitCapacity = 1024
-    static let waitsPerPeer = 128
-    static let waitMs: UInt64 = 1000
-    static let originMissLimit = 2
-    /// An ask unanswered this long (at least; 4 × the fetch's smoothed answer time, at most
-    /// `maxAskTimeoutMs`) goes to another peer.
-    static let askTimeoutMs: UInt64 = 500
-    static let maxAskTimeoutMs: UInt64 = 4000
-    static let askHistory = 4
-    /// A fetch that got no block for this long is given up (the node may start it again).
-    static let giveUpMs: UInt64 = 60_000
-    /// Who sent each post with a picture: the first peer to ask (at most `originCapacity`).
-    static let originCapacity = 256
-    /// Blocks answered per second per peer (and its burst): as many as a link's inbound
-    /// budget of datagrams (§13) lets through, so an answer is never wasted on it.
-    static let answersPerSecond = 256.0
-
     var fetches: [[UInt8]: Fetch] = [:]
     var origins: [[UInt8]: (peer: PeerAddress, atMs: UInt64)] = [:]
     var answerBudget: [PeerAddress: TokenBucket] = [:]

@@ -18,12 +18,6 @@ struct Plumtree: Sendable {
         var tries = 0
     }
 
-    static let recentCapacity = 50_000
-    static let notPushedCapacity = 4096
-    /// Announcers remembered per missing id, and graft attempts before reconciliation is left to it.
-    static let announcersPerID = 8
-    static let graftTries = 3
-
     let missingCapacity: Int
     private(set) var lazy: Set<PeerAddress> = []
     /// Ids announced to us (8-byte prefix) that we have not received.

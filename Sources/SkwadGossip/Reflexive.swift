@@ -10,10 +10,6 @@ import SkwadModel
 /// symmetric NAT every witness sees another port and nothing is confirmed, which is the truth:
 /// no address of ours works for a stranger there.
 struct ReflexiveAddresses: Sendable {
-    /// Witnesses remembered, at most (the oldest report goes first).
-    static let capacity = 16
-    static let quorum = 2
-
     struct Report: Sendable { var observed: PeerAddress; var atMs: UInt64 }
     private(set) var reports: [PeerAddress: Report] = [:]
 

@@ -11,15 +11,6 @@ import SkwadReplica
 /// behind a NAT, within a byte budget per source and in all; what it sends is what it got,
 /// to one member: no amplification.
 struct RelayState: Sendable {
-    /// Bytes relayed per second for one source, and for all (bursts of 8x).
-    static let perSourceBytesPerSecond: Double = 4_000
-    static let totalBytesPerSecond: Double = 32_000
-    /// Sources with a bucket, at most (the least recently used goes).
-    static let capacity = 64
-    /// What wrapping a frame in `Relay` adds to it, at most: its own DATA frame's 28 bytes and
-    /// the message's fields (an address of at most 64 bytes), rounded up.
-    static let overhead = 128
-
     /// Per source, its bucket (whose `lastMs` is when it last relayed: the oldest goes when full).
     var sources: [PeerAddress: TokenBucket] = [:]
     var total = TokenBucket(rate: totalBytesPerSecond, burst: totalBytesPerSecond * 8, nowMs: 0)

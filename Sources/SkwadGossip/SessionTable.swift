@@ -69,7 +69,6 @@ struct SessionTable: Sendable {
     /// much after its time, and the scan no longer runs on every 50 ms tick), and otherwise
     /// when the soonest deadline it saw comes (`nextExpiryScanMs`: the engine sleeps until
     /// then when nothing else is due).
-    static let expiryScanMs: UInt64 = 250
     private(set) var nextExpiryScanMs: UInt64 = 0
     private var lastExpiryScanMs: UInt64 = 0
 

@@ -16,7 +16,6 @@ struct StemState: Sendable {
     /// Ops under embargo, with their fail-safe deadline. Capacity `embargoCapacity`: beyond
     /// it, an op is fluffed at once.
     var embargo: [OpID: UInt64] = [:]
-    static let embargoCapacity = 1024
 }
 
 extension GossipEngine {

@@ -189,8 +189,6 @@ extension GossipEngine {
     /// A vicinity entry asked before it had ever exchanged with us was dropped unanswered:
     /// one more name failure in a row (`membership.vicinityNameFailures`, reset when such an entry
     /// answers), and one more against the cell it claimed (`PeerTable.suspect`).
-    static let nameFailuresForTurns = 2
-
     mutating func nameFailed(_ e: VicinityEntry, nowMs: UInt64) {
         membership.vicinityNameFailures = min(membership.vicinityNameFailures + 1, 1000)
         if let c = e.info.cell { peers.suspect(cell: c, nowMs: nowMs) }
@@ -316,7 +314,6 @@ extension GossipEngine {
     /// A link counts as a contact while it left fewer than `contactMisses` of our
     /// reconciliation rounds in a row unanswered (§11).
     func answers(_ p: PeerAddress) -> Bool { (peers.reconMisses[p] ?? 0) < Self.contactMisses }
-    static let contactMisses = 3
 
     /// A link counts as a contact inside a fence it claims to stand in once it has sent us a
     /// reconciliation message (an honest link does within a round or two: the directory is
@@ -396,8 +393,6 @@ extension GossipEngine {
             send(m, to: hop, nowMs: nowMs, into: &out)
         }
     }
-
-    static let remoteHopCapacity = 64
 }
 
 extension Geohash {

@@ -6,20 +6,6 @@ import SkwadGossip
 import SkwadModel
 import SkwadReplica
 
-/// How a node gets its `DatagramTransport`: binds a host and port (0: a free one). `udp`
-/// is the real socket; node and REPL tests about logic bind an in-memory network
-/// (SkwadLab `MemoryDatagramNetwork`).
-public struct DatagramBinder: Sendable {
-    public let bind: @Sendable (_ host: String, _ port: Int) async throws -> any DatagramTransport
-
-    public init(bind: @escaping @Sendable (_ host: String, _ port: Int) async throws -> any DatagramTransport) { self.bind = bind }
-
-    /// SwiftNIO UDP sockets on `group`.
-    public static func udp(group: EventLoopGroup) -> DatagramBinder {
-        DatagramBinder { host, port in try await UDPTransport.bind(host: host, port: port, group: group) }
-    }
-}
-
 /// The node's online half: the pure gossip engine lives inside the actor next to the
 /// replica it reads and feeds; this file carries out its directives (datagrams through
 /// the transport, ticks as sleeping tasks, admitted ops into the store).
@@ -58,40 +44,34 @@ extension Node {
     /// bound (useful with port 0).
     @discardableResult
     public func goOnline(group: EventLoopGroup, listen: String? = nil, peers: [String]? = nil) async throws -> String {
-        let bound = try await goOnline(over: .udp(group: group), listen: listen, peers: peers)
-        online.lanNotice = await startLanBeacon(group: group, bound: bound)
-        return bound
+        try await goOnline(over: .udp(group: group), listen: listen, peers: peers)
     }
 
-    /// Binds a transport through `binder` and joins through the configured peers. Returns
-    /// the address bound (useful with port 0).
+    /// Binds a transport through `binder` and joins through the configured peers, and starts
+    /// the binder's LAN beacon if it has one (`startLanBeacon`). Returns the address bound
+    /// (useful with port 0).
     @discardableResult
     public func goOnline(over binder: DatagramBinder, listen: String? = nil, peers: [String]? = nil) async throws -> String {
         guard network == nil else { throw NodeError("already online") }
-        let listenText = listen ?? config.listen ?? NodeConfig.defaultListen
-        let bindTo = try UDPTransport.resolve(listenText)
-        guard let host = bindTo.ipAddress, let port = bindTo.port else { throw NodeError("cannot listen on \(listenText)") }
+        let listenText = listen ?? config.listen
+        let (host, port) = try DatagramBinder.listenAddress(listenText)
         // Config seeds are the only names ever resolved (DNS at start); from then on every
         // address is a canonical IP literal (PROTOCOL §8).
         let seedTexts = peers ?? config.peers
-        let seeds = try seedTexts.map { text -> PeerAddress in PeerAddress(describe(try UDPTransport.resolve(text))) }
+        let seeds = try seedTexts.map(DatagramBinder.resolve)
         if let bad = seeds.first(where: { !$0.isDialable }) {
             throw NodeError("peer \(bad.value) is not the address of one host (broadcast, multicast or unspecified)")
         }
         let transport = try await binder.bind(host, port)
-        var gc = GossipConfig()
-        gc.peerDatagramsPerSecond = config.peerDatagramsPerSecond
-        gc.peerBytesPerSecond = config.peerBytesPerSecond
-        gc.pseudonymOpsPerMinute = config.pseudonymOpsPerMinute
         var engine = GossipEngine(
-            config: gc, seed: SecureRandom.bytes(8).reduce(0) { $0 << 8 | UInt64($1) },
+            config: config.gossip, seed: SecureRandom.bytes(8).reduce(0) { $0 << 8 | UInt64($1) },
             secrets: .secure(random: { SecureRandom.bytes($0) }))
         let me = transport.localAddress.value
         engine.selfAddress = PeerAddress(me)
         let dialable = DialableMemo()
         engine.addressFilter = { dialable.isDialable($0) }
         engine.contactKey = contactKey
-        engine.localAddresses = Self.reachable(me).map(PeerAddress.init)
+        engine.localAddresses = DatagramBinder.advertised(me).map(PeerAddress.init)
         network = NetworkState(engine: engine, transport: transport, binder: binder)
         startReader()
         let nowMs = now()
@@ -99,6 +79,7 @@ extension Node {
         carryOut(network!.engine.start(seeds: seeds.filter { $0.value != me }, nowMs: nowMs))
         resumePictures()
         askKeySyncForHeld()
+        online.lanNotice = await startLanBeacon(binder, bound: transport.localAddress)
         return me
     }
 
@@ -129,7 +110,7 @@ extension Node {
     /// address of no unicast host (broadcast, multicast, unspecified: §8) is refused.
     func peerAddress(_ text: String) throws -> PeerAddress {
         let a: PeerAddress
-        do { a = PeerAddress(describe(try UDPTransport.resolve(text))) } catch { throw NodeError("cannot reach \(text): \(error)") }
+        do { a = try DatagramBinder.resolve(text) } catch { throw NodeError("cannot reach \(text): \(error)") }
         guard a.isDialable else {
             throw NodeError("cannot reach \(text): not the address of one host (broadcast, multicast or unspecified)")
         }
@@ -160,18 +141,18 @@ extension Node {
     /// binds the same address again (every second, at most 60 times) and keeps serving; the
     /// engine's state is untouched. Counted as `transport.rebinds`.
     func transportEnded(_ old: any DatagramTransport) async {
-        let addr = UDPTransport.socketAddress(canonical: old.localAddress)
-        guard let host = addr?.ipAddress, let port = addr?.port else { return }
         for _ in 0..<60 {
             guard let n = network, n.transport === old else { return }  // offline, or already bound again
-            if let fresh = try? await n.binder.bind(host, port) {
+            do {
+                guard let fresh = try await n.binder.rebind(old.localAddress) else { return }  // no address to bind again
                 guard network != nil, network!.transport === old else { await fresh.close(); return }
                 network!.transport = fresh
                 network!.rebinds += 1
                 startReader()
                 return
+            } catch {
+                try? await Task.sleep(nanoseconds: 1_000_000_000)
             }
-            try? await Task.sleep(nanoseconds: 1_000_000_000)
         }
     }
 

@@ -35,9 +35,7 @@ import SkwadStore
         #expect(try NodeConfig.parse(NodeConfig.defaultTOML) == NodeConfig.embeddedDefault)
         // The rate limits' defaults are stated once, in the gossip engine's config.
         let gossip = GossipConfig(), node = NodeConfig.embeddedDefault
-        #expect(
-            node.peerDatagramsPerSecond == gossip.peerDatagramsPerSecond && node.peerBytesPerSecond == gossip.peerBytesPerSecond
-                && node.pseudonymOpsPerMinute == gossip.pseudonymOpsPerMinute)
+        #expect(node.gossip == gossip)
         #expect(NodeConfig.defaultTOML.contains("peer_bytes_per_second = \(Int(gossip.peerBytesPerSecond))\n"))
         func message(_ text: String) -> String {
             do { _ = try NodeConfig.parse(text); return "" } catch { return "\(error)" }

@@ -10,7 +10,7 @@ import Synchronization
 /// is free again once its transport closes, so a node can bind it again.
 public final class MemoryDatagramNetwork: Sendable {
     /// The largest datagram delivered (the UDP transport's limit).
-    public static let maxDatagram = 1200
+    public static let maxDatagram = Datagram.maxSize
     public static let defaultInboundCapacity = 1024
 
     private struct State {

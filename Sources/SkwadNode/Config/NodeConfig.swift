@@ -12,7 +12,8 @@ public struct ConfigError: Error, CustomStringConvertible, Sendable {
 
 /// Everything a node is configured with. Defaults are the embedded device config
 /// (`NodeConfig.embeddedDefault`); a TOML file overrides them key by key, and command-line
-/// flags override the file. Every key is documented in `defaultTOML` (printed by `skwad config`).
+/// flags override the file. The keys a file may hold are `settings` (NodeSettings.swift), each
+/// stated once; `defaultTOML` (printed by `skwad config`) is generated from them.
 public struct NodeConfig: Sendable, Equatable {
     /// Where the store and the master key live. Default: $SKWAD_DATA, else ~/.skwad.
     public var dataDir: String
@@ -30,8 +31,8 @@ public struct NodeConfig: Sendable, Equatable {
     public var adminSecretFile: String?
     /// Admin packs this node creates at start when it holds the admin secret.
     public var adminPacks: [String] = []
-    /// UDP listen address; nil = `defaultListen`, unless `offline`.
-    public var listen: String?
+    /// UDP listen address (unless `offline`).
+    public var listen = defaultListen
     /// Every interface, a port the OS picks: the one default of the listen address.
     public static let defaultListen = "0.0.0.0:0"
     /// No network at all (`--offline`): no socket, no beacon.
@@ -44,12 +45,10 @@ public struct NodeConfig: Sendable, Equatable {
     public var peers: [String] = []
     /// Run without the REPL (a campus node).
     public var headless = false
-    /// Per-peer limits: datagrams per second and bytes per second. The defaults are the
-    /// gossip engine's (`GossipConfig`), stated there once.
-    public var peerDatagramsPerSecond: Double = Self.gossipDefaults.peerDatagramsPerSecond
-    public var peerBytesPerSecond: Double = Self.gossipDefaults.peerBytesPerSecond
-    /// Ops per minute accepted from one pseudonym.
-    public var pseudonymOpsPerMinute: Double = Self.gossipDefaults.pseudonymOpsPerMinute
+    /// The gossip engine's parameters. The config file sets three of them (`[limits]`: datagrams
+    /// and bytes per second per peer, ops per minute per pseudonym, which the node's own rate
+    /// limit also uses); their defaults are `GossipConfig`'s, stated there once.
+    public var gossip = GossipConfig()
     /// Bytes of pictures kept (PROTOCOL §10b): past it, the least recently used pictures of
     /// packs this node is not a member of are deleted. Config: `[limits] picture_store_mb`.
     public var pictureStoreBytes: Int = 256 << 20
@@ -99,19 +98,6 @@ public struct NodeConfig: Sendable, Equatable {
     /// The embedded default: a device node, online on a port the OS picks, finding neighbours
     /// on the local network.
     public static var embeddedDefault: NodeConfig { NodeConfig(dataDir: defaultDataDir) }
-    /// Where the rate limits' defaults come from.
-    static let gossipDefaults = GossipConfig()
-
-    static let keys: Set<String> = [
-        "data_dir", "location", "geohash_precision", "pow_bits", "admin_keys", "admin_secret_file",
-        "admin_packs", "listen", "peers", "headless", "limits", "max_clock_skew_ms",
-        "offline", "lan_beacon", "lan_beacon_port", "pictures"
-    ]
-    static let pictureKeys: Set<String> = ["fetch"]
-    static let limitKeys: Set<String> = [
-        "peer_datagrams_per_second", "peer_bytes_per_second", "pseudonym_ops_per_minute", "picture_store_mb"
-    ]
-
     /// toml++ (under TOMLKit) asserts, instead of reporting an error, when a table header
     /// does not start with a key (`[= 1]`; found by FuzzConfig): refuse such a line first.
     /// A line starting with `[` must go on, after `[` or `[[` and blanks, with a bare key
@@ -192,118 +178,7 @@ public struct NodeConfig: Sendable, Equatable {
             return i.map { " (line \($0 + 1))" } ?? ""
         }
         func bad(_ key: String, _ what: String) -> ConfigError { ConfigError("config: key '\(key)'\(line(key)): \(what)") }
-        func path(_ p: String) -> String {
-            let expanded = p.hasPrefix("~/") ? (ProcessInfo.processInfo.environment["HOME"] ?? ".") + p.dropFirst(1) : p
-            guard let baseDir, !expanded.hasPrefix("/") else { return expanded }
-            return baseDir + "/" + expanded
-        }
-        func strings(_ key: String) throws -> [String] {
-            guard let arr = table[key]?.array else { throw bad(key, "expected an array of strings") }
-            return try arr.map { v in
-                guard let s = v.string else { throw bad(key, "expected an array of strings") }; return s
-            }
-        }
-
-        var c = NodeConfig.embeddedDefault
-        for key in table.keys.sorted() {
-            guard keys.contains(key) else { throw bad(key, "unknown key (known: \(keys.sorted().joined(separator: ", ")))") }
-        }
-        if table.contains(key: "data_dir") {
-            guard let s = table["data_dir"]?.string, !s.isEmpty else { throw bad("data_dir", "expected a directory path") }
-            c.dataDir = path(s)
-        }
-        if table.contains(key: "location") {
-            guard let s = table["location"]?.string else { throw bad("location", "expected \"LAT,LON\"") }
-            do { c.location = try GeoPoint(parsing: s) } catch { throw bad("location", "\(error)") }
-        }
-        if table.contains(key: "geohash_precision") {
-            guard let n = table["geohash_precision"]?.int, (1...12).contains(n) else {
-                throw bad("geohash_precision", "expected an integer 1...12")
-            }
-            c.geohashPrecision = n
-        }
-        if table.contains(key: "pow_bits") {
-            guard let n = table["pow_bits"]?.int, (0...Int(Limits.maxPowBits)).contains(n) else {
-                throw bad("pow_bits", "expected an integer 0...\(Limits.maxPowBits)")
-            }
-            c.powBits = UInt32(n)
-        }
-        if table.contains(key: "max_clock_skew_ms") {
-            guard let n = table["max_clock_skew_ms"]?.int, (1_000...300_000).contains(n) else {
-                throw bad("max_clock_skew_ms", "expected an integer 1000...300000 (milliseconds)")
-            }
-            c.maxClockSkewMs = UInt64(n)
-        }
-        if table.contains(key: "admin_keys") {
-            c.adminKeys = try strings("admin_keys").map { hex in
-                guard let b = Hex.decode(hex), let k = try? PublicKey(bytes: b) else {
-                    throw bad("admin_keys", "'\(hex)' is not a 64-hex-digit public key")
-                }
-                return k
-            }
-        }
-        if table.contains(key: "admin_secret_file") {
-            guard let s = table["admin_secret_file"]?.string, !s.isEmpty else { throw bad("admin_secret_file", "expected a file path") }
-            c.adminSecretFile = path(s)
-        }
-        if table.contains(key: "admin_packs") { c.adminPacks = try strings("admin_packs") }
-        if table.contains(key: "listen") {
-            guard let s = table["listen"]?.string, s.contains(":") else { throw bad("listen", "expected \"HOST:PORT\"") }
-            c.listen = s
-        }
-        if table.contains(key: "peers") {
-            c.peers = try strings("peers")
-            for p in c.peers where !p.contains(":") { throw bad("peers", "'\(p)' is not HOST:PORT") }
-        }
-        if table.contains(key: "offline") {
-            guard let b = table["offline"]?.bool else { throw bad("offline", "expected true or false") }
-            c.offline = b
-        }
-        if table.contains(key: "lan_beacon") {
-            guard let b = table["lan_beacon"]?.bool else { throw bad("lan_beacon", "expected true or false") }
-            c.lanBeacon = b
-        }
-        if table.contains(key: "lan_beacon_port") {
-            guard let n = table["lan_beacon_port"]?.int, (1...65535).contains(n) else {
-                throw bad("lan_beacon_port", "expected an integer 1...65535")
-            }
-            c.lanBeaconPort = n
-        }
-        if table.contains(key: "headless") {
-            guard let b = table["headless"]?.bool else { throw bad("headless", "expected true or false") }
-            c.headless = b
-        }
-        if table.contains(key: "limits") {
-            guard let t = table["limits"]?.table else { throw bad("limits", "expected a [limits] table") }
-            for key in t.keys.sorted() where !limitKeys.contains(key) {
-                throw bad(key, "unknown key in [limits] (known: \(limitKeys.sorted().joined(separator: ", ")))")
-            }
-            func positive(_ key: String) throws -> Double? {
-                guard t.contains(key: key) else { return nil }
-                guard let v = t[key]?.double ?? t[key]?.int.map(Double.init), v > 0 else { throw bad(key, "expected a positive number") }
-                return v
-            }
-            if let v = try positive("peer_datagrams_per_second") { c.peerDatagramsPerSecond = v }
-            if let v = try positive("peer_bytes_per_second") { c.peerBytesPerSecond = v }
-            if let v = try positive("pseudonym_ops_per_minute") { c.pseudonymOpsPerMinute = v }
-            if let v = try positive("picture_store_mb") {
-                guard v <= 1_048_576 else { throw bad("picture_store_mb", "expected at most 1048576 (1 TiB)") }
-                c.pictureStoreBytes = Int(v * 1_048_576)
-            }
-        }
-        if table.contains(key: "pictures") {
-            guard let t = table["pictures"]?.table else { throw bad("pictures", "expected a [pictures] table") }
-            for key in t.keys.sorted() where !pictureKeys.contains(key) {
-                throw bad(key, "unknown key in [pictures] (known: \(pictureKeys.sorted().joined(separator: ", ")))")
-            }
-            if t.contains(key: "fetch") {
-                guard let v = t["fetch"]?.string, let mode = PictureFetch(rawValue: v) else {
-                    throw bad("fetch", "expected \"arrival\" or \"shown\"")
-                }
-                c.pictureFetch = mode
-            }
-        }
-        return c
+        return try read(table, baseDir: baseDir, bad: bad)
     }
 
     public static func load(file: String, cwd: String = FileManager.default.currentDirectoryPath) throws -> NodeConfig {

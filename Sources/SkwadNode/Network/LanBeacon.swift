@@ -9,8 +9,11 @@ import SkwadGossip
 /// address sends a small UDP datagram to the directed broadcast address of each of its IPv4 interfaces
 /// (a broadcast is never routed off the link) and listens for others' on the same port. A
 /// beacon names only the sender's gossip port and a random instance id (to skip our own): no
-/// key, no cell, no pack. The node joins through the sender's address (`heard`), within its
-/// own limits (Node `lanHeard`).
+/// key, no cell, no pack. The beacon is part of the transport (`DatagramBinder.udp` starts it
+/// beside the gossip socket): it announces on its own timer (every second for the first 10 s
+/// online, so that two nodes meet within 2 s, and every 30 s after) and passes the sender's
+/// address of a beacon heard on to the node (`heard`, which joins through it) at most once per
+/// 30 s per address (64 addresses remembered) and at most 5 new addresses per second in all.
 ///
 /// Layout (288 bytes, zero-padded, so that what it causes — a HELLO of 200 bytes sent at most
 /// 4 times when unanswered — is no larger than 3× it): `"SKWB"` · version 1 · gossip port (u16, big-endian) · instance (8 bytes).
@@ -18,8 +21,20 @@ public final class LanBeacon: Sendable {
     public static let size = 288
     static let magic: [UInt8] = Array("SKWB".utf8)
     static let version: UInt8 = 1
+    /// Announcing: every `fastIntervalMs` for the first `fastPhaseMs`, then every `slowIntervalMs`.
+    static let fastPhaseMs: UInt64 = 10_000
+    static let fastIntervalMs: UInt64 = 1_000
+    static let slowIntervalMs: UInt64 = 30_000
+    /// Beacons read per second, at most (the rest are refused, counted).
+    static let heardPerSecond = 20
+    /// Addresses passed on to the node: each at most once per `againMs` (`contactedCapacity`
+    /// remembered, the oldest forgotten first), and at most `contactsPerSecond` in all.
+    static let againMs: UInt64 = 30_000
+    static let contactedCapacity = 64
+    static let contactsPerSecond = 5
 
     private let channel: Channel
+    private let announcer: Task<Void, Never>
     let instance: [UInt8]
     let gossipPort: Int
     /// Beacons heard, refused (wrong size, magic or version, from off our subnets, past the
@@ -32,14 +47,32 @@ public final class LanBeacon: Sendable {
 
     private init(channel: Channel, instance: [UInt8], gossipPort: Int, counters: Counters) {
         self.channel = channel; self.instance = instance; self.gossipPort = gossipPort; self.counters = counters
+        announcer = Task { [channel, counters] in
+            let bytes = Self.datagram(gossipPort: gossipPort, instance: instance)
+            var elapsed: UInt64 = 0
+            while !Task.isCancelled {
+                Self.announce(bytes, on: channel, counters: counters)
+                let step = elapsed < Self.fastPhaseMs ? Self.fastIntervalMs : Self.slowIntervalMs
+                elapsed &+= step
+                try? await Task.sleep(nanoseconds: step * 1_000_000)
+            }
+        }
     }
 
-    /// Binds `0.0.0.0:port` with SO_REUSEADDR (every node on the host hears every beacon) and
-    /// SO_BROADCAST; `heard` gets the gossip address of each valid beacon from a subnet of ours.
-    public static func start(
-        port: Int, gossipPort: Int, group: EventLoopGroup,
+    deinit { announcer.cancel() }
+
+    /// The beacon beside a gossip socket bound at `bound`, when that is a non-loopback IPv4 or
+    /// IPv6 address (nil otherwise: no neighbour could hear it): binds `0.0.0.0:port` with
+    /// SO_REUSEADDR (every node on the host hears every beacon) and SO_BROADCAST, and starts
+    /// announcing; `heard` gets the gossip address of valid beacons from a subnet of ours,
+    /// within the limits above.
+    static func start(
+        port: Int, beside bound: PeerAddress, group: EventLoopGroup,
         heard: @escaping @Sendable (PeerAddress) -> Void
-    ) async throws -> LanBeacon {
+    ) async throws -> LanBeacon? {
+        guard let gossip = UDPTransport.socketAddress(canonical: bound), let ip = gossip.ipAddress, !ip.hasPrefix("127."), ip != "::1",
+            let gossipPort = gossip.port
+        else { return nil }
         let instance = SecureRandom.bytes(8)
         let counters = Counters()
         let bootstrap = DatagramBootstrap(group: group)
@@ -76,8 +109,7 @@ public final class LanBeacon: Sendable {
     /// Sends one beacon to the broadcast address of every IPv4 interface that has one.
     /// Returns how many went out.
     @discardableResult
-    public func announce() -> Int {
-        let bytes = Self.datagram(gossipPort: gossipPort, instance: instance)
+    static func announce(_ bytes: [UInt8], on channel: Channel, counters: Counters) -> Int {
         var sent = 0
         for target in Self.broadcastTargets(port: channel.localAddress?.port ?? 0) {
             var buffer = channel.allocator.buffer(capacity: bytes.count)
@@ -89,7 +121,10 @@ public final class LanBeacon: Sendable {
         return sent
     }
 
-    public func close() async { try? await channel.close() }
+    public func close() async {
+        announcer.cancel()
+        try? await channel.close()
+    }
 
     /// The directed broadcast address of each IPv4 interface with a netmask (not loopback),
     /// worked out from its address and mask: an address added without `brd` has none set.
@@ -126,9 +161,9 @@ public final class LanBeacon: Sendable {
 
     /// Reads beacons on the channel's event loop (its state is touched there only). The
     /// interfaces' subnets are read again at most every 10 s, not per datagram, and at most
-    /// `heardPerSecond` beacons a second reach the node (one task each); the rest are
-    /// counted as refused: a flood of well-formed beacons costs a counter, not a system call
-    /// and a task each.
+    /// `heardPerSecond` beacons a second are read (the rest are counted as refused: a flood
+    /// of well-formed beacons costs a counter, not a system call and a task each); of those,
+    /// an address reaches the node (one task each) within `againMs` and `contactsPerSecond`.
     private final class Reader: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = AddressedEnvelope<ByteBuffer>
         let instance: [UInt8]
@@ -138,7 +173,11 @@ public final class LanBeacon: Sendable {
         private var subnetsRead: NIODeadline = .distantPast
         private var windowStart: NIODeadline = .distantPast
         private var inWindow = 0
-        static let heardPerSecond = 20
+        /// When each address was last passed on (ms of `NIODeadline.now()`), and the new
+        /// addresses passed on in the current second, since when.
+        private var contacted: [PeerAddress: UInt64] = [:]
+        private var contactWindowStartMs: UInt64 = 0
+        private var contactsInWindow = 0
 
         init(instance: [UInt8], counters: Counters, heard: @escaping @Sendable (PeerAddress) -> Void) {
             self.instance = instance; self.counters = counters; self.heard = heard
@@ -160,7 +199,7 @@ public final class LanBeacon: Sendable {
             }
             let now = NIODeadline.now()
             if now - windowStart > .seconds(1) { windowStart = now; inWindow = 0 }
-            guard inWindow < Self.heardPerSecond, envelope.data.readableBytes == LanBeacon.size,
+            guard inWindow < LanBeacon.heardPerSecond, envelope.data.readableBytes == LanBeacon.size,
                 let bytes = envelope.data.getBytes(at: envelope.data.readerIndex, length: LanBeacon.size),
                 let port = LanBeacon.parse(bytes, ownInstance: instance),
                 let ip = envelope.remoteAddress.ipAddress, onOurSubnet(ip, now: now),
@@ -168,7 +207,14 @@ public final class LanBeacon: Sendable {
             else { counters.refused.add(1, ordering: .relaxed); return }
             inWindow += 1
             counters.heard.add(1, ordering: .relaxed)
-            heard(PeerAddress(describe(address)))
+            let peer = PeerAddress(describe(address)), nowMs = now.uptimeNanoseconds / 1_000_000
+            if let last = contacted[peer], nowMs < last &+ LanBeacon.againMs { return }
+            if nowMs >= contactWindowStartMs &+ 1000 { contactWindowStartMs = nowMs; contactsInWindow = 0 }
+            guard contactsInWindow < LanBeacon.contactsPerSecond else { return }
+            contactsInWindow += 1
+            contacted.makeRoom(for: peer, capacity: LanBeacon.contactedCapacity) { $0 }
+            contacted[peer] = nowMs
+            heard(peer)
         }
     }
 }

@@ -27,8 +27,11 @@ import SkwadGossip
 /// and ENOTSOCK, which mean the socket is gone, close the transport (the node then binds
 /// again). A full send buffer (EAGAIN) drops the datagram, as a congested link would.
 public final class UDPTransport: DatagramTransport {
-    public static let maxDatagram = 1200
+    public static let maxDatagram = Datagram.maxSize
     public static let defaultInboundCapacity = 1024
+    /// Destinations kept parsed (`send`), and sources kept formatted (the reader), each at most.
+    static let resolvedCapacity = 1024
+    static let namesCapacity = 1024
 
     private let channel: Channel
     private let sender: Sender
@@ -110,7 +113,6 @@ public final class UDPTransport: DatagramTransport {
     /// Dialable addresses already parsed, so a send to a known peer parses no text; emptied
     /// when it reaches its capacity (only addresses that passed `isDialable` enter it).
     private let resolved = Mutex<[PeerAddress: SocketAddress]>([:])
-    static let resolvedCapacity = 1024
 
     /// Sends one datagram; drops it if it is larger than `maxDatagram` (the engine never
     /// builds such a frame) or the socket is closed; counts and drops it when the send fails.
@@ -274,7 +276,6 @@ private final class InboundHandler: ChannelInboundHandler {
     /// The text of source addresses seen lately, so a datagram from a known peer formats
     /// none (used on the channel's event loop only); emptied at its capacity.
     private var names: [SocketAddress: PeerAddress] = [:]
-    static let namesCapacity = 1024
 
     init(continuation: AsyncStream<Datagram>.Continuation, counters: InboundCounters) {
         self.continuation = continuation; self.counters = counters
@@ -289,7 +290,7 @@ private final class InboundHandler: ChannelInboundHandler {
             from = known
         } else {
             from = PeerAddress(describe(envelope.remoteAddress))
-            if names.count >= Self.namesCapacity { names.removeAll(keepingCapacity: true) }
+            if names.count >= UDPTransport.namesCapacity { names.removeAll(keepingCapacity: true) }
             names[envelope.remoteAddress] = from
         }
         if case .dropped = continuation.yield(Datagram(bytes: bytes, from: from)) {
