@@ -8,14 +8,19 @@ import Foundation
 /// started with `--port=0`, it prints the port it bound on its first lines, which are read
 /// (at most 60 s). Sessions it opens are headless Chromium (Debian `chromium`) driven over W3C
 /// WebDriver (HTTP and JSON), each with a profile directory under one of this driver's own.
-/// `close` ends every session, then the process; `kill` (also from `deinit`, and safe in a
-/// signal handler's queue) ends the browsers and the driver by signal; both remove the
-/// directory.
+/// The driver runs under a small shell in a process group of its own that holds it and the
+/// browsers it starts; the shell SIGKILLs the whole group when its standard input closes,
+/// which happens however this process ends (a crash or SIGKILL included: the pipe's end here
+/// is close-on-exec, so no other child holds it open). `close` ends every session, then the
+/// group; `kill` (also from `deinit`) ends the group at once; both remove the profiles.
 public final class ChromeDriver: @unchecked Sendable {
     public static let driverPath = "/usr/bin/chromedriver"
     public static let browserPath = "/usr/bin/chromium"
     let process = Process()
+    private let input: FileHandle
     public let port: Int
+    /// The process group of the shell, the driver and its browsers.
+    let group: Int32
     let base: String
     private let lock = NSLock()
     private var sessions: [WebDriverSession] = []
@@ -35,12 +40,19 @@ public final class ChromeDriver: @unchecked Sendable {
         if let why = Self.missing { throw RawError(why) }
         base = FileManager.default.temporaryDirectory.appendingPathComponent("skwad-webdriver-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-        process.executableURL = URL(fileURLWithPath: Self.driverPath)
-        // Only local connections are taken (chromedriver's default allow-list is loopback).
-        process.arguments = ["--port=0"]
-        let out = Pipe()
+        // `setsid -w` runs the shell as the leader of a new process group and waits for it; the
+        // shell prints its group, and the driver and its browsers inherit the group. SIGKILL,
+        // as a SIGTERM may be ignored (a parent that ignores it passes that on). Only local
+        // connections are taken (chromedriver's default allow-list is loopback).
+        let script = "echo \"group $$\"; \"$0\" --port=0 & cat >/dev/null; kill -KILL 0"
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["-w", "/bin/sh", "-c", script, Self.driverPath]
+        let out = Pipe(), stdin = Pipe()
+        for end in [out.fileHandleForReading, stdin.fileHandleForWriting] { _ = fcntl(end.fileDescriptor, F_SETFD, FD_CLOEXEC) }
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
+        process.standardInput = stdin
+        input = stdin.fileHandleForWriting
         try process.run()
         // The port, from "ChromeDriver was started successfully on port N." A reader thread
         // keeps draining the pipe after it (a full pipe would block the driver).
@@ -61,8 +73,9 @@ public final class ChromeDriver: @unchecked Sendable {
         }
         let deadline = Date().addingTimeInterval(seconds)
         while !found.done && Date() < deadline && process.isRunning { Thread.sleep(forTimeInterval: 0.02) }
+        group = found.group ?? 0
         guard let port = found.port else {
-            Self.end(process)
+            Self.endGroup(process, input, group: group)
             Self.removeProfile(base)
             throw RawError("chromedriver gave no port within \(Int(seconds)) s")
         }
@@ -127,40 +140,25 @@ public final class ChromeDriver: @unchecked Sendable {
         }
     }
 
-    /// Ends the browsers this driver started (its child processes: SIGTERM, and SIGKILL after
-    /// 5 s), then the driver, and removes the profiles. Blocks; idempotent.
+    /// Ends the driver's process group (the driver and the browsers it started) and removes
+    /// the profiles. Blocks (at most about 10 s); idempotent.
     public func kill() {
         lock.withLock { closed = true }
-        if process.isRunning {
-            let browsers = Self.children(of: process.processIdentifier)
-            for pid in browsers { Glibc.kill(pid, SIGTERM) }
-            let deadline = Date().addingTimeInterval(5)
-            while browsers.contains(where: { Glibc.kill($0, 0) == 0 && !Self.isZombie($0) }) && Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-            for pid in browsers where Glibc.kill(pid, 0) == 0 { Glibc.kill(pid, SIGKILL) }
-        }
-        Self.end(process)
+        Self.endGroup(process, input, group: group)
         Self.removeProfile(base)
     }
 
-    /// The processes whose parent is `pid` (from /proc).
-    static func children(of pid: Int32) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { Int32($0) }.filter { child in
-            guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { return false }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && Int32(fields[1]) == pid
-        }
-    }
-
-    static func isZombie(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
-            return true
-        }
-        return stat[stat.index(after: close)...].split(separator: " ").first == "Z"
+    /// Closes the shell's input (it SIGKILLs its group), waits up to 2 s for the group to be
+    /// gone, then SIGKILLs it from here (and the shell's parent, if it is still there).
+    static func endGroup(_ p: Process, _ input: FileHandle, group: Int32) {
+        try? input.close()
+        let deadline = Date().addingTimeInterval(2)
+        while group > 1 && Glibc.kill(-group, 0) == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if group > 1 && Glibc.kill(-group, 0) == 0 { Glibc.kill(-group, SIGKILL) }
+        let hard = Date().addingTimeInterval(5)
+        while p.isRunning && Date() < hard { Thread.sleep(forTimeInterval: 0.02) }
+        if p.isRunning { Glibc.kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
     }
 
     /// Removes a profile directory: Chromium's helpers may still write in it for a moment after
@@ -173,26 +171,23 @@ public final class ChromeDriver: @unchecked Sendable {
         }
     }
 
-    /// SIGTERM, then SIGKILL after 5 s.
-    static func end(_ p: Process) {
-        guard p.isRunning else { return }
-        p.terminate()
-        let deadline = Date().addingTimeInterval(5)
-        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if p.isRunning { Glibc.kill(p.processIdentifier, SIGKILL) }
-        p.waitUntilExit()
-    }
 }
 
 /// The port line chromedriver prints, as the reader thread finds it.
 private final class PortLine: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Int?
+    private var leader: Int32?
     private var finished = false
     var port: Int? { lock.withLock { value } }
+    var group: Int32? { lock.withLock { leader } }
     var done: Bool { lock.withLock { value != nil || finished } }
     func finish() { lock.withLock { finished = true } }
     func offer(_ line: String) {
+        if line.hasPrefix("group "), let g = Int32(line.dropFirst(6)), g > 1 {
+            lock.withLock { leader = g }
+            return
+        }
         guard let range = line.range(of: "started successfully on port ") else { return }
         let digits = line[range.upperBound...].prefix { $0.isNumber }
         guard let p = Int(digits), p > 0, p < 65536 else { return }
