@@ -217,7 +217,7 @@ enum WebPage {
             <h3>Open reports</h3>
             <ol id="reports-list" class="posts"></ol>
             <h3>Hidden for you</h3>
-            <ul id="blocks-list" class="posts"></ul>
+            <ol id="blocks-list" class="posts"></ol>
             <form id="mute-form" class="row">
               <label for="mute-pack">Mute a pack</label>
               <select id="mute-pack"></select>
