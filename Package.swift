@@ -98,9 +98,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
             ]),
+        // A headless browser driven over W3C WebDriver (a chromedriver process on loopback) and
+        // raw HTTP over loopback sockets: for the tests and `skwad bench web`, never for `skwad`.
+        .target(name: "SkwadBrowser"),
         // Test fixtures only (op factory, manual clock, timeouts, a wire peer on a loopback
-        // socket); re-exports SkwadLab. Never linked by the `skwad` product.
-        .target(name: "SkwadTestKit", dependencies: ["SkwadReplica", "SkwadGossip", "SkwadLab"]),
+        // socket); re-exports SkwadLab and SkwadBrowser. Never linked by the `skwad` product.
+        .target(name: "SkwadTestKit", dependencies: ["SkwadReplica", "SkwadGossip", "SkwadLab", "SkwadBrowser"]),
         // The `.heavy` test trait: tests that compute for seconds run on low-priority threads
         // of their own, so that one `swift test` process also runs the tests on wall-clock time.
         .target(name: "SkwadTestTraits"),
@@ -108,7 +111,7 @@ let package = Package(
         .target(
             name: "SkwadBench",
             dependencies: [
-                "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto", "SkwadLab",
+                "SkwadNode", "SkwadStore", "SkwadReplica", "SkwadModel", "SkwadCrypto", "SkwadLab", "SkwadBrowser",
                 .product(name: "NIOPosix", package: "swift-nio")
             ]),
         // The node's command line: parses options and calls the node, the REPL and the web page.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the system libraries Skwad links against are present (Debian names:
 # libsodium-dev, libedit-dev, libpng-dev, libturbojpeg0-dev, libwebp-dev, libqrencode-dev, pkg-config; nftables and
-# zbar-tools and chromium when root). Installs them when run as root; otherwise
+# zbar-tools, chromium and chromium-driver when root). Installs them when run as root; otherwise
 # says in one line what to install. Idempotent and quiet when all is there.
 set -euo pipefail
 missing=()
@@ -21,9 +21,10 @@ fi
 if ! command -v nft >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then missing+=(nftables); fi
 # zbar-tools: `zbarimg` reads back the QR code `invite` draws (a test only); installed when root.
 if ! command -v zbarimg >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then missing+=(zbar-tools); fi
-# chromium: runs the local web page headless (Tests/SkwadWebTests/BrowserTests.swift only);
-# installed when root.
+# chromium and chromium-driver: the local web page in a headless browser driven over WebDriver
+# (Tests/SkwadWebTests, `skwad bench web` only); installed when root.
 if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ]; then missing+=(chromium); fi
+if [ ! -x /usr/bin/chromedriver ] && [ "$(id -u)" = 0 ]; then missing+=(chromium-driver); fi
 command -v swift >/dev/null 2>&1 || { echo "skwad: Swift 6.3 is required (swift not found on PATH)" >&2; exit 1; }
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -74,6 +74,15 @@ public enum Benchmarks {
         ).run()
     }
 
+    /// The local web page against the REPL on three `skwad` processes (WebBenchmark.swift);
+    /// `binary` nil: the one beside this executable.
+    public static func web(loads: Int, posts: Int, gapMs: Int, herdTimeout: Double, settle: Double, binary: String?) async -> String {
+        await WebBenchmark(
+            loads: loads, posts: posts, gapMs: gapMs, herdTimeout: herdTimeout, settle: settle,
+            binary: binary ?? ProcessBenchmark.nodeBinary()
+        ).run()
+    }
+
     /// A benchmark that could not finish, as its one JSON object.
     public static func failure(bench: String, reason: String) -> String { BenchFailure.json(bench: bench, reason: reason) }
 }

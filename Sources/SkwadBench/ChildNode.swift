@@ -19,6 +19,7 @@ final class ChildNode: @unchecked Sendable {
     private var arrivals: [String: Double] = [:]
     private var stderrTail: [String] = []
     private var exitStatus: Int32?
+    private var web: String?
 
     /// `launcher` goes before the binary (e.g. `ip netns exec NAME`).
     init(index: Int, binary: String, args: [String], launcher: [String]) throws {
@@ -31,6 +32,11 @@ final class ChildNode: @unchecked Sendable {
             process.arguments = Array(launcher.dropFirst()) + [binary] + args
         }
         let inPipe = Pipe(), outPipe = Pipe(), errPipe = Pipe()
+        // This process's ends are close-on-exec: a child started later (another node, a
+        // browser) must not hold this one's stdin open after this process is gone.
+        for end in [inPipe.fileHandleForWriting, outPipe.fileHandleForReading, errPipe.fileHandleForReading] {
+            _ = fcntl(end.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        }
         process.standardInput = inPipe
         process.standardOutput = outPipe
         process.standardError = errPipe
@@ -50,6 +56,8 @@ final class ChildNode: @unchecked Sendable {
     var exited: Int32? { lock.withLock { exitStatus } }
     var lastStderr: String { lock.withLock { stderrTail.joined(separator: " | ") } }
     func arrival(_ title: String) -> Double? { lock.withLock { arrivals[title] } }
+    /// The web page's URL (with its token) once the child printed it (`run --web`).
+    var webURL: String? { lock.withLock { web } }
     func arrivalCount(_ titles: [String]) -> Int { lock.withLock { titles.filter { arrivals[$0] != nil }.count } }
 
     /// Sends one command and waits for its reply (nil: timeout, the child ended, or a reply
@@ -129,7 +137,9 @@ final class ChildNode: @unchecked Sendable {
     }
 
     private func stdoutLine(_ line: Substring, at t: Double) {
-        if line.hasPrefix("{\"ok\"") {
+        if line.hasPrefix("skwad: web page at ") {
+            lock.withLock { web = String(line.dropFirst("skwad: web page at ".count)) }
+        } else if line.hasPrefix("{\"ok\"") {
             var obj =
                 (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? ["ok": false, "error": "unparsable reply"]
             // When the line was read, as arrivals are stamped: the requester may resume later.

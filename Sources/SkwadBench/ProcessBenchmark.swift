@@ -179,7 +179,8 @@ struct ProcessBenchmark {
         return nil
     }
 
-    func start(_ i: Int, seeds: [String], dir: String, children: ChildRegistry) throws -> ChildNode {
+    /// Starts node `i` seeded with `seeds`; `extra` goes after `run`'s other arguments.
+    func start(_ i: Int, seeds: [String], dir: String, children: ChildRegistry, extra: [String] = []) throws -> ChildNode {
         // All within 200 m: up to ±60 m north and east of one point.
         let lat = 40.4433 + Double((i * 37) % 11 - 5) * 0.0001
         let lon = -79.9436 + Double((i * 53) % 11 - 5) * 0.00013
@@ -190,7 +191,7 @@ struct ProcessBenchmark {
         try config.write(toFile: path, atomically: true, encoding: .utf8)
         let launcher = hosts.map { ["/usr/sbin/ip", "netns", "exec", $0[i].netns] } ?? []
         let node = try ChildNode(
-            index: i, binary: binary, args: ["run", "--json", "--config", path, "--data", "\(dir)/node\(i)"], launcher: launcher)
+            index: i, binary: binary, args: ["run", "--json", "--config", path, "--data", "\(dir)/node\(i)"] + extra, launcher: launcher)
         children.add(node)
         return node
     }
@@ -289,14 +290,17 @@ final class ChildRegistry: @unchecked Sendable {
         all.forEach { $0.stop(deadline: deadline) }
     }
 
-    func endOnSignals(removing dir: String) -> [DispatchSourceSignal] {
+    /// On SIGINT or SIGTERM: `also` (other processes to end), every child ended, `dir`
+    /// removed, the bench's one JSON line printed, exit.
+    func endOnSignals(removing dir: String, bench: String = "procs", also: @escaping @Sendable () -> Void = {}) -> [DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { sig in
             signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             s.setEventHandler { [self] in
+                also()
                 stopAll()
                 try? FileManager.default.removeItem(atPath: dir)
-                print(#"{"bench":"procs","converged":false,"reason":"interrupted by signal \#(sig)"}"#)
+                print(#"{"bench":"\#(bench)","converged":false,"reason":"interrupted by signal \#(sig)"}"#)
                 Foundation.exit(128 + sig)
             }
             s.resume()

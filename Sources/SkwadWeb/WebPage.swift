@@ -186,6 +186,10 @@ enum WebPage {
             <ol id="den-posts" class="posts"></ol>
             <h3>Your comments</h3>
             <ol id="den-comments" class="posts"></ol>
+            <h3>Places you added</h3>
+            <ol id="den-places" class="posts"></ol>
+            <h3>Your reviews</h3>
+            <ol id="den-reviews" class="posts"></ol>
           </section>
           <section id="screen-search" aria-labelledby="search-title" hidden>
             <h2 id="search-title">Search</h2>
@@ -208,12 +212,20 @@ enum WebPage {
           </section>
           <section id="screen-moderation" aria-labelledby="moderation-title" hidden>
             <h2 id="moderation-title">Moderation</h2>
-            <p id="mod-none" class="meta" hidden>You moderate no pack: packs you create are yours to moderate.</p>
+            <p id="mod-none" class="meta" hidden>You moderate no pack: packs you create are yours to moderate.
+              Anyone can report a post or comment, block its author for themselves, mute a pack and read a pack's log.</p>
             <h3>Open reports</h3>
             <ol id="reports-list" class="posts"></ol>
+            <h3>Hidden for you</h3>
+            <ol id="blocks-list" class="posts"></ol>
+            <form id="mute-form" class="row">
+              <label for="mute-pack">Mute a pack</label>
+              <select id="mute-pack"></select>
+              <button type="submit">Mute</button>
+            </form>
             <h3>Log and bans</h3>
             <div class="row">
-              <label for="mod-pack">Pack</label>
+              <label for="mod-pack">Log of pack</label>
               <select id="mod-pack"></select>
             </div>
             <ol id="log-list" class="posts"></ol>
@@ -250,6 +262,7 @@ enum WebPage {
           :root { --bg: #121212; --fg: #ececec; --muted: #b8b8b8; --accent: #8ab4f8; --line: #444444; --bad: #f28b82; }
         }
         * { box-sizing: border-box; }
+        [hidden] { display: none !important; }
         body { margin: 0; font: 16px/1.5 system-ui, sans-serif; background: var(--bg); color: var(--fg); }
         header { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1rem; padding: .5rem 1rem;
           border-bottom: 1px solid var(--line); }

@@ -54,6 +54,8 @@ extension WebPage {
               S.pictures.forget(list);
               list.replaceChildren(...reply.posts.map(postItem));
               if (!reply.posts.length) list.append(el("li", "No posts yet.", "meta"));
+              // The first feed shown, for `skwad bench web` (a mark in this page's own timeline).
+              if (!performance.getEntriesByName("skwad-first-feed").length) performance.mark("skwad-first-feed");
             });
           }
 

@@ -100,7 +100,8 @@ extension WebPage {
             await S.guarded(async () => {
               const d = await S.api("den", {});
               $("den-summary").textContent = d.posts.length + " posts · " + d.comments.length + " comments · "
-                + d.totalUpvotes + " upvotes received · " + d.joined.length + " packs joined";
+                + d.totalUpvotes + " upvotes received · " + d.joined.length + " packs joined · "
+                + d.places.length + " places added · " + d.reviews.length + " reviews";
               $("den-packs").replaceChildren(...d.packs.map((p) => el("li", (p.label || p.name) + " · " + p.posts + " posts")));
               if (!d.packs.length) $("den-packs").append(el("li", "None yet.", "meta"));
               $("den-posts").replaceChildren(...d.posts.map((p) => {
@@ -118,6 +119,22 @@ extension WebPage {
                 return li;
               }));
               if (!d.comments.length) $("den-comments").append(el("li", "None yet.", "meta"));
+              $("den-places").replaceChildren(...d.places.map((p) => S.places.item(p)));
+              if (!d.places.length) $("den-places").append(el("li", "None yet.", "meta"));
+              // A review names its place by id: the address when the place is one of yours.
+              const added = new Map(d.places.map((p) => [p.id, p.address]));
+              $("den-reviews").replaceChildren(...d.reviews.map((v) => {
+                const li = el("li");
+                li.dataset.id = v.id;
+                const on = added.get(v.place) || "place " + v.place.slice(0, 8);
+                const open = () => S.places.open(v.place);
+                li.append(S.button(v.overall + "/5 on " + on, "open the place of this review", open, "linkish title"),
+                  el("p", [S.ago(v.time), v.hidden ? "hidden" : null, v.reply ? "the landlord replied" : null]
+                    .filter((x) => x).join(" · "), "meta"));
+                if (!v.hidden && v.text) li.append(el("p", v.text, "body"));
+                return li;
+              }));
+              if (!d.reviews.length) $("den-reviews").append(el("li", "None yet.", "meta"));
             });
           }
 

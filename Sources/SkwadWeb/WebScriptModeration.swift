@@ -1,8 +1,10 @@
 extension WebPage {
     /// Moderation and the map. Moderation: the open reports of the packs you moderate (hide the
-    /// target, dismiss the report), a pack's log, ban and unban; on a post or comment, Hide and
-    /// Unhide for the pack's Alpha, Report for everyone else (`hide`, `unhide`, `report`,
-    /// `reports`, `dismiss`, `log`, `ban`, `unban`). The map: the packs around you as an SVG of
+    /// target, dismiss the report), ban and unban there; for everyone, any joined pack's log,
+    /// the pseudonyms you blocked and the packs you muted (unblock, unmute, mute); on a post or
+    /// comment, Hide and Unhide for the pack's Alpha, Report for everyone else, and Block of
+    /// its author for you (`hide`, `unhide`, `report`, `reports`, `dismiss`, `log`, `ban`,
+    /// `unban`, `block`, `unblock`, `mute`, `unmute`, `blocks`): what the REPL lets each do. The map: the packs around you as an SVG of
     /// their fences from `map`'s distances and bearings, you at the centre, north up; the
     /// browser's location is asked only when "Use my location" is pressed, and sets the node's
     /// (`locate`).
@@ -23,7 +25,8 @@ extension WebPage {
           }
 
           /// Tools for a post or comment `x` of pack `pack`: Hide/Unhide for its moderator,
-          /// Report for the others (a reason asked in the page).
+          /// Report for the others (a reason asked in the page); Block of its author for anyone
+          /// but the author.
           function tools(x, pack, mine) {
             const box = el("div", null, "row mod");
             if (st.alpha.has(pack)) {
@@ -50,17 +53,31 @@ extension WebPage {
                 input.focus();
               }));
             }
+            if (!mine && x.author) {
+              box.append(S.button("Block " + x.author, "hide " + x.author + "'s posts and comments for you", () => S.guarded(async () => {
+                const r = await S.api("block", { author: x.author });
+                box.replaceChildren(el("span", r.message, "meta"));
+              })));
+            }
             return box;
+          }
+
+          /// Fills `select` with `packs`, keeping its choice when it is still there.
+          function fillPacks(select, packs) {
+            const kept = select.value;
+            select.replaceChildren(...packs.map((p) => { const o = el("option", p.label || p.name); o.value = p.id; return o; }));
+            if ([...select.options].some((o) => o.value === kept)) select.value = kept;
           }
 
           async function loadModeration() {
             await S.guarded(async () => {
-              const packs = await loadAlpha();
-              const select = $("mod-pack");
-              const kept = select.value;
-              select.replaceChildren(...packs.map((p) => { const o = el("option", p.label || p.name); o.value = p.id; return o; }));
-              if ([...select.options].some((o) => o.value === kept)) select.value = kept;
-              $("mod-none").hidden = packs.length > 0;
+              const alpha = await loadAlpha();
+              const joined = (await S.api("packs", {})).packs.filter((p) => p.joined);
+              fillPacks($("mod-pack"), joined);
+              fillPacks($("mute-pack"), joined);
+              $("mod-none").hidden = alpha.length > 0;
+              $("ban-form").hidden = alpha.length === 0;
+              await loadBlocks(joined);
               const r = await S.api("reports", {}).catch(() => ({ reports: [] }));
               $("reports-list").replaceChildren(...r.reports.map((x) => {
                 const li = el("li");
@@ -81,8 +98,31 @@ extension WebPage {
                 return li;
               }));
               if (!r.reports.length) $("reports-list").append(el("li", "No open reports.", "meta"));
-              if (select.value) await loadLog();
+              if ($("mod-pack").value) await loadLog();
             });
+          }
+
+          /// The pseudonyms you blocked and the packs you muted, each with its undo.
+          async function loadBlocks(joined) {
+            const b = await S.api("blocks", {});
+            const names = new Map(joined.map((p) => [p.id, p.label || p.name]));
+            const items = b.blocked.map((tag) => {
+              const li = el("li", tag + " (blocked) ");
+              li.append(S.button("Unblock", "show " + tag + "'s posts and comments again", () => S.guarded(async () => {
+                await S.api("unblock", { author: tag });
+                await loadModeration();
+              })));
+              return li;
+            }).concat(b.muted.map((id) => {
+              const li = el("li", (names.get(id) || id.slice(0, 8)) + " (muted) ");
+              li.append(S.button("Unmute", "put this pack back in your feed", () => S.guarded(async () => {
+                await S.api("unmute", { pack: id });
+                await loadModeration();
+              })));
+              return li;
+            }));
+            $("blocks-list").replaceChildren(...items);
+            if (!items.length) $("blocks-list").append(el("li", "Nobody blocked, no pack muted.", "meta"));
           }
 
           async function loadLog() {
@@ -162,6 +202,13 @@ extension WebPage {
               $("mod-pack").addEventListener("change", loadLog);
               $("ban-form").addEventListener("submit", (ev) => { ev.preventDefault(); ban("ban"); });
               $("unban-button").addEventListener("click", () => ban("unban"));
+              $("mute-form").addEventListener("submit", (ev) => {
+                ev.preventDefault();
+                S.guarded(async () => {
+                  await S.api("mute", { pack: $("mute-pack").value });
+                  await loadModeration();
+                });
+              });
             },
           };
           S.screens.map = {

@@ -248,6 +248,7 @@ extension WebPage {
             },
           };
           S.screens.place = { load: () => Promise.resolve() };
+          S.places = { item: placeItem, open: openPlace };
           S.screens.swipe = { load: loadDeck };
           S.screens.favs = { load: loadFavs };
         })(window.Skwad);

@@ -7,7 +7,7 @@ struct Bench: AsyncParsableCommand {
         abstract: "Benchmarks; each prints one JSON object.",
         subcommands: [
             BenchIngest.self, BenchGossip.self, BenchIdentity.self, BenchProcs.self, BenchHostile.self, BenchPlaces.self, BenchLan.self,
-            BenchNat.self, BenchPictures.self
+            BenchNat.self, BenchPictures.self, BenchWeb.self
         ])
 }
 
@@ -212,5 +212,28 @@ struct BenchPictures: AsyncParsableCommand {
             await Benchmarks.pictures(
                 nodes: nodes, runs: runs, width: width, height: height, herdTimeout: herdTimeout, packTimeout: packTimeout,
                 fetchTimeout: fetchTimeout, idle: idle, gap: gap, binary: binary))
+    }
+}
+
+struct BenchWeb: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "web",
+        abstract:
+            "The local web page in headless Chromium over WebDriver: ms from load to first feed; a post's ms from its commit on node A"
+            + " to node C's page against C's REPL event (3 processes)."
+    )
+
+    @Option(help: "Page loads timed; the median is reported.") var loads = 9
+    @Option(help: "Posts node A makes, each timed.") var posts = 20
+    @Option(help: "Milliseconds between posts.") var gapMs = 500
+    @Option(help: "Seconds allowed for the herd join.") var herdTimeout = 60.0
+    @Option(help: "Seconds to wait after the last post for stragglers.") var settle = 10.0
+    @Option(help: "The skwad binary to start (default: skwad beside this one).") var binary: String?
+
+    func run() async throws {
+        guard loads >= 1, posts >= 1, gapMs >= 0, herdTimeout > 0, settle > 0 else {
+            throw ValidationError("need at least 1 load and 1 post; times positive")
+        }
+        print(await Benchmarks.web(loads: loads, posts: posts, gapMs: gapMs, herdTimeout: herdTimeout, settle: settle, binary: binary))
     }
 }

@@ -5,49 +5,10 @@ import SkwadModel
 @testable import SkwadNode
 import SkwadTestKit
 
-/// GET over a plain TCP socket to 127.0.0.1 (bounded: 5 s receive timeout); returns the raw
-/// response (status line, headers, body).
-func httpRequestBlocking(port: Int, method: String = "GET", path: String) throws -> String {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw NodeError("socket failed") }
-    defer { close(fd) }
-    var tv = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_port = in_port_t(UInt16(port).bigEndian)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let ok = withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard ok == 0 else { throw NodeError("connect failed") }
-    let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-    _ = request.withCString { send(fd, $0, strlen($0), 0) }
-    var out = [UInt8](), buf = [UInt8](repeating: 0, count: 4096)
-    for _ in 0..<1000 {
-        let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if n <= 0 { break }
-        out += buf[0..<n]
-    }
-    return String(decoding: out, as: UTF8.self)
-}
-
-/// The same, on a thread of its own: a blocking call on Swift's cooperative pool (as many
-/// threads as cores, two here) starved the server under test when another suite blocked too.
-func httpRequest(port: Int, method: String = "GET", path: String) async throws -> String {
-    try await blocking { try httpRequestBlocking(port: port, method: method, path: path) }
-}
-
-/// Runs a blocking call on a new thread, off the cooperative pool.
-func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { c in Thread { c.resume(with: Result { try body() }) }.start() }
-}
-
-/// Seconds until the peer closes `fd` (recv returns 0), at most its receive timeout.
-func secondsUntilClosed(_ fd: Int32) -> Double {
+/// Seconds until the peer closes `c` (at most 10).
+func secondsUntilClosed(_ c: RawConnection) async -> Double {
     let start = Date()
-    var b = [UInt8](repeating: 0, count: 16)
-    _ = b.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+    _ = await c.read(seconds: 10, untilClose: true) { _ in nil }
     return Date().timeIntervalSince(start)
 }
 
@@ -81,14 +42,14 @@ func sample(_ text: String, _ series: String) -> Double? {
 
         // Each request is asked up to three times: while every suite runs at once on two cores,
         // rendering can outlast the server's 5 s request timeout (an empty reply).
-        func ask(_ path: String, method: String = "GET") async throws -> String {
-            var reply = ""
-            for _ in 0..<3 where reply.isEmpty { reply = try await httpRequest(port: port, method: method, path: path) }
-            return reply
+        func ask(_ path: String, method: String = "GET") async throws -> RawResponse {
+            for _ in 0..<2 { if let r = try? await RawClient(port: port).request(method, path), r.status > 0 { return r } }
+            return try await RawClient(port: port).request(method, path)
         }
-        let reply = try await ask("/metrics")
-        #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
-        #expect(reply.contains("Content-Type: text/plain; version=0.0.4"))
+        let scraped = try await ask("/metrics")
+        #expect(scraped.status == 200)
+        #expect(scraped.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        let reply = scraped.text
         #expect(reply.contains("# TYPE skwad_datagrams_in_total counter"))
         #expect((sample(reply, "skwad_datagrams_in_total") ?? 0) > 0)
         #expect((sample(reply, "skwad_bytes_out_total") ?? 0) > 0)
@@ -97,12 +58,12 @@ func sample(_ text: String, _ series: String) -> Double? {
         // Counters only grow between scrapes.
         let before = try #require(sample(reply, "skwad_datagrams_out_total"))
         try await Task.sleep(nanoseconds: 300_000_000)
-        let again = try await ask("/metrics")
+        let again = try await ask("/metrics").text
         #expect(try #require(sample(again, "skwad_datagrams_out_total")) >= before)
 
-        #expect(try await ask("/other").hasPrefix("HTTP/1.1 404"))
-        #expect(try await ask("/metrics", method: "POST").hasPrefix("HTTP/1.1 405"))
-        #expect(try await ask("/metrics", method: "BOGUS!").hasPrefix("HTTP/1.1 400"))
+        #expect(try await ask("/other").status == 404)
+        #expect(try await ask("/metrics", method: "POST").status == 405)
+        #expect(try await ask("/metrics", method: "BOGUS!").status == 400)
 
         await service.server.close()
         _ = await serving.result
@@ -117,31 +78,16 @@ func sample(_ text: String, _ series: String) -> Double? {
         let server = try await MetricsServer.bind("127.0.0.1:0", group: group) { "x 1\n" }
         let serving = Task { await server.run() }
         let port = try #require(Int(server.localAddress.split(separator: ":").last ?? ""))
-        func open() throws -> Int32 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var tv = timeval(tv_sec: 10, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_port = in_port_t(UInt16(port).bigEndian)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let ok = withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard ok == 0 else { throw NodeError("connect failed") }
-            return fd
-        }
-        let silent = try (0..<MetricsServer.maxConnections).map { _ in try open() }
+        let silent = try (0..<MetricsServer.maxConnections).map { _ in try RawConnection(port: port) }
         try await Task.sleep(nanoseconds: 300_000_000)  // let the server take them in
-        let extra = try open()
-        #expect(try await blocking { secondsUntilClosed(extra) } < 2)
-        let first = silent[0]
-        let waited = try await blocking { secondsUntilClosed(first) }
+        let extra = try RawConnection(port: port)
+        #expect(await secondsUntilClosed(extra) < 2)
+        let waited = await secondsUntilClosed(silent[0])
         #expect(waited > 3 && waited < 8, "closed after \(waited) s")
-        (silent + [extra]).forEach { close($0) }
+        (silent + [extra]).forEach { shutdown($0.fd, Int32(SHUT_RDWR)) }
         // Once they are gone, the endpoint answers again.
         try await Task.sleep(nanoseconds: 300_000_000)
-        #expect(try await httpRequest(port: port, path: "/metrics").hasSuffix("x 1\n"))
+        #expect(try await RawClient(port: port).request("GET", "/metrics").text.hasSuffix("x 1\n"))
         await server.close()
         _ = await serving.result
         try await group.shutdownGracefully()

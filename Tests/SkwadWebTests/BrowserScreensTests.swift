@@ -4,32 +4,15 @@ import SkwadNode
 import SkwadTestKit
 import Testing
 
-/// The page's screens in a real headless Chromium over its DevTools protocol (`DevTools.swift`):
+/// The page's screens in a real headless Chromium over WebDriver (`Browser.swift`):
 /// pictures across two nodes' pages, the swipe deck on a phone with touch, a direct message
 /// between two pages. Without the browser each test fails with one line saying so.
 extension BrowserTests {
-    static func needsChromium() -> Bool {
-        guard Chromium.isInstalled else {
-            print("BrowserTests: \(Chromium.path) is not installed (scripts/setup.sh installs chromium as root); the page was not run")
-            Issue.record("chromium is not installed: the page was not run in a browser")
-            return false
-        }
-        return true
-    }
-
     /// Runs `body` with two nodes (both pages served) and a browser; everything is stopped and
     /// removed on every path.
-    static func withTwoPages(_ name: String, _ body: (WebNodes, Chromium) async throws -> Void) async throws {
+    static func withTwoPages(_ name: String, _ body: (WebNodes, Browser) async throws -> Void) async throws {
         let n = try await WebNodes(name, second: true, pageOnB: true)
-        var browser: Chromium?
-        do {
-            browser = try await Chromium()
-            try await body(n, browser!)
-        } catch {
-            Issue.record(error)
-        }
-        browser?.close()
-        await n.shutdown()
+        await withBrowser(n) { try await body(n, $0) }
     }
 
     /// A pack A made that B has joined.
@@ -90,7 +73,7 @@ extension BrowserTests {
     @Test func aSwipeDeckOnAPhoneFavouritesAndUndoesWithTouch() async throws {
         guard Self.needsChromium() else { return }
         let n = try await WebNodes("browserswipe")
-        var browser: Chromium?
+        var browser: Browser?
         do {
             let c = n.client
             #expect(try await c.post("create", #"{"name":"housing","radius":500}"#).status == 200)
@@ -99,7 +82,7 @@ extension BrowserTests {
                     "place-add", "{\"address\":\"\(address)\",\"pack\":\"housing\",\"rent\":\"\(rent)\",\"beds\":2}")
                 #expect(added.status == 200, "\(added.text)")
             }
-            browser = try await Chromium()
+            browser = try await Browser.start()
             let page = try await browser!.open(n.server.url, width: 375, height: 812, touch: true)
             #expect(await page.wait(for: "document.getElementById('live').textContent", toBe: "live") == "live")
             #expect(await page.evaluate("String(window.innerWidth)") == "375")
@@ -123,16 +106,16 @@ extension BrowserTests {
             #expect(shownAfterUndo == first, "after the tap on Undo: \(afterUndo)")
             #expect(await favs() == [])
             // The keyboard does the same: ← passes, → keeps.
-            try await page.press("ArrowLeft", code: 37)
+            try await page.press(WebDriverSession.arrowLeft)
             #expect(await page.wait(for: "document.getElementById('swipe-status').textContent", toBe: "passed") == "passed")
-            try await page.press("ArrowRight", code: 39)
+            try await page.press(WebDriverSession.arrowRight)
             #expect(await page.wait(for: "document.getElementById('swipe-status').textContent", toBe: "favourite") == "favourite")
             #expect(await favs()?.count == 1)
             #expect(await page.evaluate("String(document.getElementById('swipe-card').textContent.includes('No place left'))") == "true")
         } catch {
             Issue.record(error)
         }
-        browser?.close()
+        await browser?.close()
         await n.shutdown()
     }
 
@@ -150,27 +133,26 @@ extension BrowserTests {
             }
             let title = "(document.querySelector('#feed-list li[data-id=\"\(post)\"] .title')||{}).textContent||''"
             #expect(await pageA.wait(for: title, toBe: "ask me") == "ask me")
-            _ = await pageA.evaluate("document.querySelector('#feed-list li[data-id=\"\(post)\"] .title').click()")
+            try await pageA.click("#feed-list li[data-id=\"\(post)\"] .title")
             let messageButton = "(document.querySelector('#post-own button')||{}).textContent||''"
             #expect(await pageA.wait(for: "String((\(messageButton)).startsWith('Message anon'))", toBe: "true") == "true")
-            _ = await pageA.evaluate("document.querySelector('#post-own button').click()")
+            try await pageA.click("#post-own button")
             #expect(await pageA.wait(for: "String(!document.getElementById('screen-chat').hidden)", toBe: "true") == "true")
-            _ = await pageB.evaluate("document.querySelector('[data-screen=chats]').click()")
+            try await pageB.click("[data-screen=chats]")
             let text = "hello <i>B</i>"
-            _ = await pageA.evaluate(
-                "document.getElementById('chat-text').value = \(DevToolsPage.quoted(text));"
-                    + "document.getElementById('chat-form').requestSubmit()")
+            try await pageA.type("#chat-text", text)
+            try await pageA.click("#chat-form button[type=submit]")
             // Sent at once, delivered when B's node acknowledges it (the `delivered` event).
             let mark = "(document.querySelector('#chat-list li.mine .mark')||{}).textContent||''"
             #expect(await pageA.wait(for: mark, toBe: "delivered") == "delivered", "A's message was not marked delivered")
             #expect(await pageA.evaluate("document.querySelector('#chat-list li.mine .body').textContent") == text)
             // B's page lists the conversation with A's message, as text.
-            let last = "[...document.querySelectorAll('#chats-list .meta')].some(p => p.textContent === \(DevToolsPage.quoted(text)))"
+            let last = "[...document.querySelectorAll('#chats-list .meta')].some(p => p.textContent === \(WebDriverSession.quoted(text)))"
             #expect(await pageB.wait(for: "String(\(last))", toBe: "true") == "true", "B's page did not list A's message")
             // Both see the same safety number.
-            _ = await pageB.evaluate("document.querySelector('#chats-list button').click()")
+            try await pageB.click("#chats-list button")
             #expect(await pageB.wait(for: "String(!document.getElementById('screen-chat').hidden)", toBe: "true") == "true")
-            for page in [pageA, pageB] { _ = await page.evaluate("document.getElementById('safety-button').click()") }
+            for page in [pageA, pageB] { try await page.click("#safety-button") }
             let number = "(document.querySelector('#safety .safety-number')||{}).textContent||''"
             let digits = "/^\\d{5} \\d{5} \\d{5} \\d{5}$/.test(\(number))"
             #expect(await pageA.wait(for: "String(\(digits))", toBe: "true") == "true")
@@ -184,20 +166,20 @@ extension BrowserTests {
     @Test func theMapSetsTheNodesLocationOnlyOnAPress() async throws {
         guard Self.needsChromium() else { return }
         let n = try await WebNodes("browsermap")
-        var browser: Chromium?
+        var browser: Browser?
         do {
             #expect(try await n.client.post("create", #"{"name":"near","radius":300}"#).status == 200)
-            browser = try await Chromium()
+            browser = try await Browser.start()
             let page = try await browser!.open(n.server.url)
             #expect(await page.wait(for: "document.getElementById('live').textContent", toBe: "live") == "live")
             // The browser would answer with this place, if asked.
-            try await page.call("Browser.grantPermissions", ["permissions": ["geolocation"]])
-            try await page.call("Emulation.setGeolocationOverride", ["latitude": 40.45, "longitude": -79.95, "accuracy": 10])
-            _ = await page.evaluate("document.querySelector('[data-screen=map]').click()")
+            try await page.grant("geolocation")
+            try await page.setLocation(latitude: 40.45, longitude: -79.95)
+            try await page.click("[data-screen=map]")
             #expect(await page.wait(for: "String(document.querySelectorAll('#map svg .fence circle').length)", toBe: "1") == "1")
             // Showing the map asked nothing: the node is where it was.
             #expect(await n.a.location == WebNodes.here)
-            _ = await page.evaluate("document.getElementById('locate-button').click()")
+            try await page.click("#locate-button")
             let moved = await n.eventually(seconds: 30) {
                 guard let l = await n.a.location else { return false }
                 return abs(l.lat - 40.45) < 1e-6 && abs(l.lon + 79.95) < 1e-6
@@ -208,7 +190,7 @@ extension BrowserTests {
         } catch {
             Issue.record(error)
         }
-        browser?.close()
+        await browser?.close()
         await n.shutdown()
     }
 }

@@ -3,6 +3,7 @@ import SkwadModel
 import SkwadNode
 import SkwadREPL
 import SkwadWeb
+import SkwadTestKit
 import Testing
 
 /// The local web page over real HTTP on 127.0.0.1 (SECURITY.md, "Local web page").

@@ -11,7 +11,7 @@ import Testing
         let list = bin.deletingLastPathComponent().appendingPathComponent("skwad.product/Objects.LinkFileList")
         let objects = try String(contentsOf: list, encoding: .utf8).split(separator: "\n")
         #expect(objects.contains { $0.contains("SkwadNode.build") })
-        for lab in ["SkwadLab.build", "SkwadSim.build", "SkwadBench.build", "SkwadTestKit.build"] {
+        for lab in ["SkwadLab.build", "SkwadSim.build", "SkwadBench.build", "SkwadTestKit.build", "SkwadBrowser.build"] {
             #expect(!objects.contains { $0.contains(lab) }, "\(lab) is linked into skwad")
         }
     }

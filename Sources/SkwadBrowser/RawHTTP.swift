@@ -5,18 +5,24 @@ import Foundation
 #endif
 
 /// A TCP connection to 127.0.0.1 that sends exactly the bytes it is given (any `Host`, any
-/// body) and reads with a deadline: how these tests speak HTTP and WebSocket to the server
-/// without a client library that would fix the headers for them. Blocking calls run on a
-/// thread of their own, never on the cooperative pool.
-final class RawConnection: @unchecked Sendable {
-    private let fd: Int32
+/// body) and reads and writes with deadlines: how the tests speak HTTP and WebSocket to the
+/// servers under test without a client library that would fix the headers for them, and how
+/// the WebDriver client speaks to chromedriver. Blocking calls run on a thread of their own,
+/// never on Swift's cooperative pool.
+public final class RawConnection: @unchecked Sendable {
+    /// The socket (for a test that reads or closes it itself).
+    public let fd: Int32
     private var buffer = [UInt8]()
 
-    init(port: Int) throws {
+    /// Connects to 127.0.0.1:`port`. Reads wake every 200 ms to check their deadline; a send
+    /// blocked for 5 s (a peer that stopped reading) gives up.
+    public init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawError("socket: \(errno)") }
-        var tv = timeval(tv_sec: 0, tv_usec: 200_000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var rtv = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &rtv, socklen_t(MemoryLayout<timeval>.size))
+        var stv = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &stv, socklen_t(MemoryLayout<timeval>.size))
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -26,28 +32,36 @@ final class RawConnection: @unchecked Sendable {
         }
         guard rc == 0 else {
             close(fd)
-            throw RawError("connect: \(errno)")
+            throw RawError("connect to 127.0.0.1:\(port): \(errno)")
         }
     }
 
     deinit { close(fd) }
 
-    /// Sends every byte (or as many as the peer takes before it closes: a server may answer
-    /// 413 and close before reading an oversized body).
-    func write(_ bytes: [UInt8]) async {
+    /// Sends every byte, or as many as the peer takes before it closes (a server may answer
+    /// 413 and close before reading an oversized body) or within `seconds`. Returns whether
+    /// all were sent.
+    @discardableResult
+    public func write(_ bytes: [UInt8], seconds: Double = 10) async -> Bool {
         await offThread { [fd] in
+            let deadline = Date().addingTimeInterval(seconds)
             var sent = 0
-            while sent < bytes.count {
+            while sent < bytes.count && Date() < deadline {
                 let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if n <= 0 { return }
+                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
+                if n <= 0 { return false }
                 sent += n
             }
+            return sent == bytes.count
         }
     }
 
     /// Reads until `complete` says the bytes so far are enough (returning how many to take),
-    /// the peer closes, or `seconds` pass. Returns nil on a timeout or a close before then.
-    func read(seconds: Double = 10, until complete: @escaping @Sendable ([UInt8]) -> Int?) async -> [UInt8]? {
+    /// the peer closes, or `seconds` pass. Returns nil on a timeout, or on a close before then
+    /// (with `untilClose`, a close returns what was read).
+    public func read(
+        seconds: Double = 10, untilClose: Bool = false, until complete: @escaping @Sendable ([UInt8]) -> Int?
+    ) async -> [UInt8]? {
         await offThread { [self] in
             let deadline = Date().addingTimeInterval(seconds)
             var chunk = [UInt8](repeating: 0, count: 65536)
@@ -59,32 +73,37 @@ final class RawConnection: @unchecked Sendable {
                 }
                 if Date() >= deadline { return nil }
                 let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if got == 0 { return nil }
                 if got > 0 { buffer += chunk.prefix(got) }
-                if got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { return nil }
+                if got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                    guard untilClose else { return nil }
+                    defer { buffer.removeAll() }
+                    return buffer
+                }
             }
         }
     }
 
-    /// An HTTP response: status line and headers, then `Content-Length` bytes of body.
-    func readResponse(seconds: Double = 10) async -> RawResponse? {
+    /// An HTTP response: status line and headers, then `Content-Length` bytes of body (with no
+    /// `Content-Length`, the body runs to the close; a 1xx, 204 or 304 has none).
+    public func readResponse(seconds: Double = 10) async -> RawResponse? {
         guard
             let bytes = await read(
-                seconds: seconds,
+                seconds: seconds, untilClose: true,
                 until: { b in
                     guard let end = RawResponse.headerEnd(b) else { return nil }
                     let head = RawResponse.parseHead(Array(b[..<end]))
-                    let length = head.headers["content-length"].flatMap(Int.init) ?? 0
+                    let bodiless = head.status / 100 == 1 || head.status == 204 || head.status == 304
+                    guard let length = bodiless ? 0 : head.headers["content-length"].flatMap(Int.init) else { return nil }
                     return b.count >= end + 4 + length ? end + 4 + length : nil
-                })
+                }),
+            let end = RawResponse.headerEnd(bytes)
         else { return nil }
-        let end = RawResponse.headerEnd(bytes)!
         let head = RawResponse.parseHead(Array(bytes[..<end]))
         return RawResponse(status: head.status, headers: head.headers, body: Data(bytes[(end + 4)...]))
     }
 
     /// One WebSocket frame from the server (unmasked): its opcode and payload.
-    func readFrame(seconds: Double) async -> (opcode: UInt8, payload: [UInt8])? {
+    public func readFrame(seconds: Double) async -> (opcode: UInt8, payload: [UInt8])? {
         guard
             let bytes = await read(
                 seconds: seconds,
@@ -98,7 +117,7 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Sends one text frame, masked as a client must.
-    func writeText(_ text: String) async {
+    public func writeText(_ text: String) async {
         let payload = Array(text.utf8)
         var frame: [UInt8] = [0x81]
         if payload.count < 126 {
@@ -134,13 +153,13 @@ final class RawConnection: @unchecked Sendable {
     }
 }
 
-struct RawResponse: Sendable {
-    let status: Int
+public struct RawResponse: Sendable {
+    public let status: Int
     /// Lowercased names.
-    let headers: [String: String]
-    let body: Data
-    var text: String { String(decoding: body, as: UTF8.self) }
-    var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
+    public let headers: [String: String]
+    public let body: Data
+    public var text: String { String(decoding: body, as: UTF8.self) }
+    public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
 
     static func headerEnd(_ b: [UInt8]) -> Int? {
         guard b.count >= 4 else { return nil }
@@ -160,49 +179,43 @@ struct RawResponse: Sendable {
     }
 }
 
-struct RawError: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
+public struct RawError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
 }
 
-/// Requests as the tests need them, to a server on 127.0.0.1:`port`.
-struct RawClient {
-    let port: Int
-    let token: String
+/// Requests to a server on 127.0.0.1:`port`, one connection each (`Connection: close`).
+public struct RawClient: Sendable {
+    public let port: Int
+    /// The web page's token, for the requests that send it (none: "").
+    public let token: String
 
-    var host: String { "127.0.0.1:\(port)" }
-
-    /// `POST /api/v1/VERB` with `body`; `auth` is the header line to send (nil: none).
-    func post(
-        _ verb: String, _ body: String = "{}", auth: String?? = .none, host hostHeader: String? = nil, extra: [String] = []
-    ) async throws -> RawResponse {
-        let authLine: String? =
-            switch auth {
-            case .none: "Authorization: Bearer \(token)"
-            case .some(let given): given
-            }
-        return try await request(
-            "POST", "/api/v1/\(verb)", headers: (authLine.map { [$0] } ?? []) + extra, body: Array(body.utf8), host: hostHeader)
+    public init(port: Int, token: String = "") {
+        self.port = port
+        self.token = token
     }
 
-    func request(
-        _ method: String, _ path: String, headers: [String] = [], body: [UInt8] = [], host hostHeader: String? = nil
-    )
-        async throws -> RawResponse
-    {
+    public var host: String { "127.0.0.1:\(port)" }
+
+    /// `METHOD PATH` with `headers` and `body` (a `Content-Type` of JSON and a length when
+    /// there is a body or the method is POST); `host` replaces the `Host` header's value.
+    public func request(
+        _ method: String, _ path: String, headers: [String] = [], body: [UInt8] = [], host hostHeader: String? = nil,
+        seconds: Double = 10
+    ) async throws -> RawResponse {
         let c = try RawConnection(port: port)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(hostHeader ?? host)\r\nConnection: close\r\n"
         for h in headers { head += h + "\r\n" }
-        if method == "POST" { head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
+        if method == "POST" || !body.isEmpty { head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
         head += "\r\n"
-        await c.write(Array(head.utf8) + body)
-        guard let r = await c.readResponse() else { throw RawError("no response to \(method) \(path)") }
+        await c.write(Array(head.utf8) + body, seconds: seconds)
+        guard let r = await c.readResponse(seconds: seconds) else { throw RawError("no response to \(method) \(path)") }
         return r
     }
 
-    /// Opens `GET /api/v1/events` as a WebSocket with `headers`; returns the connection once
-    /// upgraded (101), or the refusal.
-    func webSocket(_ path: String = "/api/v1/events", headers: [String]) async throws -> (RawConnection?, RawResponse) {
+    /// Opens `path` as a WebSocket with `headers`; returns the connection once upgraded (101),
+    /// or the refusal.
+    public func webSocket(_ path: String, headers: [String]) async throws -> (RawConnection?, RawResponse) {
         let c = try RawConnection(port: port)
         var head = "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         head += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
