@@ -51,7 +51,8 @@ struct BenchHostile: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hostile",
         abstract:
-            "A node on loopback sprayed with HELLOs and junk from many source ports: its RSS growth, CPU share, and an honest peer's post delivery time meanwhile."
+            "A node on loopback sprayed with HELLOs and junk from many source ports: its RSS growth, CPU share, and an honest peer's "
+            + "post delivery time meanwhile."
     )
 
     @Option(help: "Seconds of spray.") var seconds = 30.0
@@ -81,7 +82,8 @@ struct BenchIdentity: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "identity",
         abstract:
-            "The price of identity: ms to mint a pack genesis and a pseudonym stamp at the floors; packs admitted out of those one source offers."
+            "The price of identity: ms to mint a pack genesis and a pseudonym stamp at the floors; packs admitted out of those one "
+            + "source offers."
     )
 
     @Option(help: "Stamps minted per kind; the mean and median are reported.") var samples = 20
@@ -125,7 +127,8 @@ struct BenchNat: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nat",
         abstract:
-            "Nodes behind the NAT testbed's routers (root; `scripts/testbed.sh nat-run` makes the testbed): ms to the first link through each NAT kind, idle bytes/s per node."
+            "Nodes behind the NAT testbed's routers (root; `scripts/testbed.sh nat-run` makes the testbed): ms to the first link through "
+            + "each NAT kind, idle bytes/s per node."
     )
 
     @Option(help: "The testbed file `scripts/testbed.sh nat-up` prints.") var testbed: String
@@ -154,7 +157,8 @@ struct BenchProcs: AsyncParsableCommand {
     @Option(help: "Seconds to wait after the last post for stragglers.") var settle = 5.0
     @Option(
         help:
-            "At the end, kill the last node (SIGKILL) and time until no node lists it as an active peer; at most this many seconds (0: skip)."
+            "At the end, kill the last node (SIGKILL) and time until no node lists it as an active peer; at most this many seconds (0: "
+            + "skip)."
     )
     var deadPeerTimeout = 30.0
     @Option(help: "Direct messages node 0 sends to the last node after the posts, timed like them (0: none).") var dms = 0
@@ -190,7 +194,8 @@ struct BenchPictures: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pictures",
         abstract:
-            "N `skwad --json` processes: ms until a picture (≈ 200 KB) posted on node 0 is whole on every node, and bytes sent per node ÷ picture size."
+            "N `skwad --json` processes: ms until a picture (≈ 200 KB) posted on node 0 is whole on every node, and bytes sent per node "
+            + "÷ picture size."
     )
 
     @Option(help: "Processes (nodes).") var nodes = 20
