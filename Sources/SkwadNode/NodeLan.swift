@@ -74,8 +74,9 @@ extension Node {
             online.lan!.contacted[oldest.key] = nil
         }
         online.lan!.contacted[peer] = nowMs
-        let (sent, ds) = network!.engine.introduce(peer, nowMs: nowMs)
-        if sent { online.lan!.joined += 1 }
+        let before = network!.engine.stats.joinsIntroduced
+        let ds = network!.engine.introduce(peer, nowMs: nowMs)
+        if network!.engine.stats.joinsIntroduced > before { online.lan!.joined += 1 }
         carryOut(ds)
     }
 
