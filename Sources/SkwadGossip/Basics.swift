@@ -163,6 +163,9 @@ public enum DropReason: String, Sendable {
     /// A contact probe whose tag does not match our key or that came without a session, over
     /// the proof budget, or a proof nobody asked for (PROTOCOL §9, "Contact codes").
     case contactRefused, contactLimited, contactUnasked
+    /// A bundle inside a bundle, or one of more than `Bundle.maxMessages` (PROTOCOL §8
+    /// "Bundles"): the whole datagram is dropped, none of its messages handled.
+    case nestedBundle, bundleOverCap
 }
 
 extension Dictionary where Key: Comparable {

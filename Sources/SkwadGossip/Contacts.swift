@@ -92,6 +92,7 @@ extension GossipEngine {
         guard fingerprint.count == ContactCode.fingerprintCount, let binding = channels.binding(peer) else { return out }
         let tag = reach.contacts.begin(peer, fingerprint: fingerprint, binding: binding, nowMs: nowMs)
         send(.contactProbe(tag: tag, padding: [UInt8](repeating: 0, count: ContactProofs.minPadding)), to: peer, nowMs: nowMs, into: &out)
+        finish(nowMs: nowMs, into: &out)
         return out
     }
 

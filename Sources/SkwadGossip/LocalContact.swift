@@ -11,6 +11,7 @@ extension GossipEngine {
     public mutating func introduce(_ peer: PeerAddress, nowMs: UInt64) -> [GossipDirective] {
         var out: [GossipDirective] = []
         introduce(peer, nowMs: nowMs, into: &out)
+        finish(nowMs: nowMs, into: &out)
         return out
     }
 

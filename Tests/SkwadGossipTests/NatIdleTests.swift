@@ -45,7 +45,7 @@ import SkwadTestKit
 
     /// Messages of `kind` among what `p` was sent.
     static func messages(_ p: HostilePeer, _ ds: [GossipDirective]) -> [WireMessage.OneOf_Body] {
-        HostilePeer.sent(ds, to: p.address).compactMap { f in p.open(f).flatMap { try? WireMessage(serializedBytes: $0) }?.body }
+        HostilePeer.sent(ds, to: p.address).flatMap { p.messages(in: $0) }.compactMap { try? WireMessage(serializedBytes: $0).body }
     }
 
     static func run(_ e: inout GossipEngine, _ r: inout Replica, from: UInt64, to: UInt64) -> [GossipDirective] {
