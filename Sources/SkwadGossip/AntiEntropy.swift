@@ -109,6 +109,7 @@ extension GossipEngine {
         guard let scope = replica.scope(pack), replica.isLive(pack, nowMs: nowMs) else { return [] }
         var out: [GossipDirective] = []
         reconcile(scope, among: links, draw: ReconDraw.next(&rng), nowMs: nowMs, replica: replica, into: &out)
+        finish(nowMs: nowMs, into: &out)
         return out
     }
 

@@ -81,6 +81,8 @@ public struct GossipStats: Sendable, Equatable {
     public var sessionEvictions = 0, limitEvictions = 0
     /// Introductions (§9): sent (two per pair), heard from members, punches they caused.
     public var introductionsSent = 0, introductionsHeard = 0, punches = 0
+    /// `Join`s sent by `introduce`: to an address the shell named, or a punch (§9).
+    public var joinsIntroduced = 0
     /// Pairs introduced for a shared fence (no shared pack).
     public var fenceIntroductions = 0
     /// Relays (§9): punches that fell back on a relay, frames we sent through one, bytes we
@@ -127,6 +129,7 @@ public struct GossipStats: Sendable, Equatable {
             ("sessions.expired", sessionsExpired), ("sessions.silent", sessionsSilent), ("sessions.evicted", sessionEvictions),
             ("limits.evicted", limitEvictions), ("reach.introductions_sent", introductionsSent),
             ("reach.introductions_heard", introductionsHeard), ("reach.punches", punches),
+            ("reach.joins_introduced", joinsIntroduced),
             ("reach.fence_introductions", fenceIntroductions), ("reach.relay_fallbacks", relayFallbacks),
             ("reach.relay_frames_out", relayFramesOut), ("reach.relayed_bytes", relayedBytes), ("reach.direct_retries", directRetries),
             ("reach.relayed_to_direct", relayedToDirect),
@@ -160,6 +163,9 @@ public enum DropReason: String, Sendable {
     /// A contact probe whose tag does not match our key or that came without a session, over
     /// the proof budget, or a proof nobody asked for (PROTOCOL §9, "Contact codes").
     case contactRefused, contactLimited, contactUnasked
+    /// A bundle inside a bundle, or one of more than `Bundle.maxMessages` (PROTOCOL §8
+    /// "Bundles"): the whole datagram is dropped, none of its messages handled.
+    case nestedBundle, bundleOverCap
 }
 
 extension Dictionary where Key: Comparable {

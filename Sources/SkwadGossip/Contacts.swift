@@ -77,13 +77,15 @@ extension GossipEngine {
         set { reach.contacts.key = newValue }
     }
 
-    /// Asks `peer` to prove the key whose fingerprint a contact code carries. Nil when there
-    /// is no keyed session with it yet (the shell waits for one: `introduce` starts it).
-    public mutating func checkContact(_ peer: PeerAddress, fingerprint: [UInt8], nowMs: UInt64) -> [GossipDirective]? {
-        guard fingerprint.count == ContactCode.fingerprintCount, let binding = channels.binding(peer) else { return nil }
-        let tag = reach.contacts.begin(peer, fingerprint: fingerprint, binding: binding, nowMs: nowMs)
+    /// Asks `peer` to prove the key whose fingerprint a contact code carries; its check is then
+    /// `.pending` (`contactCheck`). Nothing is asked when there is no keyed session with it yet
+    /// (the shell waits for one: `introduce` starts it) or the fingerprint is not one.
+    public mutating func checkContact(_ peer: PeerAddress, fingerprint: [UInt8], nowMs: UInt64) -> [GossipDirective] {
         var out: [GossipDirective] = []
+        guard fingerprint.count == ContactCode.fingerprintCount, let binding = channels.binding(peer) else { return out }
+        let tag = reach.contacts.begin(peer, fingerprint: fingerprint, binding: binding, nowMs: nowMs)
         send(.contactProbe(tag: tag, padding: [UInt8](repeating: 0, count: ContactProofs.minPadding)), to: peer, nowMs: nowMs, into: &out)
+        finish(nowMs: nowMs, into: &out)
         return out
     }
 

@@ -212,6 +212,7 @@ extension GossipEngine {
             sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out)
         }
         promptTickIfBusy(nowMs: nowMs, into: &out)
+        finish(nowMs: nowMs, into: &out)
         return out
     }
 

@@ -108,6 +108,7 @@ public struct GossipEngine: Sendable {
         rounds.nextRejoinMs = nowMs + config.rejoinIntervalMs
         rounds.start(nowMs: nowMs)
         requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out)
+        finish(nowMs: nowMs, into: &out)
         return out
     }
 
@@ -123,6 +124,7 @@ public struct GossipEngine: Sendable {
         rounds[.directory].poke(nowMs: nowMs)
         var out: [GossipDirective] = []
         for p in links where isProven(p) { send(.interest(info), to: p, nowMs: nowMs, into: &out) }
+        finish(nowMs: nowMs, into: &out)
         return out
     }
 
@@ -132,6 +134,7 @@ public struct GossipEngine: Sendable {
         somethingNew(op, own: true, nowMs: nowMs)
         stemOrFluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out)
         promptTickIfBusy(nowMs: nowMs, into: &out)
+        finish(nowMs: nowMs, into: &out)
         return out
     }
 
@@ -139,30 +142,47 @@ public struct GossipEngine: Sendable {
 
     public mutating func receive(datagram: [UInt8], from: PeerAddress, nowMs: UInt64, replica: inout Replica) -> [GossipDirective] {
         var out: [GossipDirective] = []
+        receive(datagram, from: from, nowMs: nowMs, replica: &replica, into: &out)
+        finish(nowMs: nowMs, into: &out)
+        return out
+    }
+
+    /// One datagram (from the network, or a frame a relay passed on), into `out`.
+    mutating func receive(
+        _ datagram: [UInt8], from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]
+    ) {
         let (received, actions) = channels.receive(datagram, from: from, nowMs: nowMs, rng: &rng, stats: &stats)
         perform(actions, nowMs: nowMs, into: &out)
         switch received {
-        case .dropped: return out
+        case .dropped: return
         case .handled: break
         case .noSession:
             // The peer lost its session (restart): offer a new handshake if we know it. A peer
             // we gave up on counts too: it may only have lost a few datagrams, and its own
             // session to us would otherwise stay a black hole.
             if peers.knows(from) || membership.seeds.contains(from) {
+                channels.sealEarly(stats: &stats)
                 channels.drop(from)
                 send(pingMessage().0, to: from, nowMs: nowMs, into: &out)
             }
-            return out
+            return
         case .message(let pt):
-            guard let wire = try? WireMessage(serializedBytes: pt), let m = Message(wire: wire) else {
-                stats.drop(.malformedMessage); return out
+            guard let wire = try? WireMessage(serializedBytes: pt) else { stats.drop(.malformedMessage); return }
+            if case .bundle(let b)? = wire.body {
+                receiveBundle(b, from: from, nowMs: nowMs, replica: &replica, into: &out)
+            } else {
+                handle(wire, from: from, nowMs: nowMs, replica: &replica, into: &out)
             }
-            // Every address it names, judged before any handler sees it (AddressScreen.swift).
-            guard let m = screened(m) else { return out }
-            handle(m, from: from, nowMs: nowMs, replica: &replica, into: &out)
         }
         promptTickIfBusy(nowMs: nowMs, into: &out)
-        return out
+    }
+
+    /// One message as it came (alone, or in a bundle): decoded, every address it names judged
+    /// before any handler sees it (AddressScreen.swift), then handled.
+    mutating func handle(_ wire: WireMessage, from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
+        guard let m = Message(wire: wire) else { stats.drop(.malformedMessage); return }
+        guard let m = screened(m) else { return }
+        handle(m, from: from, nowMs: nowMs, replica: &replica, into: &out)
     }
 
     // MARK: - timers
@@ -178,6 +198,7 @@ public struct GossipEngine: Sendable {
         pumpPictures(nowMs: nowMs, replica: replica, into: &out)
         tickRounds(nowMs: nowMs, replica: &replica, into: &out)
         requestTick(afterMs: busy ? config.tickMs : idleWait(nowMs: nowMs), nowMs: nowMs, into: &out)
+        finish(nowMs: nowMs, into: &out)
         return out
     }
 

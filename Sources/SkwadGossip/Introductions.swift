@@ -132,9 +132,7 @@ extension GossipEngine {
         guard !isLink(target) || underWay else { return }
         guard reach.introductions.mayPunch(target, via: from, nowMs: nowMs) else { stats.drop(.introductionLimited); return }
         guard !underWay else { stats.punches += 1; return }
-        let (sent, ds) = introduce(target, nowMs: nowMs)
-        out += ds
-        if sent { stats.punches += 1 }
+        if introduce(target, nowMs: nowMs, into: &out) { stats.punches += 1 }
     }
 
     /// The fences two members may share (`IntroductionState.share`): our live packs', not

@@ -6,11 +6,21 @@ import SkwadModel
 extension GossipEngine {
     /// Sends `peer` a `Join` unless it is already a link of ours or ourselves; within the
     /// introduction budget (20/s, burst 100), since the shell took its address from a datagram
-    /// anyone on the link can send. True when a `Join` went out.
-    public mutating func introduce(_ peer: PeerAddress, nowMs: UInt64) -> (sent: Bool, directives: [GossipDirective]) {
-        guard rounds.started, peer != selfAddress, !isLink(peer), mayIntroduce(peer, nowMs: nowMs) else { return (false, []) }
+    /// anyone on the link can send. Each `Join` it lets go counts in `stats.joinsIntroduced`
+    /// (a shell that needs to know reads it before and after).
+    public mutating func introduce(_ peer: PeerAddress, nowMs: UInt64) -> [GossipDirective] {
         var out: [GossipDirective] = []
+        introduce(peer, nowMs: nowMs, into: &out)
+        finish(nowMs: nowMs, into: &out)
+        return out
+    }
+
+    /// As the public `introduce`, into `out`: true when a `Join` went out.
+    @discardableResult
+    mutating func introduce(_ peer: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) -> Bool {
+        guard rounds.started, peer != selfAddress, !isLink(peer), mayIntroduce(peer, nowMs: nowMs) else { return false }
+        stats.joinsIntroduced += 1
         send(joinMessage, to: peer, nowMs: nowMs, into: &out)
-        return (true, out)
+        return true
     }
 }

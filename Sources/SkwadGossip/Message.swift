@@ -113,7 +113,7 @@ enum Message: Sendable, Equatable {
 enum MessageKind: Int, CaseIterable, Sendable {
     case join, forwardJoin, neighbor, neighborReply, disconnect, shuffle, shuffleReply, ping, ack, pingReq, indirectAck, interest, vicinity,
         ops, ihave, want, prune, stem, reconcile, reconciles, findPack, blockWant, block, introduce, observed, relay, relayed, contactProbe,
-        contactProof, raw
+        contactProof, bundle, raw
 
     var name: String {
         switch self {
@@ -146,6 +146,7 @@ enum MessageKind: Int, CaseIterable, Sendable {
         case .contactProof: "contact_proof"
         case .blockWant: "block_want"
         case .block: "block"
+        case .bundle: "bundle"
         case .raw: "raw"
         }
     }

@@ -33,13 +33,13 @@ extension Message {
         return out
     }
 
-    private static func varintCount(_ n: Int) -> Int {
+    static func varintCount(_ n: Int) -> Int {
         var n = UInt(n), c = 1
         while n >= 0x80 { n >>= 7; c += 1 }
         return c
     }
 
-    private static func appendVarint(_ n: Int, to out: inout [UInt8]) {
+    static func appendVarint(_ n: Int, to out: inout [UInt8]) {
         var n = UInt(n)
         while n >= 0x80 { out.append(UInt8(truncatingIfNeeded: n) | 0x80); n >>= 7 }
         out.append(UInt8(n))

@@ -96,7 +96,8 @@ extension Message {
                 return nil
             }
             self = .block(root: [UInt8](b.root), index: Int(b.index), data: [UInt8](b.data))
-        case nil: return nil
+        // Not a message: the engine unpacks a bundle before any message is decoded (Bundle.swift).
+        case .bundle?, nil: return nil
         }
     }
 

@@ -19,6 +19,7 @@ extension GossipEngine {
     /// What every part holds about `peer`, dropped (the peer table's roles are the caller's:
     /// `forget`, `retireRelayedTwins`). The rate limits (`limits`) hold budgets only.
     mutating func forgetInParts(_ peer: PeerAddress) {
+        channels.sealEarly(stats: &stats)  // what was sent to it in this call goes under its session
         channels.forget(peer)
         spread.forget(peer)
         membership.forget(peer)

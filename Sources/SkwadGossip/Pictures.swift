@@ -203,6 +203,7 @@ extension GossipEngine {
         guard pictures.start(ref, pack: pack, known: known, nowMs: nowMs) else { return [] }
         var out: [GossipDirective] = []
         pumpPictures(nowMs: nowMs, replica: replica, into: &out)
+        finish(nowMs: nowMs, into: &out)
         return out
     }
 
@@ -230,6 +231,7 @@ extension GossipEngine {
             pictures.stats.blocksOut += 1
             send(.block(root: root, index: b.index, data: b.data), to: to, nowMs: nowMs, into: &out)
         }
+        finish(nowMs: nowMs, into: &out)
         return out
     }
 
@@ -469,6 +471,7 @@ extension GossipEngine {
         var out: [GossipDirective] = []
         guard isProven(to) else { return out }
         answerEmpty(root: root, indexes: indexes, to: to, nowMs: nowMs, into: &out)
+        finish(nowMs: nowMs, into: &out)
         return out
     }
 

@@ -77,7 +77,7 @@ extension GossipEngine {
         into out: inout [GossipDirective]
     ) {
         guard !relayedBy.isRelayed, peers.active[relayedBy] != nil, source != selfAddress else { stats.drop(.relayRefused); return }
-        out += receive(datagram: frame, from: .relayed(source, via: relayedBy), nowMs: nowMs, replica: &replica)
+        receive(frame, from: .relayed(source, via: relayedBy), nowMs: nowMs, replica: &replica, into: &out)
     }
 
     /// A punch toward `peer` was never answered: reach it through `via`, the member that

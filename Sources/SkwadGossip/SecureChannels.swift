@@ -6,6 +6,8 @@ import SkwadCrypto
 /// lives here. It does no I/O: each input returns the `Action`s to carry out, and counts
 /// into the `GossipStats` it is handed. Session slots and their legal transitions are in
 /// SessionTable.swift: an established session stays until a new one has authenticated DATA.
+/// What the engine sends on an established session is held until the engine call ends and
+/// then sealed, several messages to a frame (`sealHeld`, MessageBundle.swift, §8 "Bundles").
 struct SecureChannels: Sendable {
     enum Action: Sendable, Equatable {
         /// Send these bytes as one datagram.
@@ -46,6 +48,21 @@ struct SecureChannels: Sendable {
     var keySeeds: (@Sendable () -> [UInt8])?
     /// Accepts or refuses a peer address before any state is kept for it (nil: any).
     var addressFilter: (@Sendable (PeerAddress) -> Bool)?
+
+    /// A plaintext for an established session, held until the engine call ends.
+    struct Held: Sendable {
+        let to: PeerAddress
+        let plaintext: [UInt8]
+        let solicits: Bool
+    }
+    /// What this engine call sent on established sessions, in the order sent. Sealed at the end
+    /// of the call, and before anything changes the session table (`sealEarly`), so that each
+    /// is sealed under the session it was sent on.
+    private var held: [Held] = []
+    /// The time of the call they were sent in.
+    private var heldNowMs: UInt64 = 0
+    /// Frames sealed before the call ended, not handed out yet.
+    private var sealedEarly: [Action] = []
 
     init(config: GossipConfig, cookieMaster: [UInt8]) {
         limitsConfig = Limits(
@@ -95,6 +112,7 @@ struct SecureChannels: Sendable {
         let allowed = addressLimits.take(from: from, bytes: datagram.count, nowMs: nowMs)
         stats.limitEvictions += addressLimits.evictions - evictedBefore
         guard allowed else { stats.drop(.rateLimited); return (.dropped, []) }
+        sealEarly(stats: &stats)
         var out: [Action] = []
         let r: Received
         switch datagram[3] {
@@ -253,17 +271,19 @@ struct SecureChannels: Sendable {
         return (try? KxKeyPair(seed: seed)) ?? (try! KxKeyPair(seed: rng.bytes(32)))
     }
 
-    /// Seals a plaintext to `to`, or queues it behind a handshake it starts. `solicits`: the
+    /// Holds a plaintext to `to` for sealing at the end of the engine call (`sealHeld`) when
+    /// their session is established, or queues it behind a handshake it starts. `solicits`: the
     /// peer always answers it, so a session that hears nothing back is silent (`expire`).
     mutating func send(
         _ pt: [UInt8], to: PeerAddress, solicits: Bool = true, nowMs: UInt64, rng: inout SplitMix, stats: inout GossipStats
     ) -> [Action] {
-        switch sessions.sealCurrent(to, pt, solicits: solicits, nowMs: nowMs, maxQueued: limitsConfig.maxQueuedPerPeer) {
-        case .frame(let frame)?: return [.emit(frame, to: to)]
-        case .queued?, .failed?: return []
-        case .queueFull?: stats.drop(.amplification); return []
-        case nil: break
+        if sessions.isEstablished(to) {
+            held.append(Held(to: to, plaintext: pt, solicits: solicits))
+            heldNowMs = nowMs
+            return []
         }
+        // A handshake or an eviction may change the table below.
+        sealEarly(stats: &stats)
         if sessions[to] == nil {
             switch sessions.makeRoom(forOurOwn: true) {
             case .free: break
@@ -305,6 +325,7 @@ struct SecureChannels: Sendable {
     /// Drops unproven and silent sessions past their time, and sends HELLOs again (or gives
     /// up on an address after `helloAttempts`).
     mutating func tick(nowMs: UInt64, stats: inout GossipStats) -> [Action] {
+        sealEarly(stats: &stats)
         let gone = sessions.expire(nowMs: nowMs, unprovenMs: limitsConfig.unprovenSessionMs, silentMs: limitsConfig.silentSessionMs)
         stats.sessionsExpired += gone.unproven
         stats.sessionsSilent += gone.silent
@@ -322,6 +343,90 @@ struct SecureChannels: Sendable {
             out.append(.emit(again, to: addr))
         }
         return out
+    }
+
+    // MARK: - held messages (§8 "Bundles")
+
+    /// Something was sent in this engine call and not handed out yet.
+    var hasHeld: Bool { !held.isEmpty || !sealedEarly.isEmpty }
+
+    /// Seals what is held now (the session table is about to change); the frames are handed
+    /// out with the rest by `sealHeld`.
+    mutating func sealEarly(stats: inout GossipStats) {
+        guard !held.isEmpty else { return }
+        sealedEarly = sealHeld(stats: &stats)
+    }
+
+    /// Seals what is held, after the frames sealed early: to each peer in the order it was
+    /// first sent to, its messages in the order sent, as many to a frame as fit in a datagram
+    /// (at most `MessageBundle.maxMessages`); a message alone goes as itself.
+    mutating func sealHeld(stats: inout GossipStats) -> [Action] {
+        var out = sealedEarly
+        sealedEarly = []
+        guard !held.isEmpty else { return out }
+        var batch: [Held] = []
+        swap(&batch, &held)
+        if batch.count == 1 {
+            seal(batch[0].plaintext, to: batch[0].to, solicits: batch[0].solicits, stats: &stats, into: &out)
+        } else {
+            var taken = [Bool](repeating: false, count: batch.count)
+            var group: [Held] = []
+            for i in batch.indices where !taken[i] {
+                group.removeAll(keepingCapacity: true)
+                for j in i..<batch.count where !taken[j] && batch[j].to == batch[i].to {
+                    group.append(batch[j])
+                    taken[j] = true
+                }
+                sealBundled(group, stats: &stats, into: &out)
+            }
+        }
+        batch.removeAll(keepingCapacity: true)
+        if held.isEmpty { held = batch }  // keeps its capacity for the next call
+        return out
+    }
+
+    /// One peer's held messages, in order: packed greedily into bundles that fit its datagrams.
+    private mutating func sealBundled(_ group: [Held], stats: inout GossipStats, into out: inout [Action]) {
+        let to = group[0].to, limit = to.maxPlaintext
+        var k = 0
+        while k < group.count {
+            var end = k + 1
+            var content = MessageBundle.entrySize(group[k].plaintext.count)
+            while end < group.count, end - k < MessageBundle.maxMessages {
+                let more = content + MessageBundle.entrySize(group[end].plaintext.count)
+                guard MessageBundle.size(content: more) <= limit else { break }
+                content = more
+                end += 1
+            }
+            if end - k == 1 {
+                seal(group[k].plaintext, to: to, solicits: group[k].solicits, stats: &stats, into: &out)
+            } else {
+                let parts = group[k..<end]
+                let pt = MessageBundle.encode(parts.map(\.plaintext), content: content)
+                stats.countSent(.bundle, bytes: pt.count - parts.reduce(0) { $0 + $1.plaintext.count })
+                seal(pt, to: to, solicits: parts.contains { $0.solicits }, stats: &stats, into: &out)
+            }
+            k = end
+        }
+    }
+
+    private mutating func seal(_ pt: [UInt8], to: PeerAddress, solicits: Bool, stats: inout GossipStats, into out: inout [Action]) {
+        switch sessions.sealCurrent(to, pt, solicits: solicits, nowMs: heldNowMs, maxQueued: limitsConfig.maxQueuedPerPeer) {
+        case .frame(let frame)?: out.append(.emit(frame, to: to))
+        case .queued?, .failed?: break
+        case .queueFull?: stats.drop(.amplification)
+        // No established session any more: not reached, what is held is sealed before the table changes.
+        case nil: stats.drop(.noSession)
+        }
+    }
+
+    /// One more datagram from `from` against its budget, with no bytes (they were counted with
+    /// the datagram): each message of a bundle after the first (§8 "Bundles").
+    mutating func takeBundled(from: PeerAddress, nowMs: UInt64, stats: inout GossipStats) -> Bool {
+        let evictedBefore = addressLimits.evictions
+        let allowed = addressLimits.take(from: from, bytes: 0, nowMs: nowMs)
+        stats.limitEvictions += addressLimits.evictions - evictedBefore
+        return allowed
     }
 
     var handshakesUnderWay: Bool { !handshaking.isEmpty }

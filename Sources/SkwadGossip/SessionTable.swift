@@ -87,6 +87,12 @@ struct SessionTable: Sendable {
 
     func pending(_ a: PeerAddress) -> Session? { slots[a]?.pending }
 
+    /// Whether `a`'s current session is established (read in place: asked for every message sent).
+    func isEstablished(_ a: PeerAddress) -> Bool {
+        guard let i = slots.index(forKey: a) else { return false }
+        return slots.values[i].current.established
+    }
+
     mutating func setPending(_ s: Session?, for a: PeerAddress) { if slots[a] != nil { slots[a]!.pending = s } }
 
     mutating func touch(_ a: PeerAddress, nowMs: UInt64) { if slots[a] != nil { slots[a]!.lastUsedMs = max(slots[a]!.lastUsedMs, nowMs) } }

@@ -1,5 +1,5 @@
-/// The one tick timer every driver of a `GossipEngine` keeps (the node in `NodeNetwork.swift`,
-/// the simulator and the in-memory test network through `DirectiveCarrier`), the rule of
+/// The one tick timer every driver of a `GossipEngine` keeps, inside its `DirectiveInterpreter`
+/// (the node, the simulator and the in-memory test network alike), the rule of
 /// `GossipDirective.scheduleTick`: a request due sooner than the pending timer replaces it
 /// (a new generation), a later one is ignored; a timer of an older generation does nothing
 /// when it fires. A value only: the driver owns the clock and the sleeping.

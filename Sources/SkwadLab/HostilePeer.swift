@@ -74,6 +74,10 @@ public struct HostilePeer: Sendable {
         return try? AEAD.open(Array(frame[12...]), additionalData: Array(frame[0..<12]), nonce: nonce, key: rx)
     }
 
+    /// The messages a DATA frame the engine sent us carries: a bundle's one by one (PROTOCOL
+    /// §8 "Bundles"), or its one message; none when it does not open.
+    public func messages(in frame: [UInt8]) -> [[UInt8]] { open(frame).map(WireForge.messages) ?? [] }
+
     /// A DATA frame with a chosen counter and bytes that are not a valid ciphertext.
     public static func forgedData(counter: UInt64, payload: [UInt8] = [UInt8](repeating: 0xAA, count: 40)) -> [UInt8] {
         header(3) + bigEndian(counter) + payload

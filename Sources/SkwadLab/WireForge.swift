@@ -60,11 +60,14 @@ public enum WireForge {
     public static func block(root: [UInt8], index: UInt64, data: [UInt8]) -> [UInt8] {
         message(22, field(1, bytes: root) + field(2, varint: index) + field(3, bytes: data))
     }
+    /// `Bundle{repeated bytes messages}` (PROTOCOL §8 "Bundles"): any messages, any number of
+    /// them, bundles too.
+    public static func bundle(_ messages: [[UInt8]]) -> [UInt8] { message(41, messages.flatMap { field(1, bytes: $0) }) }
 
     // MARK: reading
 
     /// Field numbers of `Message.body` this file reads.
-    public enum Body: UInt64 { case ping = 8, ops = 12, ihave = 13, want = 14, stem = 20 }
+    public enum Body: UInt64 { case ping = 8, ops = 12, ihave = 13, want = 14, stem = 20, bundle = 41 }
 
     /// One field: its number and either a varint or length-delimited bytes.
     public struct Field: Sendable {
@@ -107,6 +110,12 @@ public enum WireForge {
     public static func body(_ message: [UInt8]) -> (number: UInt64, bytes: [UInt8])? {
         guard let f = fields(message)?.last, let b = f.bytes else { return nil }
         return (f.number, b)
+    }
+
+    /// The messages a plaintext carries: a bundle's, in order, or the plaintext itself.
+    public static func messages(_ plaintext: [UInt8]) -> [[UInt8]] {
+        guard let (n, b) = body(plaintext), n == Body.bundle.rawValue else { return [plaintext] }
+        return fields(b)?.compactMap { $0.number == 1 ? $0.bytes : nil } ?? []
     }
 
     /// The seq of a `Ping` body.

@@ -82,7 +82,7 @@ extension Node {
         guard addr.value != listenAddress, !reachableAddresses.contains(addr.value) else {
             throw NodeError("that is this node's own address")
         }
-        carryOut(network?.engine.introduce(addr, nowMs: now()).directives ?? [])
+        carryOut(network?.engine.introduce(addr, nowMs: now()) ?? [])
         for _ in 0..<max(1, waitMs / 10) {
             if network?.engine.isKeyed(with: addr) == true { return addr.value }
             try? await Task.sleep(nanoseconds: 10_000_000)
@@ -94,13 +94,13 @@ extension Node {
 
     /// Handshake with `addr`, then its proof (polled every 10 ms, at most `waitMs`).
     private func prove(_ addr: PeerAddress, fingerprint: [UInt8], waitMs: UInt64) async -> Proof {
-        carryOut(network?.engine.introduce(addr, nowMs: now()).directives ?? [])
+        carryOut(network?.engine.introduce(addr, nowMs: now()) ?? [])
         var asked = false
         for _ in 0..<max(1, waitMs / 10) {
             guard let engine = network?.engine else { return .noSession }
-            if !asked, engine.isKeyed(with: addr), let ds = network!.engine.checkContact(addr, fingerprint: fingerprint, nowMs: now()) {
-                carryOut(ds)
-                asked = true
+            if !asked, engine.isKeyed(with: addr) {
+                carryOut(network!.engine.checkContact(addr, fingerprint: fingerprint, nowMs: now()))
+                asked = network?.engine.contactCheck(addr) == .pending
             }
             switch network?.engine.contactCheck(addr) {
             case .proven? where asked: return .proven

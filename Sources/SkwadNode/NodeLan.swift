@@ -35,8 +35,9 @@ extension Node {
     /// A neighbour the beacon passed on (within its limits: `LanBeacon`): join through it.
     func lanHeard(_ peer: PeerAddress) {
         guard network != nil, online.lan != nil else { return }
-        let (sent, ds) = network!.engine.introduce(peer, nowMs: now())
-        if sent { online.lan!.joined += 1 }
+        let before = network!.engine.stats.joinsIntroduced
+        let ds = network!.engine.introduce(peer, nowMs: now())
+        if network!.engine.stats.joinsIntroduced > before { online.lan!.joined += 1 }
         carryOut(ds)
     }
 

@@ -8,7 +8,8 @@ import SkwadReplica
 
 /// The node's online half: the pure gossip engine lives inside the actor next to the
 /// replica it reads and feeds; this file carries out its directives (datagrams through
-/// the transport, ticks as sleeping tasks, admitted ops into the store).
+/// the transport, ticks as sleeping tasks, admitted ops into the store) through the engine's
+/// one `DirectiveInterpreter`.
 /// A class: the node reaches it on every datagram and directive, and a struct holding the
 /// engine was copied whole by each optional read of one of its fields.
 final class NetworkState {
@@ -20,8 +21,9 @@ final class NetworkState {
     var rebinds = 0
     /// The one task that reads the transport's bounded inbound queue.
     var reader: Task<Void, Never>?
-    /// The one live tick timer (engine ms; the rule every driver keeps, SkwadGossip's `TickTimer`).
-    var timer = TickTimer()
+    /// The one interpreter of the engine's directives, which keeps the one live tick timer
+    /// (engine ms; SkwadGossip's `DirectiveInterpreter` and `TickTimer`, as every driver).
+    var interpreter = DirectiveInterpreter()
     /// Checked picture blocks not yet stored: written in one transaction (NodePictures.swift).
     var pendingBlocks: [(root: [UInt8], index: Int, data: [UInt8])] = []
 
@@ -103,7 +105,7 @@ extension Node {
     /// Joins through a member's address (from a join code), as through a seed, once.
     func contact(_ text: String) throws {
         guard network != nil else { throw NodeError("go online first: joining reaches the pack through a member") }
-        carryOut(network!.engine.introduce(try peerAddress(text), nowMs: now()).directives)
+        carryOut(network!.engine.introduce(try peerAddress(text), nowMs: now()))
     }
 
     /// The address "host:port" names (a host name resolved), or a one-line reason; an
@@ -166,7 +168,7 @@ extension Node {
     }
 
     func networkTick(generation: UInt32) {
-        guard network != nil, network!.timer.fire(generation) else { return }
+        guard network != nil, network!.interpreter.timer.fire(generation) else { return }
         let nowMs = now()
         purgeIfDue()
         var ds = network!.engine.setInterest(cell: currentCell, subscriptions: Set(joined.keys), nowMs: nowMs)
@@ -184,31 +186,28 @@ extension Node {
         carryOut(ds)
     }
 
+    /// Carries out the engine's directives through the one interpreter: datagrams at once, then
+    /// in directive order new tick timers (sleeping tasks), link changes (to listeners) and
+    /// picture directives, whose answers (engine calls of their own) are carried by the next
+    /// turn of this loop; then the admitted ops go into the store.
     func carryOut(_ directives: [GossipDirective]) {
-        guard let transport = network?.transport else { return }
-        var admitted: [SignedOp] = []
-        var linkUp = false
-        for d in directives {
-            switch d {
-            case .send(let bytes, let to):
-                transport.send(bytes, to: to)
-            case .admitted(let op):
-                admitted.append(op)
-            case .scheduleTick(let after):
-                guard let generation = network!.timer.request(dueMs: now() &+ after) else { continue }
+        var pending = directives
+        while !pending.isEmpty, let transport = network?.transport {
+            var sink = NodeSink(transport: transport)
+            network!.interpreter.carry(pending, nowMs: now(), into: &sink)
+            for t in sink.ticks {
                 Task { [weak self] in
-                    try? await Task.sleep(nanoseconds: min(after, 86_400_000) &* 1_000_000)
-                    await self?.networkTick(generation: generation)
+                    try? await Task.sleep(nanoseconds: min(t.afterMs, 86_400_000) * 1_000_000)
+                    await self?.networkTick(generation: t.generation)
                 }
-            case .peerUp(let p):
-                eventSink?(.peerJoined(p.value))
-                linkUp = true
-            case .peerDown(let p): eventSink?(.peerLeft(p.value))
-            case .blocksWanted, .blockReceived, .pictureComplete: carryOutPicture(d)
             }
+            for (p, up) in sink.peers { eventSink?(up ? .peerJoined(p.value) : .peerLeft(p.value)) }
+            pending = []
+            for d in sink.pictures { pending += carryOutPicture(d) }
+            if !sink.admitted.isEmpty { persistRemote(sink.admitted, nowMs: now()) }
+            // What waits for a key sync (NodeKeySync.swift).
+            if sink.peers.contains(where: \.up) && features.privatePacks.heldCount > 0 { askKeySyncForHeld() }
         }
-        if !admitted.isEmpty { persistRemote(admitted, nowMs: now()) }
-        if linkUp && features.privatePacks.heldCount > 0 { askKeySyncForHeld() }  // what waits for a key sync (NodeKeySync.swift)
     }
 
     public func peerSummaries() -> [PeerSummary] {
@@ -235,4 +234,22 @@ extension Node {
 extension Node {
     /// Encoded size of an op this node holds (for benchmarks and stats).
     public func envelopeSize(_ id: OpID) -> Int? { replica.op(id)?.envelope.serialized().count }
+}
+
+/// The node's sink for the engine's directives: datagrams go out through the transport at
+/// once; the rest is collected for `carryOut`, which reaches the node's other state.
+struct NodeSink: DirectiveSink {
+    let transport: any DatagramTransport
+    var ticks: [(generation: UInt32, afterMs: UInt64)] = []
+    var peers: [(peer: PeerAddress, up: Bool)] = []
+    var pictures: [GossipDirective] = []
+    var admitted: [SignedOp] = []
+
+    init(transport: any DatagramTransport) { self.transport = transport }
+
+    mutating func send(_ bytes: [UInt8], to: PeerAddress) { transport.send(bytes, to: to) }
+    mutating func scheduleTick(generation: UInt32, afterMs: UInt64) { ticks.append((generation, afterMs)) }
+    mutating func admitted(_ ops: [SignedOp]) { admitted += ops }
+    mutating func peer(_ peer: PeerAddress, up: Bool) { peers.append((peer, up)) }
+    mutating func picture(_ directive: GossipDirective) { pictures.append(directive) }
 }

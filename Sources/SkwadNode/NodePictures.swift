@@ -89,8 +89,9 @@ extension Node {
         fetchPictures(of: ops, nowMs: now(), shown: true)
     }
 
-    /// Carries out a picture directive of the engine (NodeNetwork.swift's `carryOut`).
-    func carryOutPicture(_ d: GossipDirective) {
+    /// Carries out a picture directive of the engine (NodeNetwork.swift's `carryOut`): returns
+    /// the directives of the engine's answer, for `carryOut` to carry.
+    func carryOutPicture(_ d: GossipDirective) -> [GossipDirective] {
         let nowMs = now()
         switch d {
         case .blocksWanted(let root, let indexes, let peer):
@@ -98,13 +99,12 @@ extension Node {
             guard let pic = try? store.picture(root: root),
                 let held = try? store.pictureBlocks(root: root, indexes: indexes, nowMs: nowMs, touch: false)
             else {
-                carryOut(network?.engine.answerNotHeld(root: root, indexes: indexes, to: peer, nowMs: nowMs) ?? [])
-                return
+                return network?.engine.answerNotHeld(root: root, indexes: indexes, to: peer, nowMs: nowMs) ?? []
             }
             // A block not held is answered empty: the asker tries another peer at once.
             let blocks = indexes.map { (index: $0, data: held[$0] ?? []) }
-            guard network != nil else { return }
-            carryOut(network!.engine.answerBlocks(root: root, pack: pic.pack, blocks: blocks, to: peer, nowMs: nowMs, replica: replica))
+            guard network != nil else { return [] }
+            return network!.engine.answerBlocks(root: root, pack: pic.pack, blocks: blocks, to: peer, nowMs: nowMs, replica: replica)
         case .blockReceived(let root, _, let index, let data):
             network?.pendingBlocks.append((root, index, data))
             if network?.pendingBlocks.count ?? 0 >= Self.blocksPerTransaction { storePendingBlocks() }
@@ -113,6 +113,7 @@ extension Node {
             evictPicturesIfNeeded()
         default: break
         }
+        return []
     }
 
     /// Checked blocks are stored `blocksPerTransaction` at a time (one transaction each was a

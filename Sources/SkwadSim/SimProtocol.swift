@@ -26,6 +26,9 @@ public struct SimContext<Payload> {
     /// Virtual time, ms since the start of the run.
     public internal(set) var nowMs: UInt64 = 0
     var directives: [SimDirective<Payload>] = []
+    /// Op envelopes the next datagram sent is charged with (an adapter that counts them per
+    /// call charges them to the call's first datagram).
+    var opsToCharge = 0
 
     init(world: World) {
         self.world = world

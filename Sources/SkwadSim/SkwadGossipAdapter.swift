@@ -67,10 +67,11 @@ public struct SkwadGossipNode: SimProtocol {
     static let ipUdpBytes = 28
 
     var engine: GossipEngine
-    /// Carries out the engine's directives (shared with the engine tests' `InMemoryNetwork`):
-    /// sends by node index, the one live tick timer (a request for an earlier tick starts a
-    /// new timer under a new tag; timers with an older tag are ignored when they fire).
-    var carrier = DirectiveCarrier()
+    /// Carries out the engine's directives (the one interpreter the node and the engine tests'
+    /// `InMemoryNetwork` use too): sends by node index, the one live tick timer (a request for
+    /// an earlier tick starts a new timer under a new tag; timers with an older tag are ignored
+    /// when they fire).
+    var interpreter = DirectiveInterpreter()
     let seeds: [PeerAddress]
     let subscriptions: Set<PackID>
 
@@ -91,7 +92,7 @@ public struct SkwadGossipNode: SimProtocol {
     }
 
     public mutating func timer(_ tag: UInt32, replica: inout Replica, _ ctx: inout SimContext<Payload>) {
-        guard carrier.timer.fire(tag) else { return }
+        guard interpreter.timer.fire(tag) else { return }
         let before = engine.stats.opsSent
         let out = engine.tick(nowMs: ctx.wallMs, replica: &replica)
         apply(out, opsBefore: before, &ctx)
@@ -103,17 +104,27 @@ public struct SkwadGossipNode: SimProtocol {
         apply(out, opsBefore: before, &ctx)
     }
 
-    /// The engine's directives, one to one, through the shared `DirectiveCarrier`; op copies
-    /// sent in this call are charged to its first datagram (totals are what the report uses).
+    /// The engine's directives, one to one, through the shared `DirectiveInterpreter` into the
+    /// context; op copies sent in this call are charged to its first datagram (totals are what
+    /// the report uses).
     mutating func apply(_ out: [GossipDirective], opsBefore: Int, _ ctx: inout SimContext<Payload>) {
-        var ops = engine.stats.opsSent - opsBefore
-        carrier.carry(
-            out, nowMs: ctx.nowMs,
-            send: { bytes, to in
-                ctx.send(bytes, to: to, bytes: bytes.count + Self.ipUdpBytes, ops: ops)
-                ops = 0
-            },
-            timer: { tag, after in ctx.schedule(afterMs: after, tag: tag) },
-            admitted: { ctx.admitted($0) })
+        ctx.opsToCharge = engine.stats.opsSent - opsBefore
+        interpreter.carry(out, nowMs: ctx.nowMs, into: &ctx)
+        ctx.opsToCharge = 0
     }
+}
+
+/// The simulator's context is the engine's sink: a send to an address that names no node is
+/// dropped (as an unreachable address would be), peer changes and picture directives are not
+/// simulated.
+extension SimContext: DirectiveSink where Payload == [UInt8] {
+    public mutating func send(_ bytes: [UInt8], to: PeerAddress) {
+        guard let j = MemoryAddress.index(to) else { return }
+        send(bytes, to: j, bytes: bytes.count + SkwadGossipNode.ipUdpBytes, ops: opsToCharge)
+        opsToCharge = 0
+    }
+    public mutating func scheduleTick(generation: UInt32, afterMs: UInt64) { schedule(afterMs: afterMs, tag: generation) }
+    public mutating func admitted(_ ops: [SignedOp]) { for op in ops { admitted(op) } }
+    public mutating func peer(_ peer: PeerAddress, up: Bool) {}
+    public mutating func picture(_ directive: GossipDirective) {}
 }

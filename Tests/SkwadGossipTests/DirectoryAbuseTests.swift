@@ -22,6 +22,7 @@ import SkwadTestKit
     static func say(_ m: WireMessage, in h: inout Harness) {
         var out: [GossipDirective] = []
         h.nodes[1].engine.send(m, to: Harness.address(0), nowMs: h.nowMs, into: &out)
+        h.nodes[1].engine.finish(nowMs: h.nowMs, into: &out)
         h.apply(1, out)
     }
 
@@ -35,6 +36,7 @@ import SkwadTestKit
         DirectoryTests.plant(Array(packs.prefix(20)), in: &h, at: 1)
         var out: [GossipDirective] = []
         h.nodes[1].engine.sendDirectory(to: Harness.address(0), nowMs: h.nowMs, replica: h.nodes[1].replica, into: &out)
+        h.nodes[1].engine.finish(nowMs: h.nowMs, into: &out)
         h.apply(1, out)
         h.run(ms: 100)
         #expect(h.nodes[1].replica.packIDs().count == 100)

@@ -41,6 +41,7 @@ import SkwadTestKit
             for _ in 0..<5 {
                 var out: [GossipDirective] = []
                 h.nodes[a].engine.sendDirectory(to: Harness.address(b), nowMs: h.nowMs, replica: h.nodes[a].replica, into: &out)
+                h.nodes[a].engine.finish(nowMs: h.nowMs, into: &out)
                 h.apply(a, out)
                 h.run(ms: 50)
             }
@@ -51,6 +52,7 @@ import SkwadTestKit
         DirectoryTests.plant([late], in: &h, at: 0)
         var out: [GossipDirective] = []
         h.nodes[1].engine.sendDirectory(to: Harness.address(0), nowMs: h.nowMs, replica: h.nodes[1].replica, into: &out)
+        h.nodes[1].engine.finish(nowMs: h.nowMs, into: &out)
         h.apply(1, out)
         h.run(ms: 200)
         #expect(h.nodes[1].replica.contains(late.id))
@@ -76,6 +78,7 @@ import SkwadTestKit
         h.run(ms: 3000)
         var out: [GossipDirective] = []
         h.nodes[0].engine.sendDirectory(to: Harness.address(1), nowMs: h.nowMs, replica: h.nodes[0].replica, into: &out)
+        h.nodes[0].engine.finish(nowMs: h.nowMs, into: &out)
         h.apply(0, out)
         h.run(ms: 200)
         #expect(h.nodes[0].replica.contains(quad.id), "node 0 learnt the pack in its directory that node 1 holds outside its own")

@@ -44,8 +44,8 @@ import SkwadTestKit
 
     /// The addresses the `Introduce` messages in `ds` to `p` name.
     static func introduced(_ p: HostilePeer, _ ds: [GossipDirective]) -> [String] {
-        HostilePeer.sent(ds, to: p.address).compactMap { f in
-            guard let pt = p.open(f), let m = try? WireMessage(serializedBytes: pt), case .introduce(let i)? = m.body else { return nil }
+        HostilePeer.sent(ds, to: p.address).flatMap { p.messages(in: $0) }.compactMap { pt in
+            guard let m = try? WireMessage(serializedBytes: pt), case .introduce(let i)? = m.body else { return nil }
             return i.peer
         }
     }

@@ -25,8 +25,11 @@ import SkwadTestKit
     static func acks(_ ds: [GossipDirective], for peer: HostilePeer) -> [UInt64] {
         var seqs: [UInt64] = []
         for frame in HostilePeer.sent(ds, to: peer.address) {
-            guard let pt = peer.open(frame), let m = try? WireMessage(serializedBytes: pt), case .ack(let a)? = m.body else { continue }
-            seqs.append(a.seq)
+            guard let pt = peer.open(frame) else { continue }
+            for b in WireForge.messages(pt) {
+                guard let m = try? WireMessage(serializedBytes: b), case .ack(let a)? = m.body else { continue }
+                seqs.append(a.seq)
+            }
         }
         return seqs
     }
@@ -65,6 +68,59 @@ import SkwadTestKit
         _ = e.receive(datagram: honest.seal(Self.ping(4), counter: .max - 1), from: honestAddress, nowMs: Self.t0, replica: &r)
         _ = e.receive(datagram: honest.seal(Self.ping(5), counter: 3), from: honestAddress, nowMs: Self.t0, replica: &r)
         #expect(e.stats.drops["replay"] == 5)
+    }
+
+    // MARK: bundles (PROTOCOL §8 "Bundles")
+
+    /// Each message of a bundle is handled in order as if it came alone (the answers go back in
+    /// one bundle); one that does not decode is dropped alone.
+    @Test func aBundlesMessagesAreEachHandledAndOneThatDoesNotDecodeDropsAlone() {
+        var (e, r, honest) = linked()
+        let ds = honest.send(WireForge.bundle([Self.ping(2), [0xFF, 0xFF], Self.ping(3)]), to: &e, nowMs: Self.t0, replica: &r)
+        #expect(Self.acks(ds, for: honest) == [2, 3])
+        #expect(HostilePeer.sent(ds, to: honestAddress).count == 1)
+        #expect(e.stats.drops["malformedMessage"] == 1)
+    }
+
+    /// A bundle inside a bundle is refused whole: none of its messages is handled.
+    @Test func aBundleInsideABundleIsRefusedWhole() {
+        var (e, r, honest) = linked()
+        let nested = WireForge.bundle([Self.ping(2), WireForge.bundle([Self.ping(3), Self.ping(4)])])
+        #expect(Self.acks(honest.send(nested, to: &e, nowMs: Self.t0, replica: &r), for: honest).isEmpty)
+        #expect(e.stats.drops["nestedBundle"] == 1)
+        #expect(Self.acks(honest.send(Self.ping(5), to: &e, nowMs: Self.t0, replica: &r), for: honest) == [5])
+    }
+
+    /// Past the cap of 16 messages a bundle is refused whole; 16 are all handled.
+    @Test func aBundlePastTheCapIsRefusedWhole() {
+        var (e, r, honest) = linked()
+        let over = WireForge.bundle((0..<17).map { Self.ping(100 + UInt64($0)) })
+        #expect(Self.acks(honest.send(over, to: &e, nowMs: Self.t0, replica: &r), for: honest).isEmpty)
+        #expect(e.stats.drops["bundleOverCap"] == 1)
+        let full = WireForge.bundle((0..<16).map { Self.ping(200 + UInt64($0)) })
+        #expect(Self.acks(honest.send(full, to: &e, nowMs: Self.t0, replica: &r), for: honest) == (200..<216).map { UInt64($0) })
+    }
+
+    /// A truncated bundle does not parse: the whole datagram is dropped, none of it handled.
+    @Test func aTruncatedBundleIsDroppedWhole() {
+        var (e, r, honest) = linked()
+        var cut = WireForge.bundle([Self.ping(2), Self.ping(3)])
+        cut.removeLast()
+        #expect(Self.acks(honest.send(cut, to: &e, nowMs: Self.t0, replica: &r), for: honest).isEmpty)
+        #expect(e.stats.drops["malformedMessage"] == 1)
+    }
+
+    /// Each message of a bundle after the first takes a datagram from the sender's budget, as if
+    /// it came alone: bundling buys no more messages per second.
+    @Test func aBundlesMessagesCountAgainstTheDatagramBudget() {
+        var config = GossipConfig()
+        config.peerDatagramsPerSecond = 6
+        var (e, r, honest) = linked(config)
+        let ds = honest.send(WireForge.bundle((0..<8).map { Self.ping(10 + UInt64($0)) }), to: &e, nowMs: Self.t0, replica: &r)
+        let acked = Self.acks(ds, for: honest)
+        let limited = e.stats.drops["rateLimited"] ?? 0
+        #expect(!acked.isEmpty && limited > 0 && acked.count + limited == 8)
+        #expect(acked == (0..<acked.count).map { 10 + UInt64($0) })
     }
 
     @Test func replayWindowEdges() {

@@ -8,9 +8,9 @@ import SkwadTestKit
     /// Timers the nodes of `h` scheduled while `ms` idle milliseconds ran (each tick
     /// schedules one; an earlier request replaces the pending one under a new generation).
     static func wakes(_ h: inout Harness, ms: UInt64) -> Int {
-        let before = h.nodes.map { Int($0.carrier.timer.generation) }
+        let before = h.nodes.map { Int($0.interpreter.timer.generation) }
         h.run(ms: ms)
-        return zip(before, h.nodes.map { Int($0.carrier.timer.generation) }).map { $1 - $0 }.reduce(0, +)
+        return zip(before, h.nodes.map { Int($0.interpreter.timer.generation) }).map { $1 - $0 }.reduce(0, +)
     }
 
     @Test func anIdleOverlayWakesLessThanEveryQuarterSecondAndStillFindsTheDead() {

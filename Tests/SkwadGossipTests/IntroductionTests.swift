@@ -136,8 +136,8 @@ import SkwadTestKit
             }
         }
         func introduced(_ p: HostilePeer, _ ds: [GossipDirective]) -> [String] {
-            HostilePeer.sent(ds, to: p.address).compactMap { f in
-                guard let pt = p.open(f), let m = try? WireMessage(serializedBytes: pt), case .introduce(let i)? = m.body else {
+            HostilePeer.sent(ds, to: p.address).flatMap { p.messages(in: $0) }.compactMap { pt in
+                guard let m = try? WireMessage(serializedBytes: pt), case .introduce(let i)? = m.body else {
                     return nil
                 }
                 return i.peer

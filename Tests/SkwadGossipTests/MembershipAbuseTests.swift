@@ -20,6 +20,7 @@ import SkwadTestKit
     static func say(_ m: WireMessage, from i: Int, to j: Int, in h: inout Harness) {
         var out: [GossipDirective] = []
         h.nodes[i].engine.send(m, to: Harness.address(j), nowMs: h.nowMs, into: &out)
+        h.nodes[i].engine.finish(nowMs: h.nowMs, into: &out)
         h.apply(i, out)
     }
 

@@ -117,4 +117,21 @@ import SkwadModel
         }
         #expect(Message.ping(seq: 1, info: nil).handEncoded == nil)
     }
+
+    /// A bundle written by hand (MessageBundle.swift) is SwiftProtobuf's bytes exactly, and its
+    /// size is known before it is written.
+    @Test func aHandWrittenBundleIsTheProtobufBytes() throws {
+        var r = SplitMix(seed: 10)
+        func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: r.next()) } }
+        for parts in [[[], [1]], [bytes(127), bytes(128)], [bytes(5), bytes(300), [], bytes(16_384)]] {
+            let content = parts.reduce(0) { $0 + MessageBundle.entrySize($1.count) }
+            var w = WireMessage()
+            var b = Skwad_Gossip_V1_Bundle()
+            b.messages = parts.map { Data($0) }
+            w.bundle = b
+            let want: [UInt8] = try w.serializedBytes()
+            #expect(MessageBundle.encode(parts, content: content) == want)
+            #expect(MessageBundle.size(content: content) == want.count)
+        }
+    }
 }

@@ -87,8 +87,8 @@ import SkwadTestKit
             out += ds
             // The members answer pings, so they stay members all along.
             for k in ps.indices {
-                for f in HostilePeer.sent(ds, to: ps[k].address) {
-                    guard let pt = ps[k].open(f), let (number, body) = WireForge.body(pt), number == 8,
+                for pt in HostilePeer.sent(ds, to: ps[k].address).flatMap({ ps[k].messages(in: $0) }) {
+                    guard let (number, body) = WireForge.body(pt), number == 8,
                         let seq = WireForge.pingSeq(body)
                     else { continue }
                     out += ps[k].send(WireForge.ack(seq: seq, cell: cell), to: &e, nowMs: now, replica: &r)

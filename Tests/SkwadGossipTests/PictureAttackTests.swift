@@ -54,7 +54,7 @@ import SkwadTestKit
 
         /// The `(root, index)` of every block the engine asked the peer for in `ds`.
         func asked(_ ds: [GossipDirective]) -> [Int] {
-            HostilePeer.sent(ds, to: peer.address).compactMap { peer.open($0) }.compactMap { WireForge.body($0) }
+            HostilePeer.sent(ds, to: peer.address).flatMap { peer.messages(in: $0) }.compactMap { WireForge.body($0) }
                 .filter { $0.number == 21 }
                 .flatMap { b in (WireForge.fields(b.bytes) ?? []).filter { $0.number == 2 }.flatMap(Self.indexes) }
         }
@@ -72,14 +72,14 @@ import SkwadTestKit
 
         /// The `wait` flag of each `BlockWant` the engine sent the peer in `ds`.
         func waitFlags(_ ds: [GossipDirective]) -> [Bool] {
-            HostilePeer.sent(ds, to: peer.address).compactMap { peer.open($0) }.compactMap { WireForge.body($0) }
+            HostilePeer.sent(ds, to: peer.address).flatMap { peer.messages(in: $0) }.compactMap { WireForge.body($0) }
                 .filter { $0.number == 21 }
                 .map { b in (WireForge.fields(b.bytes) ?? []).contains { $0.number == 3 && $0.varint == 1 } }
         }
 
         /// `Block` messages the engine sent the peer in `ds`: (index, data length).
         func blocksSent(_ ds: [GossipDirective]) -> [(index: Int, bytes: Int)] {
-            HostilePeer.sent(ds, to: peer.address).compactMap { peer.open($0) }.compactMap { WireForge.body($0) }
+            HostilePeer.sent(ds, to: peer.address).flatMap { peer.messages(in: $0) }.compactMap { WireForge.body($0) }
                 .filter { $0.number == 22 }
                 .map { b in
                     let fs = WireForge.fields(b.bytes) ?? []
@@ -281,7 +281,7 @@ import SkwadTestKit
             let ds = s.e.answerBlocks(
                 root: s.ref.root, pack: s.g.id, blocks: (0..<8).map { ($0, s.blocks[$0]) }, to: s.peer.address,
                 nowMs: Self.t0 + UInt64(i), replica: s.r)
-            sent += HostilePeer.sent(ds, to: s.peer.address).count
+            sent += s.blocksSent(ds).count
         }
         // 800 wanted within 0.1 s: the burst (256) and what refilled (≈ 25) go, no more.
         #expect(sent >= 256 && sent <= 300)

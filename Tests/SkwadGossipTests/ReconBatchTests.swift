@@ -27,6 +27,7 @@ import SkwadTestKit
         for k in 0..<2 {
             var out: [GossipDirective] = []
             e.reconcileRound(nowMs: lab.nowMs + UInt64(k) * 1000, replica: replica, into: &out)
+            e.finish(nowMs: lab.nowMs + UInt64(k) * 1000, into: &out)
             let sent = HostilePeer.sent(out, to: peer.address)
             #expect(sent.count == 1, "round \(k): one datagram")
             let pt = try #require(sent.first.flatMap { peer.open($0) })

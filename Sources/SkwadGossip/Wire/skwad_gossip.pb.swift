@@ -521,6 +521,21 @@ nonisolated struct Skwad_Gossip_V1_Reconciles: Sendable {
   init() {}
 }
 
+/// Several messages to one peer in one DATA frame (PROTOCOL §8 "Bundles"): each element is one
+/// whole `Message`, none a Bundle, handled in order as if it came alone. 2 to 16 of them, in
+/// a frame of at most 1,200 bytes like any other.
+nonisolated struct Skwad_Gossip_V1_Bundle: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var messages: [Data] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 /// Dandelion++ stem (PROTOCOL §10a): relay this op to one link, or spread it.
 nonisolated struct Skwad_Gossip_V1_Stem: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
@@ -920,6 +935,14 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     set {body = .reconciles(newValue)}
   }
 
+  var bundle: Skwad_Gossip_V1_Bundle {
+    get {
+      if case .bundle(let v)? = body {return v}
+      return Skwad_Gossip_V1_Bundle()
+    }
+    set {body = .bundle(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -954,6 +977,7 @@ nonisolated struct Skwad_Gossip_V1_Message: Sendable {
     case relay(Skwad_Gossip_V1_Relay)
     case relayed(Skwad_Gossip_V1_Relayed)
     case reconciles(Skwad_Gossip_V1_Reconciles)
+    case bundle(Skwad_Gossip_V1_Bundle)
 
   }
 
@@ -1852,6 +1876,36 @@ nonisolated extension Skwad_Gossip_V1_Reconciles: SwiftProtobuf.Message, SwiftPr
   }
 }
 
+nonisolated extension Skwad_Gossip_V1_Bundle: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Bundle"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}messages\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedBytesField(value: &self.messages) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.messages.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.messages, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_Bundle, rhs: Skwad_Gossip_V1_Bundle) -> Bool {
+    if lhs.messages != rhs.messages {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Skwad_Gossip_V1_Stem: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Stem"
   static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}envelope\0")
@@ -2199,7 +2253,7 @@ nonisolated extension Skwad_Gossip_V1_ContactProof: SwiftProtobuf.Message, Swift
 
 nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Message"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0\u{1}stem\0\u{3}block_want\0\u{1}block\0\u{2}\u{8}introduce\0\u{1}observed\0\u{1}relay\0\u{1}relayed\0\u{3}contact_probe\0\u{3}contact_proof\0\u{2}\u{5}reconciles\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}join\0\u{3}forward_join\0\u{1}neighbor\0\u{3}neighbor_reply\0\u{1}disconnect\0\u{1}shuffle\0\u{3}shuffle_reply\0\u{1}ping\0\u{1}ack\0\u{3}ping_req\0\u{3}indirect_ack\0\u{1}ops\0\u{1}ihave\0\u{1}want\0\u{1}prune\0\u{1}reconcile\0\u{1}interest\0\u{1}vicinity\0\u{3}find_pack\0\u{1}stem\0\u{3}block_want\0\u{1}block\0\u{2}\u{8}introduce\0\u{1}observed\0\u{1}relay\0\u{1}relayed\0\u{3}contact_probe\0\u{3}contact_proof\0\u{2}\u{5}reconciles\0\u{1}bundle\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2584,6 +2638,19 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
           self.body = .reconciles(v)
         }
       }()
+      case 41: try {
+        var v: Skwad_Gossip_V1_Bundle?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .bundle(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .bundle(v)
+        }
+      }()
       default: break
       }
     }
@@ -2710,6 +2777,10 @@ nonisolated extension Skwad_Gossip_V1_Message: SwiftProtobuf.Message, SwiftProto
     case .reconciles?: try {
       guard case .reconciles(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 40)
+    }()
+    case .bundle?: try {
+      guard case .bundle(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 41)
     }()
     case nil: break
     }

@@ -3,7 +3,7 @@ import SkwadModel
 import SkwadReplica
 
 /// One deterministic in-memory network of real `GossipEngine`s in virtual time: the engine
-/// tests' network (the simulator drives engines through the same `DirectiveCarrier`, with
+/// tests' network (the simulator drives engines through the same `DirectiveInterpreter`, with
 /// its own event queue and metrics). It carries out every directive: a send becomes a
 /// delivery after the latency `Model` chooses (or a loss, a partition, a drop by `filter`),
 /// `scheduleTick` sets the node's one timer (earliest request wins, as in the real node),
@@ -16,7 +16,7 @@ public struct InMemoryNetwork<Model: LinkModel> {
     public struct Node {
         public var engine: GossipEngine
         public var replica: Replica
-        public var carrier = DirectiveCarrier()
+        public var interpreter = DirectiveInterpreter()
         /// Datagrams received, per sender.
         public var received: [PeerAddress: Int] = [:]
         /// A node that is down receives nothing (datagrams to it are dropped) and does not tick.
@@ -26,8 +26,8 @@ public struct InMemoryNetwork<Model: LinkModel> {
 
         /// When the node's tick timer is due; setting it forces the next tick.
         public var nextTickMs: UInt64? {
-            get { carrier.timer.dueMs }
-            set { carrier.timer.force(dueMs: newValue) }
+            get { interpreter.timer.dueMs }
+            set { interpreter.timer.force(dueMs: newValue) }
         }
     }
 
@@ -81,16 +81,11 @@ public struct InMemoryNetwork<Model: LinkModel> {
     /// Carries out what node `i`'s engine just asked for.
     public mutating func apply(_ i: Int, _ directives: [GossipDirective]) {
         let now = nowMs
-        var sends: [([UInt8], Int)] = []
-        var ops: [OpID] = []
-        var peers: [(PeerAddress, Bool)] = []
-        nodes[i].carrier.carry(
-            directives, nowMs: now,
-            send: { sends.append(($0, $1)) },
-            admitted: { ops.append($0.id) },
-            peer: { peers.append(($0, $1)) })
-        if !ops.isEmpty { admitted[i, default: []] += ops }
-        if !peers.isEmpty { peerEvents[i, default: []] += peers }
+        var told = MemorySink()
+        nodes[i].interpreter.carry(directives, nowMs: now, into: &told)
+        let sends = told.sends
+        if !told.ops.isEmpty { admitted[i, default: []] += told.ops }
+        if !told.peers.isEmpty { peerEvents[i, default: []] += told.peers }
         // The log keeps every send, also to addresses that name no node.
         if recordWire {
             for d in directives { if case .send(let b, let to) = d { wire.append(Sent(from: i, to: to, bytes: b)) } }
@@ -138,7 +133,7 @@ public struct InMemoryNetwork<Model: LinkModel> {
             steps += 1
             var tick: (due: UInt64, node: Int)?
             for i in nodes.indices where nodes[i].up {
-                if let due = nodes[i].carrier.timer.dueMs, due < (tick?.due ?? .max) { tick = (due, i) }
+                if let due = nodes[i].interpreter.timer.dueMs, due < (tick?.due ?? .max) { tick = (due, i) }
             }
             let tMsg = queue.peekTime ?? .max, tTick = tick?.due ?? .max
             let t = min(tMsg, tTick)
@@ -154,7 +149,7 @@ public struct InMemoryNetwork<Model: LinkModel> {
                 nodes[m.to].replica = replica
                 apply(m.to, ds)
             } else if let (_, i) = tick {
-                _ = nodes[i].carrier.timer.fire(nodes[i].carrier.timer.generation)
+                _ = nodes[i].interpreter.timer.fire(nodes[i].interpreter.timer.generation)
                 var replica = nodes[i].replica
                 let ds = nodes[i].engine.tick(nowMs: nowMs, replica: &replica)
                 nodes[i].replica = replica
@@ -200,4 +195,21 @@ extension InMemoryNetwork where Model == UniformLatency {
         get { model.loss }
         set { model.loss = newValue }
     }
+}
+
+/// What one node's directives asked of the network: sends to a node index (an address that
+/// names none is dropped here, as an unreachable one would be), admitted ops, link changes.
+/// Ticks live in the interpreter's timer; picture directives are not carried in memory.
+struct MemorySink: DirectiveSink {
+    var sends: [([UInt8], Int)] = []
+    var ops: [OpID] = []
+    var peers: [(PeerAddress, Bool)] = []
+
+    mutating func send(_ bytes: [UInt8], to: PeerAddress) {
+        if let j = MemoryAddress.index(to) { sends.append((bytes, j)) }
+    }
+    mutating func scheduleTick(generation: UInt32, afterMs: UInt64) {}
+    mutating func admitted(_ ops: [SignedOp]) { self.ops += ops.map(\.id) }
+    mutating func peer(_ peer: PeerAddress, up: Bool) { peers.append((peer, up)) }
+    mutating func picture(_ directive: GossipDirective) {}
 }
