@@ -156,9 +156,9 @@ struct BenchProcs: AsyncParsableCommand {
     @Option(help: "Seconds allowed for every node to get the pack.") var packTimeout = 30.0
     @Option(help: "Seconds to wait after the last post for stragglers.") var settle = 5.0
     @Option(
-        help:
-            "At the end, kill the last node (SIGKILL) and time until no node lists it as an active peer; at most this many seconds (0: "
-            + "skip)."
+        help: ArgumentHelp(
+            "At the end, kill the last node (SIGKILL) and time until no node lists it as an active peer; "
+                + "at most this many seconds (0: skip).")
     )
     var deadPeerTimeout = 30.0
     @Option(help: "Direct messages node 0 sends to the last node after the posts, timed like them (0: none).") var dms = 0
