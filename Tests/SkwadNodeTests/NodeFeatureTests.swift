@@ -64,11 +64,17 @@ final class RecordingFeature: NodeFeature, @unchecked Sendable {
         // The same ops again from a peer: duplicates, admitted nowhere, heard by no one.
         let replay = try await [pack.id, first, second].asyncMap { try #require(await a.replica.op($0)).bytes }
         let wire = try net.wirePeer(to: 1, seed: 7)
-        try await wire.handshake()
         func stat(_ key: String) async -> Int { await b.networkStats().first { $0.0 == key }?.1 ?? 0 }
         let duplicates = await stat("ops.duplicate")
-        wire.send(WireForge.ops(replay))
-        #expect(await eventually() { await stat("ops.duplicate") >= duplicates + 3 })
+        // A session nobody has sent on expires after 3 s: on a loaded machine the send can come
+        // later than that, so the handshake and the send are tried again (at most 5 times).
+        var counted = false
+        for _ in 0..<5 where !counted {
+            try await wire.handshake()
+            wire.send(WireForge.ops(replay))
+            counted = await eventually(seconds: 10) { await stat("ops.duplicate") >= duplicates + 3 }
+        }
+        #expect(counted)
 
         let admitted = Set([pack.id, first, second])
         for hook in ["committed", "arrived", "settled"] {
