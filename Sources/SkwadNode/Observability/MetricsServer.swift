@@ -15,6 +15,7 @@ public final class MetricsServer: Sendable {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
     private let server: NIOAsyncChannel<Connection, Never>
     private let render: @Sendable () async -> String
+    private let open = Counter()
     /// The address bound, "HOST:PORT" (useful with port 0).
     public let localAddress: String
 
@@ -58,9 +59,9 @@ public final class MetricsServer: Sendable {
     /// Serves until the task is cancelled or `close()` is called.
     public func run() async {
         let render = self.render
+        let open = self.open
         try? await server.executeThenClose { inbound in
             try await withThrowingDiscardingTaskGroup { group in
-                let open = Counter()
                 for try await connection in inbound {
                     guard open.enter(max: Self.maxConnections) else {
                         try? await connection.channel.close()
@@ -76,6 +77,9 @@ public final class MetricsServer: Sendable {
     }
 
     public func close() async { try? await server.channel.close() }
+
+    /// Connections being served now (at most `maxConnections`).
+    var openConnections: Int { open.count }
 
     private static func serve(_ connection: Connection, render: @escaping @Sendable () async -> String) async {
         let channel = connection.channel
@@ -124,5 +128,6 @@ public final class MetricsServer: Sendable {
             }
         }
         func leave() { lock.withLock { n -= 1 } }
+        var count: Int { lock.withLock { n } }
     }
 }
