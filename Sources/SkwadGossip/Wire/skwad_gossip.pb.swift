@@ -521,21 +521,6 @@ nonisolated struct Skwad_Gossip_V1_Reconciles: Sendable {
   init() {}
 }
 
-/// Several messages to one peer in one DATA frame (PROTOCOL §8 "Bundles"): each element is one
-/// whole `Message`, none a Bundle, handled in order as if it came alone. 2 to 16 of them, in
-/// a frame of at most 1,200 bytes like any other.
-nonisolated struct Skwad_Gossip_V1_Bundle: Sendable {
-  // SwiftProtobuf.Message conformance is added in an extension below. See the
-  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
-  // methods supported on all messages.
-
-  var messages: [Data] = []
-
-  var unknownFields = SwiftProtobuf.UnknownStorage()
-
-  init() {}
-}
-
 /// Dandelion++ stem (PROTOCOL §10a): relay this op to one link, or spread it.
 nonisolated struct Skwad_Gossip_V1_Stem: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
@@ -688,6 +673,21 @@ nonisolated struct Skwad_Gossip_V1_ContactProof: Sendable {
   var publicKey: Data = Data()
 
   var signature: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// Several messages to one peer in one DATA frame (PROTOCOL §8 "Bundles"): each element is one
+/// whole `Message`, none a Bundle, handled in order as if it came alone. 2 to 16 of them, in
+/// a frame of at most 1,200 bytes like any other.
+nonisolated struct Skwad_Gossip_V1_Bundle: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var messages: [Data] = []
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1876,36 +1876,6 @@ nonisolated extension Skwad_Gossip_V1_Reconciles: SwiftProtobuf.Message, SwiftPr
   }
 }
 
-nonisolated extension Skwad_Gossip_V1_Bundle: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  static let protoMessageName: String = _protobuf_package + ".Bundle"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}messages\0")
-
-  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeRepeatedBytesField(value: &self.messages) }()
-      default: break
-      }
-    }
-  }
-
-  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if !self.messages.isEmpty {
-      try visitor.visitRepeatedBytesField(value: self.messages, fieldNumber: 1)
-    }
-    try unknownFields.traverse(visitor: &visitor)
-  }
-
-  static func ==(lhs: Skwad_Gossip_V1_Bundle, rhs: Skwad_Gossip_V1_Bundle) -> Bool {
-    if lhs.messages != rhs.messages {return false}
-    if lhs.unknownFields != rhs.unknownFields {return false}
-    return true
-  }
-}
-
 nonisolated extension Skwad_Gossip_V1_Stem: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Stem"
   static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}envelope\0")
@@ -2246,6 +2216,36 @@ nonisolated extension Skwad_Gossip_V1_ContactProof: SwiftProtobuf.Message, Swift
   static func ==(lhs: Skwad_Gossip_V1_ContactProof, rhs: Skwad_Gossip_V1_ContactProof) -> Bool {
     if lhs.publicKey != rhs.publicKey {return false}
     if lhs.signature != rhs.signature {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Skwad_Gossip_V1_Bundle: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Bundle"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}messages\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedBytesField(value: &self.messages) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.messages.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.messages, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Skwad_Gossip_V1_Bundle, rhs: Skwad_Gossip_V1_Bundle) -> Bool {
+    if lhs.messages != rhs.messages {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
