@@ -116,6 +116,23 @@ public final class RawConnection: @unchecked Sendable {
         return (bytes[0] & 0x0F, Array(bytes[header...]))
     }
 
+    /// Reads WebSocket frames on the calling thread (it blocks: run it on a thread of its
+    /// own) and hands each to `each` as soon as it is complete, until `stop` says so (asked at
+    /// least every 200 ms), the peer closes, or `seconds` pass.
+    public func readFramesBlocking(seconds: Double, stop: () -> Bool, _ each: (_ opcode: UInt8, _ payload: [UInt8]) -> Void) {
+        let deadline = Date().addingTimeInterval(seconds)
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while !stop(), Date() < deadline {
+            while let (header, length) = Self.frameSize(buffer), buffer.count >= header + length {
+                each(buffer[0] & 0x0F, Array(buffer[header..<(header + length)]))
+                buffer.removeFirst(header + length)
+            }
+            let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if got > 0 { buffer += chunk.prefix(got) }
+            if got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { return }
+        }
+    }
+
     /// Sends one text frame, masked as a client must.
     public func writeText(_ text: String) async {
         let payload = Array(text.utf8)

@@ -29,6 +29,7 @@ import Testing
         // C's REPL event against A's commit reply: two pipes read by two threads, so a number
         // that may be just below 0 when the two lines are read in the other order.
         #expect((o["repl_ms"] as? [String: Any])?["p50"] is Double)
+        #expect(((o["socket_ms"] as? [String: Any])?["runs"] as? [Double])?.count == 2)
         #expect(o["page_over_repl_p50"] is Double)
         #expect((o["page_minus_repl_ms"] as? [String: Any])?["p50"] is Double)
         #expect(o["goal_page_over_repl"] as? Double == 1.2)
