@@ -71,6 +71,15 @@ extension GossipEngine {
         }
     }
 
+    /// Dissemination's due work at a tick (`EnginePart.spread`): IHAVEs owed, grafts of
+    /// announced ops, the stem's fail-safes.
+    mutating func tickSpread(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        flushLazy(nowMs: nowMs, into: &out)
+        graftMissing(nowMs: nowMs, into: &out)
+        stemFailsafe(nowMs: nowMs, replica: replica, into: &out)
+    }
+
+    /// The IHAVEs owed, to the peers still links.
     mutating func flushLazy(nowMs: UInt64, into out: inout [GossipDirective]) {
         for (peer, ids) in spread.plumtree.takeQueue() where isLink(peer) {
             for chunk in stride(from: 0, to: ids.count, by: 120) {

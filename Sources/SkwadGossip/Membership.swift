@@ -91,10 +91,11 @@ extension GossipEngine {
         return Array(known.shuffled(using: &rng).prefix(config.shuffleSample))
     }
 
-    /// SWIM: ping each active member not heard from for `pingIntervalMs`; one that does not
-    /// answer within `ackTimeoutMs` is suspect and pinged indirectly through others; a suspect
-    /// silent for `deadAfterMs` in all is dropped (dead) and replaced from the passive view.
-    /// Anything heard from a member since our ping clears it.
+    /// SWIM's due work at a tick (`EnginePart.swim`): ping each active member not heard from
+    /// for `pingIntervalMs`; one that does not answer within `ackTimeoutMs` is suspect and
+    /// pinged indirectly through others; a suspect silent for `deadAfterMs` in all is dropped
+    /// (dead) and replaced from the passive view. Anything heard from a member since our ping
+    /// clears it.
     mutating func detectFailures(nowMs: UInt64, into out: inout [GossipDirective]) {
         // Most ticks find nothing due: only the members with something to do are sorted and
         // walked (what one member's handling changes never makes another's due).
@@ -139,8 +140,10 @@ extension GossipEngine {
         return nowMs >= st.lastHeardMs &+ config.pingIntervalMs
     }
 
-    /// Keeps the active view full: asks a passive peer (preferring nearby cells) to become
-    /// a neighbour; with nobody known, joins through the seeds again.
+    /// HyParView's due work at a tick (`EnginePart.membership`): trials ended, a neighbour
+    /// request unanswered for too long ended; then keeps the active view full: asks a passive
+    /// peer (preferring nearby cells) to become a neighbour; with nobody known, joins through
+    /// the seeds again.
     mutating func fillActiveView(nowMs: UInt64, into out: inout [GossipDirective]) {
         expireCandidates(nowMs: nowMs)
         if !peers.active.isEmpty { rounds.rejoinAttempts = 0 }
@@ -221,5 +224,40 @@ extension GossipEngine {
     mutating func shuffle(nowMs: UInt64, into out: inout [GossipDirective]) {
         guard let peer = randomActive(excluding: []) else { return }
         send(.shuffle(viewSample(excluding: peer)), to: peer, nowMs: nowMs, into: &out)
+    }
+}
+
+/// Membership's clocks, kept in the peer table: SWIM's (`EnginePart.swim`) and HyParView's
+/// (`EnginePart.membership`).
+extension PeerTable {
+    /// Per active member its ack or death timeout, or its next ping.
+    var swimDeadlineMs: UInt64 {
+        var due = UInt64.max
+        func at(_ t: UInt64) { if t < due { due = t } }
+        for (_, m) in activeClocks {
+            if m.suspectSinceMs != nil {
+                at(m.lastHeardMs &+ swim.deadAfterMs)
+            } else if let sent = m.pingSentMs, m.lastHeardMs <= sent {
+                at(sent &+ swim.ackTimeoutMs)
+            }
+            // Up to `fillingTickMs` after the ping falls due, spread by when we last heard it:
+            // woken exactly when due, two members that ping each other wake together, each
+            // one's ping crosses the other's, and twice as many pings go.
+            else {
+                at(m.lastHeardMs &+ swim.pingIntervalMs &+ GossipEngine.spread(m.lastHeardMs))
+            }
+        }
+        return due
+    }
+
+    /// A trial's end; while the view has room, the next ask of a passive peer (`fillingTickMs`,
+    /// the pace of its own retry clocks).
+    func membershipDeadlineMs(nowMs: UInt64) -> UInt64 {
+        var due = UInt64.max
+        for c in candidates.values where c.sinceMs &+ MembershipGuard.candidateTimeoutMs < due {
+            due = c.sinceMs &+ MembershipGuard.candidateTimeoutMs
+        }
+        if hasRoom { due = min(due, nowMs &+ GossipEngine.fillingTickMs) }
+        return due
     }
 }

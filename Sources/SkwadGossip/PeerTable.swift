@@ -269,7 +269,7 @@ struct PeerTable: Sendable {
     private(set) var versions = Versions()
 
     let capacity: Capacity
-    /// SWIM's clocks (GossipConfig), for the table's next deadline (`nextDeadlineMs`, Parts.swift).
+    /// SWIM's clocks (GossipConfig), for its next deadline (`swimDeadlineMs`, Membership.swift).
     struct Swim: Sendable { var pingIntervalMs, ackTimeoutMs, deadAfterMs: UInt64 }
     let swim: Swim
     /// Our own address (never a peer).

@@ -433,3 +433,15 @@ struct SecureChannels: Sendable {
     /// When the next session may expire (the soonest deadline the last scan saw).
     var nextExpiryMs: UInt64 { sessions.nextExpiryScanMs }
 }
+
+extension SecureChannels: PeerState {
+    /// Its sessions and handshake go. Kept: its datagram and byte budget (`addressLimits`).
+    mutating func forget(_ peer: PeerAddress) { drop(peer) }
+}
+
+extension SecureChannels: TimedPart {
+    /// A handshake under way (its HELLO is sent again, or given up on, at a tick).
+    var busy: Bool { handshakesUnderWay }
+    /// When the next session may expire.
+    func nextDeadlineMs(nowMs: UInt64) -> UInt64 { nextExpiryMs }
+}
