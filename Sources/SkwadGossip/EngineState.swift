@@ -43,7 +43,7 @@ struct Spread: Sendable {
     /// Live packs and directory views, until the replica's packs change (PackViews.swift).
     var packViews = PackViewCache()
 
-    init(config: GossipConfig) { plumtree = Plumtree(missingCapacity: config.missingCapacity) }
+    init(config: GossipConfig) { plumtree = Plumtree(missingCapacity: config.spread.missingCapacity) }
 }
 
 extension Spread: PeerState {

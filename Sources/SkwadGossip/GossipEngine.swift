@@ -13,6 +13,7 @@ import SkwadReplica
 /// lazy IHAVE, graft by Want); range-based reconciliation per shared pack; the geofence
 /// rule on every op sent; token buckets per peer and per pseudonym.
 public struct GossipEngine: Sendable {
+    /// Its settings, one group per part (GossipConfig.swift).
     public let config: GossipConfig
     var rng: SplitMix
     public internal(set) var stats = GossipStats()
@@ -106,9 +107,9 @@ public struct GossipEngine: Sendable {
         rounds.started = true
         var out: [GossipDirective] = []
         for s in seeds { send(joinMessage, to: s, nowMs: nowMs, into: &out) }
-        rounds.nextRejoinMs = nowMs + config.rejoinIntervalMs
+        rounds.nextRejoinMs = nowMs + config.membership.rejoinIntervalMs
         rounds.start(nowMs: nowMs)
-        requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out)
+        requestTick(afterMs: config.ticks.tickMs, nowMs: nowMs, into: &out)
         finish(nowMs: nowMs, into: &out)
         return out
     }
@@ -194,7 +195,7 @@ public struct GossipEngine: Sendable {
         var out: [GossipDirective] = []
         rounds.tickDueMs = .max
         for part in EnginePart.allCases { tick(part, nowMs: nowMs, replica: &replica, into: &out) }
-        requestTick(afterMs: busy ? config.tickMs : idleWait(nowMs: nowMs), nowMs: nowMs, into: &out)
+        requestTick(afterMs: busy ? config.ticks.tickMs : idleWait(nowMs: nowMs), nowMs: nowMs, into: &out)
         finish(nowMs: nowMs, into: &out)
         return out
     }
@@ -223,8 +224,8 @@ public struct GossipEngine: Sendable {
     /// `busy` is asked only when a tick is not already due that soon: this runs after every
     /// datagram, and `busy` asks every part.
     mutating func promptTickIfBusy(nowMs: UInt64, into out: inout [GossipDirective]) {
-        if rounds.started && nowMs + config.tickMs < rounds.tickDueMs && busy {
-            requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out)
+        if rounds.started && nowMs + config.ticks.tickMs < rounds.tickDueMs && busy {
+            requestTick(afterMs: config.ticks.tickMs, nowMs: nowMs, into: &out)
         }
     }
 

@@ -102,9 +102,9 @@ extension GossipEngine {
     /// `idleTickMs` away (rounds poked to their base interval, a new member's first ping, a
     /// session's expiry), or comes with prompt work.
     func idleWait(nowMs: UInt64) -> UInt64 {
-        var due = nowMs &+ config.idleTickMs
+        var due = nowMs &+ config.ticks.idleTickMs
         for part in EnginePart.allCases { due = min(due, nextDeadlineMs(part, nowMs: nowMs)) }
-        return due > nowMs ? max(config.tickMs, due - nowMs) : config.tickMs
+        return due > nowMs ? max(config.ticks.tickMs, due - nowMs) : config.ticks.tickMs
     }
 
     /// What every part holds about `peer`, dropped (the peer table's roles are the caller's:

@@ -47,12 +47,12 @@ struct Rounds: Sendable {
     init(config: GossipConfig) {
         timers = Round.allCases.map { round in
             switch round {
-            case .revive: Backoff(baseMs: config.reviveIntervalMs, maxMs: config.reviveIntervalMs, dueMs: 0)
-            case .vicinity: Backoff(baseMs: config.vicinityIntervalMs, maxMs: config.quietMaxMs)
-            case .remote: Backoff(baseMs: config.vicinityIntervalMs, maxMs: config.vicinityIntervalMs, dueMs: 0)
-            case .shuffle: Backoff(baseMs: config.shuffleIntervalMs, maxMs: config.quietMaxMs)
-            case .directory: Backoff(baseMs: config.directoryIntervalMs, maxMs: config.quietMaxMs)
-            case .reconcile: Backoff(baseMs: config.reconIntervalMs, maxMs: config.reconQuietMaxMs)
+            case .revive: Backoff(baseMs: config.membership.reviveIntervalMs, maxMs: config.membership.reviveIntervalMs, dueMs: 0)
+            case .vicinity: Backoff(baseMs: config.membership.vicinityIntervalMs, maxMs: config.ticks.quietMaxMs)
+            case .remote: Backoff(baseMs: config.membership.vicinityIntervalMs, maxMs: config.membership.vicinityIntervalMs, dueMs: 0)
+            case .shuffle: Backoff(baseMs: config.membership.shuffleIntervalMs, maxMs: config.ticks.quietMaxMs)
+            case .directory: Backoff(baseMs: config.spread.directoryIntervalMs, maxMs: config.ticks.quietMaxMs)
+            case .reconcile: Backoff(baseMs: config.spread.reconIntervalMs, maxMs: config.spread.reconQuietMaxMs)
             }
         }
     }
