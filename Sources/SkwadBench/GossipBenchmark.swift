@@ -50,7 +50,8 @@ struct GossipBenchmark {
         for i in 0..<count {
             var c = NodeConfig(dataDir: "\(root)/\(i)")
             c.powBits = 0; c.location = here
-            c.gossip.peerDatagramsPerSecond = 5000; c.gossip.peerBytesPerSecond = 5_000_000; c.gossip.pseudonymOpsPerMinute = 6000
+            c.gossip.limits.peerDatagramsPerSecond = 5000; c.gossip.limits.peerBytesPerSecond = 5_000_000
+            c.gossip.limits.pseudonymOpsPerMinute = 6000
             nodes.append(try Node(config: c))
         }
         let arrivals = Arrivals()

@@ -55,8 +55,8 @@ extension GossipEngine {
         // Round robin over our packs (sorted by id), so that none waits longer than
         // ceil(packs / reconPacksPerRound) rounds.
         let start = spread.reconCursor % mine.count
-        spread.reconCursor = start + config.reconPacksPerRound
-        let turn = min(config.reconPacksPerRound, mine.count)
+        spread.reconCursor = start + config.spread.reconPacksPerRound
+        let turn = min(config.spread.reconPacksPerRound, mine.count)
         for k in 0..<turn {
             reconcile(mine[(start + k) % mine.count], among: links, draw: draw, nowMs: nowMs, replica: replica, into: &out)
         }
@@ -228,7 +228,8 @@ extension GossipEngine {
         let answer = Reconciliation.answer(visibleItems(replica, pack: pack), lower: r.lower, ranges: r.ranges)
         // Paginated: at most `opsPerAnswer` ops and ids per message; later rounds bring the rest.
         if !answer.have.isEmpty {
-            sendOps(answer.have.prefix(config.opsPerAnswer).compactMap { replica.op($0) }, to: from, repair: true, nowMs: nowMs, into: &out)
+            let ops = answer.have.prefix(config.spread.opsPerAnswer).compactMap { replica.op($0) }
+            sendOps(ops, to: from, repair: true, nowMs: nowMs, into: &out)
         }
         sendWants(answer.need, to: from, nowMs: nowMs, into: &out)
         if !answer.done {
@@ -301,7 +302,7 @@ extension GossipEngine {
     /// Asks for ops by full id: at most `opsPerAnswer` per call, 30 per `Want` (so that each
     /// fits one datagram); later rounds bring the rest.
     mutating func sendWants(_ ids: [OpID], to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        let need = ids.prefix(config.opsPerAnswer)
+        let need = ids.prefix(config.spread.opsPerAnswer)
         for chunk in stride(from: need.startIndex, to: need.endIndex, by: 30) {
             send(.want(ids: need[chunk..<min(need.endIndex, chunk + 30)].map(\.bytes), graft: false), to: to, nowMs: nowMs, into: &out)
         }

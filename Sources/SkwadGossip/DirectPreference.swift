@@ -26,8 +26,9 @@ struct DirectRetries: Sendable {
 }
 
 extension GossipEngine {
-    /// Each relayed active member whose try is due: a `Join` to its target's own address
-    /// (unless a link or a handshake there is already under way).
+    /// Reach's due work at a tick (`EnginePart.reach`): each relayed active member whose try
+    /// is due gets a `Join` to its target's own address (unless a link or a handshake there is
+    /// already under way).
     mutating func retryDirect(nowMs: UInt64, into out: inout [GossipDirective]) {
         // Every tick of every node: nothing to sort or rebuild without a relayed member.
         guard !reach.retries.schedules.isEmpty || peers.active.keys.contains(where: \.isRelayed) else { return }

@@ -31,7 +31,8 @@ extension GossipEngine {
     /// asker should know.
     mutating func directoryItems(forCell cell: String?, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
         let p = Self.perspective(cell)
-        return spread.packViews.directoryItems(key: p.key, replica, nowMs: nowMs, capacity: config.directoryCapacity, include: p.include)
+        return spread.packViews.directoryItems(
+            key: p.key, replica, nowMs: nowMs, capacity: config.spread.directoryCapacity, include: p.include)
     }
 
     /// The packs we hold that are in both our directory (`mine`) and that of the cell the
@@ -42,7 +43,8 @@ extension GossipEngine {
     /// round, go down to single items and answer in several datagrams.
     mutating func directoryItems(forCell mine: String?, alsoIn theirs: String?, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
         let p = Self.perspective(mine, alsoIn: theirs)
-        return spread.packViews.directoryItems(key: p.key, replica, nowMs: nowMs, capacity: config.directoryCapacity, include: p.include)
+        return spread.packViews.directoryItems(
+            key: p.key, replica, nowMs: nowMs, capacity: config.spread.directoryCapacity, include: p.include)
     }
 
     /// `Reconciliation.fingerprint` of all of `directoryItems(forCell:)`, and whether they all
@@ -50,14 +52,14 @@ extension GossipEngine {
     mutating func directoryFingerprint(forCell cell: String?, nowMs: UInt64, replica: Replica) -> (fingerprint: [UInt8], wholeRange: Bool) {
         let p = Self.perspective(cell)
         return spread.packViews.directoryFingerprint(
-            key: p.key, replica, nowMs: nowMs, capacity: config.directoryCapacity, include: p.include)
+            key: p.key, replica, nowMs: nowMs, capacity: config.spread.directoryCapacity, include: p.include)
     }
 
     /// The same of `directoryItems(forCell:alsoIn:)`.
     mutating func directoryFingerprint(forCell mine: String?, alsoIn theirs: String?, nowMs: UInt64, replica: Replica) -> [UInt8] {
         let p = Self.perspective(mine, alsoIn: theirs)
         return spread.packViews.directoryFingerprint(
-            key: p.key, replica, nowMs: nowMs, capacity: config.directoryCapacity, include: p.include
+            key: p.key, replica, nowMs: nowMs, capacity: config.spread.directoryCapacity, include: p.include
         )
         .fingerprint
     }
@@ -144,14 +146,16 @@ extension GossipEngine {
     /// A link just came up: reconcile the directory with it at the next tick (this is also
     /// how packs created while a node had no peer, such as configured admin packs, spread).
     mutating func directoryOnNewLink(_ peer: PeerAddress) {
-        if spread.newLinks.count < config.findPackFanout { spread.newLinks.insert(peer) }
+        if spread.newLinks.count < config.spread.findPackFanout { spread.newLinks.insert(peer) }
     }
 
     mutating func flushNewLinks(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         guard !spread.newLinks.isEmpty else { return }
         let peers = spread.newLinks.sorted()
         spread.newLinks = []
-        for p in peers.prefix(config.findPackFanout) where isLink(p) { sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out) }
+        for p in peers.prefix(config.spread.findPackFanout) where isLink(p) {
+            sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out)
+        }
     }
 
     mutating func onDirectory(_ r: ReconcileRound, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
@@ -182,7 +186,7 @@ extension GossipEngine {
         // which may not be the other's (a node far away must not collect a campus's packs).
         if r.initiator && !answer.have.isEmpty {
             // At most `opsPerAnswer` per message: the rest comes in the next rounds.
-            let ops = answer.have.prefix(config.opsPerAnswer).compactMap { replica.op($0) }.filter { op in
+            let ops = answer.have.prefix(config.spread.opsPerAnswer).compactMap { replica.op($0) }.filter { op in
                 (replica.scope(op.packID) ?? replica.goneScope(op.packID)).map { mayReceive(perspective, pack: $0, isGenesis: true) }
                     ?? false
             }
@@ -207,7 +211,7 @@ extension GossipEngine {
         guard !q.isEmpty else { return [] }
         var targets = links
         if targets.isEmpty { targets = peers.passive.keys.sorted() + membership.seeds }
-        for p in targets.prefix(config.findPackFanout) {
+        for p in targets.prefix(config.spread.findPackFanout) {
             send(.findPack(query: q), to: p, nowMs: nowMs, into: &out)
             sendDirectory(to: p, nowMs: nowMs, replica: replica, into: &out)
         }
@@ -221,9 +225,9 @@ extension GossipEngine {
         let who = peerInfo(from) ?? NodeInfo()
         var ops: [SignedOp] = []
         // An invite-only pack answers only a query naming its whole id (a join code's).
-        for p in replica.findPacks(query, nowMs: nowMs, limit: config.findPackMatches)
+        for p in replica.findPacks(query, nowMs: nowMs, limit: config.spread.findPackMatches)
         where p.isPrivate ? query == p.id.hex : mayReceive(who, pack: p.scope, isGenesis: true) {
-            ops += replica.directoryOps(of: p.id).prefix(config.opsPerAnswer / config.findPackMatches)
+            ops += replica.directoryOps(of: p.id).prefix(config.spread.opsPerAnswer / config.spread.findPackMatches)
         }
         if !ops.isEmpty { sendOps(ops, to: from, repair: true, nowMs: nowMs, into: &out) }
     }

@@ -48,7 +48,7 @@ extension GossipEngine {
         for (peer, peerInfo, viaVicinity, bits) in facts {
             let lazy = isLazy(peer)
             var eligible: [Int] = []
-            for i in ops.indices where !viaVicinity || activeEligible[i] < config.activeEnough {
+            for i in ops.indices where !viaVicinity || activeEligible[i] < config.spread.activeEnough {
                 guard !viaVicinity && i < 64 ? bits & (1 << UInt64(i)) != 0 : may(peerInfo, i) else { continue }
                 // No eager copy to a link that announced it; a lazy one stays eligible so that
                 // it uses up one of the op's notices (it gets none: see below).
@@ -65,12 +65,21 @@ extension GossipEngine {
         guard !lazyPeers.isEmpty else { return }
         var announced = [Int](repeating: 0, count: ops.count)
         for (peer, eligible) in lazyPeers.shuffled(using: &rng) {
-            let ids = eligible.filter { announced[$0] < config.lazyFanout && !told[$0].contains(peer) }.map { ops[$0].id }
+            let ids = eligible.filter { announced[$0] < config.spread.lazyFanout && !told[$0].contains(peer) }.map { ops[$0].id }
             for i in eligible { announced[i] += 1 }
             if !ids.isEmpty { spread.plumtree.enqueue(ids, for: peer) }
         }
     }
 
+    /// Dissemination's due work at a tick (`EnginePart.spread`): IHAVEs owed, grafts of
+    /// announced ops, the stem's fail-safes.
+    mutating func tickSpread(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        flushLazy(nowMs: nowMs, into: &out)
+        graftMissing(nowMs: nowMs, into: &out)
+        stemFailsafe(nowMs: nowMs, replica: replica, into: &out)
+    }
+
+    /// The IHAVEs owed, to the peers still links.
     mutating func flushLazy(nowMs: UInt64, into out: inout [GossipDirective]) {
         for (peer, ids) in spread.plumtree.takeQueue() where isLink(peer) {
             for chunk in stride(from: 0, to: ids.count, by: 120) {
@@ -102,8 +111,8 @@ extension GossipEngine {
     /// recently used goes first). Packs cost stamp work besides (PROTOCOL §2, §13).
     mutating func takeGenesis(from: PeerAddress, nowMs: UInt64) -> Bool {
         if limits.genesis[from] == nil {
-            limits.genesis.makeRoom(for: from, capacity: config.genesisSources) { $0.lastMs }
-            limits.genesis[from] = TokenBucket(rate: config.genesesPerSecond, burst: config.genesisBurst, nowMs: nowMs)
+            limits.genesis.makeRoom(for: from, capacity: config.limits.genesisSources) { $0.lastMs }
+            limits.genesis[from] = TokenBucket(rate: config.limits.genesesPerSecond, burst: config.limits.genesisBurst, nowMs: nowMs)
         }
         return limits.genesis[from]!.take(1, nowMs: nowMs)
     }
@@ -145,14 +154,14 @@ extension GossipEngine {
             // none to forget, a new pseudonym waits (counted as rate-limited).
             // The sweep runs at most once a second, so a flood of new pseudonyms against a full
             // table costs one pass, not one per op.
-            if limits.pseudonym.count >= config.pseudonymMemory && nowMs >= limits.nextSweepMs {
+            if limits.pseudonym.count >= config.limits.pseudonymMemory && nowMs >= limits.nextSweepMs {
                 limits.nextSweepMs = nowMs + 1000
                 limits.pseudonym.forgetRefilled(nowMs: nowMs)
             }
-            guard limits.pseudonym.count < config.pseudonymMemory else { stats.drop(.pseudonymRateLimited); return ([], nil) }
+            guard limits.pseudonym.count < config.limits.pseudonymMemory else { stats.drop(.pseudonymRateLimited); return ([], nil) }
             limits.pseudonym.forgetRefilledBeforeGrowing(nowMs: nowMs)
             limits.pseudonym[op.author] = TokenBucket(
-                rate: config.pseudonymOpsPerMinute / 60, burst: config.pseudonymOpsPerMinute,
+                rate: config.limits.pseudonymOpsPerMinute / 60, burst: config.limits.pseudonymOpsPerMinute,
                 nowMs: nowMs)
         }
         guard limits.pseudonym[op.author]!.take(1, nowMs: nowMs) else { stats.drop(.pseudonymRateLimited); return ([], nil) }
@@ -235,14 +244,16 @@ extension GossipEngine {
             }
             if d.count == 32, let id = try? OpID(bytes: d), replica.contains(id) { continue }
             // Bounded: past `missingCapacity` announced ids, new ones wait for reconciliation.
-            if !spread.plumtree.announced(p, by: from, nowMs: nowMs, graftTimeoutMs: config.graftTimeoutMs) { stats.drop(.queueFull) }
+            if !spread.plumtree.announced(p, by: from, nowMs: nowMs, graftTimeoutMs: config.spread.graftTimeoutMs) {
+                stats.drop(.queueFull)
+            }
         }
     }
 
     /// Ops announced but not received in time: graft, i.e. ask an announcer for them with a
     /// `Want{graft}`, which makes the link eager at both ends.
     mutating func graftMissing(nowMs: UInt64, into out: inout [GossipDirective]) {
-        let wants = spread.plumtree.dueGrafts(nowMs: nowMs, graftTimeoutMs: config.graftTimeoutMs)
+        let wants = spread.plumtree.dueGrafts(nowMs: nowMs, graftTimeoutMs: config.spread.graftTimeoutMs)
         for (peer, ps) in wants.sorted(by: { $0.key < $1.key }) {
             setLazy(peer, false)
             for chunk in stride(from: 0, to: ps.count, by: 120) {

@@ -14,7 +14,7 @@ extension GossipEngine {
     static let pingInfoEvery: UInt64 = 8
     /// Indirect pings under way, at most.
     static let indirectCapacity = 256
-    /// The pace at which a view with room asks passive peers (PeerTable's `nextDeadlineMs`).
+    /// The pace at which a view with room asks passive peers (`PeerTable.membershipDeadlineMs`).
     static let fillingTickMs: UInt64 = 250
 }
 

@@ -1,8 +1,10 @@
 import SkwadCrypto
 import SkwadModel
 
-/// The engine's state besides its peers and sessions, in four groups, each owned by the
-/// layer named (GossipEngine.swift holds one of each).
+/// The engine's state besides its peers, sessions, rounds and pictures, in four groups, each
+/// owned by the layer named (GossipEngine.swift holds one of each), with what each part
+/// drops of a forgotten peer (`PeerState`) and its prompt work and deadline (`TimedPart`,
+/// Parts.swift).
 
 /// Rate limits on what peers may make us keep (PROTOCOL §13).
 struct RateLimits: Sendable {
@@ -12,73 +14,6 @@ struct RateLimits: Sendable {
     var genesis: [PeerAddress: TokenBucket] = [:]
     /// When idle pseudonym buckets are next swept.
     var nextSweepMs: UInt64 = 0
-}
-
-/// The engine's periodic rounds, in the order a tick runs the due ones (`GossipEngine.tick`).
-enum Round: Int, CaseIterable, Sendable {
-    /// Peers dead too long forgotten, one dead peer asked again (`reviveRound`): every
-    /// `reviveIntervalMs`, from the first tick.
-    case revive
-    /// An exchange with the nearest peer not asked yet (`vicinityRound`): backs off, but not
-    /// while a vicinity entry only named by others waits to be asked.
-    case vicinity
-    /// Contacts inside the fences we need one in; Plumtree's marks and reconciliation misses
-    /// pruned to the links (`remoteRound`): every `vicinityIntervalMs`, from `start`.
-    case remote
-    /// A HyParView shuffle (`shuffle`): backs off.
-    case shuffle
-    /// The pack directory reconciled, rim contacts pulled (`directoryRound`, `rimRound`):
-    /// backs off.
-    case directory
-    /// Live packs reconciled (`reconcileRound`): backs off, but not while a reconciliation
-    /// of the round before is unanswered.
-    case reconcile
-}
-
-/// When each periodic round runs next (GossipEngine.swift, `tick`), and when the shell is due
-/// to tick us.
-struct Rounds: Sendable {
-    /// Each round's timer (Backoff.swift), by `Round`.
-    private var timers: [Backoff]
-    /// The active and vicinity view versions the rounds last saw (`noticeViewChanges`).
-    var seenVersions = PeerTable.Versions()
-    var nextRejoinMs: UInt64 = 0
-    /// Re-joins through the seeds since the last time a link was up: each waits twice as
-    /// long as the one before (from `rejoinIntervalMs` up to `rejoinMaxMs`).
-    var rejoinAttempts = 0
-    var nextEagerShuffleMs: UInt64 = 0
-    /// The wait between eager shuffles while they bring no passive peer (doubling from
-    /// `helloRetryMs` up to `quietMaxMs`; back to nothing once the passive view has one).
-    var eagerShuffleDelayMs: UInt64 = 0
-    /// When we last asked the shell to tick us (shells keep the earliest request).
-    var tickDueMs: UInt64 = .max
-    var started = false
-
-    init(config: GossipConfig) {
-        timers = Round.allCases.map { round in
-            switch round {
-            case .revive: Backoff(baseMs: config.reviveIntervalMs, maxMs: config.reviveIntervalMs, dueMs: 0)
-            case .vicinity: Backoff(baseMs: config.vicinityIntervalMs, maxMs: config.quietMaxMs)
-            case .remote: Backoff(baseMs: config.vicinityIntervalMs, maxMs: config.vicinityIntervalMs, dueMs: 0)
-            case .shuffle: Backoff(baseMs: config.shuffleIntervalMs, maxMs: config.quietMaxMs)
-            case .directory: Backoff(baseMs: config.directoryIntervalMs, maxMs: config.quietMaxMs)
-            case .reconcile: Backoff(baseMs: config.reconIntervalMs, maxMs: config.reconQuietMaxMs)
-            }
-        }
-    }
-
-    subscript(round: Round) -> Backoff {
-        get { timers[round.rawValue] }
-        set { timers[round.rawValue] = newValue }
-    }
-
-    /// The soonest any round falls due.
-    var nextDueMs: UInt64 { timers.reduce(UInt64.max) { min($0, $1.dueMs) } }
-
-    /// Starts every round's clock but the revive round's, which runs from the first tick.
-    mutating func start(nowMs: UInt64) {
-        for round in Round.allCases where round != .revive { self[round].start(nowMs: nowMs) }
-    }
 }
 
 /// How ops spread: push and pull trees, the stem, reconciliation's turn (PROTOCOL §10–11).
@@ -108,7 +43,23 @@ struct Spread: Sendable {
     /// Live packs and directory views, until the replica's packs change (PackViews.swift).
     var packViews = PackViewCache()
 
-    init(config: GossipConfig) { plumtree = Plumtree(missingCapacity: config.missingCapacity) }
+    init(config: GossipConfig) { plumtree = Plumtree(missingCapacity: config.spread.missingCapacity) }
+}
+
+extension Spread: PeerState {
+    /// Its Plumtree mark goes: a link that comes back starts eager. Kept, each ending by
+    /// itself: the IHAVEs owed to it (the next tick sends them to links only), its
+    /// announcements of ids we lack (grafted from each announcer in turn, then left to
+    /// reconciliation), a directory pull owed to it as a new link (the next tick, links
+    /// only), reconciliations it left unanswered (counted when the round ends), and the stem
+    /// link (chosen again at its next use when it is no link).
+    mutating func forget(_ peer: PeerAddress) { plumtree.setLazy(peer, false) }
+}
+
+extension Spread: TimedPart {
+    /// Lazy notices to flush, announced ops to graft, new links' directories to pull, ops
+    /// under embargo (their fail-safe).
+    var busy: Bool { plumtree.hasPromptWork || !newLinks.isEmpty || !stem.embargo.isEmpty }
 }
 
 /// Membership work under way that is not a fact about one known peer (PROTOCOL §9).
@@ -135,6 +86,19 @@ struct MembershipState: Sendable {
     var strangerBudget = StrangerBudget()
 }
 
+extension MembershipState: PeerState {
+    /// A neighbour request to it goes. Kept: the seeds (configuration), pings relayed for it
+    /// or toward it (each ends with its ack, or the oldest goes: `indirectCapacity`), and
+    /// when it last joined (a budget: `MembershipGuard.lastJoinMs`).
+    mutating func forget(_ peer: PeerAddress) { if pendingNeighbor?.address == peer { pendingNeighbor = nil } }
+}
+
+extension MembershipState: TimedPart {
+    /// A neighbour request under way. (Its clocks, SWIM's and the trials', are the peer
+    /// table's: `PeerTable.swimDeadlineMs`, `membershipDeadlineMs`, Membership.swift.)
+    var busy: Bool { pendingNeighbor != nil }
+}
+
 /// Reach across NATs (PROTOCOL §9): what our links see us as, the introductions we made and
 /// the punches we tried, what we relay, contact codes, and our own addresses (set by the shell).
 struct Reach: Sendable {
@@ -150,4 +114,20 @@ struct Reach: Sendable {
     var contacts = ContactProofs()
     /// Each interface's address with our port; nil: never behind a NAT (the simulator).
     var localAddresses: [PeerAddress]?
+}
+
+extension Reach: PeerState {
+    /// What it told us it sees us as, our direct tries toward it, fallbacks through it, and
+    /// contact checks of it go (each part says what it keeps).
+    mutating func forget(_ peer: PeerAddress) {
+        reflexive.forget(peer)
+        introductions.forget(peer)
+        retries.schedules[peer] = nil
+        contacts.forget(peer)
+    }
+}
+
+extension Reach: TimedPart {
+    /// The soonest direct try of a relayed member.
+    func nextDeadlineMs(nowMs: UInt64) -> UInt64 { retries.nextDueMs }
 }

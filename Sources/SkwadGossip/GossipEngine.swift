@@ -13,6 +13,7 @@ import SkwadReplica
 /// lazy IHAVE, graft by Want); range-based reconciliation per shared pack; the geofence
 /// rule on every op sent; token buckets per peer and per pseudonym.
 public struct GossipEngine: Sendable {
+    /// Its settings, one group per part (GossipConfig.swift).
     public let config: GossipConfig
     var rng: SplitMix
     public internal(set) var stats = GossipStats()
@@ -25,7 +26,7 @@ public struct GossipEngine: Sendable {
     var peers: PeerTable
     /// Ops per pseudonym, packs per address (EngineState.swift).
     var limits = RateLimits()
-    /// When each round runs next, and the shell's next tick (EngineState.swift).
+    /// When each round runs next, and the shell's next tick (Rounds.swift).
     var rounds: Rounds
     /// Plumtree, the stem, reconciliation's turn, the pack views (EngineState.swift).
     var spread: Spread
@@ -35,6 +36,7 @@ public struct GossipEngine: Sendable {
     var reach = Reach()
     /// Pictures being fetched, who sent their posts, answer budgets, counters (Pictures.swift, §10b).
     var pictures = PictureFetches()
+    // What the engine asks of its parts, each in turn, is in Parts.swift (`EnginePart`).
 
     /// Our own address as others reach us, so we never add ourselves to a view.
     public var selfAddress: PeerAddress? {
@@ -105,9 +107,9 @@ public struct GossipEngine: Sendable {
         rounds.started = true
         var out: [GossipDirective] = []
         for s in seeds { send(joinMessage, to: s, nowMs: nowMs, into: &out) }
-        rounds.nextRejoinMs = nowMs + config.rejoinIntervalMs
+        rounds.nextRejoinMs = nowMs + config.membership.rejoinIntervalMs
         rounds.start(nowMs: nowMs)
-        requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out)
+        requestTick(afterMs: config.ticks.tickMs, nowMs: nowMs, into: &out)
         finish(nowMs: nowMs, into: &out)
         return out
     }
@@ -187,83 +189,15 @@ public struct GossipEngine: Sendable {
 
     // MARK: - timers
 
-    /// Each part's due work, in this order (Parts.swift: `TimedPart`), then the next tick: at
+    /// Each part's due work, in `EnginePart`'s order (Parts.swift), then the next tick: at
     /// once when a part is `busy`, else at the soonest deadline (`idleWait`).
     public mutating func tick(nowMs: UInt64, replica: inout Replica) -> [GossipDirective] {
         var out: [GossipDirective] = []
         rounds.tickDueMs = .max
-        perform(channels.tick(nowMs: nowMs, stats: &stats), nowMs: nowMs, into: &out)
-        tickSpread(nowMs: nowMs, replica: replica, into: &out)
-        tickMembership(nowMs: nowMs, into: &out)
-        pumpPictures(nowMs: nowMs, replica: replica, into: &out)
-        tickRounds(nowMs: nowMs, replica: &replica, into: &out)
-        requestTick(afterMs: busy ? config.tickMs : idleWait(nowMs: nowMs), nowMs: nowMs, into: &out)
+        for part in EnginePart.allCases { tick(part, nowMs: nowMs, replica: &replica, into: &out) }
+        requestTick(afterMs: busy ? config.ticks.tickMs : idleWait(nowMs: nowMs), nowMs: nowMs, into: &out)
         finish(nowMs: nowMs, into: &out)
         return out
-    }
-
-    /// Dissemination's due work: IHAVEs owed, grafts of announced ops, the stem's fail-safes.
-    mutating func tickSpread(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        flushLazy(nowMs: nowMs, into: &out)
-        graftMissing(nowMs: nowMs, into: &out)
-        stemFailsafe(nowMs: nowMs, replica: replica, into: &out)
-    }
-
-    /// Membership's due work: SWIM's pings and timeouts, direct tries of relayed members (after
-    /// the dead are dropped), and a neighbour request while the view has room.
-    mutating func tickMembership(nowMs: UInt64, into out: inout [GossipDirective]) {
-        detectFailures(nowMs: nowMs, into: &out)
-        retryDirect(nowMs: nowMs, into: &out)
-        fillActiveView(nowMs: nowMs, into: &out)
-    }
-
-    /// The periodic rounds that fell due, in `Round`'s order, each prepared first; then the
-    /// view changes they made are noted.
-    mutating func tickRounds(nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
-        for round in Round.allCases {
-            prepare(round, nowMs: nowMs, replica: replica, into: &out)
-            if rounds[round].fire(nowMs: nowMs) { run(round, nowMs: nowMs, replica: &replica, into: &out) }
-        }
-        noticeViewChanges(nowMs: nowMs)
-    }
-
-    /// What a tick does before it asks whether `round` is due: view changes seen so far make
-    /// the vicinity round prompt again; work a round left undone keeps it from backing off
-    /// (§9); links that came up since the last tick have their directory reconciled at once,
-    /// before the directory round (§11a).
-    mutating func prepare(_ round: Round, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        switch round {
-        case .revive, .remote, .shuffle: break
-        case .vicinity:
-            noticeViewChanges(nowMs: nowMs)
-            // A vicinity entry named by others and not asked yet is work left.
-            if rounds[.vicinity].isDue(nowMs: nowMs), peers.hasUncontactedVicinity { rounds[.vicinity].unsettled() }
-        case .directory:
-            flushNewLinks(nowMs: nowMs, replica: replica, into: &out)
-        case .reconcile:
-            if !spread.reconUnanswered.isEmpty, rounds[.reconcile].isDue(nowMs: nowMs) { rounds[.reconcile].unsettled() }
-        }
-    }
-
-    /// Runs one round that fell due.
-    mutating func run(_ round: Round, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
-        switch round {
-        case .revive:
-            sweepRateLimits(nowMs: nowMs)
-            reviveRound(nowMs: nowMs, into: &out)
-        case .vicinity: vicinityRound(nowMs: nowMs, into: &out)
-        case .remote:
-            let linkSet = Set(links)
-            spread.plumtree.retain(links: linkSet)
-            peers.retainReconMisses(links: linkSet)
-            remoteRound(nowMs: nowMs, replica: replica, into: &out)
-            noteFences(replica, nowMs: nowMs)
-        case .shuffle: shuffle(nowMs: nowMs, into: &out)
-        case .directory:
-            directoryRound(nowMs: nowMs, replica: replica, into: &out)
-            rimRound(nowMs: nowMs, replica: replica, into: &out)
-        case .reconcile: reconcileRound(nowMs: nowMs, replica: replica, into: &out)
-        }
     }
 
     /// A delay in [0, `fillingTickMs`) drawn from a time stamp (a multiplicative hash).
@@ -274,17 +208,6 @@ public struct GossipEngine: Sendable {
         guard nowMs + afterMs < rounds.tickDueMs else { return }
         rounds.tickDueMs = nowMs + afterMs
         out.append(.scheduleTick(afterMs: afterMs))
-    }
-
-    /// Views that changed since the last look make their rounds prompt again: a new or lost
-    /// member (shuffle, reconciliation, directory), a new or lost vicinity entry (vicinity).
-    mutating func noticeViewChanges(nowMs: UInt64) {
-        let v = peers.versions
-        if v.active != rounds.seenVersions.active {
-            rounds[.shuffle].poke(nowMs: nowMs); rounds[.reconcile].poke(nowMs: nowMs); rounds[.directory].poke(nowMs: nowMs)
-        }
-        if v.vicinity != rounds.seenVersions.vicinity { rounds[.vicinity].poke(nowMs: nowMs) }
-        rounds.seenVersions = v
     }
 
     /// An op new to us: our own brings reconciliation back to its base pace at once (and for
@@ -299,10 +222,10 @@ public struct GossipEngine: Sendable {
     }
 
     /// `busy` is asked only when a tick is not already due that soon: this runs after every
-    /// datagram, and `busy` reads five collections.
+    /// datagram, and `busy` asks every part.
     mutating func promptTickIfBusy(nowMs: UInt64, into out: inout [GossipDirective]) {
-        if rounds.started && nowMs + config.tickMs < rounds.tickDueMs && busy {
-            requestTick(afterMs: config.tickMs, nowMs: nowMs, into: &out)
+        if rounds.started && nowMs + config.ticks.tickMs < rounds.tickDueMs && busy {
+            requestTick(afterMs: config.ticks.tickMs, nowMs: nowMs, into: &out)
         }
     }
 

@@ -78,7 +78,7 @@ extension GossipEngine {
     }
 
     mutating func integrate(_ named: [PeerRef], nowMs: UInt64) {
-        for p in named.prefix(config.shuffleSample * 2) where peers.active[p.address] == nil {
+        for p in named.prefix(config.membership.shuffleSample * 2) where peers.active[p.address] == nil {
             addPassive(p.address, cell: p.cell, nowMs: nowMs)
         }
     }
@@ -88,13 +88,14 @@ extension GossipEngine {
         let known =
             peers.active.keys.sorted().filter { $0 != excluding }.map { PeerRef(address: $0, cell: peers.active[$0]!.info.cell) }
             + peers.passive.keys.sorted().map { PeerRef(address: $0, cell: peers.passive[$0]!.isEmpty ? nil : peers.passive[$0]) }
-        return Array(known.shuffled(using: &rng).prefix(config.shuffleSample))
+        return Array(known.shuffled(using: &rng).prefix(config.membership.shuffleSample))
     }
 
-    /// SWIM: ping each active member not heard from for `pingIntervalMs`; one that does not
-    /// answer within `ackTimeoutMs` is suspect and pinged indirectly through others; a suspect
-    /// silent for `deadAfterMs` in all is dropped (dead) and replaced from the passive view.
-    /// Anything heard from a member since our ping clears it.
+    /// SWIM's due work at a tick (`EnginePart.swim`): ping each active member not heard from
+    /// for `pingIntervalMs`; one that does not answer within `ackTimeoutMs` is suspect and
+    /// pinged indirectly through others; a suspect silent for `deadAfterMs` in all is dropped
+    /// (dead) and replaced from the passive view. Anything heard from a member since our ping
+    /// clears it.
     mutating func detectFailures(nowMs: UInt64, into out: inout [GossipDirective]) {
         // Most ticks find nothing due: only the members with something to do are sorted and
         // walked (what one member's handling changes never makes another's due).
@@ -108,19 +109,19 @@ extension GossipEngine {
                 peers[active: peer] = st
             }
             if st.suspectSinceMs != nil {
-                if nowMs >= st.lastHeardMs &+ config.deadAfterMs { forget(peer, .dead, nowMs: nowMs, into: &out) }
+                if nowMs >= st.lastHeardMs &+ config.swim.deadAfterMs { forget(peer, .dead, nowMs: nowMs, into: &out) }
                 continue
             }
             if let sent = st.pingSentMs {
-                guard nowMs >= sent &+ config.ackTimeoutMs else { continue }
+                guard nowMs >= sent &+ config.swim.ackTimeoutMs else { continue }
                 st.suspectSinceMs = nowMs
                 peers[active: peer] = st
-                for helper in peers.active.keys.filter({ $0 != peer }).sorted().shuffled(using: &rng).prefix(config.indirectPings) {
+                for helper in peers.active.keys.filter({ $0 != peer }).sorted().shuffled(using: &rng).prefix(config.swim.indirectPings) {
                     send(.pingReq(seq: st.pingSeq, target: peer), to: helper, nowMs: nowMs, into: &out)
                 }
                 continue
             }
-            if nowMs >= st.lastHeardMs &+ config.pingIntervalMs {
+            if nowMs >= st.lastHeardMs &+ config.swim.pingIntervalMs {
                 let (m, seq) = pingMessage(withInfo: false)
                 st.pingSeq = seq
                 st.pingSentMs = nowMs
@@ -134,17 +135,20 @@ extension GossipEngine {
     /// suspect, suspect a silent one, or ping it)?
     private func hasFailureWork(_ st: PeerTable.Clocks, nowMs: UInt64) -> Bool {
         if let sent = st.pingSentMs, st.lastHeardMs > sent { return true }
-        if st.suspectSinceMs != nil { return nowMs >= st.lastHeardMs &+ config.deadAfterMs }
-        if let sent = st.pingSentMs { return nowMs >= sent &+ config.ackTimeoutMs }
-        return nowMs >= st.lastHeardMs &+ config.pingIntervalMs
+        if st.suspectSinceMs != nil { return nowMs >= st.lastHeardMs &+ config.swim.deadAfterMs }
+        if let sent = st.pingSentMs { return nowMs >= sent &+ config.swim.ackTimeoutMs }
+        return nowMs >= st.lastHeardMs &+ config.swim.pingIntervalMs
     }
 
-    /// Keeps the active view full: asks a passive peer (preferring nearby cells) to become
-    /// a neighbour; with nobody known, joins through the seeds again.
+    /// HyParView's due work at a tick (`EnginePart.membership`): trials ended, a neighbour
+    /// request unanswered for too long ended; then keeps the active view full: asks a passive
+    /// peer (preferring nearby cells) to become a neighbour; with nobody known, joins through
+    /// the seeds again.
     mutating func fillActiveView(nowMs: UInt64, into out: inout [GossipDirective]) {
         expireCandidates(nowMs: nowMs)
         if !peers.active.isEmpty { rounds.rejoinAttempts = 0 }
-        if let p = membership.pendingNeighbor, nowMs >= p.sinceMs + config.helloRetryMs * UInt64(config.helloAttempts + 1) {
+        let hello = config.sessions
+        if let p = membership.pendingNeighbor, nowMs >= p.sinceMs + hello.helloRetryMs * UInt64(hello.helloAttempts + 1) {
             membership.pendingNeighbor = nil
             // A peer that took our handshake is alive: the request may have walked on and
             // ended unanswered (§9). It only stops being a candidate; its session stays.
@@ -160,12 +164,12 @@ extension GossipEngine {
         if peers.passive.isEmpty, !peers.active.isEmpty, nowMs >= rounds.nextEagerShuffleMs {
             // Nobody to promote: ask a neighbour for samples of its views now, less often
             // while that brings nobody (behind a NAT, every peer named may be unreachable).
-            rounds.eagerShuffleDelayMs = min(config.quietMaxMs, max(config.helloRetryMs, rounds.eagerShuffleDelayMs &* 2))
+            rounds.eagerShuffleDelayMs = min(config.ticks.quietMaxMs, max(config.sessions.helloRetryMs, rounds.eagerShuffleDelayMs &* 2))
             rounds.nextEagerShuffleMs = nowMs + rounds.eagerShuffleDelayMs
             shuffle(nowMs: nowMs, into: &out)
             return
         }
-        let highPriority = peers.active.count < config.activeSize - 1
+        let highPriority = peers.active.count < config.membership.activeSize - 1
         if !highPriority && nowMs < membership.nextLowNeighborMs { return }
         if let candidate = nearestPassive() {
             // High priority (the receiver must accept, evicting if full) while we hold fewer
@@ -183,7 +187,7 @@ extension GossipEngine {
 
     /// The wait before the next re-join through the seeds: doubling with each unanswered one.
     var rejoinDelayMs: UInt64 {
-        min(config.rejoinMaxMs, config.rejoinIntervalMs &<< UInt64(min(rounds.rejoinAttempts, 16)))
+        min(config.membership.rejoinMaxMs, config.membership.rejoinIntervalMs &<< UInt64(min(rounds.rejoinAttempts, 16)))
     }
 
     /// With no link up and seeds configured: the seeds, how many re-joins went unanswered
@@ -198,7 +202,7 @@ extension GossipEngine {
     /// reachable view full, a node one link short would otherwise walk requests around the
     /// overlay several times a second while idle.
     mutating func neighborDeclined(nowMs: UInt64) {
-        membership.neighborRetryMs = min(config.quietMaxMs, max(config.helloRetryMs, membership.neighborRetryMs &* 2))
+        membership.neighborRetryMs = min(config.ticks.quietMaxMs, max(config.sessions.helloRetryMs, membership.neighborRetryMs &* 2))
         membership.nextLowNeighborMs = nowMs &+ membership.neighborRetryMs
     }
 
@@ -221,5 +225,40 @@ extension GossipEngine {
     mutating func shuffle(nowMs: UInt64, into out: inout [GossipDirective]) {
         guard let peer = randomActive(excluding: []) else { return }
         send(.shuffle(viewSample(excluding: peer)), to: peer, nowMs: nowMs, into: &out)
+    }
+}
+
+/// Membership's clocks, kept in the peer table: SWIM's (`EnginePart.swim`) and HyParView's
+/// (`EnginePart.membership`).
+extension PeerTable {
+    /// Per active member its ack or death timeout, or its next ping.
+    var swimDeadlineMs: UInt64 {
+        var due = UInt64.max
+        func at(_ t: UInt64) { if t < due { due = t } }
+        for (_, m) in activeClocks {
+            if m.suspectSinceMs != nil {
+                at(m.lastHeardMs &+ swim.deadAfterMs)
+            } else if let sent = m.pingSentMs, m.lastHeardMs <= sent {
+                at(sent &+ swim.ackTimeoutMs)
+            }
+            // Up to `fillingTickMs` after the ping falls due, spread by when we last heard it:
+            // woken exactly when due, two members that ping each other wake together, each
+            // one's ping crosses the other's, and twice as many pings go.
+            else {
+                at(m.lastHeardMs &+ swim.pingIntervalMs &+ GossipEngine.spread(m.lastHeardMs))
+            }
+        }
+        return due
+    }
+
+    /// A trial's end; while the view has room, the next ask of a passive peer (`fillingTickMs`,
+    /// the pace of its own retry clocks).
+    func membershipDeadlineMs(nowMs: UInt64) -> UInt64 {
+        var due = UInt64.max
+        for c in candidates.values where c.sinceMs &+ MembershipGuard.candidateTimeoutMs < due {
+            due = c.sinceMs &+ MembershipGuard.candidateTimeoutMs
+        }
+        if hasRoom { due = min(due, nowMs &+ GossipEngine.fillingTickMs) }
+        return due
     }
 }

@@ -67,7 +67,7 @@ extension GossipEngine {
         let room = peers.hasRoom
         let accept = room || nowMs >= membership.guardState.nextEvictionMs
         if accept {
-            if !room { stats.evictions += 1; membership.guardState.nextEvictionMs = nowMs + config.evictionIntervalMs }
+            if !room { stats.evictions += 1; membership.guardState.nextEvictionMs = nowMs + config.membership.evictionIntervalMs }
             addActive(peer, info: c.info, nowMs: nowMs, into: &out)
         } else {
             addPassive(peer, cell: c.info.cell, nowMs: nowMs)

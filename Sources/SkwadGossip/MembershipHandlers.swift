@@ -11,8 +11,8 @@ extension GossipEngine {
         // A relayed joiner is reachable through its relay only: not walked on.
         for p in peers.active.keys.sorted() where p != from && !from.isRelayed {
             send(
-                .forwardJoin(joiner: PeerRef(address: from, cell: theirs.cell), ttl: UInt32(config.activeWalk)), to: p, nowMs: nowMs,
-                into: &out)
+                .forwardJoin(joiner: PeerRef(address: from, cell: theirs.cell), ttl: UInt32(config.membership.activeWalk)), to: p,
+                nowMs: nowMs, into: &out)
         }
     }
 
@@ -21,7 +21,7 @@ extension GossipEngine {
     ) {
         // Walks come only from members, and no longer than ours (PROTOCOL §9).
         guard peers.active[from] != nil else { stats.drop(.notAMember); return }
-        let ttl = min(wireTTL, UInt32(config.activeWalk))
+        let ttl = min(wireTTL, UInt32(config.membership.activeWalk))
         let joiner = ref.address, cell = ref.cell
         guard joiner != selfAddress else { return }
         if let cell { offerVicinity(joiner, info: NodeInfo(cell: cell), heard: false, nowMs: nowMs) }
@@ -38,7 +38,7 @@ extension GossipEngine {
             }
             return
         }
-        if ttl == UInt32(config.passiveWalk) { addPassive(joiner, cell: cell, nowMs: nowMs) }
+        if ttl == UInt32(config.membership.passiveWalk) { addPassive(joiner, cell: cell, nowMs: nowMs) }
         if let next = randomActive(excluding: [from, joiner]) {
             send(.forwardJoin(joiner: ref, ttl: ttl - 1), to: next, nowMs: nowMs, into: &out)
         } else if peers.active[joiner] == nil {

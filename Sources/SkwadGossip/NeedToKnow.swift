@@ -156,9 +156,9 @@ extension GossipEngine {
         guard let target, let fence = fenceCentred(at: target, replica: replica, nowMs: nowMs) else { return answer }
         guard membership.strangerBudget.mayName(group: from.netgroup, nowMs: nowMs) else { stats.drop(.vicinityLimited); return answer }
         answer.peers = Array(
-            vicinitySample(for: NodeInfo.decode(target), excluding: from, limit: config.vicinitySample * 2)
+            vicinitySample(for: NodeInfo.decode(target), excluding: from, limit: config.membership.vicinitySample * 2)
                 .filter { p in NodeInfo.decode(p.cell).map { fence.contains(cell: $0) } ?? false }
-                .prefix(config.strangerVicinitySample))
+                .prefix(config.membership.strangerVicinitySample))
         return answer
     }
 

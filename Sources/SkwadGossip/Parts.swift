@@ -1,7 +1,118 @@
 import SkwadModel
+import SkwadReplica
 
-// The engine's parts (GossipEngine's stored properties) and what the engine asks of them: to
-// drop a peer (`PeerState`), and their own time (`TimedPart`).
+// The engine's parts and what the engine asks of each: its due work at a tick, whether it has
+// prompt work, its next deadline (`TimedPart`), and to drop a peer (`PeerState`). `EnginePart`
+// lists them once; `tick`, `busy`, `idleWait` and `forgetInParts` walk that list.
+
+/// The engine's parts, in the order a tick runs their due work (`GossipEngine.tick`). Each is
+/// asked the same four things (the switches below): its due work at a tick (`tick`), whether
+/// it has work that must not wait for an idle tick (`busy`), when its next work falls due
+/// (`nextDeadlineMs`), and what it drops of a peer the engine gives up on (`forget`). A new
+/// part is one case here, its line in each switch (the compiler asks for them), and its file.
+enum EnginePart: Int, CaseIterable, Sendable {
+    /// The session layer (`channels`, SecureChannels.swift): HELLOs sent again or given up
+    /// on, sessions expired.
+    case channels
+    /// Dissemination (`spread`, Dissemination.swift): IHAVEs owed, grafts of announced ops, the
+    /// stem's fail-safes.
+    case spread
+    /// SWIM (Membership.swift, on the peer table's clocks): pings of silent members, their
+    /// timeouts, the dead dropped.
+    case swim
+    /// Reach (`reach`, DirectPreference.swift): direct tries of relayed members, after the
+    /// dead are dropped (a dead one is not tried) and before the view is filled.
+    case reach
+    /// HyParView (`membership`, Membership.swift): trials ended, a neighbour request under way
+    /// ended, a new one while the active view has room, a re-join through the seeds.
+    case membership
+    /// Pictures (`pictures`, Pictures.swift): waiting asks answered empty, asks timed out
+    /// sent again, blocks still lacking asked for.
+    case pictures
+    /// The periodic rounds that fell due (`rounds`, Rounds.swift).
+    case rounds
+}
+
+extension GossipEngine {
+    /// `part`'s due work at a tick.
+    mutating func tick(_ part: EnginePart, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
+        switch part {
+        case .channels: perform(channels.tick(nowMs: nowMs, stats: &stats), nowMs: nowMs, into: &out)
+        case .spread: tickSpread(nowMs: nowMs, replica: replica, into: &out)
+        case .swim: detectFailures(nowMs: nowMs, into: &out)
+        case .reach: retryDirect(nowMs: nowMs, into: &out)
+        case .membership: fillActiveView(nowMs: nowMs, into: &out)
+        case .pictures: pumpPictures(nowMs: nowMs, replica: replica, into: &out)
+        case .rounds: tickRounds(nowMs: nowMs, replica: &replica, into: &out)
+        }
+    }
+
+    /// Whether `part` has work that must not wait for an idle tick.
+    func busy(_ part: EnginePart) -> Bool {
+        switch part {
+        case .channels: channels.busy
+        case .spread: spread.busy
+        case .swim: false
+        case .reach: reach.busy
+        case .membership: membership.busy
+        case .pictures: pictures.busy
+        case .rounds: rounds.busy
+        }
+    }
+
+    /// When `part`'s next work falls due (`.max`: none of its own).
+    func nextDeadlineMs(_ part: EnginePart, nowMs: UInt64) -> UInt64 {
+        switch part {
+        case .channels: channels.nextDeadlineMs(nowMs: nowMs)
+        case .spread: spread.nextDeadlineMs(nowMs: nowMs)
+        case .swim: peers.swimDeadlineMs
+        case .reach: reach.nextDeadlineMs(nowMs: nowMs)
+        case .membership: peers.membershipDeadlineMs(nowMs: nowMs)
+        case .pictures: pictures.nextDeadlineMs(nowMs: nowMs)
+        case .rounds: rounds.nextDeadlineMs(nowMs: nowMs)
+        }
+    }
+
+    /// Drops what `part` holds about `peer` (`PeerState`).
+    mutating func forget(_ peer: PeerAddress, in part: EnginePart) {
+        switch part {
+        case .channels:
+            channels.sealEarly(stats: &stats)  // what was sent to it in this call goes under its session
+            channels.forget(peer)
+        case .spread: spread.forget(peer)
+        case .swim: break  // its clocks are the peer table's, dropped with the peer's roles (the caller's)
+        case .reach: reach.forget(peer)
+        case .membership: membership.forget(peer)
+        case .pictures: pictures.forget(peer)
+        case .rounds: break  // no peer
+        }
+    }
+
+    /// Work that must not wait for an idle tick, in any part: handshakes under way, lazy
+    /// notices to flush, announced ops to graft, a neighbour request under way, pictures being
+    /// fetched.
+    var busy: Bool {
+        for part in EnginePart.allCases where busy(part) { return true }
+        return false
+    }
+
+    /// How long an engine without prompt work sleeps: until the soonest deadline of any part
+    /// (a session's expiry, a ping, an ack or death timeout, a direct try, a trial, a round),
+    /// at least `tickMs`, at most `idleTickMs`. Every deadline set between ticks is at least
+    /// `idleTickMs` away (rounds poked to their base interval, a new member's first ping, a
+    /// session's expiry), or comes with prompt work.
+    func idleWait(nowMs: UInt64) -> UInt64 {
+        var due = nowMs &+ config.ticks.idleTickMs
+        for part in EnginePart.allCases { due = min(due, nextDeadlineMs(part, nowMs: nowMs)) }
+        return due > nowMs ? max(config.ticks.tickMs, due - nowMs) : config.ticks.tickMs
+    }
+
+    /// What every part holds about `peer`, dropped (the peer table's roles are the caller's:
+    /// `forget`, `retireRelayedTwins`). The rate limits (`limits`) hold budgets only.
+    mutating func forgetInParts(_ peer: PeerAddress) {
+        for part in EnginePart.allCases { forget(peer, in: part) }
+    }
+}
 
 /// A part of the engine that keeps state about single peers, by address. When the engine
 /// gives up on a peer (`forget`) or retires a relayed link for a direct one
@@ -13,52 +124,6 @@ import SkwadModel
 protocol PeerState {
     /// Drops what this part holds about `peer`.
     mutating func forget(_ peer: PeerAddress)
-}
-
-extension GossipEngine {
-    /// What every part holds about `peer`, dropped (the peer table's roles are the caller's:
-    /// `forget`, `retireRelayedTwins`). The rate limits (`limits`) hold budgets only.
-    mutating func forgetInParts(_ peer: PeerAddress) {
-        channels.sealEarly(stats: &stats)  // what was sent to it in this call goes under its session
-        channels.forget(peer)
-        spread.forget(peer)
-        membership.forget(peer)
-        reach.forget(peer)
-        pictures.forget(peer)
-    }
-}
-
-extension SecureChannels: PeerState {
-    /// Its sessions and handshake go. Kept: its datagram and byte budget (`addressLimits`).
-    mutating func forget(_ peer: PeerAddress) { drop(peer) }
-}
-
-extension Spread: PeerState {
-    /// Its Plumtree mark goes: a link that comes back starts eager. Kept, each ending by
-    /// itself: the IHAVEs owed to it (the next tick sends them to links only), its
-    /// announcements of ids we lack (grafted from each announcer in turn, then left to
-    /// reconciliation), a directory pull owed to it as a new link (the next tick, links
-    /// only), reconciliations it left unanswered (counted when the round ends), and the stem
-    /// link (chosen again at its next use when it is no link).
-    mutating func forget(_ peer: PeerAddress) { plumtree.setLazy(peer, false) }
-}
-
-extension MembershipState: PeerState {
-    /// A neighbour request to it goes. Kept: the seeds (configuration), pings relayed for it
-    /// or toward it (each ends with its ack, or the oldest goes: `indirectCapacity`), and
-    /// when it last joined (a budget: `MembershipGuard.lastJoinMs`).
-    mutating func forget(_ peer: PeerAddress) { if pendingNeighbor?.address == peer { pendingNeighbor = nil } }
-}
-
-extension Reach: PeerState {
-    /// What it told us it sees us as, our direct tries toward it, fallbacks through it, and
-    /// contact checks of it go (each part says what it keeps).
-    mutating func forget(_ peer: PeerAddress) {
-        reflexive.forget(peer)
-        introductions.forget(peer)
-        retries.schedules[peer] = nil
-        contacts.forget(peer)
-    }
 }
 
 /// A part of the engine with timed work of its own. A tick runs every part's due work
@@ -75,78 +140,4 @@ protocol TimedPart {
 extension TimedPart {
     var busy: Bool { false }
     func nextDeadlineMs(nowMs: UInt64) -> UInt64 { .max }
-}
-
-extension GossipEngine {
-    /// Work that must not wait for an idle tick, in any part: lazy notices to flush, announced
-    /// ops to graft, handshakes and a neighbour request under way, pictures being fetched.
-    var busy: Bool { spread.busy || channels.busy || membership.busy || pictures.busy }
-
-    /// How long an engine without prompt work sleeps: until the soonest deadline of any part
-    /// (a round, a ping, an ack or death timeout, a trial, a session's expiry, a direct try),
-    /// at least `tickMs`, at most `idleTickMs`. Every deadline set between ticks is at least
-    /// `idleTickMs` away (rounds poked to their base interval, a new member's first ping, a
-    /// session's expiry), or comes with prompt work.
-    func idleWait(nowMs: UInt64) -> UInt64 {
-        let due = min(
-            nowMs &+ config.idleTickMs, channels.nextDeadlineMs(nowMs: nowMs), rounds.nextDeadlineMs(nowMs: nowMs),
-            reach.nextDeadlineMs(nowMs: nowMs), peers.nextDeadlineMs(nowMs: nowMs))
-        return due > nowMs ? max(config.tickMs, due - nowMs) : config.tickMs
-    }
-}
-
-extension SecureChannels: TimedPart {
-    /// A handshake under way (its HELLO is sent again, or given up on, at a tick).
-    var busy: Bool { handshakesUnderWay }
-    /// When the next session may expire.
-    func nextDeadlineMs(nowMs: UInt64) -> UInt64 { nextExpiryMs }
-}
-
-extension Rounds: TimedPart {
-    /// The soonest round.
-    func nextDeadlineMs(nowMs: UInt64) -> UInt64 { nextDueMs }
-}
-
-extension Spread: TimedPart {
-    /// Lazy notices to flush, announced ops to graft, new links' directories to pull, ops
-    /// under embargo (their fail-safe).
-    var busy: Bool { plumtree.hasPromptWork || !newLinks.isEmpty || !stem.embargo.isEmpty }
-}
-
-extension MembershipState: TimedPart {
-    /// A neighbour request under way.
-    var busy: Bool { pendingNeighbor != nil }
-}
-
-extension Reach: TimedPart {
-    /// The soonest direct try of a relayed member.
-    func nextDeadlineMs(nowMs: UInt64) -> UInt64 { retries.nextDueMs }
-}
-
-extension PictureFetches: TimedPart {}
-
-extension PeerTable: TimedPart {
-    /// Membership's clocks (SWIM, Membership.swift): per active member its ack or death
-    /// timeout, or its next ping; a trial's end; while the view has room, the next ask of a
-    /// passive peer (`fillingTickMs`, the pace of its own retry clocks).
-    func nextDeadlineMs(nowMs: UInt64) -> UInt64 {
-        var due = UInt64.max
-        func at(_ t: UInt64) { if t < due { due = t } }
-        for (_, m) in activeClocks {
-            if m.suspectSinceMs != nil {
-                at(m.lastHeardMs &+ swim.deadAfterMs)
-            } else if let sent = m.pingSentMs, m.lastHeardMs <= sent {
-                at(sent &+ swim.ackTimeoutMs)
-            }
-            // Up to `fillingTickMs` after the ping falls due, spread by when we last heard it:
-            // woken exactly when due, two members that ping each other wake together, each
-            // one's ping crosses the other's, and twice as many pings go.
-            else {
-                at(m.lastHeardMs &+ swim.pingIntervalMs &+ GossipEngine.spread(m.lastHeardMs))
-            }
-        }
-        for c in candidates.values { at(c.sinceMs &+ MembershipGuard.candidateTimeoutMs) }
-        if hasRoom { at(nowMs &+ GossipEngine.fillingTickMs) }
-        return due
-    }
 }

@@ -269,9 +269,8 @@ struct PeerTable: Sendable {
     private(set) var versions = Versions()
 
     let capacity: Capacity
-    /// SWIM's clocks (GossipConfig), for the table's next deadline (`nextDeadlineMs`, Parts.swift).
-    struct Swim: Sendable { var pingIntervalMs, ackTimeoutMs, deadAfterMs: UInt64 }
-    let swim: Swim
+    /// SWIM's settings, for its next deadline (`swimDeadlineMs`, Membership.swift).
+    let swim: GossipConfig.Swim
     /// Our own address (never a peer).
     var me: PeerAddress?
     /// One record per peer.
@@ -327,11 +326,11 @@ struct PeerTable: Sendable {
     private(set) var suspectCells: [String: Suspicion] = [:] { didSet { changes &+= 1 } }
 
     init(config: GossipConfig) {
-        swim = Swim(pingIntervalMs: config.pingIntervalMs, ackTimeoutMs: config.ackTimeoutMs, deadAfterMs: config.deadAfterMs)
+        swim = config.swim
         capacity = Capacity(
-            active: max(1, config.activeSize), passive: max(1, config.passiveSize),
-            vicinity: max(1, config.vicinitySize), remote: Self.remoteCapacity,
-            inbound: max(1, config.inboundMemory), dead: max(1, config.deadMemory))
+            active: max(1, config.membership.activeSize), passive: max(1, config.membership.passiveSize),
+            vicinity: max(1, config.membership.vicinitySize), remote: Self.remoteCapacity,
+            inbound: max(1, config.membership.inboundMemory), dead: max(1, config.membership.deadMemory))
     }
 
     // MARK: - the one way records change

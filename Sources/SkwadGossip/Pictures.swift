@@ -169,6 +169,9 @@ extension PictureFetches: PeerState {
     }
 }
 
+/// Its prompt work is `busy` (above); its due work at a tick is `pumpPictures`.
+extension PictureFetches: TimedPart {}
+
 extension PictureFetches.Fetch {
     /// Does this fetch hold anything about `peer`?
     func holds(_ peer: PeerAddress) -> Bool {
@@ -388,7 +391,8 @@ extension GossipEngine {
 
     // MARK: - asking
 
-    /// Asks for what each fetch lacks. Timed-out asks go again to another peer. The post's
+    /// The pictures' due work at a tick (`EnginePart.pictures`), and after each block that
+    /// came: asks for what each fetch lacks. Timed-out asks go again to another peer. The post's
     /// origin (it admitted the post before us, so waiting asks follow the post's path back to
     /// its author and never loop) is asked with `wait` for up to `inFlightPerFetch` blocks:
     /// the picture streams down that path as each hop gets it, each block crossing each link

@@ -27,21 +27,13 @@ struct SecureChannels: Sendable {
         case noSession
     }
 
-    struct Limits: Sendable {
-        var maxQueuedPerPeer: Int
-        var helloRetryMs: UInt64
-        var helloAttempts: Int
-        var unprovenSessionMs: UInt64
-        var silentSessionMs: UInt64
-    }
-
-    let limitsConfig: Limits
+    /// Its settings: handshake retries, queues, table sizes, session timeouts, cookies.
+    let settings: GossipConfig.Sessions
     private(set) var sessions: SessionTable
     private var addressLimits: AddressLimits
     /// Handshakes per second done without a cookie; past it, HELLOs get a COOKIE (§8).
     private var handshakeBudget: TokenBucket
     private var cookies: CookieJar
-    let cookieEpochMs: UInt64
     /// Initiator sessions whose handshake is under way (a superset; checked when retried).
     private(set) var handshaking: Set<PeerAddress> = []
     /// Seeds for ephemeral keys; nil: drawn from the engine's generator (`EngineSecrets.seeded`).
@@ -65,16 +57,13 @@ struct SecureChannels: Sendable {
     private var sealedEarly: [Action] = []
 
     init(config: GossipConfig, cookieMaster: [UInt8]) {
-        limitsConfig = Limits(
-            maxQueuedPerPeer: config.maxQueuedPerPeer, helloRetryMs: config.helloRetryMs, helloAttempts: config.helloAttempts,
-            unprovenSessionMs: config.unprovenSessionMs, silentSessionMs: config.silentSessionMs)
-        sessions = SessionTable(capacity: config.maxSessions)
+        settings = config.sessions
+        sessions = SessionTable(capacity: settings.maxSessions)
         addressLimits = AddressLimits(
-            capacity: config.maxAddressLimits, datagramsPerSecond: config.peerDatagramsPerSecond,
-            bytesPerSecond: config.peerBytesPerSecond)
-        handshakeBudget = TokenBucket(rate: config.handshakesPerSecond, burst: config.handshakesPerSecond, nowMs: 0)
-        cookieEpochMs = config.cookieEpochMs
-        cookies = CookieJar(master: cookieMaster, epochMs: config.cookieEpochMs)
+            capacity: settings.maxAddressLimits, datagramsPerSecond: config.limits.peerDatagramsPerSecond,
+            bytesPerSecond: config.limits.peerBytesPerSecond)
+        handshakeBudget = TokenBucket(rate: settings.handshakesPerSecond, burst: settings.handshakesPerSecond, nowMs: 0)
+        cookies = CookieJar(master: cookieMaster, epochMs: settings.cookieEpochMs)
     }
 
     var count: Int { sessions.count }
@@ -180,7 +169,7 @@ struct SecureChannels: Sendable {
             // frame authenticates under it. Simultaneous open: it may carry our queue.
             if current.isInitiator && !current.established { s.queued = current.queued; flush(&s, to: from, into: &out) }
             // Our own HELLO to it is unanswered or was answered moments ago: the HELLOs crossed.
-            s.crossed = current.isInitiator && (!current.established || current.age(nowMs) < limitsConfig.unprovenSessionMs)
+            s.crossed = current.isInitiator && (!current.established || current.age(nowMs) < settings.unprovenSessionMs)
             sessions.setPending(s, for: from)
         } else {
             sessions[from] = s
@@ -293,7 +282,7 @@ struct SecureChannels: Sendable {
         }
         let isNew = sessions[to] == nil
         var s = sessions[to] ?? Session(initiatorWith: newKx(&rng), nowMs: nowMs)
-        guard s.queued.count < limitsConfig.maxQueuedPerPeer else { stats.drop(.queueFull); return [] }
+        guard s.queued.count < settings.maxQueuedPerPeer else { stats.drop(.queueFull); return [] }
         s.queued.append(pt)
         var out: [Action] = []
         if isNew, let hello = s.hello {
@@ -326,14 +315,14 @@ struct SecureChannels: Sendable {
     /// up on an address after `helloAttempts`).
     mutating func tick(nowMs: UInt64, stats: inout GossipStats) -> [Action] {
         sealEarly(stats: &stats)
-        let gone = sessions.expire(nowMs: nowMs, unprovenMs: limitsConfig.unprovenSessionMs, silentMs: limitsConfig.silentSessionMs)
+        let gone = sessions.expire(nowMs: nowMs, unprovenMs: settings.unprovenSessionMs, silentMs: settings.silentSessionMs)
         stats.sessionsExpired += gone.unproven
         stats.sessionsSilent += gone.silent
         var out: [Action] = []
         for addr in handshaking.sorted() {
             guard var s = sessions[addr], let hello = s.hello else { handshaking.remove(addr); continue }
-            guard nowMs >= hello.sentAtMs + limitsConfig.helloRetryMs else { continue }
-            if hello.attempts >= limitsConfig.helloAttempts {
+            guard nowMs >= hello.sentAtMs + settings.helloRetryMs else { continue }
+            if hello.attempts >= settings.helloAttempts {
                 drop(addr)
                 out.append(.unreachable(addr))
                 continue
@@ -411,7 +400,7 @@ struct SecureChannels: Sendable {
     }
 
     private mutating func seal(_ pt: [UInt8], to: PeerAddress, solicits: Bool, stats: inout GossipStats, into out: inout [Action]) {
-        switch sessions.sealCurrent(to, pt, solicits: solicits, nowMs: heldNowMs, maxQueued: limitsConfig.maxQueuedPerPeer) {
+        switch sessions.sealCurrent(to, pt, solicits: solicits, nowMs: heldNowMs, maxQueued: settings.maxQueuedPerPeer) {
         case .frame(let frame)?: out.append(.emit(frame, to: to))
         case .queued?, .failed?: break
         case .queueFull?: stats.drop(.amplification)
@@ -432,4 +421,16 @@ struct SecureChannels: Sendable {
     var handshakesUnderWay: Bool { !handshaking.isEmpty }
     /// When the next session may expire (the soonest deadline the last scan saw).
     var nextExpiryMs: UInt64 { sessions.nextExpiryScanMs }
+}
+
+extension SecureChannels: PeerState {
+    /// Its sessions and handshake go. Kept: its datagram and byte budget (`addressLimits`).
+    mutating func forget(_ peer: PeerAddress) { drop(peer) }
+}
+
+extension SecureChannels: TimedPart {
+    /// A handshake under way (its HELLO is sent again, or given up on, at a tick).
+    var busy: Bool { handshakesUnderWay }
+    /// When the next session may expire.
+    func nextDeadlineMs(nowMs: UInt64) -> UInt64 { nextExpiryMs }
 }

@@ -31,14 +31,14 @@ extension GossipEngine {
         let eligible = members.isEmpty ? may : members
         if nowMs >= spread.stem.epochEndsMs || spread.stem.relay.map({ !eligible.contains($0) }) ?? true {
             spread.stem.relay = eligible.randomElement(using: &rng)
-            spread.stem.epochEndsMs = nowMs + config.stemEpochMs
+            spread.stem.epochEndsMs = nowMs + config.spread.stemEpochMs
         }
         return spread.stem.relay.flatMap { eligible.contains($0) ? $0 : nil }
     }
 
     /// Sends our own new op along the stem (or spreads it when there is no stem link).
     mutating func stemOrFluff(_ op: SignedOp, except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        guard config.stemFluff < 1, spread.stem.embargo.count < StemState.embargoCapacity,
+        guard config.spread.stemFluff < 1, spread.stem.embargo.count < StemState.embargoCapacity,
             let relay = stemRelay(for: op, nowMs: nowMs, replica: replica), relay != except
         else {
             // To every tree link, the stem node we had it from included: it holds the op under
@@ -48,7 +48,7 @@ extension GossipEngine {
         }
         spread.plumtree.holds(op.id)
         // Fail-safe: a random wait, so that the stem's nodes do not all fluff at once.
-        spread.stem.embargo[op.id] = nowMs + config.stemFailsafeMs + UInt64.random(in: 0...config.stemFailsafeMs, using: &rng)
+        spread.stem.embargo[op.id] = nowMs + config.spread.stemFailsafeMs + UInt64.random(in: 0...config.spread.stemFailsafeMs, using: &rng)
         stats.stemmed += 1
         send(.stem(envelope: op.envelope.serialized()), to: relay, nowMs: nowMs, into: &out)
     }
@@ -76,7 +76,7 @@ extension GossipEngine {
         guard let op = fresh.first else { return }
         // Pending ops the stem op released (its genesis arrived with it) spread at once.
         if fresh.count > 1 { forward(Array(fresh.dropFirst()), except: from, nowMs: nowMs, replica: replica, into: &out) }
-        if Double.random(in: 0..<1, using: &rng) < config.stemFluff {
+        if Double.random(in: 0..<1, using: &rng) < config.spread.stemFluff {
             // Back to the stem node too: it holds the op under embargo and is our tree edge to the
             // nodes behind it.
             fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out)

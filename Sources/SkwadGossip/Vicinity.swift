@@ -106,7 +106,7 @@ extension GossipEngine {
         let precision = info.cell?.count ?? 6
         // At most half of the sample are peers that never proved their cell to us: liars
         // claiming the target's cell (a fence's centre), named to us by others, filled every answer.
-        let count = limit ?? config.vicinitySample
+        let count = limit ?? config.membership.vicinitySample
         var names = 0, sample: [PeerRef] = []
         for k in known where sample.count < count {
             // Always there: an entry is known above only with a place, decoded from its cell.
@@ -141,8 +141,8 @@ extension GossipEngine {
     /// was never asked: its traffic kept it "recently heard").
     mutating func vicinityRound(nowMs: UInt64, into out: inout [GossipDirective]) {
         for p in peers.vicinity.keys.sorted() {
-            guard var e = peers.vicinity[p], let asked = e.askedMs, nowMs >= asked + config.vicinityTimeoutMs else { continue }
-            if e.misses + 1 < config.vicinityMisses {
+            guard var e = peers.vicinity[p], let asked = e.askedMs, nowMs >= asked + config.membership.vicinityTimeoutMs else { continue }
+            if e.misses + 1 < config.membership.vicinityMisses {
                 // Ask again before giving up.
                 e.misses += 1
                 e.askedMs = nowMs
@@ -215,7 +215,7 @@ extension GossipEngine {
         } else if let known = peers.vicinity[from]?.info {
             offerVicinity(from, info: known, heard: true, answered: true, nowMs: nowMs)
         }
-        for p in v.peers.prefix(config.vicinitySample * 2) {
+        for p in v.peers.prefix(config.membership.vicinitySample * 2) {
             guard let cell = p.cell, !Self.isCoarse(cell) else { continue }
             offerVicinity(p.address, info: NodeInfo(cell: cell), heard: false, nowMs: nowMs)
             offerRemote(p.address, info: NodeInfo(cell: cell), nowMs: nowMs)
@@ -241,7 +241,7 @@ extension GossipEngine {
     /// vicinity request to one random other that once answered us. A partition's two sides each give up on the
     /// other; whichever of these requests crosses after the heal reconnects them.
     mutating func reviveRound(nowMs: UInt64, into out: inout [GossipDirective]) {
-        peers.expireDead(nowMs: nowMs, forgetMs: config.deadForgetMs)
+        peers.expireDead(nowMs: nowMs, forgetMs: config.membership.deadForgetMs)
         // Only peers that once answered: asking an address that never did (behind a NAT that
         // lets in only replies) cost a handshake, 800 bytes, every 5 s for 10 minutes.
         let answered = peers.dead.filter { !$0.value.unanswered }.map(\.key).sorted()
@@ -331,7 +331,7 @@ extension GossipEngine {
         if !containing.isEmpty {
             // Up to `remotePerFence` contacts inside each such fence.
             let wanted = containing.contains { f in
-                remoteContacts(inside: f).count < config.remotePerFence
+                remoteContacts(inside: f).count < config.membership.remotePerFence
             }
             if peers.remote[peer] == nil && wanted {
                 peers.addRemote(peer, VicinityEntry(info: peerInfo, distance: 0, lastHeardMs: nowMs))
@@ -365,11 +365,13 @@ extension GossipEngine {
         // answers: the greedy search asked it every round, hostile seed 6) is asked again at
         // most `vicinityMisses` times in all, then silenced like a vicinity entry.
         for p in peers.remoteHops.keys.sorted() {
-            guard var h = peers.remoteHops[p], let asked = h.askedMs, nowMs >= asked &+ config.vicinityTimeoutMs else { continue }
+            guard var h = peers.remoteHops[p], let asked = h.askedMs, nowMs >= asked &+ config.membership.vicinityTimeoutMs else {
+                continue
+            }
             h.askedMs = nil
             h.misses += 1
-            peers[hopAsk: p] = h.misses < config.vicinityMisses ? h : nil
-            if h.misses >= config.vicinityMisses { silence(p, nowMs: nowMs, into: &out) }
+            peers[hopAsk: p] = h.misses < config.membership.vicinityMisses ? h : nil
+            if h.misses >= config.membership.vicinityMisses { silence(p, nowMs: nowMs, into: &out) }
         }
         for fence in membership.farFences {
             guard remoteContacts(inside: fence).isEmpty else { continue }

@@ -96,7 +96,7 @@ public actor Node {
             }
         } catch { throw NodeError("\(error)") }
         identity = Identity(master: master, admin: admin, location: location)
-        own = OwnPacks(joined: joined, stamps: stamps, localRate: LocalRateLimit(perMinute: config.gossip.pseudonymOpsPerMinute))
+        own = OwnPacks(joined: joined, stamps: stamps, localRate: LocalRateLimit(perMinute: config.gossip.limits.pseudonymOpsPerMinute))
         let startMs = now()
         for op in replica.allOps { own.clocks.observe(op.hlc, in: op.packID, physicalMs: startMs) }
         // Expired and deleted packs are purged by the first command (`purgeIfDue`).

@@ -33,7 +33,7 @@ extension Node {
     /// One op of `author`'s budget, or the one-line error saying how long to wait.
     func takeLocalBudget(_ author: PublicKey, nowMs: UInt64) throws {
         guard let waitMs = own.localRate.take(author, nowMs: nowMs) else { return }
-        let limit = Int(config.gossip.pseudonymOpsPerMinute)
+        let limit = Int(config.gossip.limits.pseudonymOpsPerMinute)
         throw NodeError("slow down: peers accept \(limit) ops a minute from one pseudonym; try again in \(max(1, (waitMs + 999) / 1000)) s")
     }
 }

@@ -67,7 +67,7 @@ public func simulate(
     for (i, kind) in kinds.enumerated() {
         if kind == .skwad {
             var config = GossipConfig()
-            config.stemFluff = scenario.strategy.stemFluff
+            config.spread.stemFluff = scenario.strategy.stemFluff
             let strategy = SkwadGossipStrategy(config: config, memo: memo, seed: seed)
             if world.hostile.contains(true) {
                 let mixed = HostileStrategy(honest: strategy)

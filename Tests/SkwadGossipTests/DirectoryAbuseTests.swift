@@ -10,7 +10,7 @@ import SkwadTestKit
     /// Two linked nodes; node 1 is the hostile one and speaks through its real session.
     static func linked(packs: [SignedOp], nowMs: UInt64) -> Harness {
         var config = GossipConfig()
-        config.directoryIntervalMs = 3_600_000
+        config.spread.directoryIntervalMs = 3_600_000
         var h = Harness(count: 2, config: config, cells: [DirectoryTests.cell, DirectoryTests.cell])
         h.nowMs = nowMs
         h.start { i in i == 0 ? [] : [0] }

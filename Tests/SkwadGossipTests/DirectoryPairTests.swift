@@ -28,7 +28,7 @@ import SkwadTestKit
         let quad = f.createPack(by: alpha, name: "quad", fence: Geofence(center: Self.here, radiusMeters: 2000))
         // No periodic pack or directory rounds: only the ones this test starts count.
         var config = GossipConfig()
-        config.reconIntervalMs = 3_600_000; config.reconQuietMaxMs = 3_600_000; config.directoryIntervalMs = 3_600_000
+        config.spread.reconIntervalMs = 3_600_000; config.spread.reconQuietMaxMs = 3_600_000; config.spread.directoryIntervalMs = 3_600_000
         var h = Harness(count: 2, config: config, cells: [Self.cell, DirectoryTests.far])
         h.nowMs = f.nowMs
         DirectoryTests.plant(open + [locked, quad], in: &h, at: 0)
@@ -69,7 +69,7 @@ import SkwadTestKit
         let open = (0..<3).map { f.createPack(by: alpha, name: "open\($0)") }
         let quad = f.createPack(by: alpha, name: "quad", fence: Geofence(center: Self.here, radiusMeters: 2000))
         var config = GossipConfig()
-        config.reconIntervalMs = 3_600_000; config.reconQuietMaxMs = 3_600_000; config.directoryIntervalMs = 3_600_000
+        config.spread.reconIntervalMs = 3_600_000; config.spread.reconQuietMaxMs = 3_600_000; config.spread.directoryIntervalMs = 3_600_000
         var h = Harness(count: 2, config: config, cells: [Self.cell, DirectoryTests.far])
         h.nowMs = f.nowMs
         DirectoryTests.plant(open, in: &h, at: 0)

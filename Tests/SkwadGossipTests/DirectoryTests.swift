@@ -63,7 +63,7 @@ import SkwadTestKit
         let open = f.createPack(by: alpha, name: "Night Owls")
         let locked = f.createPack(by: alpha, name: "Secret", fence: Geofence(center: Self.here, radiusMeters: 500), locked: true)
         var config = GossipConfig()
-        config.directoryIntervalMs = 3_600_000  // only FindPack may bring it
+        config.spread.directoryIntervalMs = 3_600_000  // only FindPack may bring it
         var h = Harness(count: 2, config: config, cells: [Self.cell, Self.far])
         h.nowMs = f.nowMs
         h.start { i in i == 0 ? [] : [0] }

@@ -40,7 +40,7 @@ import SkwadTestKit
         var h = Harness(
             count: 5,
             config: {
-                var c = GossipConfig(); c.reconIntervalMs = 300; return c
+                var c = GossipConfig(); c.spread.reconIntervalMs = 300; return c
             }())
         h.start { i in i == 0 ? [] : [0] }
         h.run(ms: 2000)

@@ -63,7 +63,7 @@ import SkwadTestKit
         var h = MembershipAbuseTests.overlay(5)
         let target = 0
         let honest = Set(h.nodes[target].engine.activePeers)
-        #expect(honest.count == GossipConfig().activeSize)
+        #expect(honest.count == GossipConfig().membership.activeSize)
         let first = h.nodes.count
         for k in 0..<60 {
             var e = GossipEngine(seed: UInt64(700 + k), secrets: .seeded)

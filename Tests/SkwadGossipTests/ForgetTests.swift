@@ -9,16 +9,17 @@ import SkwadTestKit
 /// peer (or retires it as a relayed twin), holds it nowhere but where a part keeps it on
 /// purpose (`kept`), and its peer table holds it as dead only. The engine's stored properties
 /// are read by reflection, and every value in them is searched for the peer's address: a new
-/// part, or a new field of a part, that keeps a peer past `forget` fails here until it is
-/// wired into `forgetInParts` or named in `kept` with its reason.
+/// part, or a new field of a part, that keeps a peer past `forget` fails here until its
+/// `EnginePart` drops it (Parts.swift) or it is named in `kept` with its reason.
 @Suite struct ForgetTests {
     static let t0: UInt64 = 1_790_000_000_000
     static let peer = PeerAddress("198.18.1.1:5000")
     static let other = PeerAddress("198.18.2.1:5000")
 
     /// The engine's stored properties that may hold state about single peers, each dropped by
-    /// `GossipEngine.forgetInParts` (the peer table by its own `forget`), and those that hold
-    /// none. A new stored property of the engine must be put in one of the two.
+    /// `GossipEngine.forgetInParts` through its `EnginePart` (the peer table by its own
+    /// `forget`), and those that hold none. A new stored property of the engine must be put in
+    /// one of the two.
     static let partsWithPeers: Set<String> = ["channels", "peers", "limits", "spread", "membership", "reach", "pictures"]
     static let partsWithoutPeers: Set<String> = ["config", "rng", "stats", "info", "rounds"]
 

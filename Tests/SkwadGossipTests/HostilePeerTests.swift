@@ -114,7 +114,7 @@ import SkwadTestKit
     /// it came alone: bundling buys no more messages per second.
     @Test func aBundlesMessagesCountAgainstTheDatagramBudget() {
         var config = GossipConfig()
-        config.peerDatagramsPerSecond = 6
+        config.limits.peerDatagramsPerSecond = 6
         var (e, r, honest) = linked(config)
         let ds = honest.send(WireForge.bundle((0..<8).map { Self.ping(10 + UInt64($0)) }), to: &e, nowMs: Self.t0, replica: &r)
         let acked = Self.acks(ds, for: honest)
@@ -149,7 +149,7 @@ import SkwadTestKit
         }
         #expect(e.stats.sessionsReplaced == 0 && e.stats.drops["decryptFailed"] == nil)
         // The forged session never authenticates anything and expires.
-        _ = e.tick(nowMs: Self.t0 + 10 + e.config.unprovenSessionMs, replica: &r)
+        _ = e.tick(nowMs: Self.t0 + 10 + e.config.sessions.unprovenSessionMs, replica: &r)
         #expect(e.stats.sessionsExpired == 1)
         #expect(e.sessions.pending(honestAddress) == nil)
         #expect(Self.acks(honest.send(Self.ping(5), to: &e, nowMs: Self.t0 + 4000, replica: &r), for: honest) == [5])
@@ -184,7 +184,7 @@ import SkwadTestKit
     // MARK: finding 7 — bounded tables, cookies
 
     @Test func theSessionTableIsBoundedAndStrangersCannotEvictALink() {
-        var c = GossipConfig(); c.maxSessions = 32; c.handshakesPerSecond = 1_000_000
+        var c = GossipConfig(); c.sessions.maxSessions = 32; c.sessions.handshakesPerSecond = 1_000_000
         var (e, r, honest) = linked(c)
         _ = HostilePeer.sprayHellos(
             count: 500, address: { PeerAddress("10.1.\($0 / 250).\($0 % 250 + 1):9") }, into: &e, nowMs: Self.t0 + 1, replica: &r)
@@ -192,13 +192,13 @@ import SkwadTestKit
         #expect(e.stats.sessionEvictions == 500 - 31)
         #expect(Self.acks(honest.send(Self.ping(2), to: &e, nowMs: Self.t0 + 2, replica: &r), for: honest) == [2])
         // Sessions that never authenticated DATA expire quickly; the link stays.
-        _ = e.tick(nowMs: Self.t0 + 1 + c.unprovenSessionMs, replica: &r)
+        _ = e.tick(nowMs: Self.t0 + 1 + c.sessions.unprovenSessionMs, replica: &r)
         #expect(e.sessionCount == 1)
         #expect(Self.acks(honest.send(Self.ping(3), to: &e, nowMs: Self.t0 + 5000, replica: &r), for: honest) == [3])
     }
 
     @Test func whenEverySlotIsProvenAStrangersHelloIsRefused() {
-        var c = GossipConfig(); c.maxSessions = 1
+        var c = GossipConfig(); c.sessions.maxSessions = 1
         var (e, r, honest) = linked(c)
         let stranger = HostilePeer(address: PeerAddress("10.9.9.9:1"), seed: 5)
         #expect(
@@ -210,7 +210,7 @@ import SkwadTestKit
     }
 
     @Test func thePerAddressLimitTableIsBounded() {
-        var c = GossipConfig(); c.maxAddressLimits = 64
+        var c = GossipConfig(); c.sessions.maxAddressLimits = 64
         var (e, r, honest) = linked(c)
         for i in 0..<1000 {
             _ = e.receive(
@@ -223,7 +223,7 @@ import SkwadTestKit
     }
 
     @Test func underHelloLoadAStatelessCookieComesFirst() {
-        var c = GossipConfig(); c.handshakesPerSecond = 10
+        var c = GossipConfig(); c.sessions.handshakesPerSecond = 10
         var e = GossipEngine(config: c, seed: 6, secrets: .seeded)
         e.addressFilter = { $0.isCanonical }
         var r = Replica()
@@ -245,7 +245,7 @@ import SkwadTestKit
         let other = HostilePeer(address: PeerAddress("10.3.1.1:9"), seed: 8)
         _ = e.receive(datagram: other.hello(cookie: cookie), from: other.address, nowMs: Self.t0 + 3, replica: &r)
         #expect(e.stats.cookiesSent == 92 && e.stats.cookieHandshakes == 1)
-        let later = Self.t0 + 3 + 2 * c.cookieEpochMs
+        let later = Self.t0 + 3 + 2 * c.sessions.cookieEpochMs
         for i in 0..<10 {
             _ = e.receive(
                 datagram: HostilePeer(address: PeerAddress("10.4.0.\(i + 1):9"), seed: UInt64(100 + i)).hello(),

@@ -38,9 +38,9 @@ import SkwadTestKit
         h.run(ms: 30_000)
         let e = h.nodes[0].engine
         let wait = e.idleWait(nowMs: h.nowMs)
-        #expect(wait >= e.config.tickMs && wait <= e.config.idleTickMs)
+        #expect(wait >= e.config.ticks.tickMs && wait <= e.config.ticks.idleTickMs)
         for m in e.peers.active.values where m.pingSentMs == nil && m.suspectSinceMs == nil {
-            #expect(h.nowMs + wait <= m.lastHeardMs + e.config.pingIntervalMs + GossipEngine.fillingTickMs)
+            #expect(h.nowMs + wait <= m.lastHeardMs + e.config.swim.pingIntervalMs + GossipEngine.fillingTickMs)
         }
     }
 }

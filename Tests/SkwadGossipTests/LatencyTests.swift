@@ -26,7 +26,7 @@ import SkwadTestKit
     }
 
     @Test(arguments: [0.2, 1.0]) func opsFromRandomAuthorsReachAllByTheTree(fluff: Double) throws {
-        var config = GossipConfig(); config.stemFluff = fluff
+        var config = GossipConfig(); config.spread.stemFluff = fluff
         var h = Harness(count: 50, config: config)
         h.start { i in i == 0 ? [] : [0] }
         h.run(ms: 8000)

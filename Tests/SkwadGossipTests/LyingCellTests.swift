@@ -50,7 +50,7 @@ import SkwadTestKit
         // The bar is forgotten with the dead.
         t.suspect(cell: Self.here, nowMs: 10)
         t.suspect(cell: Self.here, nowMs: 10)
-        t.expireDead(nowMs: 10 + GossipConfig().deadForgetMs, forgetMs: GossipConfig().deadForgetMs)
+        t.expireDead(nowMs: 10 + GossipConfig().membership.deadForgetMs, forgetMs: GossipConfig().membership.deadForgetMs)
         #expect(t.suspectCells.isEmpty)
     }
 
@@ -106,7 +106,7 @@ import SkwadTestKit
         let sample = e.vicinitySample(for: NodeInfo.decode(Self.here), excluding: PeerAddress("asker"))
         // Talking (a ping, a join) proves no cell: the four names that spoke count as names too.
         #expect(sample.count == 4 + 3)
-        #expect(sample.filter { $0.address.value.hasPrefix("name") }.count == e.config.vicinitySample / 2)
+        #expect(sample.filter { $0.address.value.hasPrefix("name") }.count == e.config.membership.vicinitySample / 2)
         #expect(sample.filter { $0.address.value.hasPrefix("proven") }.count == 3)
     }
 
@@ -133,10 +133,11 @@ import SkwadTestKit
             #expect(e.membership.farFences.count == 1)
             if e.peers.remoteHops[honest]?.askedMs == now { askedHonest = true }
             if e.peers.muted[liar] != nil { break }
-            now += e.config.vicinityIntervalMs
+            now += e.config.membership.vicinityIntervalMs
         }
-        #expect(e.peers.muted[liar] != nil && e.peers.passive[liar] == nil, "silenced after \(e.config.vicinityMisses) unanswered requests")
-        #expect(now - f.nowMs <= UInt64(e.config.vicinityMisses) * (e.config.vicinityTimeoutMs + e.config.vicinityIntervalMs))
+        let m = e.config.membership
+        #expect(e.peers.muted[liar] != nil && e.peers.passive[liar] == nil, "silenced after \(m.vicinityMisses) unanswered requests")
+        #expect(now - f.nowMs <= UInt64(m.vicinityMisses) * (m.vicinityTimeoutMs + m.vicinityIntervalMs))
         #expect(askedHonest, "while the liar's answer was due, the search went on through the next peer")
         // A hop that answers is no longer owed anything.
         e.onVicinity(

@@ -45,14 +45,14 @@ import SkwadTestKit
         h.run(ms: 1000)
         // Each of the 20 walks is cut to activeWalk (4) hops: at most 4 forwards each.
         let forwarded = Self.sent("forward_join", h) - before - 20
-        #expect(forwarded <= 20 * GossipConfig().activeWalk)
+        #expect(forwarded <= 20 * GossipConfig().membership.activeWalk)
     }
 
     @Test func joinsFromManyAddressesDisplaceAtMostOneMemberPerSecond() throws {
         var h = Self.overlay(5)
         let target = 0
         let honest = Set(h.nodes[target].engine.activePeers)
-        #expect(honest.count == GossipConfig().activeSize)
+        #expect(honest.count == GossipConfig().membership.activeSize)
         // Five attacker addresses (engines of their own) join the target within a second.
         var attackers: [GossipEngine] = []
         for k in 0..<5 {
@@ -145,7 +145,7 @@ import SkwadTestKit
     }
 
     @Test func announcedIdsAndPseudonymBucketsStayWithinTheirCapacity() throws {
-        var config = GossipConfig(); config.missingCapacity = 300; config.pseudonymMemory = 50
+        var config = GossipConfig(); config.spread.missingCapacity = 300; config.limits.pseudonymMemory = 50
         var h = Harness(count: 2, config: config)
         h.start { i in i == 0 ? [] : [0] }
         h.run(ms: 1000)
@@ -178,7 +178,7 @@ import SkwadTestKit
     /// One address offering many new packs: beyond the per-source burst, geneses are dropped
     /// (counted) before they reach the replica (PROTOCOL §13).
     @Test func oneSourceCannotPourNewPacksFasterThanItsGenesisBucket() throws {
-        var config = GossipConfig(); config.genesisBurst = 5; config.genesesPerSecond = 0.01
+        var config = GossipConfig(); config.limits.genesisBurst = 5; config.limits.genesesPerSecond = 0.01
         var h = Harness(count: 2, config: config)
         h.start { i in i == 0 ? [] : [0] }
         h.run(ms: 1000)

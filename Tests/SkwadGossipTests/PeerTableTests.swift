@@ -63,7 +63,8 @@ import SkwadModel
     @Test(arguments: [1, 2, 3] as [UInt64])
     func randomOperationsKeepEveryCapacityAndInvariant(seed: UInt64) {
         var config = GossipConfig()
-        config.passiveSize = 7; config.vicinitySize = 4; config.inboundMemory = 5; config.deadMemory = 6
+        config.membership.passiveSize = 7; config.membership.vicinitySize = 4
+        config.membership.inboundMemory = 5; config.membership.deadMemory = 6
         var t = PeerTable(config: config)
         let me = PeerAddress("p0")
         t.me = me

@@ -91,7 +91,7 @@ import SkwadTestKit
         #expect(!mayReceive(NodeInfo(cell: Self.cell), pack: scope, isGenesis: true))
         #expect(mayReceive(NodeInfo(cell: Self.cell, subscriptions: [NodeInfo.prefix(g.id)]), pack: scope, isGenesis: true))
         var config = GossipConfig()
-        config.directoryIntervalMs = 500
+        config.spread.directoryIntervalMs = 500
         var h = Harness(count: 2, config: config, cells: [Self.cell, Self.cell])
         h.nowMs = f.nowMs
         h.start { i in i == 0 ? [] : [0] }
@@ -134,7 +134,7 @@ import SkwadTestKit
     /// send what it held under the old key); once the rotation is fluffed, the sync comes.
     @Test func aLinkWithTheRotationUnderEmbargoGivesNoKeySync() throws {
         var config = GossipConfig()
-        config.stemFailsafeMs = 20_000
+        config.spread.stemFailsafeMs = 20_000
         var h = Harness(count: 2, config: config, cells: [Self.cell, Self.cell])
         var f = OpFactory(seed: 6, nowMs: h.nowMs, floors: false)
         let alpha = f.user(), bob = f.user()

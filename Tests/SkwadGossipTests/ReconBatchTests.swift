@@ -34,7 +34,7 @@ import SkwadTestKit
             guard case .reconciles(let steps)? = Message(wire: try WireMessage(serializedBytes: pt)) else {
                 Issue.record("round \(k): not a Reconciles"); continue
             }
-            #expect(steps.count == e.config.reconPacksPerRound && steps.allSatisfy { $0.initiator })
+            #expect(steps.count == e.config.spread.reconPacksPerRound && steps.allSatisfy { $0.initiator })
             let asked = Set(e.spread.reconUnanswered.filter { $0.peer == peer.address }.map(\.pack))
             #expect(Set(steps.compactMap(\.pack)) == asked, "each step awaits its answer")
             #expect(Set(steps.compactMap(\.pack)).isSubset(of: follows))

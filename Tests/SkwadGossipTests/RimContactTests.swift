@@ -21,8 +21,8 @@ import SkwadTestKit
         let pack = f.createPack(by: f.user(), name: "rim", fence: fence, locked: true)
         let outside = Geohash.encode(try! GeoPoint(lat: 40.50, lon: -79.9436), precision: 7)
         var config = GossipConfig()
-        config.activeSize = 1
-        config.vicinitySize = 1
+        config.membership.activeSize = 1
+        config.membership.vicinitySize = 1
         var h = Harness(count: 4, config: config, cells: [holderCell, rimCell, holderCell, outside])
         h.start { i in i < 2 ? [i + 2] : [] }
         h.publish(pack, at: 0)

@@ -13,9 +13,9 @@ import Testing
         for round in [Round.vicinity, .shuffle, .directory, .reconcile] { #expect(r[round].dueMs == .max, "\(round): not before start") }
         r.start(nowMs: 1_000)
         #expect(r[.revive].dueMs == 0, "start leaves the revive round as it was")
-        #expect(r[.remote].dueMs == 1_000 + config.vicinityIntervalMs)
-        #expect(r[.shuffle].dueMs == 1_000 + config.shuffleIntervalMs)
-        #expect(r[.reconcile].dueMs == 1_000 + config.reconIntervalMs)
+        #expect(r[.remote].dueMs == 1_000 + config.membership.vicinityIntervalMs)
+        #expect(r[.shuffle].dueMs == 1_000 + config.membership.shuffleIntervalMs)
+        #expect(r[.reconcile].dueMs == 1_000 + config.spread.reconIntervalMs)
         #expect(r.nextDueMs == 0)
     }
 
@@ -27,10 +27,10 @@ import Testing
         var fired = r[.remote].fire(nowMs: now)
         #expect(fired)
         now = r[.remote].dueMs
-        #expect(now == 2 * config.vicinityIntervalMs, "a fixed round does not back off")
+        #expect(now == 2 * config.membership.vicinityIntervalMs, "a fixed round does not back off")
         fired = r[.remote].fire(nowMs: now)
-        #expect(fired && r[.remote].dueMs == now + config.vicinityIntervalMs)
-        let base = config.shuffleIntervalMs
+        #expect(fired && r[.remote].dueMs == now + config.membership.vicinityIntervalMs)
+        let base = config.membership.shuffleIntervalMs
         fired = r[.shuffle].fire(nowMs: base)
         #expect(fired && r[.shuffle].dueMs == 2 * base, "the first round after start is at base pace")
         fired = r[.shuffle].fire(nowMs: 2 * base)

@@ -38,7 +38,7 @@ import SkwadTestKit
     }
 
     @Test func anOpUnderEmbargoIsNotShownByReconciliationNorAnsweredToWant() throws {
-        var config = GossipConfig(); config.stemFailsafeMs = 60_000
+        var config = GossipConfig(); config.spread.stemFailsafeMs = 60_000
         var (h, f, g) = Self.network(config)
         let author = 2
         let post = f.post(by: f.user(), in: g, title: "quiet")
@@ -51,7 +51,7 @@ import SkwadTestKit
     }
 
     @Test func withStemFluffOneTheOpIsPushedToAllLinksAtOnce() throws {
-        var config = GossipConfig(); config.stemFluff = 1
+        var config = GossipConfig(); config.spread.stemFluff = 1
         var (h, f, g) = Self.network(config)
         let post = f.post(by: f.user(), in: g)
         _ = h.nodes[0].replica.admit(post, nowMs: h.nowMs)

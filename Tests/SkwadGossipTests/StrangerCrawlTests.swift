@@ -172,7 +172,7 @@ extension StrangerCrawlTests {
         let a = try #require(Self.ask(&e, &r, from: &p, target: nil, nowMs: Self.t0 + 1))
         #expect(e.peers.vicinity[Self.stranger] != nil)
         #expect(a.info.cell == Self.cell(8) && a.info.subscriptions.count == 1)
-        #expect(a.peers.count == GossipConfig().vicinitySample)
+        #expect(a.peers.count == GossipConfig().membership.vicinitySample)
         // A proven peer that is no link learns our cell, not our subscriptions.
         let inbound = PeerAddress("198.51.100.8:7400")
         e.peers.rememberInbound(inbound, info: NodeInfo(cell: Self.cell(40)), nowMs: Self.t0)

@@ -106,7 +106,7 @@ import SkwadReplica
     }
 
     @Test func aFloodingPeerIsRateLimited() {
-        var config = GossipConfig(); config.peerDatagramsPerSecond = 50
+        var config = GossipConfig(); config.limits.peerDatagramsPerSecond = 50
         var b = GossipEngine(config: config, seed: 3, secrets: .seeded)
         var rb = Replica()
         for i in 0..<200 {

@@ -66,7 +66,7 @@ import SkwadModel
         // The bar is forgotten with the dead, after `deadForgetMs`.
         e.forget(liar, .unreachable, nowMs: 5, into: &out)
         #expect(e.peers.muted[liar] != nil)
-        e.peers.expireDead(nowMs: 5 + e.config.deadForgetMs, forgetMs: e.config.deadForgetMs)
+        e.peers.expireDead(nowMs: 5 + e.config.membership.deadForgetMs, forgetMs: e.config.membership.deadForgetMs)
         #expect(e.peers.muted[liar] == nil)
     }
 
@@ -89,7 +89,7 @@ import SkwadModel
             e.vicinityRound(nowMs: now, into: &out)
         }
         #expect(e.peers.vicinity[talker] == nil && e.peers.muted[talker] != nil)
-        #expect(now <= 3 * e.config.vicinityTimeoutMs + 2000)
+        #expect(now <= 3 * e.config.membership.vicinityTimeoutMs + 2000)
     }
 
     @Test func aMutedMemberIsNotPassedOn() {

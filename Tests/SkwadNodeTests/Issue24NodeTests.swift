@@ -112,7 +112,7 @@ import SkwadTestKit
         #expect(text.hasPrefix("# my device\nlocation = \"40.4433,-79.9436\"\n"))
         #expect(text.contains("admin_keys = [\"\(admin.publicKey.hex)\"]") && text.hasSuffix("[limits]\npseudonym_ops_per_minute = 60\n"))
         let reread = try NodeConfig.loadDefault(dataDir: dir)
-        #expect(reread.adminKeys == [admin.publicKey] && reread.gossip.pseudonymOpsPerMinute == 60 && reread.dataDir == dir)
+        #expect(reread.adminKeys == [admin.publicKey] && reread.gossip.limits.pseudonymOpsPerMinute == 60 && reread.dataDir == dir)
         #expect(await n.trusted().keys == [admin.publicKey])
         #expect(try await n.trust(admin.publicKey.hex, on: true).changed == false)
         // A second key goes on its own line; untrust takes one out.
@@ -143,7 +143,7 @@ import SkwadTestKit
     @Test func theLocalBudgetCountsAGenesisAsPeersDo() async throws {
         let dir = tempDataDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let n = try open(dir) { $0.gossip.pseudonymOpsPerMinute = 3 }
+        let n = try open(dir) { $0.gossip.limits.pseudonymOpsPerMinute = 3 }
         // Peers count the genesis in its author's bucket: create + 2 posts is the burst of 3.
         _ = try await n.createPack(name: "Quad", radiusMeters: nil, locked: false, tags: [], color: "")
         _ = try await n.post(pack: "Quad", title: "one", body: "", tags: [])

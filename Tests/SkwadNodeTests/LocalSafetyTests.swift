@@ -47,7 +47,7 @@ func mode(_ path: String) -> Int {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let clock = TestClock()
         var config = testConfig(dir)
-        config.gossip.pseudonymOpsPerMinute = 5
+        config.gossip.limits.pseudonymOpsPerMinute = 5
         let node = try Node(config: config, now: { clock.now })
         // The genesis counts, as peers count it (issue 24): it and 4 posts are the burst of 5.
         _ = try await node.createPack(name: "Quad", radiusMeters: nil, locked: false, tags: [], color: "")

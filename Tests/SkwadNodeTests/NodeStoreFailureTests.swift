@@ -36,7 +36,7 @@ import SkwadStore
         // The rate limits' defaults are stated once, in the gossip engine's config.
         let gossip = GossipConfig(), node = NodeConfig.embeddedDefault
         #expect(node.gossip == gossip)
-        #expect(NodeConfig.defaultTOML.contains("peer_bytes_per_second = \(Int(gossip.peerBytesPerSecond))\n"))
+        #expect(NodeConfig.defaultTOML.contains("peer_bytes_per_second = \(Int(gossip.limits.peerBytesPerSecond))\n"))
         func message(_ text: String) -> String {
             do { _ = try NodeConfig.parse(text); return "" } catch { return "\(error)" }
         }

@@ -84,7 +84,8 @@ func testConfig(_ dir: String) -> NodeConfig {
             peer_datagrams_per_second = 50
             """, baseDir: "/tmp")
         #expect(
-            ok.powBits == 8 && ok.listen == "127.0.0.1:7401" && ok.peers == ["127.0.0.1:7402"] && ok.gossip.peerDatagramsPerSecond == 50)
+            ok.powBits == 8 && ok.listen == "127.0.0.1:7401" && ok.peers == ["127.0.0.1:7402"]
+                && ok.gossip.limits.peerDatagramsPerSecond == 50)
         func message(_ text: String) -> String {
             do { _ = try NodeConfig.parse(text); return "" } catch { return "\(error)" }
         }

@@ -47,7 +47,7 @@ public struct NodeConfig: Sendable, Equatable {
     public var headless = false
     /// The gossip engine's parameters. The config file sets three of them (`[limits]`: datagrams
     /// and bytes per second per peer, ops per minute per pseudonym, which the node's own rate
-    /// limit also uses); their defaults are `GossipConfig`'s, stated there once.
+    /// limit also uses: `gossip.limits`); their defaults are `GossipConfig`'s, stated there once.
     public var gossip = GossipConfig()
     /// Bytes of pictures kept (PROTOCOL §10b): past it, the least recently used pictures of
     /// packs this node is not a member of are deleted. Config: `[limits] picture_store_mb`.

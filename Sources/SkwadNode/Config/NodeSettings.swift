@@ -3,7 +3,7 @@ import SkwadModel
 
 /// The settings tree: every key a node's config file may hold, in the order `skwad config`
 /// prints them. Each setting's default is the default of the `NodeConfig` property it sets
-/// (the per-peer limits: of `GossipConfig`'s, through `NodeConfig.gossip`).
+/// (the per-peer limits: of `GossipConfig.Limits`', through `NodeConfig.gossip.limits`).
 extension NodeConfig {
     public static var settings: [Setting] {
         [
@@ -88,12 +88,13 @@ extension NodeConfig {
             .integer("lan_beacon_port", \.lanBeaconPort, 1...65535, doc: ["The UDP port of the LAN beacon."]),
             .flag("headless", \.headless, doc: ["Run without the REPL (a campus node)."]),
             .positive(
-                table: "limits", "peer_datagrams_per_second", \.gossip.peerDatagramsPerSecond,
+                table: "limits", "peer_datagrams_per_second", \.gossip.limits.peerDatagramsPerSecond,
                 doc: ["Datagrams per second accepted from one peer."]),
             .positive(
-                table: "limits", "peer_bytes_per_second", \.gossip.peerBytesPerSecond, doc: ["Bytes per second accepted from one peer."]),
+                table: "limits", "peer_bytes_per_second", \.gossip.limits.peerBytesPerSecond,
+                doc: ["Bytes per second accepted from one peer."]),
             .positive(
-                table: "limits", "pseudonym_ops_per_minute", \.gossip.pseudonymOpsPerMinute,
+                table: "limits", "pseudonym_ops_per_minute", \.gossip.limits.pseudonymOpsPerMinute,
                 doc: ["Ops per minute accepted from one pseudonym."]),
             Setting(
                 table: "limits", key: "picture_store_mb",
