@@ -67,6 +67,12 @@ else
 fi
 base_name=$(git rev-parse --short "$base")
 
+# A binary just built or copied sits in the page cache in larger pieces than one read back
+# from disk, and page faults map them whole: its idle RSS reads a few MiB higher. Where this
+# process may, both binaries start from the disk (docs/BENCHMARKS.md, the guard of 3c84e01).
+if [ -w /proc/sys/vm/drop_caches ]; then
+    sync && echo 3 >/proc/sys/vm/drop_caches && log "page cache dropped: both binaries are read from disk"
+fi
 out=$(mktemp -d)
 if [ -n "${GUARD_KEEP:-}" ]; then log "reports kept in $out"; else trap 'rm -rf "$out"' EXIT; fi
 bench_args=("$@")
