@@ -44,7 +44,7 @@ extension GossipEngine {
     mutating func directoryItems(forCell mine: String?, alsoIn theirs: String?, nowMs: UInt64, replica: Replica) -> [Reconciliation.Item] {
         let p = Self.perspective(mine, alsoIn: theirs)
         return spread.packViews.directoryItems(
-            key: p.key, replica, nowMs: nowMs, capacity: config.spread.directoryCapacity, include: p.include)
+            key: p.key, replica, nowMs: nowMs, capacity: config.spread.directoryCapacity, selection: p.selection)
     }
 
     /// `Reconciliation.fingerprint` of all of `directoryItems(forCell:)`, and whether they all
@@ -59,7 +59,7 @@ extension GossipEngine {
     mutating func directoryFingerprint(forCell mine: String?, alsoIn theirs: String?, nowMs: UInt64, replica: Replica) -> [UInt8] {
         let p = Self.perspective(mine, alsoIn: theirs)
         return spread.packViews.directoryFingerprint(
-            key: p.key, replica, nowMs: nowMs, capacity: config.spread.directoryCapacity, include: p.include
+            key: p.key, replica, nowMs: nowMs, capacity: config.spread.directoryCapacity, selection: p.selection
         )
         .fingerprint
     }
@@ -77,18 +77,12 @@ extension GossipEngine {
         )
     }
 
-    /// The packs in the directories of both cells, under a pair's key. Cells are geohashes
-    /// (no "|"): a pair's key is never a single cell's.
-    static func perspective(_ mine: String?, alsoIn theirs: String?) -> (key: String, include: (PackScope) -> Bool) {
+    /// The packs in the directories of both cells, under a pair's key: the two cells'
+    /// perspectives intersected. Cells are geohashes (no "|"): a pair's key is never a single cell's.
+    static func perspective(_ mine: String?, alsoIn theirs: String?) -> (key: String, selection: PackViewCache.Selection) {
         let key = (mine ?? "") < (theirs ?? "") ? "\(mine ?? "")|\(theirs ?? "")" : "\(theirs ?? "")|\(mine ?? "")"
-        var pair: (a: NodeInfo, b: NodeInfo)?
-        return (
-            key,
-            { scope in
-                if pair == nil { pair = (NodeInfo(cell: mine), NodeInfo(cell: theirs)) }
-                return inDirectory(scope, of: pair!.a) && inDirectory(scope, of: pair!.b)
-            }
-        )
+        let (a, b) = (perspective(mine), perspective(theirs))
+        return (key, .both(a.key, a.include, b.key, b.include))
     }
 
     /// The cell a peer announced to us; our own when we know none (a seed, a passive peer:

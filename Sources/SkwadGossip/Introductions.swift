@@ -138,7 +138,6 @@ extension GossipEngine {
     /// The fences two members may share (`IntroductionState.share`): our live packs', not
     /// invite-only ones (whose fence only their holders know).
     mutating func noteFences(_ replica: Replica, nowMs: UInt64) {
-        let scopes = spread.packViews.liveScopes(replica, nowMs: nowMs)
-        reach.introductions.fences = Array(scopes.lazy.filter { !$0.isPrivate }.compactMap(\.fence).prefix(IntroductionState.capacity))
+        reach.introductions.fences = spread.packViews.publicFences(replica, nowMs: nowMs, limit: IntroductionState.capacity)
     }
 }

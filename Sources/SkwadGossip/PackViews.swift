@@ -26,6 +26,8 @@ struct PackViewCache: Sendable {
     private var index: LiveIndex?
     /// For one cell: whether it lies inside the fence of each live pack.
     private var inside: (place: Geohash.Cell?, flags: [Bool])?
+    /// The fences of the live packs that are not invite-only, at most `limit` (`publicFences`).
+    private var fences: (limit: Int, fences: [Geofence])?
     /// Per perspective, the live packs in its directory (bit i: `index.scopes[i]`), and the
     /// whole directory's fingerprint once asked for (`directoryFingerprint`).
     private var perspectives: [String: Perspective] = [:]
@@ -37,6 +39,14 @@ struct PackViewCache: Sendable {
         /// they all lie in the whole range [`Bound.zero`, `Bound.infinity`) (`wholeRange`): a
         /// pull that finds the directories equal, as about half do, then builds no item list.
         var fingerprint: (a: UInt64, b: UInt64, wholeRange: Bool)?
+    }
+
+    /// Which live packs a perspective holds: those `include` selects (asked once per pack),
+    /// or those in both of two perspectives (a pair of cells: the two cells' sets, each
+    /// kept under its own key, intersected, so that each pack is asked about each cell once).
+    enum Selection {
+        case filter((PackScope) -> Bool)
+        case both(String, (PackScope) -> Bool, String, (PackScope) -> Bool)
     }
 
     /// The live packs and their directory entries.
@@ -92,6 +102,7 @@ struct PackViewCache: Sendable {
         (untilMs, anyExpired) = replica.liveWindow(nowMs: nowMs)
         index = nil
         inside = nil
+        fences = nil
         perspectives.removeAll(keepingCapacity: true)
         perspectiveOrder.removeAll(keepingCapacity: true)
     }
@@ -120,6 +131,16 @@ struct PackViewCache: Sendable {
         return (scopes, flags)
     }
 
+    /// The fences of the live packs that are not invite-only, in `liveScopes`' order, at most
+    /// `limit`: computed again only when the live packs change.
+    mutating func publicFences(_ replica: Replica, nowMs: UInt64, limit: Int) -> [Geofence] {
+        let scopes = liveScopes(replica, nowMs: nowMs)
+        if let fences, fences.limit == limit { return fences.fences }
+        let found = Array(scopes.lazy.filter { !$0.isPrivate }.compactMap(\.fence).prefix(limit))
+        fences = (limit, found)
+        return found
+    }
+
     /// The directory seen from the perspective `key` names (a cell, when we answer a pull;
     /// the two cells of a pair, when we pull), whose packs `include` selects: what
     /// `replica.directoryItems(nowMs:capacity:include:)` gives — the genesis and edits of
@@ -127,21 +148,18 @@ struct PackViewCache: Sendable {
     /// by (hlc, id). `include` is asked once per live pack and perspective.
     mutating func directoryItems(
         key: String, _ replica: Replica, nowMs: UInt64, capacity: Int,
-        include: (PackScope) -> Bool
+        include: @escaping (PackScope) -> Bool
+    ) -> [Reconciliation.Item] {
+        directoryItems(key: key, replica, nowMs: nowMs, capacity: capacity, selection: .filter(include))
+    }
+
+    /// The same, the perspective's packs given by `selection`.
+    mutating func directoryItems(
+        key: String, _ replica: Replica, nowMs: UInt64, capacity: Int, selection: Selection
     ) -> [Reconciliation.Item] {
         let live = liveIndex(replica, nowMs: nowMs)
         let words = (live.directoryCount + 63) / 64
-        let members: [UInt64]
-        if let known = perspectives[key] {
-            members = known.members
-        } else {
-            var m = [UInt64](repeating: 0, count: words)
-            for i in 0..<live.directoryCount where include(live.directoryScope(i)) { m[i >> 6] |= 1 << UInt64(i & 63) }
-            if perspectiveOrder.count >= Self.directoryPerspectives { perspectives[perspectiveOrder.removeFirst()] = nil }
-            perspectives[key] = Perspective(members: m)
-            perspectiveOrder.append(key)
-            members = m
-        }
+        let members = self.members(key, live, selection)
         func has(_ set: [UInt64], _ i: Int) -> Bool { set[i >> 6] & (1 << UInt64(i & 63)) != 0 }
         var chosen = members
         if members.reduce(0, { $0 + $1.nonzeroBitCount }) > capacity {
@@ -172,11 +190,18 @@ struct PackViewCache: Sendable {
     /// and whether those items all lie in the whole range, kept with the perspective until
     /// the views change.
     mutating func directoryFingerprint(
-        key: String, _ replica: Replica, nowMs: UInt64, capacity: Int, include: (PackScope) -> Bool
+        key: String, _ replica: Replica, nowMs: UInt64, capacity: Int, include: @escaping (PackScope) -> Bool
+    ) -> (fingerprint: [UInt8], wholeRange: Bool) {
+        directoryFingerprint(key: key, replica, nowMs: nowMs, capacity: capacity, selection: .filter(include))
+    }
+
+    /// The same, the perspective's packs given by `selection`.
+    mutating func directoryFingerprint(
+        key: String, _ replica: Replica, nowMs: UInt64, capacity: Int, selection: Selection
     ) -> (fingerprint: [UInt8], wholeRange: Bool) {
         check(replica, nowMs: nowMs)
         if let f = perspectives[key]?.fingerprint { return (Self.bytes(f.a, f.b), f.wholeRange) }
-        let items = directoryItems(key: key, replica, nowMs: nowMs, capacity: capacity, include: include)
+        let items = directoryItems(key: key, replica, nowMs: nowMs, capacity: capacity, selection: selection)
         let fp = Reconciliation.fingerprint(items[...])
         let whole = Reconciliation.lowerIndex(items, .zero) == 0 && Reconciliation.lowerIndex(items, .infinity) == items.count
         let (a, b) = fp.withUnsafeBytes {
@@ -184,6 +209,31 @@ struct PackViewCache: Sendable {
         }
         perspectives[key]?.fingerprint = (a, b, whole)
         return (fp, whole)
+    }
+
+    /// The live packs in the perspective `key` (bit i: `live.directoryScope(i)`), kept until
+    /// the views change; at most `directoryPerspectives` kept, the oldest forgotten first.
+    private mutating func members(_ key: String, _ live: LiveIndex, _ selection: Selection) -> [UInt64] {
+        if let known = perspectives[key] { return known.members }
+        var m: [UInt64]
+        switch selection {
+        case .filter(let include):
+            m = [UInt64](repeating: 0, count: (live.directoryCount + 63) / 64)
+            // Each scope read in place (a copy of a scope retains its fence and id).
+            for (list, first) in [(live.scopes, 0), (live.deleted, live.scopes.count)] {
+                list.withUnsafeBufferPointer { scopes in
+                    for j in scopes.indices where include(scopes[j]) { m[(first + j) >> 6] |= 1 << UInt64((first + j) & 63) }
+                }
+            }
+        case .both(let a, let includeA, let b, let includeB):
+            m = members(a, live, .filter(includeA))
+            let other = members(b, live, .filter(includeB))
+            for w in m.indices { m[w] &= other[w] }
+        }
+        if perspectiveOrder.count >= Self.directoryPerspectives { perspectives[perspectiveOrder.removeFirst()] = nil }
+        perspectives[key] = Perspective(members: m)
+        perspectiveOrder.append(key)
+        return m
     }
 
     private static func bytes(_ a: UInt64, _ b: UInt64) -> [UInt8] {

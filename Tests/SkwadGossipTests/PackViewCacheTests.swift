@@ -51,6 +51,22 @@ import SkwadTestKit
                     return false
                 }
             }
+            // The pairs of this cell with the first four: the packs in both directories, as
+            // `sendDirectory` lists them (the two cells' sets intersected), against afresh.
+            for d in cells.prefix(4) {
+                let p = GossipEngine.perspective(c, alsoIn: d)
+                let (a, b) = (NodeInfo(cell: c), NodeInfo(cell: d))
+                let both = cache.directoryItems(key: p.key, r, nowMs: nowMs, capacity: 64, selection: p.selection)
+                let afreshBoth = r.directoryItems(nowMs: nowMs, capacity: 64) {
+                    GossipEngine.inDirectory($0, of: a) && GossipEngine.inDirectory($0, of: b)
+                }
+                guard same(both, afreshBoth) else { return false }
+                let kept = cache.directoryFingerprint(key: p.key, r, nowMs: nowMs, capacity: 64, selection: p.selection)
+                guard kept.fingerprint == Reconciliation.fingerprint(afreshBoth[...]) else { return false }
+            }
+            // The fences of the live packs that are not invite-only.
+            let fences = cache.publicFences(r, nowMs: nowMs, limit: 2)
+            guard fences == Array(r.liveScopes(nowMs: nowMs).filter { !$0.isPrivate }.compactMap(\.fence).prefix(2)) else { return false }
             // Which live fences the cell lies inside.
             let place = NodeInfo.decode(c)
             let (scopes, inside) = cache.liveScopes(r, nowMs: nowMs, inside: place)
