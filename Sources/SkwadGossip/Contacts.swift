@@ -82,34 +82,46 @@ extension GossipEngine {
     /// (the shell waits for one: `introduce` starts it) or the fingerprint is not one.
     public mutating func checkContact(_ peer: PeerAddress, fingerprint: [UInt8], nowMs: UInt64) -> [GossipDirective] {
         var out: [GossipDirective] = []
-        guard fingerprint.count == ContactCode.fingerprintCount, let binding = channels.binding(peer) else { return out }
-        let tag = reach.contacts.begin(peer, fingerprint: fingerprint, binding: binding, nowMs: nowMs)
-        send(.contactProbe(tag: tag, padding: [UInt8](repeating: 0, count: ContactProofs.minPadding)), to: peer, nowMs: nowMs, into: &out)
+        guard let m = reach.checkContact(peer, fingerprint: fingerprint, binding: channels.binding(peer), nowMs: nowMs) else { return out }
+        send(m, to: peer, nowMs: nowMs, into: &out)
         finish(nowMs: nowMs, into: &out)
         return out
     }
 
     /// What became of the last check of `peer` (nil: none asked, or forgotten).
     public func contactCheck(_ peer: PeerAddress) -> ContactCheck? { reach.contacts.results[peer]?.check }
+}
 
-    /// A probe: answered with our key and a signature over the session's binding when its tag
-    /// is our fingerprint's, padded, and within the proof budget.
-    mutating func onContactProbe(tag: [UInt8], padding: Int, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard padding >= ContactProofs.minPadding else { stats.drop(.amplification); return }
-        guard let key = reach.contacts.key, let binding = channels.binding(from),
+extension Reach {
+    /// A check of `peer` on the session whose binding is `binding`: the probe to send it.
+    mutating func checkContact(_ peer: PeerAddress, fingerprint: [UInt8], binding: [UInt8]?, nowMs: UInt64) -> Message? {
+        guard fingerprint.count == ContactCode.fingerprintCount, let binding else { return nil }
+        let tag = contacts.begin(peer, fingerprint: fingerprint, binding: binding, nowMs: nowMs)
+        return .contactProbe(tag: tag, padding: [UInt8](repeating: 0, count: ContactProofs.minPadding))
+    }
+
+    /// A probe on the session whose binding is `binding`: answered with our key and a
+    /// signature over the binding when its tag is our fingerprint's, padded, and within the
+    /// proof budget.
+    mutating func contactProbe(
+        tag: [UInt8], padding: Int, from: PeerAddress, binding: [UInt8]?, nowMs: UInt64, stats: inout GossipStats
+    ) -> [ReachAction] {
+        guard padding >= ContactProofs.minPadding else { stats.drop(.amplification); return [] }
+        guard let key = contacts.key, let binding,
             constantTimeEqual(tag, ContactProofs.tag(fingerprint: ContactCode.fingerprint(of: key.publicKey), binding: binding))
-        else { stats.drop(.contactRefused); return }
-        guard reach.contacts.budget.take(1, nowMs: nowMs) else { stats.drop(.contactLimited); return }
-        send(
-            .contactProof(publicKey: key.publicKey.bytes, signature: key.sign(ContactProofs.signed(binding))), to: from, nowMs: nowMs,
-            into: &out)
+        else { stats.drop(.contactRefused); return [] }
+        guard contacts.budget.take(1, nowMs: nowMs) else { stats.drop(.contactLimited); return [] }
         stats.contactProofsSent += 1
+        return [.send(.contactProof(publicKey: key.publicKey.bytes, signature: key.sign(ContactProofs.signed(binding))), to: from)]
     }
 
     /// A proof: only for a check under way with that address; it must name the code's key
-    /// and sign the binding of the session the probe went on (or of the one now carrying it).
-    mutating func onContactProof(key: [UInt8], signature: [UInt8], from: PeerAddress, nowMs: UInt64) {
-        switch reach.contacts.settle(from, key: key, signature: signature, current: channels.binding(from), nowMs: nowMs) {
+    /// and sign the binding of the session the probe went on (or of `binding`, the one now
+    /// carrying it).
+    mutating func contactProof(
+        key: [UInt8], signature: [UInt8], from: PeerAddress, binding: [UInt8]?, nowMs: UInt64, stats: inout GossipStats
+    ) {
+        switch contacts.settle(from, key: key, signature: signature, current: binding, nowMs: nowMs) {
         case nil: stats.drop(.contactUnasked)
         case false?: stats.contactsFailed += 1
         case true?: stats.contactsProven += 1

@@ -25,30 +25,34 @@ struct DirectRetries: Sendable {
     }
 }
 
-extension GossipEngine {
-    /// Reach's due work at a tick (`EnginePart.reach`): each relayed active member whose try
-    /// is due gets a `Join` to its target's own address (unless a link or a handshake there is
-    /// already under way).
-    mutating func retryDirect(nowMs: UInt64, into out: inout [GossipDirective]) {
+extension Reach {
+    /// The part's due work at a tick (`EnginePart.reach`): each relayed active member whose
+    /// try is due gets a `Join` to its target's own address (unless a link or a handshake
+    /// there is already under way).
+    mutating func retryDirect(nowMs: UInt64, peers: PeerTable, stats: inout GossipStats) -> [ReachAction] {
         // Every tick of every node: nothing to sort or rebuild without a relayed member.
-        guard !reach.retries.schedules.isEmpty || peers.active.keys.contains(where: \.isRelayed) else { return }
+        guard !retries.schedules.isEmpty || peers.active.keys.contains(where: \.isRelayed) else { return [] }
+        var acts: [ReachAction] = []
         var kept: [PeerAddress: DirectRetries.Schedule] = [:]
         for r in peers.active.keys.sorted() {
             guard let (target, _) = r.relayParts, let since = peers.active[r]?.sinceMs else { continue }
             let first = DirectRetries.firstRetryMs
-            var s = reach.retries.schedules[r] ?? .init(dueMs: since &+ first, delayMs: first)
+            var s = retries.schedules[r] ?? .init(dueMs: since &+ first, delayMs: first)
             if nowMs >= s.dueMs {
-                if !isLink(target), target != selfAddress {
+                if !peers.isLink(target), target != peers.me {
                     stats.directRetries += 1
-                    send(joinMessage, to: target, nowMs: nowMs, into: &out)
+                    acts.append(.join(target))
                 }
                 s = DirectRetries.next(after: s, nowMs: nowMs)
             }
             kept[r] = s
         }
-        reach.retries.schedules = kept
+        retries.schedules = kept
+        return acts
     }
+}
 
+extension GossipEngine {
     /// `peer` is (becoming) a direct member: relayed links to it are retired, every role and
     /// what every part holds about them, without marking them dead (nothing should bring
     /// them back).

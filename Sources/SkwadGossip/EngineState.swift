@@ -1,8 +1,8 @@
 import SkwadCrypto
 import SkwadModel
 
-/// The engine's state besides its peers, sessions, rounds and pictures, in four groups, each
-/// owned by the layer named (GossipEngine.swift holds one of each), with what each part
+/// The engine's state besides its peers, sessions, rounds, reach and pictures, in three groups,
+/// each owned by the layer named (GossipEngine.swift holds one of each), with what each part
 /// drops of a forgotten peer (`PeerState`) and its prompt work and deadline (`TimedPart`,
 /// Parts.swift).
 
@@ -97,37 +97,4 @@ extension MembershipState: TimedPart {
     /// A neighbour request under way. (Its clocks, SWIM's and the trials', are the peer
     /// table's: `PeerTable.swimDeadlineMs`, `membershipDeadlineMs`, Membership.swift.)
     var busy: Bool { pendingNeighbor != nil }
-}
-
-/// Reach across NATs (PROTOCOL §9): what our links see us as, the introductions we made and
-/// the punches we tried, what we relay, contact codes, and our own addresses (set by the shell).
-struct Reach: Sendable {
-    /// What our links say they see us as (Reflexive.swift).
-    var reflexive = ReflexiveAddresses()
-    /// Pairs we introduced, addresses we punched toward (Introductions.swift).
-    var introductions = IntroductionState()
-    /// Bytes we relay for members (Relay.swift).
-    var relay = RelayState()
-    /// Direct tries of our relayed links (DirectPreference.swift).
-    var retries = DirectRetries()
-    /// Our contact key, the proofs we give, the codes we check (Contacts.swift).
-    var contacts = ContactProofs()
-    /// Each interface's address with our port; nil: never behind a NAT (the simulator).
-    var localAddresses: [PeerAddress]?
-}
-
-extension Reach: PeerState {
-    /// What it told us it sees us as, our direct tries toward it, fallbacks through it, and
-    /// contact checks of it go (each part says what it keeps).
-    mutating func forget(_ peer: PeerAddress) {
-        reflexive.forget(peer)
-        introductions.forget(peer)
-        retries.schedules[peer] = nil
-        contacts.forget(peer)
-    }
-}
-
-extension Reach: TimedPart {
-    /// The soonest direct try of a relayed member.
-    func nextDeadlineMs(nowMs: UInt64) -> UInt64 { retries.nextDueMs }
 }

@@ -91,50 +91,58 @@ struct IntroductionState: Sendable {
     }
 }
 
-extension GossipEngine {
+extension Reach {
     /// `peer` became an active member or told us a new cell or subscriptions: introduce it to
     /// up to `pairsPerChange` other members sharing a pack or a fence with it and not
     /// introduced to it lately, within its own allowance and ours. Relayed members are not
     /// introduced (their address means nothing to anyone else).
-    mutating func introduceSharers(of peer: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard let me = peers.active[peer]?.info, me.behindNat, !peer.isRelayed else { return }
+    mutating func introduceSharers(of peer: PeerAddress, nowMs: UInt64, peers: PeerTable, stats: inout GossipStats) -> [ReachAction] {
+        guard let me = peers.active[peer]?.info, me.behindNat, !peer.isRelayed else { return [] }
+        var acts: [ReachAction] = []
         var made = 0
-        for other in activePeers where other != peer && made < IntroductionState.pairsPerChange {
-            guard !other.isRelayed, let them = peers.active[other]?.info, them.behindNat, reach.introductions.share(me, them) else {
+        for other in peers.active.keys.sorted() where other != peer && made < IntroductionState.pairsPerChange {
+            guard !other.isRelayed, let them = peers.active[other]?.info, them.behindNat, introductions.share(me, them) else {
                 continue
             }
-            switch reach.introductions.mayIntroduce(IntroductionState.Pair(peer, other), for: peer, nowMs: nowMs) {
+            switch introductions.mayIntroduce(IntroductionState.Pair(peer, other), for: peer, nowMs: nowMs) {
             case .recently: continue
-            case .limited: stats.drop(.introductionLimited); return
+            case .limited: stats.drop(.introductionLimited); return acts
             case .yes: break
             }
             let padding = [UInt8](repeating: 0, count: IntroductionState.minPadding)
-            send(.introduce(peer: other, padding: padding), to: peer, nowMs: nowMs, into: &out)
-            send(.introduce(peer: peer, padding: padding), to: other, nowMs: nowMs, into: &out)
+            acts.append(.send(.introduce(peer: other, padding: padding), to: peer))
+            acts.append(.send(.introduce(peer: peer, padding: padding), to: other))
             stats.introductionsSent += 2
             if me.subscriptions.isDisjoint(with: them.subscriptions) { stats.fenceIntroductions += 1 }
             made += 1
         }
+        return acts
     }
 
     /// An introduction: from an active member only, padded, naming a canonical address that
     /// is neither us, the introducer, nor a link already; each address punched toward once
     /// per `againMs`, within the engine's budget for addresses learnt from others (20/s).
-    mutating func onIntroduce(_ target: PeerAddress, padding: Int, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard peers.active[from] != nil else { stats.drop(.notAMember); return }
-        guard padding >= IntroductionState.minPadding else { stats.drop(.amplification); return }
-        guard target != from, target != selfAddress, addressFilter?(target) ?? true else { stats.drop(target.refusal); return }
+    /// `established`: whether a session with `target` is keyed.
+    mutating func introduced(
+        _ target: PeerAddress, padding: Int, from: PeerAddress, nowMs: UInt64, peers: PeerTable, accept: ((PeerAddress) -> Bool)?,
+        established: Bool, stats: inout GossipStats
+    ) -> [ReachAction] {
+        guard peers.active[from] != nil else { stats.drop(.notAMember); return [] }
+        guard padding >= IntroductionState.minPadding else { stats.drop(.amplification); return [] }
+        guard target != from, target != peers.me, accept?(target) ?? true else { stats.drop(target.refusal); return [] }
         stats.introductionsHeard += 1
         // A link whose handshake is still under way (a walk named it just before) is being
         // punched toward already: only its fallback is noted, so that an unanswered
         // handshake still reaches it through this introducer.
-        let underWay = isLink(target) && !channels.isEstablished(target)
-        guard !isLink(target) || underWay else { return }
-        guard reach.introductions.mayPunch(target, via: from, nowMs: nowMs) else { stats.drop(.introductionLimited); return }
-        guard !underWay else { stats.punches += 1; return }
-        if introduce(target, nowMs: nowMs, into: &out) { stats.punches += 1 }
+        let underWay = peers.isLink(target) && !established
+        guard !peers.isLink(target) || underWay else { return [] }
+        guard introductions.mayPunch(target, via: from, nowMs: nowMs) else { stats.drop(.introductionLimited); return [] }
+        guard !underWay else { stats.punches += 1; return [] }
+        return [.punch(target)]
     }
+}
 
+extension GossipEngine {
     /// The fences two members may share (`IntroductionState.share`): our live packs', not
     /// invite-only ones (whose fence only their holders know).
     mutating func noteFences(_ replica: Replica, nowMs: UInt64) {

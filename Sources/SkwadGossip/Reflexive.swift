@@ -49,17 +49,20 @@ extension GossipEngine {
     public var reflexiveAddresses: [PeerAddress] { reach.reflexive.confirmed }
     /// Links that told us how they see us (at most `ReflexiveAddresses.capacity`).
     public var reflexiveWitnesses: Int { reach.reflexive.reports.count }
+}
 
+extension Reach {
     /// A link said how it sees us (`Observed`): kept only from a link, and only a canonical
-    /// address the shell would accept. Past it, we may now think ourselves behind a NAT: our
-    /// links are told (`Interest`), so that a node holding two of us may introduce them.
-    mutating func onObserved(_ observed: PeerAddress, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard isLink(from), addressFilter?(observed) ?? true else { stats.drop(observed.refusal); return }
-        reach.reflexive.record(observed, by: from, nowMs: nowMs)
-        guard let local = reach.localAddresses else { return }
-        let behind = reach.reflexive.behindNat(local: Set(local))
-        guard behind != info.behindNat else { return }
-        info.behindNat = behind
-        for p in links where isProven(p) { send(.interest(info), to: p, nowMs: nowMs, into: &out) }
+    /// address the shell would accept (`accept`). Past it, we may now think ourselves behind a
+    /// NAT (or no longer: `behindNat` is what we think now): our links are to be told.
+    mutating func observed(
+        _ observed: PeerAddress, from: PeerAddress, nowMs: UInt64, peers: PeerTable, accept: ((PeerAddress) -> Bool)?,
+        behindNat: Bool, stats: inout GossipStats
+    ) -> [ReachAction] {
+        guard peers.isLink(from), accept?(observed) ?? true else { stats.drop(observed.refusal); return [] }
+        reflexive.record(observed, by: from, nowMs: nowMs)
+        guard let localAddresses else { return [] }
+        let behind = reflexive.behindNat(local: Set(localAddresses))
+        return behind == behindNat ? [] : [.behindNat(behind)]
     }
 }

@@ -57,36 +57,39 @@ extension GossipEngine {
         stats.relayFramesOut += 1
         send(.relay(to: target, frame: frame), to: relay, nowMs: nowMs, into: &out)
     }
+}
 
-    /// A member asks us to pass a frame to another member.
-    mutating func onRelay(to target: PeerAddress, frame: [UInt8], from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard !info.behindNat, !from.isRelayed, peers.active[from] != nil, peers.active[target] != nil, target != from else {
-            stats.drop(.relayRefused); return
+extension Reach {
+    /// A member asks us to pass a frame to another member (`behindNat`: what we think of
+    /// ourselves; a node behind a NAT relays for no one).
+    mutating func passOn(
+        to target: PeerAddress, frame: [UInt8], from: PeerAddress, nowMs: UInt64, peers: PeerTable, behindNat: Bool,
+        stats: inout GossipStats
+    ) -> [ReachAction] {
+        guard !behindNat, !from.isRelayed, peers.active[from] != nil, peers.active[target] != nil, target != from else {
+            stats.drop(.relayRefused); return []
         }
-        guard frame.count <= Frame.maxDatagram, reach.relay.take(frame.count, from: from, nowMs: nowMs) else {
-            stats.drop(.relayLimited); return
+        guard frame.count <= Frame.maxDatagram, relay.take(frame.count, from: from, nowMs: nowMs) else {
+            stats.drop(.relayLimited); return []
         }
         stats.relayedBytes += frame.count
-        send(.relayed(from: from, frame: frame), to: target, nowMs: nowMs, into: &out)
+        return [.send(.relayed(from: from, frame: frame), to: target)]
     }
 
-    /// A member passes us a frame from another of its members: it is a datagram from the
-    /// relayed address.
-    mutating func onRelayed(
-        from source: PeerAddress, frame: [UInt8], relayedBy: PeerAddress, nowMs: UInt64, replica: inout Replica,
-        into out: inout [GossipDirective]
-    ) {
-        guard !relayedBy.isRelayed, peers.active[relayedBy] != nil, source != selfAddress else { stats.drop(.relayRefused); return }
-        receive(frame, from: .relayed(source, via: relayedBy), nowMs: nowMs, replica: &replica, into: &out)
+    /// A member passes us a frame from another of its members: the relayed address the frame
+    /// is a datagram from (nil: refused).
+    func relayed(from source: PeerAddress, relayedBy: PeerAddress, peers: PeerTable, stats: inout GossipStats) -> PeerAddress? {
+        guard !relayedBy.isRelayed, peers.active[relayedBy] != nil, source != peers.me else { stats.drop(.relayRefused); return nil }
+        return .relayed(source, via: relayedBy)
     }
 
     /// A punch toward `peer` was never answered: reach it through `via`, the member that
     /// introduced us, if it still is one (and we hold no direct link to it meanwhile).
-    mutating func punchFailed(_ peer: PeerAddress, via: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard peers.active[via] != nil, !peer.isRelayed, peers.active[peer] == nil else { return }
+    func punchFailed(_ peer: PeerAddress, via: PeerAddress, peers: PeerTable, stats: inout GossipStats) -> [ReachAction] {
+        guard peers.active[via] != nil, !peer.isRelayed, peers.active[peer] == nil else { return [] }
         let relayed = PeerAddress.relayed(peer, via: via)
-        guard !isLink(relayed) else { return }
+        guard !peers.isLink(relayed) else { return [] }
         stats.relayFallbacks += 1
-        send(joinMessage, to: relayed, nowMs: nowMs, into: &out)
+        return [.join(relayed)]
     }
 }
