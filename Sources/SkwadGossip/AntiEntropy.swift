@@ -155,18 +155,11 @@ extension GossipEngine {
         if draw.anyLink {
             pool = eligible
         } else {
-            let answering = answering(eligible)
+            let answering = peers.answering(eligible)
             let oldest = answering.map { peers.reconciled[$0] ?? 0 }.min() ?? 0
             pool = answering.filter { (peers.reconciled[$0] ?? 0) == oldest }
         }
         return pool.min { draw.rank($0) < draw.rank($1) }
-    }
-
-    /// Those of `links` that left the fewest of our reconciliations unanswered since they last
-    /// answered one, in the given order.
-    func answering(_ links: [PeerAddress]) -> [PeerAddress] {
-        let fewest = links.map { peers.reconMisses[$0] ?? 0 }.min() ?? 0
-        return links.filter { (peers.reconMisses[$0] ?? 0) == fewest }
     }
 
     /// Sends ranges, split over as many datagrams as needed (each self-contained).
@@ -306,5 +299,14 @@ extension GossipEngine {
         for chunk in stride(from: need.startIndex, to: need.endIndex, by: 30) {
             send(.want(ids: need[chunk..<min(need.endIndex, chunk + 30)].map(\.bytes), graft: false), to: to, nowMs: nowMs, into: &out)
         }
+    }
+}
+
+extension PeerTable {
+    /// Those of `links` that left the fewest of our reconciliations unanswered since they last
+    /// answered one, in the given order.
+    func answering(_ links: [PeerAddress]) -> [PeerAddress] {
+        let fewest = links.map { reconMisses[$0] ?? 0 }.min() ?? 0
+        return links.filter { (reconMisses[$0] ?? 0) == fewest }
     }
 }

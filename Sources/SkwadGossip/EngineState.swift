@@ -1,10 +1,10 @@
 import SkwadCrypto
 import SkwadModel
 
-/// The engine's state besides its peers, sessions, rounds, reach and pictures, in three groups,
-/// each owned by the layer named (GossipEngine.swift holds one of each), with what each part
-/// drops of a forgotten peer (`PeerState`) and its prompt work and deadline (`TimedPart`,
-/// Parts.swift).
+/// The engine's state besides its peers, sessions, rounds, reach, directory and pictures, in
+/// three groups, each owned by the layer named (GossipEngine.swift holds one of each), with
+/// what each part drops of a forgotten peer (`PeerState`) and its prompt work and deadline
+/// (`TimedPart`, Parts.swift).
 
 /// Rate limits on what peers may make us keep (PROTOCOL §13).
 struct RateLimits: Sendable {
@@ -24,11 +24,7 @@ struct Spread: Sendable {
     var plumtree: Plumtree
     /// Dandelion++ stem: this epoch's stem link and the ops under embargo (Stem.swift).
     var stem = StemState()
-    /// Links that came up since the last tick: their directory is reconciled at once (§11a).
-    var newLinks: Set<PeerAddress> = []
     var reconCursor = 0
-    /// The next link to pull the directory from, in turn (Directory.swift, `directoryRound`).
-    var directoryCursor = 0
     /// This round's reconciliations not answered yet (AntiEntropy.swift).
     var reconUnanswered: Set<ReconAsked> = []
     /// Invite-only packs whose reconciliation with a link ended settled on its first step since
@@ -40,7 +36,8 @@ struct Spread: Sendable {
     /// Pack reconciliation steps held to go out together, one `Reconciles` per link (nil: not
     /// holding; AntiEntropy.swift, `holdReconciles`).
     var reconOutbox: [(to: PeerAddress, round: ReconcileRound, size: Int)]?
-    /// Live packs and directory views, until the replica's packs change (PackViews.swift).
+    /// Live packs and directory views, until the replica's packs change (PackViews.swift); lent
+    /// to the directory part for its inputs (Directory.swift).
     var packViews = PackViewCache()
 
     init(config: GossipConfig) { plumtree = Plumtree(missingCapacity: config.spread.missingCapacity) }
@@ -50,16 +47,14 @@ extension Spread: PeerState {
     /// Its Plumtree mark goes: a link that comes back starts eager. Kept, each ending by
     /// itself: the IHAVEs owed to it (the next tick sends them to links only), its
     /// announcements of ids we lack (grafted from each announcer in turn, then left to
-    /// reconciliation), a directory pull owed to it as a new link (the next tick, links
-    /// only), reconciliations it left unanswered (counted when the round ends), and the stem
-    /// link (chosen again at its next use when it is no link).
+    /// reconciliation), reconciliations it left unanswered (counted when the round ends), and
+    /// the stem link (chosen again at its next use when it is no link).
     mutating func forget(_ peer: PeerAddress) { plumtree.setLazy(peer, false) }
 }
 
 extension Spread: TimedPart {
-    /// Lazy notices to flush, announced ops to graft, new links' directories to pull, ops
-    /// under embargo (their fail-safe).
-    var busy: Bool { plumtree.hasPromptWork || !newLinks.isEmpty || !stem.embargo.isEmpty }
+    /// Lazy notices to flush, announced ops to graft, ops under embargo (their fail-safe).
+    var busy: Bool { plumtree.hasPromptWork || !stem.embargo.isEmpty }
 }
 
 /// Membership work under way that is not a fact about one known peer (PROTOCOL §9).

@@ -32,8 +32,10 @@ public struct GossipEngine: Sendable {
     var spread: Spread
     /// Seeds, a neighbour request under way, the join guard, relayed pings (EngineState.swift).
     var membership = MembershipState()
-    /// Reflexive addresses, introductions, relays (EngineState.swift, §9).
+    /// Reflexive addresses, introductions, relays (Reach.swift, §9).
     var reach = Reach()
+    /// Whom the pack directory pulls next, new links owed a pull (Directory.swift, §11a).
+    var directory = PackDirectory()
     /// Pictures being fetched, who sent their posts, answer budgets, counters (Pictures.swift, §10b).
     var pictures = PictureFetches()
     // What the engine asks of its parts, each in turn, is in Parts.swift (`EnginePart`).

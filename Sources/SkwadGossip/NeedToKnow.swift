@@ -15,16 +15,23 @@ import SkwadReplica
 /// exchanges again at once (`onProof`). Before these rules a crawler that claimed
 /// the cell of each node it asked (so entering its vicinity view) mapped every address of a
 /// network to its 150 m cell within a minute (`StrangerCrawlTests`).
-extension GossipEngine {
-    enum Audience: Sendable { case link, proven, stranger }
-
-    func audience(of p: PeerAddress) -> Audience {
-        if peers.active.keys.contains(p) || peers.remote.keys.contains(p) { return .link }
-        guard peers.reconciled[p] != nil else { return .stranger }
-        return peers.isLink(p) ? .link : .proven
+extension PeerTable {
+    /// Who `p` is to us, by what it has shown (the table above).
+    func audience(of p: PeerAddress) -> GossipEngine.Audience {
+        if active.keys.contains(p) || remote.keys.contains(p) { return .link }
+        guard reconciled[p] != nil else { return .stranger }
+        return isLink(p) ? .link : .proven
     }
 
     func isProven(_ p: PeerAddress) -> Bool { audience(of: p) != .stranger }
+}
+
+extension GossipEngine {
+    enum Audience: Sendable { case link, proven, stranger }
+
+    func audience(of p: PeerAddress) -> Audience { peers.audience(of: p) }
+
+    func isProven(_ p: PeerAddress) -> Bool { peers.isProven(p) }
 
     /// What `p` may learn of us.
     func info(for p: PeerAddress) -> NodeInfo {

@@ -29,6 +29,9 @@ enum EnginePart: Int, CaseIterable, Sendable {
     /// Pictures (`pictures`, Pictures.swift): waiting asks answered empty, asks timed out
     /// sent again, blocks still lacking asked for.
     case pictures
+    /// The pack directory (`directory`, Directory.swift): nothing of its own at a tick; its
+    /// pulls run with the rounds (the directory round, and new links' pulls just before it).
+    case directory
     /// The periodic rounds that fell due (`rounds`, Rounds.swift).
     case rounds
 }
@@ -43,6 +46,7 @@ extension GossipEngine {
         case .reach: retryDirect(nowMs: nowMs, into: &out)
         case .membership: fillActiveView(nowMs: nowMs, into: &out)
         case .pictures: pumpPictures(nowMs: nowMs, replica: replica, into: &out)
+        case .directory: break
         case .rounds: tickRounds(nowMs: nowMs, replica: &replica, into: &out)
         }
     }
@@ -56,6 +60,7 @@ extension GossipEngine {
         case .reach: reach.busy
         case .membership: membership.busy
         case .pictures: pictures.busy
+        case .directory: directory.busy
         case .rounds: rounds.busy
         }
     }
@@ -69,6 +74,7 @@ extension GossipEngine {
         case .reach: reach.nextDeadlineMs(nowMs: nowMs)
         case .membership: peers.membershipDeadlineMs(nowMs: nowMs)
         case .pictures: pictures.nextDeadlineMs(nowMs: nowMs)
+        case .directory: directory.nextDeadlineMs(nowMs: nowMs)
         case .rounds: rounds.nextDeadlineMs(nowMs: nowMs)
         }
     }
@@ -84,13 +90,14 @@ extension GossipEngine {
         case .reach: reach.forget(peer)
         case .membership: membership.forget(peer)
         case .pictures: pictures.forget(peer)
+        case .directory: directory.forget(peer)
         case .rounds: break  // no peer
         }
     }
 
     /// Work that must not wait for an idle tick, in any part: handshakes under way, lazy
     /// notices to flush, announced ops to graft, a neighbour request under way, pictures being
-    /// fetched.
+    /// fetched, new links' directories to pull.
     var busy: Bool {
         for part in EnginePart.allCases where busy(part) { return true }
         return false

@@ -20,7 +20,7 @@ import SkwadTestKit
     /// `GossipEngine.forgetInParts` through its `EnginePart` (the peer table by its own
     /// `forget`), and those that hold none. A new stored property of the engine must be put in
     /// one of the two.
-    static let partsWithPeers: Set<String> = ["channels", "peers", "limits", "spread", "membership", "reach", "pictures"]
+    static let partsWithPeers: Set<String> = ["channels", "peers", "limits", "spread", "membership", "reach", "directory", "pictures"]
     static let partsWithoutPeers: Set<String> = ["config", "rng", "stats", "info", "rounds"]
 
     /// Where a forgotten peer may still be found (a field and everything under it), and why.
@@ -36,9 +36,9 @@ import SkwadTestKit
         "reach.introductions.perMember": "a budget: introductions per member",
         "reach.relay.sources": "a budget of bytes relayed per source",
         "pictures.answerBudget": "a budget of blocks answered per peer",
+        "directory.newLinks": "a directory pull owed to a new link: the next tick, links only",
         "spread.plumtree.queue": "IHAVEs owed: the next tick sends them to links only",
         "spread.plumtree.missing": "announcers of ids we lack: grafted in turn, then left to reconciliation",
-        "spread.newLinks": "a directory pull owed to a new link: the next tick, links only",
         "spread.reconUnanswered": "a reconciliation left unanswered: counted when the round ends",
         "spread.stem.relay": "the stem link: chosen again at its next use when it is no link"
     ]
@@ -98,7 +98,6 @@ import SkwadTestKit
         e.spread.plumtree.setLazy(peer, true)
         e.spread.plumtree.enqueue([id], for: peer)
         _ = e.spread.plumtree.announced(Plumtree.prefix(id), by: peer, nowMs: t0, graftTimeoutMs: 1)
-        e.spread.newLinks.insert(peer)
         e.spread.reconUnanswered.insert(ReconAsked(pack: pack, peer: peer))
         e.spread.stem.relay = peer
         // membership
@@ -118,6 +117,8 @@ import SkwadTestKit
         e.reach.retries.schedules[peer] = .init(dueMs: t0 + 1, delayMs: 1)
         e.reach.contacts.checks[peer] = .init(fingerprint: [1], binding: [2], sentMs: t0)
         e.reach.contacts.results[peer] = (.pending, t0)
+        // directory
+        e.directory.newLinks.insert(peer)
         // pictures
         let ref = PictureRef(root: root, size: 2048, type: 1, chunks: 2)
         e.pictures.fetches[root] = .init(
