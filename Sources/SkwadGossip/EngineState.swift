@@ -57,7 +57,8 @@ extension Spread: TimedPart {
     var busy: Bool { plumtree.hasPromptWork || !stem.embargo.isEmpty }
 }
 
-/// Membership work under way that is not a fact about one known peer (PROTOCOL §9).
+/// Membership work under way that is not a fact about one known peer (PROTOCOL §9); SWIM's
+/// is the failure detector's (FailureDetector.swift).
 struct MembershipState: Sendable {
     var seeds: [PeerAddress] = []
     var pendingNeighbor: (address: PeerAddress, sinceMs: UInt64)?
@@ -67,9 +68,6 @@ struct MembershipState: Sendable {
     var nextLowNeighborMs: UInt64 = 0
     /// Join limits, newcomers on trial, the eviction budget (MembershipGuard.swift).
     var guardState = MembershipGuard()
-    /// SWIM pings we relay for others, by our sequence number (`indirectCapacity`).
-    var indirect: [UInt64: (requester: PeerAddress, seq: UInt64, target: PeerAddress)] = [:]
-    var nextPingSeq: UInt64 = 1
     /// Vicinity entries asked before they had ever exchanged with us and dropped unanswered,
     /// in a row (reset when such an entry answers): from `nameFailuresForTurns` on, vicinity
     /// rounds take turns (`vicinityCautiousTurn`) between names and peers that spoke to us.
@@ -82,9 +80,8 @@ struct MembershipState: Sendable {
 }
 
 extension MembershipState: PeerState {
-    /// A neighbour request to it goes. Kept: the seeds (configuration), pings relayed for it
-    /// or toward it (each ends with its ack, or the oldest goes: `indirectCapacity`), and
-    /// when it last joined (a budget: `MembershipGuard.lastJoinMs`).
+    /// A neighbour request to it goes. Kept: the seeds (configuration), and when it last
+    /// joined (a budget: `MembershipGuard.lastJoinMs`).
     mutating func forget(_ peer: PeerAddress) { if pendingNeighbor?.address == peer { pendingNeighbor = nil } }
 }
 

@@ -30,8 +30,10 @@ public struct GossipEngine: Sendable {
     var rounds: Rounds
     /// Plumtree, the stem, reconciliation's turn, the pack views (EngineState.swift).
     var spread: Spread
-    /// Seeds, a neighbour request under way, the join guard, relayed pings (EngineState.swift).
+    /// Seeds, a neighbour request under way, the join guard (EngineState.swift).
     var membership = MembershipState()
+    /// SWIM: our ping sequence, pings relayed for others (FailureDetector.swift).
+    var swim = FailureDetector()
     /// Reflexive addresses, introductions, relays (Reach.swift, §9).
     var reach = Reach()
     /// Whom the pack directory pulls next, new links owed a pull (Directory.swift, §11a).

@@ -6,14 +6,6 @@ import SkwadModel
 extension GossipEngine {
     var joinMessage: Message { .join(info) }
 
-    /// A ping with the next sequence number; with our info when `withInfo` (a peer that may
-    /// not know it), and on every `pingInfoEvery`-th ping anyway (a lost `Interest` heals).
-    mutating func pingMessage(withInfo: Bool = true) -> (Message, UInt64) {
-        let seq = membership.nextPingSeq
-        membership.nextPingSeq += 1
-        return (.ping(seq: seq, info: withInfo || seq % Self.pingInfoEvery == 0 ? info : nil), seq)
-    }
-
     /// Adds a peer to the active view, evicting a random one (to the passive view) if full.
     mutating func addActive(_ peer: PeerAddress, info peerInfo: NodeInfo?, nowMs: UInt64, into out: inout [GossipDirective]) {
         guard peer != selfAddress, !hasDirectTwin(peer) else { return }
@@ -89,55 +81,6 @@ extension GossipEngine {
             peers.active.keys.sorted().filter { $0 != excluding }.map { PeerRef(address: $0, cell: peers.active[$0]!.info.cell) }
             + peers.passive.keys.sorted().map { PeerRef(address: $0, cell: peers.passive[$0]!.isEmpty ? nil : peers.passive[$0]) }
         return Array(known.shuffled(using: &rng).prefix(config.membership.shuffleSample))
-    }
-
-    /// SWIM's due work at a tick (`EnginePart.swim`): ping each active member not heard from
-    /// for `pingIntervalMs`; one that does not answer within `ackTimeoutMs` is suspect and
-    /// pinged indirectly through others; a suspect silent for `deadAfterMs` in all is dropped
-    /// (dead) and replaced from the passive view. Anything heard from a member since our ping
-    /// clears it.
-    mutating func detectFailures(nowMs: UInt64, into out: inout [GossipDirective]) {
-        // Most ticks find nothing due: only the members with something to do are sorted and
-        // walked (what one member's handling changes never makes another's due).
-        var due: [PeerAddress] = []
-        for (peer, st) in peers.activeClocks where hasFailureWork(st, nowMs: nowMs) { due.append(peer) }
-        for peer in due.sorted() {
-            guard var st = peers[active: peer] else { continue }
-            if let sent = st.pingSentMs, st.lastHeardMs > sent {
-                st.pingSentMs = nil
-                st.suspectSinceMs = nil
-                peers[active: peer] = st
-            }
-            if st.suspectSinceMs != nil {
-                if nowMs >= st.lastHeardMs &+ config.swim.deadAfterMs { forget(peer, .dead, nowMs: nowMs, into: &out) }
-                continue
-            }
-            if let sent = st.pingSentMs {
-                guard nowMs >= sent &+ config.swim.ackTimeoutMs else { continue }
-                st.suspectSinceMs = nowMs
-                peers[active: peer] = st
-                for helper in peers.active.keys.filter({ $0 != peer }).sorted().shuffled(using: &rng).prefix(config.swim.indirectPings) {
-                    send(.pingReq(seq: st.pingSeq, target: peer), to: helper, nowMs: nowMs, into: &out)
-                }
-                continue
-            }
-            if nowMs >= st.lastHeardMs &+ config.swim.pingIntervalMs {
-                let (m, seq) = pingMessage(withInfo: false)
-                st.pingSeq = seq
-                st.pingSentMs = nowMs
-                peers[active: peer] = st
-                send(m, to: peer, nowMs: nowMs, into: &out)
-            }
-        }
-    }
-
-    /// Would `detectFailures` act on this member now (clear an answered ping, drop a dead
-    /// suspect, suspect a silent one, or ping it)?
-    private func hasFailureWork(_ st: PeerTable.Clocks, nowMs: UInt64) -> Bool {
-        if let sent = st.pingSentMs, st.lastHeardMs > sent { return true }
-        if st.suspectSinceMs != nil { return nowMs >= st.lastHeardMs &+ config.swim.deadAfterMs }
-        if let sent = st.pingSentMs { return nowMs >= sent &+ config.swim.ackTimeoutMs }
-        return nowMs >= st.lastHeardMs &+ config.swim.pingIntervalMs
     }
 
     /// HyParView's due work at a tick (`EnginePart.membership`): trials ended, a neighbour

@@ -130,26 +130,7 @@ extension GossipEngine {
             peers[active: from] = st
             if let theirs { memberInfoChanged(from, before: before, now: theirs, nowMs: nowMs, into: &out) }
         }
-        if let req = membership.indirect.removeValue(forKey: seq) {
-            send(.indirectAck(seq: req.seq, target: req.target), to: req.requester, nowMs: nowMs, into: &out)
-        }
-    }
-
-    mutating func onPingReq(seq: UInt64, target: PeerAddress, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        // Only a member may ask, and only about a member (no pinging arbitrary addresses).
-        guard peers.active[from] != nil, peers.active[target] != nil, target != from else { stats.drop(.notAMember); return }
-        let (ping, ourSeq) = pingMessage()
-        membership.indirect[ourSeq] = (from, seq, target)
-        if membership.indirect.count > Self.indirectCapacity, let oldest = membership.indirect.keys.min() {
-            membership.indirect[oldest] = nil
-        }
-        send(ping, to: target, nowMs: nowMs, into: &out)
-    }
-
-    mutating func onIndirectAck(target: PeerAddress, nowMs: UInt64) {
-        guard var st = peers[active: target] else { return }
-        st.suspectSinceMs = nil; st.pingSentMs = nil; st.lastHeardMs = nowMs
-        peers[active: target] = st
+        relayAck(seq, nowMs: nowMs, into: &out)
     }
 
     mutating func onInterest(_ theirs: NodeInfo, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {

@@ -17,8 +17,8 @@ enum EnginePart: Int, CaseIterable, Sendable {
     /// Dissemination (`spread`, Dissemination.swift): IHAVEs owed, grafts of announced ops, the
     /// stem's fail-safes.
     case spread
-    /// SWIM (Membership.swift, on the peer table's clocks): pings of silent members, their
-    /// timeouts, the dead dropped.
+    /// SWIM (`swim`, FailureDetector.swift, on the peer table's clocks): pings of silent
+    /// members, their timeouts, the dead dropped.
     case swim
     /// Reach (`reach`, DirectPreference.swift): direct tries of relayed members, after the
     /// dead are dropped (a dead one is not tried) and before the view is filled.
@@ -56,7 +56,7 @@ extension GossipEngine {
         switch part {
         case .channels: channels.busy
         case .spread: spread.busy
-        case .swim: false
+        case .swim: swim.busy
         case .reach: reach.busy
         case .membership: membership.busy
         case .pictures: pictures.busy
@@ -86,7 +86,7 @@ extension GossipEngine {
             channels.sealEarly(stats: &stats)  // what was sent to it in this call goes under its session
             channels.forget(peer)
         case .spread: spread.forget(peer)
-        case .swim: break  // its clocks are the peer table's, dropped with the peer's roles (the caller's)
+        case .swim: swim.forget(peer)  // its clocks are the peer table's, dropped with the peer's roles (the caller's)
         case .reach: reach.forget(peer)
         case .membership: membership.forget(peer)
         case .pictures: pictures.forget(peer)

@@ -20,7 +20,9 @@ import SkwadTestKit
     /// `GossipEngine.forgetInParts` through its `EnginePart` (the peer table by its own
     /// `forget`), and those that hold none. A new stored property of the engine must be put in
     /// one of the two.
-    static let partsWithPeers: Set<String> = ["channels", "peers", "limits", "spread", "membership", "reach", "directory", "pictures"]
+    static let partsWithPeers: Set<String> = [
+        "channels", "peers", "limits", "spread", "membership", "swim", "reach", "directory", "pictures"
+    ]
     static let partsWithoutPeers: Set<String> = ["config", "rng", "stats", "info", "rounds"]
 
     /// Where a forgotten peer may still be found (a field and everything under it), and why.
@@ -29,7 +31,7 @@ import SkwadTestKit
         "channels.addressLimits": "a budget of datagrams and bytes per address",
         "limits.genesis": "a budget of new packs per address",
         "membership.guardState.lastJoinMs": "a budget: one Join per source per 2 s",
-        "membership.indirect": "a ping relayed for another: ends with its ack, or the oldest goes",
+        "swim.indirect": "a ping relayed for another: ends with its ack, or the oldest goes",
         "membership.seeds": "configuration",
         "reach.introductions.introduced": "a budget: a pair is introduced once per minute",
         "reach.introductions.punched": "a budget: one punch per address per minute",
@@ -103,8 +105,8 @@ import SkwadTestKit
         // membership
         e.membership.seeds = [peer]
         e.membership.pendingNeighbor = (peer, t0)
-        e.membership.indirect[99] = (peer, 1, other)
-        e.membership.indirect[100] = (other, 1, peer)
+        e.swim.indirect[99] = (peer, 1, other)
+        e.swim.indirect[100] = (other, 1, peer)
         _ = e.membership.guardState.admitJoin(from: peer, nowMs: t0)
         // reach
         e.reach.reflexive.record(PeerAddress("198.51.100.7:40000"), by: peer, nowMs: t0)
@@ -163,7 +165,7 @@ import SkwadTestKit
         #expect(e.pictures.waitTotal == 1 && e.pictures.waitCount == [Self.other: 1])
         #expect(e.pictures.fetches.values.first?.asked[1]?.peer == Self.other)
         #expect(e.reach.introductions.introducer.isEmpty)
-        #expect(e.membership.indirect.count == 2)
+        #expect(e.swim.indirect.count == 2)
     }
 
     /// A relayed link retired for a direct one goes from every part the same way (one path).
