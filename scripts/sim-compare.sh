@@ -32,6 +32,12 @@ if [ "$jemalloc" = 1 ]; then
     preload=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
     [ -f "$preload" ] || { echo "sim-compare: no $preload (apt-get install libjemalloc2)" >&2; exit 2; }
 fi
+# A binary just built or copied sits in the page cache in larger pieces than one read back from
+# disk, and its peak RSS reads about 3 MB higher (the same binary under two names, one copied
+# just before, on the push-pull city). Where this process may, both start from the disk.
+if [ -w /proc/sys/vm/drop_caches ]; then
+    sync && echo 3 >/proc/sys/vm/drop_caches && echo "sim-compare: page cache dropped: both binaries are read from disk" >&2
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
