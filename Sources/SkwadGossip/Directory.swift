@@ -216,12 +216,6 @@ extension PackDirectory {
         peers.info(of: peer)?.cell ?? c.ours.cell
     }
 
-    /// The cell our directory pulls with `peer` are seen from: ours, or none with a stranger
-    /// (NeedToKnow.swift, `directoryCell`).
-    static func directoryCell(for peer: PeerAddress, _ c: DirectoryInputs, peers: PeerTable) -> String? {
-        peers.isProven(peer) ? c.ours.cell : nil
-    }
-
     /// Opens a directory pull from `peer`: we list the packs we hold in both its directory
     /// and ours; it answers with every pack it holds in ours.
     func pull(
@@ -229,7 +223,7 @@ extension PackDirectory {
     ) -> DirectoryAction {
         stats.directoryRounds += 1
         // A stranger is pulled as from no cell (NeedToKnow.swift, `directoryCell`).
-        let mine = NodeInfo(cell: Self.directoryCell(for: peer, c, peers: peers))
+        let mine = NodeInfo(cell: peers.directoryCell(for: peer, ours: c.ours.cell))
         let fingerprint = Self.fingerprint(forCell: mine.cell, alsoIn: Self.announcedCell(of: peer, c, peers: peers), c, views: &views)
         return .reconcile(
             lower: .zero, ranges: Reconciliation.initiate(fingerprint: fingerprint), initiator: true, perspective: mine, to: peer)
@@ -308,7 +302,7 @@ extension PackDirectory {
             r.initiator
             ? Self.items(forCell: perspective.cell, c, views: &views)
             : Self.items(
-                forCell: Self.directoryCell(for: from, c, peers: peers), alsoIn: Self.announcedCell(of: from, c, peers: peers), c,
+                forCell: peers.directoryCell(for: from, ours: c.ours.cell), alsoIn: Self.announcedCell(of: from, c, peers: peers), c,
                 views: &views)
         let answer = Reconciliation.answer(items, lower: r.lower, ranges: r.ranges)
         var acts: [DirectoryAction] = []

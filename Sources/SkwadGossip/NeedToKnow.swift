@@ -24,6 +24,13 @@ extension PeerTable {
     }
 
     func isProven(_ p: PeerAddress) -> Bool { audience(of: p) != .stranger }
+
+    /// The cell our directory pulls with `p` are seen from (§11a): ours (`cell`), or none with
+    /// a stranger, so both sides list only the packs every node's directory holds (the
+    /// unfenced ones) and the round settles. A coarse cell's directory reaches every unlocked
+    /// fence near its centre: the answerer would push packs the puller was never meant to
+    /// hold, and the two lists would never match.
+    func directoryCell(for p: PeerAddress, ours cell: String?) -> String? { isProven(p) ? cell : nil }
 }
 
 extension GossipEngine {
@@ -41,13 +48,6 @@ extension GossipEngine {
         case .stranger: Self.coarse(info)
         }
     }
-
-    /// The cell our directory pulls with `p` are seen from (§11a): none with a stranger, so
-    /// both sides list only the packs every node's directory holds (the unfenced ones)
-    /// and the round settles. A coarse cell's directory reaches every unlocked fence near its
-    /// centre: the answerer would push packs the puller was never meant to hold, and the two
-    /// lists would never match.
-    func directoryCell(for p: PeerAddress) -> String? { isProven(p) ? info.cell : nil }
 
     static func coarse(_ i: NodeInfo) -> NodeInfo { NodeInfo(cell: i.cell.map { String($0.prefix(strangerPrecision)) }) }
 
