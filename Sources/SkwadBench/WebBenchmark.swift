@@ -14,7 +14,10 @@ import SkwadBrowser
 ///   from A's commit reply, on the wall clock of this one machine. `page_over_repl_p50` is the median page time over the
 ///   median REPL time (the goal is at most 1.2; reported, not enforced); `page_minus_repl_ms`
 ///   what the page adds to each post (its time on the page less its time to the REPL line,
-///   which does not depend on when A's reply was read).
+///   which does not depend on when A's reply was read). `reply_ms`: from writing each post's
+///   request to A to reading A's reply, per post in the same order as the other series; a
+///   post's time from its request (`reply_ms` + `page_ms`) is positive whatever the load, while
+///   a time from the reply may be just below 0 when the reply is read late.
 /// Every process (the nodes, chromedriver and its browser) is ended on every path.
 struct WebBenchmark {
     let loads: Int, posts: Int, gapMs: Int
@@ -124,14 +127,16 @@ struct WebBenchmark {
             """)
         let socket = try await SocketWatch(url: url, seconds: settle + Double(posts * gapMs) / 1000 + 120)
         defer { socket.stop() }
-        var titles: [String] = [], committed: [Double] = []
+        var titles: [String] = [], committed: [Double] = [], asked: [Double] = []
         for k in 0..<posts {
             if k > 0 { try await Task.sleep(nanoseconds: UInt64(gapMs) * 1_000_000) }
             let title = "web \(k)"
+            let askedAt = monotonicSeconds() + Self.wallOffset
             guard let r = await a.request("post \(pack) \"\(title)\" \"timed\"", timeout: 30), r["ok"] as? Bool == true else {
                 throw Failure(reason: "node A could not post" + procs.detail(a))
             }
             titles.append(title)
+            asked.append(askedAt)
             committed.append((r[ChildNode.readAtKey] as? Double ?? monotonicSeconds()) + Self.wallOffset)
         }
         let settleEnd = monotonicSeconds() + settle
@@ -142,7 +147,8 @@ struct WebBenchmark {
             if titles.allSatisfy({ seen[$0] != nil && c.arrival($0) != nil && socket.arrival($0) != nil }) { break }
             try await Task.sleep(nanoseconds: 50_000_000)
         }
-        var pageMs: [Double] = [], replMs: [Double] = [], socketMs: [Double] = [], extraMs: [Double] = [], lost = 0
+        var pageMs: [Double] = [], replMs: [Double] = [], socketMs: [Double] = [], extraMs: [Double] = [], replyMs: [Double] = []
+        var lost = 0
         for (k, title) in titles.enumerated() {
             guard let shown = seen[title], let printed = c.arrival(title), let heard = socket.arrival(title) else {
                 lost += 1
@@ -152,6 +158,7 @@ struct WebBenchmark {
             replMs.append((printed + Self.wallOffset - committed[k]) * 1000)
             socketMs.append((heard + Self.wallOffset - committed[k]) * 1000)
             extraMs.append(pageMs.last! - replMs.last!)
+            replyMs.append((committed[k] - asked[k]) * 1000)
         }
         try procs.checkAlive(nodes)
         let pageMedian = Self.median(pageMs), replMedian = Self.median(replMs)
@@ -160,6 +167,7 @@ struct WebBenchmark {
             ("bench", "\"web\""), ("nodes", "3"), ("loads", "\(loads)"), ("posts", "\(posts)"),
             ("first_feed_ms", Self.series(firstFeed)), ("page_ms", Self.series(pageMs)), ("repl_ms", Self.series(replMs)),
             ("socket_ms", Self.series(socketMs)), ("page_minus_repl_ms", Self.series(extraMs)),
+            ("reply_ms", Self.series(replyMs)),
             ("page_over_repl_p50", ratio.map { Self.number($0) } ?? "null"), ("goal_page_over_repl", "1.2"),
             ("within_goal", ratio.map { $0 <= 1.2 ? "true" : "false" } ?? "null"), ("lost_posts", "\(lost)"),
             ("converged", lost == 0 ? "true" : "false")
