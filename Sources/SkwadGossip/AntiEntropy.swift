@@ -68,7 +68,7 @@ extension GossipEngine {
         // with the contact below.
         for k in turn..<mine.count {
             let pack = mine[(start + k) % mine.count]
-            guard !isOnTree(pack), !(pack.fence.map { membership.farFences.contains($0) } ?? false) else { continue }
+            guard !isOnTree(pack), !(pack.fence.map { vicinity.farFences.contains($0) } ?? false) else { continue }
             reconcile(pack, among: links, draw: draw, nowMs: nowMs, replica: replica, into: &out)
         }
         // A pack whose fence we stand in but whose members nearer its centre we reach only
@@ -76,9 +76,9 @@ extension GossipEngine {
         // nearest the centre): reconciled with that contact every round, not only on its turn.
         // The contact pushes nothing to us (we are not among its links), and a pack's turn
         // comes every ⌈packs / 4⌉ rounds, up to 15 s apart when quiet (PROTOCOL §11).
-        guard !membership.farFences.isEmpty, !peers.remote.isEmpty else { return }
+        guard !vicinity.farFences.isEmpty, !peers.remote.isEmpty else { return }
         for i in live.indices where inside[i] {
-            guard let fence = live[i].fence, membership.farFences.contains(fence) else { continue }
+            guard let fence = live[i].fence, vicinity.farFences.contains(fence) else { continue }
             let onTurn = (0..<turn).contains { mine[(start + $0) % mine.count].id == live[i].id }
             guard !onTurn else { continue }
             reconcile(live[i], among: remoteContacts(inside: fence), draw: draw, nowMs: nowMs, replica: replica, into: &out)

@@ -44,7 +44,7 @@ extension PeerTable {
 
 extension GossipEngine {
     /// Vicinity names dropped unanswered in a row after which every other vicinity turn goes
-    /// to a proven member (`membership.vicinityNameFailures`).
+    /// to a proven member (`Vicinity.nameFailures`).
     static let nameFailuresForTurns = 2
     /// Our reconciliation rounds a link may leave unanswered in a row and still count as a contact (§11).
     static let contactMisses = 3

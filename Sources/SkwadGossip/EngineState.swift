@@ -58,7 +58,7 @@ extension Spread: TimedPart {
 }
 
 /// Membership work under way that is not a fact about one known peer (PROTOCOL §9); SWIM's
-/// is the failure detector's (FailureDetector.swift).
+/// is the failure detector's (FailureDetector.swift), the vicinity's its own (Vicinity.swift).
 struct MembershipState: Sendable {
     var seeds: [PeerAddress] = []
     var pendingNeighbor: (address: PeerAddress, sinceMs: UInt64)?
@@ -68,15 +68,6 @@ struct MembershipState: Sendable {
     var nextLowNeighborMs: UInt64 = 0
     /// Join limits, newcomers on trial, the eviction budget (MembershipGuard.swift).
     var guardState = MembershipGuard()
-    /// Vicinity entries asked before they had ever exchanged with us and dropped unanswered,
-    /// in a row (reset when such an entry answers): from `nameFailuresForTurns` on, vicinity
-    /// rounds take turns (`vicinityCautiousTurn`) between names and peers that spoke to us.
-    var vicinityNameFailures = 0
-    var vicinityCautiousTurn = false
-    /// The fences of packs we follow from outside, as of the last remote round (§9).
-    var farFences: [Geofence] = []
-    /// What each network group may still ask of our vicinity (NeedToKnow.swift).
-    var strangerBudget = StrangerBudget()
 }
 
 extension MembershipState: PeerState {

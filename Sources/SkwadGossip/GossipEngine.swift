@@ -36,6 +36,8 @@ public struct GossipEngine: Sendable {
     var swim = FailureDetector()
     /// Reflexive addresses, introductions, relays (Reach.swift, §9).
     var reach = Reach()
+    /// Name failures, the fences needing a contact, the strangers' budgets (Vicinity.swift, §9).
+    var vicinity = Vicinity()
     /// Whom the pack directory pulls next, new links owed a pull (Directory.swift, §11a).
     var directory = PackDirectory()
     /// Pictures being fetched, who sent their posts, answer budgets, counters (Pictures.swift, §10b).

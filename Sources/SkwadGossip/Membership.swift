@@ -40,7 +40,7 @@ extension GossipEngine {
     /// unless it stays an active member (`.silent`).
     mutating func forget(_ peer: PeerAddress, _ why: PeerTable.Reason, nowMs: UInt64, into out: inout [GossipDirective]) {
         let wasActive = peers.active[peer] != nil
-        if let e = peers.vicinity[peer], e.askedMs != nil, e.exchangedMs == 0 { nameFailed(e, nowMs: nowMs) }
+        if let e = peers.vicinity[peer], e.askedMs != nil, e.exchangedMs == 0 { vicinity.nameFailed(e, peers: &peers, nowMs: nowMs) }
         if peers.forget(peer, reason: why, nowMs: nowMs) != nil { out.append(.peerDown(peer)) }
         if why == .silent && wasActive { return }
         if why == .unreachable { stats.drop(.unreachable) }

@@ -145,30 +145,6 @@ extension GossipEngine {
         send(vicinityMessage(for: near, to: p, reply: false), to: p, nowMs: nowMs, into: &out)
     }
 
-    /// What `theirs` says of `p`, keeping the finer cell we know of it when `theirs` only
-    /// cuts it (a peer that takes us for a stranger tells us its coarse cell).
-    func sharpened(_ theirs: NodeInfo, of p: PeerAddress) -> NodeInfo {
-        guard Self.isCoarse(theirs.cell), let c = theirs.cell, let known = peers.cell(of: p), known.count > c.count, known.hasPrefix(c)
-        else { return theirs }
-        var x = theirs
-        x.cell = known
-        return x
-    }
-
-    /// The answer to a stranger's `Vicinity` request: nobody, unless `target` is the centre
-    /// cell of the fence of a live pack we hold (a remote-contact request, §9): then up to
-    /// `strangerVicinitySample` peers inside that fence, within the network group's budget.
-    mutating func strangerAnswer(target: String?, from: PeerAddress, nowMs: UInt64, replica: Replica) -> VicinityExchange {
-        var answer = VicinityExchange(info: info, peers: [], reply: true, target: nil)
-        guard let target, let fence = fenceCentred(at: target, replica: replica, nowMs: nowMs) else { return answer }
-        guard membership.strangerBudget.mayName(group: from.netgroup, nowMs: nowMs) else { stats.drop(.vicinityLimited); return answer }
-        answer.peers = Array(
-            vicinitySample(for: NodeInfo.decode(target), excluding: from, limit: config.membership.vicinitySample * 2)
-                .filter { p in NodeInfo.decode(p.cell).map { fence.contains(cell: $0) } ?? false }
-                .prefix(config.membership.strangerVicinitySample))
-        return answer
-    }
-
     /// The fence of a live pack we hold whose centre lies in `cell` (the precision-7 cell a
     /// remote-contact request names, §9).
     mutating func fenceCentred(at cell: String, replica: Replica, nowMs: UInt64) -> Geofence? {

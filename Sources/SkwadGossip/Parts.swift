@@ -32,6 +32,9 @@ enum EnginePart: Int, CaseIterable, Sendable {
     /// The pack directory (`directory`, Directory.swift): nothing of its own at a tick; its
     /// pulls run with the rounds (the directory round, and new links' pulls just before it).
     case directory
+    /// The vicinity (`vicinity`, Vicinity.swift, RemoteContacts.swift): nothing of its own at a
+    /// tick; its exchanges and remote contacts run with the rounds (vicinity, remote).
+    case vicinity
     /// The periodic rounds that fell due (`rounds`, Rounds.swift).
     case rounds
 }
@@ -46,7 +49,7 @@ extension GossipEngine {
         case .reach: retryDirect(nowMs: nowMs, into: &out)
         case .membership: fillActiveView(nowMs: nowMs, into: &out)
         case .pictures: pumpPictures(nowMs: nowMs, replica: replica, into: &out)
-        case .directory: break
+        case .directory, .vicinity: break
         case .rounds: tickRounds(nowMs: nowMs, replica: &replica, into: &out)
         }
     }
@@ -61,6 +64,7 @@ extension GossipEngine {
         case .membership: membership.busy
         case .pictures: pictures.busy
         case .directory: directory.busy
+        case .vicinity: vicinity.busy
         case .rounds: rounds.busy
         }
     }
@@ -75,6 +79,7 @@ extension GossipEngine {
         case .membership: peers.membershipDeadlineMs(nowMs: nowMs)
         case .pictures: pictures.nextDeadlineMs(nowMs: nowMs)
         case .directory: directory.nextDeadlineMs(nowMs: nowMs)
+        case .vicinity: vicinity.nextDeadlineMs(nowMs: nowMs)
         case .rounds: rounds.nextDeadlineMs(nowMs: nowMs)
         }
     }
@@ -91,6 +96,7 @@ extension GossipEngine {
         case .membership: membership.forget(peer)
         case .pictures: pictures.forget(peer)
         case .directory: directory.forget(peer)
+        case .vicinity: vicinity.forget(peer)
         case .rounds: break  // no peer
         }
     }

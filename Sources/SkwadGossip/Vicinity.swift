@@ -29,145 +29,104 @@ struct HopAsk: Sendable {
     var misses = 0
 }
 
-extension GossipEngine {
-    public var vicinityPeers: [PeerAddress] { peers.vicinity.keys.sorted() }
+/// The vicinity part: exchanges with the nearest peers, and remote contacts inside the fences
+/// we need one in (RemoteContacts.swift). Its entries, hops and contacts are roles in the peer
+/// table; it holds what is not about one peer: the name failures in a row, the fences needing
+/// a contact, and what each network group may still ask of us.
+///
+/// Its inputs change the peer table they are handed and return `VicinityAction`s, which the
+/// engine carries out in order. A round hands it one entry (or contact, or hop) at a time and
+/// carries out that one's actions before the next: a peer given up on is forgotten in every
+/// part, which counts its name failure here, before the round's ask is chosen.
+struct Vicinity: Sendable {
+    /// Vicinity entries asked before they had ever exchanged with us and dropped unanswered,
+    /// in a row (reset when such an entry answers): from `nameFailuresForTurns` on, vicinity
+    /// rounds take turns (`cautiousTurn`) between names and peers that spoke to us.
+    var nameFailures = 0
+    var cautiousTurn = false
+    /// The fences of packs we follow from outside, or stand inside with no link nearer the
+    /// centre, as of the last remote round (§9).
+    var farFences: [Geofence] = []
+    /// What each network group may still ask of our vicinity (NeedToKnow.swift).
+    var strangerBudget = StrangerBudget()
+}
 
-    /// The links ops travel on (`PeerTable.links`).
-    var links: [PeerAddress] { peers.links }
-    func isLink(_ p: PeerAddress) -> Bool { peers.isLink(p) }
-    func peerInfo(_ p: PeerAddress) -> NodeInfo? { peers.info(of: p) }
+/// Its exchanges run with the rounds (`Round.vicinity`, `.remote`); no prompt work of its own.
+extension Vicinity: TimedPart {}
 
-    /// A peer spoke to us directly (`heard`, with its own info) or was named by another
-    /// (cell only): keep it if it is among the nearest. Only a `Vicinity` message from it
-    /// (`answered`) settles an exchange we asked it for, or lets it back in once muted
-    /// (PeerTable): a peer that pings, joins or sends interest but never answers an exchange
-    /// is dropped after `vicinityMisses`, however chatty.
-    mutating func offerVicinity(_ peer: PeerAddress, info peerInfo: NodeInfo, heard: Bool, answered: Bool = false, nowMs: UInt64) {
-        guard peer != selfAddress, peerInfo.place != nil, info.place != nil else { return }
-        if var e = peers.vicinity[peer] {
-            guard heard else { return }
-            // A peer that takes us for a stranger tells us a coarse cell: keep the finer one.
-            if !Self.isCoarse(peerInfo.cell) || Self.isCoarse(e.info.cell) {
-                e.info = peerInfo
-                e.distance = info.distance(to: peerInfo.place)
-            }
-            e.lastHeardMs = nowMs
-            if answered { e.askedMs = nil; e.misses = 0; e.exchangedMs = nowMs }
-            peers[vicinity: peer] = e
-            return
-        }
-        // A cell no finer than a stranger's (a declining `NeighborReply`, a shuffle answer to
-        // a stranger) places nobody among our nearest.
-        guard !Self.isCoarse(peerInfo.cell) else { return }
-        peers.offerVicinity(
-            peer,
-            VicinityEntry(
-                info: peerInfo, distance: info.distance(to: peerInfo.place), lastHeardMs: heard ? nowMs : 0,
-                exchangedMs: answered ? nowMs : 0),
-            answered: answered)
-    }
+extension Vicinity: PeerState {
+    /// Nothing by address: its budgets are per network group, its fences are places.
+    mutating func forget(_ peer: PeerAddress) {}
+}
 
-    /// Our own cell changed: distances change with it.
-    mutating func remeasureVicinity() {
-        let me = info
-        peers.remeasureVicinity { me.distance(to: $0.place) }
-    }
+/// What the vicinity part asks of the engine, in order.
+enum VicinityAction {
+    /// A message to a peer, sealed and sent by the engine.
+    case send(Message, to: PeerAddress)
+    /// An entry that left our exchanges unanswered: given up on (`GossipEngine.forget`, `.silent`).
+    case forget(PeerAddress)
+    /// A contact or hop that left our requests unanswered: given up on and muted (`silence`).
+    case silence(PeerAddress)
+    /// A peer nearer than us to a fence we need a contact in: a passive peer (the next hop).
+    case passive(PeerAddress, cell: String?)
+    /// A new remote contact: a new link, whose directory is pulled at the next tick (§11a).
+    case newLink(PeerAddress)
+}
 
-    /// Up to `limit` (default `vicinitySample`) peers we know (vicinity, active, inbound), nearest to
-    /// `target` first, with cells no finer than our own announced cell. A muted peer (one
-    /// that left our vicinity exchanges unanswered) is not passed on, even as an active member.
-    /// Entries not yet heard from are passed on too: passing on only those that had exchanged
-    /// with us would slow full coverage.
-    func vicinitySample(for target: Geohash.Cell?, excluding: PeerAddress, limit: Int? = nil) -> [PeerRef] {
-        guard let target else { return [] }
-        // Each candidate's distance, and the role whose cell it is named with (read in place,
-        // without copying the entries of three views).
-        typealias Field = PeerTable.Field
-        var known: [(Double, PeerAddress, Field)] = []
-        peers.walk(.vicinity) { p, r in
-            if p != excluding, let pl = r.place(as: .vicinity) { known.append((pl.center.distance(to: target.center), p, .vicinity)) }
-        }
-        peers.walk(.active) { p, r in
-            guard p != excluding, !r.holdsAny(Field.vicinity.bit | Field.muted.bit) else { return }
-            if let pl = r.place(as: .active) { known.append((pl.center.distance(to: target.center), p, .active)) }
-        }
-        // Inbound peers count us among their nearest, so they stand near us, but we may not
-        // count them among ours (a sparse side of a density edge, such as a fence's rim next
-        // to a campus): introduce them too, or two peers that share every neighbour but
-        // stand nearer to each other than to any of them never hear of each other (§9).
-        peers.walk(.inbound) { p, r in
-            guard p != excluding, !r.holdsAny(Field.active.bit | Field.vicinity.bit | Field.remote.bit) else { return }
-            // Not one that told us only a stranger's cell (a directory pull before it held us proven).
-            if let c = r.cell(as: .inbound), !Self.isCoarse(c), let pl = r.place(as: .inbound) {
-                known.append((pl.center.distance(to: target.center), p, .inbound))
-            }
-        }
-        known.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-        let precision = info.cell?.count ?? 6
-        // At most half of the sample are peers that never proved their cell to us: liars
-        // claiming the target's cell (a fence's centre), named to us by others, filled every answer.
-        let count = limit ?? config.membership.vicinitySample
-        var names = 0, sample: [PeerRef] = []
-        for k in known where sample.count < count {
-            // Always there: an entry is known above only with a place, decoded from its cell.
-            guard let cell = peers.cell(of: k.1, as: k.2) else { continue }
-            if !provedPlace(k.1) {
-                guard names < (count + 1) / 2 else { continue }
-                names += 1
-            }
-            sample.append(PeerRef(address: k.1, cell: String(cell.prefix(precision))))
-        }
-        return sample
-    }
-
-    /// A peer has shown it takes part in the protocol near its cell: it exchanged vicinity
-    /// with us, asked us for it (inbound), or reconciled with us.
-    func provedPlace(_ p: PeerAddress) -> Bool {
-        if let e = peers.vicinity[p] { return e.exchangedMs > 0 }
-        return peers.inbound[p] != nil || peers.reconMisses[p] != nil
-    }
+/// What the vicinity part reads of the engine besides the peer table.
+struct VicinityInputs {
+    /// Our own info (our cell).
+    let info: NodeInfo
+    let config: GossipConfig.Membership
+    let nowMs: UInt64
 
     /// A `Vicinity` message to `to`: the peers near `target` to a proven peer, nobody to a
     /// stranger (`send` cuts our own info for it, NeedToKnow.swift).
-    func vicinityMessage(for target: Geohash.Cell?, to: PeerAddress, reply: Bool, targetCell: String? = nil) -> Message {
-        let named = isProven(to) ? vicinitySample(for: target, excluding: to) : []
+    func message(for target: Geohash.Cell?, to: PeerAddress, reply: Bool, targetCell: String? = nil, peers: PeerTable) -> Message {
+        let named = peers.isProven(to) ? sample(for: target, excluding: to, peers: peers) : []
         return .vicinity(VicinityExchange(info: info, peers: named, reply: reply, target: targetCell))
     }
 
-    /// Once per interval: drop the peer that did not answer our last exchange, then start an
-    /// exchange with the entry that has never exchanged with us (the nearest first), else
-    /// with the one that exchanged least recently. Other traffic does not count: a peer that
-    /// pings or sends interest but never answers an exchange is asked first, not last (it
-    /// was never asked: its traffic kept it "recently heard").
-    mutating func vicinityRound(nowMs: UInt64, into out: inout [GossipDirective]) {
-        for p in peers.vicinity.keys.sorted() {
-            guard var e = peers.vicinity[p], let asked = e.askedMs, nowMs >= asked + config.membership.vicinityTimeoutMs else { continue }
-            if e.misses + 1 < config.membership.vicinityMisses {
-                // Ask again before giving up.
-                e.misses += 1
-                e.askedMs = nowMs
-                peers[vicinity: p] = e
-                send(vicinityMessage(for: e.info.place, to: p, reply: false), to: p, nowMs: nowMs, into: &out)
-                continue
-            }
-            forget(p, .silent, nowMs: nowMs, into: &out)
-        }
-        // Never exchanged with first, the nearest first among those (the nearest are the ones
-        // most likely to share our fences); then the one exchanged with least recently.
-        // After `nameFailuresForTurns` names in a row were dropped unanswered, every other
-        // round is a cautious one: it asks a peer that spoke to us (never exchanged first, then
-        // least recently) before any name. Names in a suspect cell (PeerTable) come after
-        // names elsewhere. Liars claiming an eclipse target's own cell, passed on by its
-        // honest neighbours, took every round one after another (each failed, was muted, the
-        // next took its place), and a member inside a locked fence never met another member
-        // (hostile seed 8). Where names answer (an honest network, even a lossy one: two
-        // failures in a row are rare) the order is the first one.
-        // (Always taking turns between peers that spoke and names, or holding back names while
-        // one is unanswered, would slow full coverage where names do answer.)
+    /// Up to `limit` (default `vicinitySample`) names near `target`, cut to our own cell's precision.
+    func sample(for target: Geohash.Cell?, excluding: PeerAddress, limit: Int? = nil, peers: PeerTable) -> [PeerRef] {
+        peers.vicinitySample(
+            for: target, excluding: excluding, count: limit ?? config.vicinitySample, precision: info.cell?.count ?? 6)
+    }
+}
+
+extension Vicinity {
+    /// One entry whose exchange is past `vicinityTimeoutMs`: asked again, or after
+    /// `vicinityMisses` in a row given up on.
+    func expire(_ p: PeerAddress, peers: inout PeerTable, _ x: VicinityInputs) -> [VicinityAction] {
+        guard var e = peers.vicinity[p], let asked = e.askedMs, x.nowMs >= asked + x.config.vicinityTimeoutMs else { return [] }
+        guard e.misses + 1 < x.config.vicinityMisses else { return [.forget(p)] }
+        e.misses += 1
+        e.askedMs = x.nowMs
+        peers[vicinity: p] = e
+        return [.send(x.message(for: e.info.place, to: p, reply: false, peers: peers), to: p)]
+    }
+
+    /// The round's exchange, once the entries past their timeout are handled (`expire`): with
+    /// the entry that has never exchanged with us (the nearest first), else with the one that
+    /// exchanged least recently. Other traffic does not count: a peer that pings or sends
+    /// interest but never answers an exchange is asked first, not last (it was never asked:
+    /// its traffic kept it "recently heard").
+    ///
+    /// After `nameFailuresForTurns` names in a row were dropped unanswered, every other round
+    /// is a cautious one: it asks a peer that spoke to us (never exchanged first, then least
+    /// recently) before any name. Names in a suspect cell (PeerTable) come after names
+    /// elsewhere. Liars claiming an eclipse target's own cell, passed on by its honest
+    /// neighbours, took every round one after another (each failed, was muted, the next took
+    /// its place), and a member inside a locked fence never met another member (hostile seed
+    /// 8). Where names answer (an honest network, even a lossy one: two failures in a row are
+    /// rare) the order is the first one. (Always taking turns between peers that spoke and
+    /// names, or holding back names while one is unanswered, would slow full coverage where
+    /// names do answer.)
+    mutating func ask(peers: inout PeerTable, _ x: VicinityInputs) -> [VicinityAction] {
         var cautious = false
-        if membership.vicinityNameFailures >= Self.nameFailuresForTurns {
-            membership.vicinityCautiousTurn.toggle()
-            cautious = membership.vicinityCautiousTurn
+        if nameFailures >= GossipEngine.nameFailuresForTurns {
+            cautiousTurn.toggle()
+            cautious = cautiousTurn
         }
         guard
             let (peer, entry) = peers.vicinity.filter({ $0.value.askedMs == nil })
@@ -181,57 +140,154 @@ extension GossipEngine {
                     }
                     return a.key < b.key
                 })
-        else { return }
-        peers[vicinity: peer]?.askedMs = nowMs
-        send(vicinityMessage(for: entry.info.place, to: peer, reply: false), to: peer, nowMs: nowMs, into: &out)
+        else { return [] }
+        peers[vicinity: peer]?.askedMs = x.nowMs
+        return [.send(x.message(for: entry.info.place, to: peer, reply: false, peers: peers), to: peer)]
     }
 
     /// A vicinity entry asked before it had ever exchanged with us was dropped unanswered:
-    /// one more name failure in a row (`membership.vicinityNameFailures`, reset when such an entry
-    /// answers), and one more against the cell it claimed (`PeerTable.suspect`).
-    mutating func nameFailed(_ e: VicinityEntry, nowMs: UInt64) {
-        membership.vicinityNameFailures = min(membership.vicinityNameFailures + 1, 1000)
+    /// one more name failure in a row (reset when such an entry answers), and one more against
+    /// the cell it claimed (`PeerTable.suspect`).
+    mutating func nameFailed(_ e: VicinityEntry, peers: inout PeerTable, nowMs: UInt64) {
+        nameFailures = min(nameFailures + 1, 1000)
         if let c = e.info.cell { peers.suspect(cell: c, nowMs: nowMs) }
     }
 
-    /// A `Vicinity` message. Only a proven peer (NeedToKnow.swift) is placed by the cell it
-    /// claims: offered to our vicinity, remembered as inbound, taken as a remote contact; a
-    /// stranger's message only settles an exchange we asked it for. Names with cells no finer
-    /// than a stranger's place nobody.
-    mutating func onVicinity(_ v: VicinityExchange, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        let proven = isProven(from)
-        let theirs = sharpened(v.info, of: from)
-        let placed = proven && !Self.isCoarse(theirs.cell)
+    /// A `Vicinity` message from `from`, before the names it carries (`named`): it settles an
+    /// exchange we asked it for. Only a proven peer (NeedToKnow.swift) is placed by the cell
+    /// it claims (`theirs`, sharpened): offered to our vicinity, remembered as inbound, taken
+    /// as a remote contact.
+    mutating func exchanged(
+        from: PeerAddress, theirs: NodeInfo, proven: Bool, peers: inout PeerTable, _ x: VicinityInputs
+    ) -> [VicinityAction] {
         peers[hopAsk: from] = nil
         if let e = peers.vicinity[from], e.askedMs != nil, e.exchangedMs == 0 {
-            membership.vicinityNameFailures = 0
+            nameFailures = 0
             if let c = e.info.cell { peers.clearSuspect(cell: c) }
         }
-        if placed {
+        if proven && !GossipEngine.isCoarse(theirs.cell) {
             peers[active: from]?.info = theirs
-            offerVicinity(from, info: theirs, heard: true, answered: true, nowMs: nowMs)
-            if !isLink(from) { peers.rememberInbound(from, info: theirs, nowMs: nowMs) }
-            offerRemote(from, info: theirs, nowMs: nowMs)
-        } else if let known = peers.vicinity[from]?.info {
-            offerVicinity(from, info: known, heard: true, answered: true, nowMs: nowMs)
+            peers.offerVicinity(from, info: theirs, heard: true, answered: true, ours: x.info, nowMs: x.nowMs)
+            if !peers.isLink(from) { peers.rememberInbound(from, info: theirs, nowMs: x.nowMs) }
+            return offerRemote(from, info: theirs, peers: &peers, x)
         }
+        if let known = peers.vicinity[from]?.info {
+            peers.offerVicinity(from, info: known, heard: true, answered: true, ours: x.info, nowMs: x.nowMs)
+        }
+        return []
+    }
+
+    /// A peer named in a `Vicinity` message: a candidate entry and remote contact. Names with
+    /// cells no finer than a stranger's place nobody.
+    func named(_ p: PeerRef, peers: inout PeerTable, _ x: VicinityInputs) -> [VicinityAction] {
+        guard let cell = p.cell, !GossipEngine.isCoarse(cell) else { return [] }
+        peers.offerVicinity(p.address, info: NodeInfo(cell: cell), heard: false, ours: x.info, nowMs: x.nowMs)
+        return offerRemote(p.address, info: NodeInfo(cell: cell), peers: &peers, x)
+    }
+
+    /// The `target` a request from `from` may walk: any for an active member; for others,
+    /// within their network group's budget, else none (counted, `vicinityLimited`).
+    mutating func walkable(_ target: String?, from: PeerAddress, peers: PeerTable, nowMs: UInt64, stats: inout GossipStats) -> String? {
+        guard let t = target, peers.active[from] == nil, !strangerBudget.mayWalk(group: from.netgroup, target: t, nowMs: nowMs)
+        else { return target }
+        stats.drop(.vicinityLimited)
+        return nil
+    }
+
+    /// The answer to a stranger's `Vicinity` request: nobody, unless it names the centre cell
+    /// (`target`) of the fence of a live pack we hold (`fence`, a remote-contact request, §9):
+    /// then up to `strangerVicinitySample` peers inside that fence, within the network group's
+    /// budget.
+    mutating func strangerAnswer(
+        target: String?, fence: Geofence?, from: PeerAddress, peers: PeerTable, _ x: VicinityInputs, stats: inout GossipStats
+    ) -> VicinityExchange {
+        var answer = VicinityExchange(info: x.info, peers: [], reply: true, target: nil)
+        guard let target, let fence else { return answer }
+        guard strangerBudget.mayName(group: from.netgroup, nowMs: x.nowMs) else { stats.drop(.vicinityLimited); return answer }
+        answer.peers = Array(
+            x.sample(for: NodeInfo.decode(target), excluding: from, limit: x.config.vicinitySample * 2, peers: peers)
+                .filter { p in NodeInfo.decode(p.cell).map { fence.contains(cell: $0) } ?? false }
+                .prefix(x.config.strangerVicinitySample))
+        return answer
+    }
+}
+
+extension GossipEngine {
+    public var vicinityPeers: [PeerAddress] { peers.vicinity.keys.sorted() }
+
+    /// The links ops travel on (`PeerTable.links`).
+    var links: [PeerAddress] { peers.links }
+    func isLink(_ p: PeerAddress) -> Bool { peers.isLink(p) }
+    func peerInfo(_ p: PeerAddress) -> NodeInfo? { peers.info(of: p) }
+
+    /// What the vicinity part reads of us at `nowMs` (a message or a sample reads no time).
+    func vicinityInputs(_ nowMs: UInt64 = 0) -> VicinityInputs {
+        VicinityInputs(info: info, config: config.membership, nowMs: nowMs)
+    }
+
+    /// A peer spoke to us or was named: a candidate vicinity entry (`PeerTable.offerVicinity`).
+    mutating func offerVicinity(_ peer: PeerAddress, info peerInfo: NodeInfo, heard: Bool, answered: Bool = false, nowMs: UInt64) {
+        peers.offerVicinity(peer, info: peerInfo, heard: heard, answered: answered, ours: info, nowMs: nowMs)
+    }
+
+    /// Our own cell changed: distances change with it.
+    mutating func remeasureVicinity() {
+        let me = info
+        peers.remeasureVicinity { me.distance(to: $0.place) }
+    }
+
+    /// Up to `limit` (default `vicinitySample`) peers we know, nearest to `target` first
+    /// (`PeerTable.vicinitySample`).
+    func vicinitySample(for target: Geohash.Cell?, excluding: PeerAddress, limit: Int? = nil) -> [PeerRef] {
+        vicinityInputs().sample(for: target, excluding: excluding, limit: limit, peers: peers)
+    }
+
+    /// A `Vicinity` message to `to` (`VicinityInputs.message`).
+    func vicinityMessage(for target: Geohash.Cell?, to: PeerAddress, reply: Bool, targetCell: String? = nil) -> Message {
+        vicinityInputs().message(for: target, to: to, reply: reply, targetCell: targetCell, peers: peers)
+    }
+
+    /// Once per interval: each entry whose exchange went unanswered asked again or dropped,
+    /// then one exchange started (`Vicinity.expire`, `ask`).
+    mutating func vicinityRound(nowMs: UInt64, into out: inout [GossipDirective]) {
+        let x = vicinityInputs(nowMs)
+        for p in peers.vicinity.keys.sorted() { carry(vicinity.expire(p, peers: &peers, x), nowMs: nowMs, into: &out) }
+        carry(vicinity.ask(peers: &peers, x), nowMs: nowMs, into: &out)
+    }
+
+    /// A `Vicinity` message: it settles our exchange, places a proven sender, offers the
+    /// names it carries, and a request is answered (to a stranger, `strangerAnswer`).
+    mutating func onVicinity(_ v: VicinityExchange, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        let proven = isProven(from)
+        let theirs = peers.sharpened(v.info, of: from)
+        let x = vicinityInputs(nowMs)
+        carry(vicinity.exchanged(from: from, theirs: theirs, proven: proven, peers: &peers, x), nowMs: nowMs, into: &out)
         for p in v.peers.prefix(config.membership.vicinitySample * 2) {
-            guard let cell = p.cell, !Self.isCoarse(cell) else { continue }
-            offerVicinity(p.address, info: NodeInfo(cell: cell), heard: false, nowMs: nowMs)
-            offerRemote(p.address, info: NodeInfo(cell: cell), nowMs: nowMs)
+            carry(vicinity.named(p, peers: &peers, x), nowMs: nowMs, into: &out)
         }
         guard !v.reply else { return }
         // Walking `target` is bounded per network group, for every peer but an active member.
-        var target = v.target
-        if let t = target, peers.active[from] == nil, !membership.strangerBudget.mayWalk(group: from.netgroup, target: t, nowMs: nowMs) {
-            stats.drop(.vicinityLimited)
-            target = nil
-        }
+        let target = vicinity.walkable(v.target, from: from, peers: peers, nowMs: nowMs, stats: &stats)
         if proven {
             let near = target.map { NodeInfo.decode($0) } ?? theirs.place
             send(vicinityMessage(for: near, to: from, reply: true), to: from, nowMs: nowMs, into: &out)
         } else {
-            send(.vicinity(strangerAnswer(target: target, from: from, nowMs: nowMs, replica: replica)), to: from, nowMs: nowMs, into: &out)
+            let fence = target.flatMap { fenceCentred(at: $0, replica: replica, nowMs: nowMs) }
+            let answer = vicinity.strangerAnswer(target: target, fence: fence, from: from, peers: peers, x, stats: &stats)
+            send(.vicinity(answer), to: from, nowMs: nowMs, into: &out)
+        }
+    }
+
+    /// Carries out the vicinity part's actions, in order.
+    mutating func carry(_ actions: [VicinityAction], nowMs: UInt64, into out: inout [GossipDirective]) {
+        for a in actions {
+            switch a {
+            case .send(let m, let to): send(m, to: to, nowMs: nowMs, into: &out)
+            case .forget(let p): forget(p, .silent, nowMs: nowMs, into: &out)
+            case .silence(let p): silence(p, nowMs: nowMs, into: &out)
+            case .passive(let p, let cell): addPassive(p, cell: cell, nowMs: nowMs)
+            case .newLink(let p): directoryOnNewLink(p)
+            }
         }
     }
 }
@@ -247,153 +303,6 @@ extension GossipEngine {
         let answered = peers.dead.filter { !$0.value.unanswered }.map(\.key).sorted()
         guard let peer = answered.randomElement(using: &rng), !isLink(peer) else { return }
         send(vicinityMessage(for: NodeInfo.decode(peers.dead[peer]?.cell), to: peer, reply: false), to: peer, nowMs: nowMs, into: &out)
-    }
-}
-
-/// Remote contacts: a node that follows an unlocked pack from outside its fence needs a peer
-/// inside it, and so does a node inside a fence none of whose active or vicinity links inside
-/// it stands nearer to the fence's centre than itself. Each round it routes a `Vicinity`
-/// request with the fence's centre as `target` greedily towards the fence (to the known peer
-/// nearest to it); answers name peers nearer still, and those inside the fence become links of
-/// ours (PROTOCOL §9). Inside its own fence a node takes only contacts nearer the centre than
-/// itself, so each member but the innermost is linked to one nearer the centre, and a pack's
-/// overlay is one piece.
-extension GossipEngine {
-    /// The fences we need a remote contact inside: those of live, unlocked packs we subscribed
-    /// to and stand outside of, and those of live packs we stand inside of with no active or
-    /// vicinity link inside that is nearer to the centre than we are (`inward`; remote
-    /// contacts do not count, or a contact would end its own need).
-    mutating func fencesNeedingContact(_ replica: Replica, nowMs: UInt64) -> [Geofence] {
-        // A link that never took part in reconciliation, or leaves our rounds unanswered (a
-        // liar claiming a cell inside the fence, a silent dropper), is no contact there.
-        var near: [(PeerAddress, Geohash.Cell)] = []
-        peers.walk(.active) { p, r in if isContact(p), let c = r.place(as: .active) { near.append((p, c)) } }
-        peers.walk(.vicinity) { p, r in
-            if (r.vicinityHeardMs ?? 0) > 0 && isContact(p), let c = r.place(as: .vicinity) { near.append((p, c)) }
-        }
-        // `inside[i]`: our cell lies inside the fence of `live[i]` (cached; false without a cell).
-        let (live, inside) = spread.packViews.liveScopes(replica, nowMs: nowMs, inside: info.place)
-        return live.indices.compactMap { i in
-            let s = live[i]
-            guard let f = s.fence else { return nil }
-            guard inside[i] else {
-                return !s.locked && info.subscribed(s.id) ? f : nil
-            }
-            return near.contains { Self.inward($0.1, of: $0.0, than: info.place, of: selfAddress, in: f) } ? nil : f
-        }
-    }
-
-    /// Is a link `p` in cell `cell` inside `fence` and nearer to its centre than we are (ties
-    /// broken by address, so that one member of a fence, the nearest, has no inward link)?
-    /// Each distance is the one `Geofence.contains(cell:)` measures.
-    static func inward(
-        _ cell: Geohash.Cell, of p: PeerAddress, than me: Geohash.Cell?, of myAddress: PeerAddress?, in fence: Geofence
-    ) -> Bool {
-        guard let me else { return false }
-        let theirs = fence.center.distance(to: cell.center)
-        guard theirs + cell.radiusMeters <= fence.radiusMeters else { return false }
-        let mine = fence.center.distance(to: me.center)
-        if theirs != mine { return theirs < mine }
-        return myAddress.map { p < $0 } ?? false
-    }
-
-    /// Our remote contacts that count inside `fence` (`countsAsContact`), sorted.
-    func remoteContacts(inside fence: Geofence) -> [PeerAddress] {
-        peers.remote.compactMap { p, e in e.info.place.map { countsAsContact($0, of: p, in: fence) } == true ? p : nil }.sorted()
-    }
-
-    /// Can a peer `p` in `cell` be our remote contact for `fence`? For a fence we stand
-    /// outside: if its cell lies inside. For one we stand inside: only if it is `inward` of
-    /// us, so that following contacts and inward links from any member ends at the one member
-    /// nearest the centre, and the members' overlay is one piece (PROTOCOL §9).
-    func countsAsContact(_ cell: Geohash.Cell, of p: PeerAddress, in fence: Geofence) -> Bool {
-        guard let mine = info.place, fence.contains(cell: mine) else { return fence.contains(cell: cell) }
-        return Self.inward(cell, of: p, than: mine, of: selfAddress, in: fence)
-    }
-
-    /// A link counts as a contact while it left fewer than `contactMisses` of our
-    /// reconciliation rounds in a row unanswered (§11).
-    func answers(_ p: PeerAddress) -> Bool { (peers.reconMisses[p] ?? 0) < Self.contactMisses }
-
-    /// A link counts as a contact inside a fence it claims to stand in once it has sent us a
-    /// reconciliation message (an honest link does within a round or two: the directory is
-    /// reconciled with every new link at once), and while it `answers`. A peer that only
-    /// pings, joins and claims a cell (`hostile.toml`'s liars, asked too rarely to reach
-    /// `contactMisses`) kept an edge node from searching for an honest member (hostile seed 6).
-    func isContact(_ p: PeerAddress) -> Bool { peers.reconMisses[p].map { $0 < Self.contactMisses } ?? false }
-
-    /// A peer we heard of: keep it if it can be our contact (`countsAsContact`) for a fence we
-    /// need one in; else, if it is nearer to such a fence than we are, keep it as a passive
-    /// peer (the next hop). A muted peer is neither.
-    mutating func offerRemote(_ peer: PeerAddress, info peerInfo: NodeInfo, nowMs: UInt64) {
-        guard !membership.farFences.isEmpty, peer != selfAddress, peers.muted[peer] == nil, let place = peerInfo.place else { return }
-        let containing = membership.farFences.filter { countsAsContact(place, of: peer, in: $0) }
-        if !containing.isEmpty {
-            // Up to `remotePerFence` contacts inside each such fence.
-            let wanted = containing.contains { f in
-                remoteContacts(inside: f).count < config.membership.remotePerFence
-            }
-            if peers.remote[peer] == nil && wanted {
-                peers.addRemote(peer, VicinityEntry(info: peerInfo, distance: 0, lastHeardMs: nowMs))
-                // A new link: its directory is pulled at the next tick (§11a). It is a link
-                // before it speaks to us, so `handle` does not see it come up.
-                directoryOnNewLink(peer)
-            }
-        } else if peers.active[peer] == nil, peers.vicinity[peer] == nil,
-            membership.farFences.contains(where: { f in
-                place.center.distance(to: f.center) < info.distance(to: Geohash.decode(cellOf: f.center))
-            })
-        {
-            addPassive(peer, cell: peerInfo.cell, nowMs: nowMs)
-        }
-    }
-
-    mutating func remoteRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        membership.farFences = fencesNeedingContact(replica, nowMs: nowMs)
-        for p in peers.remote.keys.sorted() {
-            guard let place = peers.remote[p]!.info.place, membership.farFences.contains(where: { countsAsContact(place, of: p, in: $0) })
-            else {
-                peers.removeRemote(p)
-                continue
-            }
-            // A contact that leaves our reconciliations unanswered (a liar claiming a cell
-            // near the centre, which every member inside would take: it is inward of them
-            // all) is dropped and muted, and the search goes on.
-            if !answers(p) { silence(p, nowMs: nowMs, into: &out) }
-        }
-        // A hop that left a request unanswered (a liar named at the fence's centre never
-        // answers: the greedy search asked it every round, hostile seed 6) is asked again at
-        // most `vicinityMisses` times in all, then silenced like a vicinity entry.
-        for p in peers.remoteHops.keys.sorted() {
-            guard var h = peers.remoteHops[p], let asked = h.askedMs, nowMs >= asked &+ config.membership.vicinityTimeoutMs else {
-                continue
-            }
-            h.askedMs = nil
-            h.misses += 1
-            peers[hopAsk: p] = h.misses < config.membership.vicinityMisses ? h : nil
-            if h.misses >= config.membership.vicinityMisses { silence(p, nowMs: nowMs, into: &out) }
-        }
-        for fence in membership.farFences {
-            guard remoteContacts(inside: fence).isEmpty else { continue }
-            // The known peer nearest to the fence: the next hop towards it.
-            var best: (Double, PeerAddress)?
-            func consider(_ p: PeerAddress, _ cell: String?) {
-                // Not through a peer that leaves our exchanges or rounds unanswered, nor one
-                // whose answer to our last request is still due.
-                guard peers.muted[p] == nil, answers(p), peers.remoteHops[p]?.askedMs == nil, let c = NodeInfo.decode(cell) else { return }
-                let d = c.center.distance(to: fence.center)
-                if best.map({ d < $0.0 || (d == $0.0 && p < $0.1) }) ?? true { best = (d, p) }
-            }
-            for (p, st) in peers.active { consider(p, st.info.cell) }
-            for (p, e) in peers.vicinity { consider(p, e.info.cell) }
-            for (p, c) in peers.passive { consider(p, c) }
-            guard let (_, hop) = best else { continue }
-            let m = vicinityMessage(
-                for: Geohash.decode(cellOf: fence.center), to: hop, reply: false,
-                targetCell: Geohash.encode(fence.center, precision: 7))
-            peers.noteHopAsked(hop, nowMs: nowMs, capacity: Self.remoteHopCapacity)
-            send(m, to: hop, nowMs: nowMs, into: &out)
-        }
     }
 }
 

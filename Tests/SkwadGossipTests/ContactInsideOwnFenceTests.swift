@@ -89,7 +89,7 @@ import SkwadTestKit
         _ = e.setInterest(cell: try cell(north: 80), subscriptions: [lab.id], nowMs: f.nowMs)
         var out: [GossipDirective] = []
         e.remoteRound(nowMs: f.nowMs, replica: replica, into: &out)
-        #expect(e.membership.farFences == [fence])
+        #expect(e.vicinity.farFences == [fence])
 
         // Farther out than we are, or as far with a higher address: no contact.
         e.offerRemote(PeerAddress("n6"), info: NodeInfo(cell: try cell(north: 120)), nowMs: f.nowMs)
@@ -106,7 +106,7 @@ import SkwadTestKit
         o.selfAddress = PeerAddress("n9")
         _ = o.setInterest(cell: try cell(north: 2000), subscriptions: [lab.id], nowMs: f.nowMs)
         o.remoteRound(nowMs: f.nowMs, replica: replica, into: &out)
-        #expect(o.membership.farFences == [fence])
+        #expect(o.vicinity.farFences == [fence])
         o.offerRemote(PeerAddress("n6"), info: NodeInfo(cell: try cell(north: 120)), nowMs: f.nowMs)
         #expect(o.remoteContacts(inside: fence) == [PeerAddress("n6")])
 
@@ -148,8 +148,8 @@ import SkwadTestKit
         let contact = PeerAddress("n9")
         e.peers.addRemote(
             contact, VicinityEntry(info: NodeInfo(cell: Geohash.encode(center, precision: 8)), distance: 0, lastHeardMs: lab.nowMs))
-        e.membership.farFences = e.fencesNeedingContact(lab.replica, nowMs: lab.nowMs)
-        #expect(e.membership.farFences == [fence])
+        e.vicinity.farFences = e.fencesNeedingContact(lab.replica, nowMs: lab.nowMs)
+        #expect(e.vicinity.farFences == [fence])
         let rounds = lab.rounds(&e, from: lab.nowMs, count: 6) { $0.contains(ReconAsked(pack: lab.fenced.id, peer: contact)) }
         #expect(rounds == 6, "reconciled with the contact in \(rounds) rounds of 6")
     }

@@ -59,7 +59,7 @@ import SkwadTestKit
         _ = e.setInterest(cell: far, subscriptions: [lab.id], nowMs: f.nowMs)
         var out: [GossipDirective] = []
         e.remoteRound(nowMs: f.nowMs, replica: replica, into: &out)
-        #expect(e.membership.farFences == [fence])
+        #expect(e.vicinity.farFences == [fence])
         let contact = PeerAddress("n8")
         e.offerRemote(contact, info: NodeInfo(cell: Geohash.encode(fence.center, precision: 8)), nowMs: f.nowMs)
         #expect(e.remoteContacts(inside: fence) == [contact])

@@ -23,7 +23,7 @@ import SkwadTestKit
     static let partsWithPeers: Set<String> = [
         "channels", "peers", "limits", "spread", "membership", "swim", "reach", "directory", "pictures"
     ]
-    static let partsWithoutPeers: Set<String> = ["config", "rng", "stats", "info", "rounds"]
+    static let partsWithoutPeers: Set<String> = ["config", "rng", "stats", "info", "rounds", "vicinity"]
 
     /// Where a forgotten peer may still be found (a field and everything under it), and why.
     static let kept: [String: String] = [

@@ -75,11 +75,11 @@ import SkwadTestKit
         e.vicinityRound(nowMs: 10, into: &out)
         #expect(e.peers.vicinity[liars[0]]?.askedMs == 10)
         e.forget(liars[0], .unreachable, nowMs: 1000, into: &out)  // its handshake failed
-        #expect(e.membership.vicinityNameFailures == 1 && !e.peers.isSuspectName(e.peers.vicinity[liars[1]]!))
+        #expect(e.vicinity.nameFailures == 1 && !e.peers.isSuspectName(e.peers.vicinity[liars[1]]!))
         e.vicinityRound(nowMs: 2010, into: &out)
         #expect(e.peers.vicinity[liars[1]]?.askedMs == 2010)
         e.forget(liars[1], .unreachable, nowMs: 3000, into: &out)
-        #expect(e.membership.vicinityNameFailures == 2 && e.peers.isSuspectName(e.peers.vicinity[liars[2]]!))
+        #expect(e.vicinity.nameFailures == 2 && e.peers.isSuspectName(e.peers.vicinity[liars[2]]!))
         // Now a round goes to a peer that proved itself, the next to the name outside the
         // suspect cell, though liar2 claims to stand nearer.
         e.vicinityRound(nowMs: 4010, into: &out)
@@ -90,7 +90,7 @@ import SkwadTestKit
         e.onVicinity(
             VicinityExchange(info: NodeInfo(cell: Self.cell(north: 300)), peers: [], reply: true, target: nil),
             from: honest, nowMs: 6050, replica: Replica(), into: &out)
-        #expect(e.membership.vicinityNameFailures == 0 && e.peers.vicinity[honest]?.exchangedMs == 6050)
+        #expect(e.vicinity.nameFailures == 0 && e.peers.vicinity[honest]?.exchangedMs == 6050)
     }
 
     @Test func atMostHalfOfAVicinitySampleIsUnproven() {
@@ -130,7 +130,7 @@ import SkwadTestKit
         var now = f.nowMs, askedHonest = false
         for _ in 0..<20 {
             e.remoteRound(nowMs: now, replica: replica, into: &out)
-            #expect(e.membership.farFences.count == 1)
+            #expect(e.vicinity.farFences.count == 1)
             if e.peers.remoteHops[honest]?.askedMs == now { askedHonest = true }
             if e.peers.muted[liar] != nil { break }
             now += e.config.membership.vicinityIntervalMs
