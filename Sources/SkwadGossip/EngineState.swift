@@ -1,10 +1,10 @@
 import SkwadCrypto
 import SkwadModel
 
-/// The engine's state besides its peers, sessions, rounds, reach, directory and pictures, in
-/// three groups, each owned by the layer named (GossipEngine.swift holds one of each), with
-/// what each part drops of a forgotten peer (`PeerState`) and its prompt work and deadline
-/// (`TimedPart`, Parts.swift).
+/// The engine's state besides its peers, sessions, rounds and the parts with files of their
+/// own (membership, SWIM, vicinity, reach, directory, pictures), in two groups, each owned by
+/// the layer named (GossipEngine.swift holds one of each), with what each part drops of a
+/// forgotten peer (`PeerState`) and its prompt work and deadline (`TimedPart`, Parts.swift).
 
 /// Rate limits on what peers may make us keep (PROTOCOL §13).
 struct RateLimits: Sendable {
@@ -55,29 +55,4 @@ extension Spread: PeerState {
 extension Spread: TimedPart {
     /// Lazy notices to flush, announced ops to graft, ops under embargo (their fail-safe).
     var busy: Bool { plumtree.hasPromptWork || !stem.embargo.isEmpty }
-}
-
-/// Membership work under way that is not a fact about one known peer (PROTOCOL §9); SWIM's
-/// is the failure detector's (FailureDetector.swift), the vicinity's its own (Vicinity.swift).
-struct MembershipState: Sendable {
-    var seeds: [PeerAddress] = []
-    var pendingNeighbor: (address: PeerAddress, sinceMs: UInt64)?
-    /// A declined or unanswered neighbour request delays the next low-priority one (§9):
-    /// the current delay (doubling from `helloRetryMs` to `quietMaxMs`) and when it ends.
-    var neighborRetryMs: UInt64 = 0
-    var nextLowNeighborMs: UInt64 = 0
-    /// Join limits, newcomers on trial, the eviction budget (MembershipGuard.swift).
-    var guardState = MembershipGuard()
-}
-
-extension MembershipState: PeerState {
-    /// A neighbour request to it goes. Kept: the seeds (configuration), and when it last
-    /// joined (a budget: `MembershipGuard.lastJoinMs`).
-    mutating func forget(_ peer: PeerAddress) { if pendingNeighbor?.address == peer { pendingNeighbor = nil } }
-}
-
-extension MembershipState: TimedPart {
-    /// A neighbour request under way. (Its clocks, SWIM's and the trials', are the peer
-    /// table's: `PeerTable.swimDeadlineMs`, `membershipDeadlineMs`, Membership.swift.)
-    var busy: Bool { pendingNeighbor != nil }
 }

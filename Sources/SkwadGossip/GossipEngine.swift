@@ -30,8 +30,8 @@ public struct GossipEngine: Sendable {
     var rounds: Rounds
     /// Plumtree, the stem, reconciliation's turn, the pack views (EngineState.swift).
     var spread: Spread
-    /// Seeds, a neighbour request under way, the join guard (EngineState.swift).
-    var membership = MembershipState()
+    /// HyParView: seeds, a neighbour request under way, re-joins, the join guard (HyParView.swift).
+    var membership = HyParView()
     /// SWIM: our ping sequence, pings relayed for others (FailureDetector.swift).
     var swim = FailureDetector()
     /// Reflexive addresses, introductions, relays (Reach.swift, §9).
@@ -113,7 +113,7 @@ public struct GossipEngine: Sendable {
         rounds.started = true
         var out: [GossipDirective] = []
         for s in seeds { send(joinMessage, to: s, nowMs: nowMs, into: &out) }
-        rounds.nextRejoinMs = nowMs + config.membership.rejoinIntervalMs
+        membership.nextRejoinMs = nowMs + config.membership.rejoinIntervalMs
         rounds.start(nowMs: nowMs)
         requestTick(afterMs: config.ticks.tickMs, nowMs: nowMs, into: &out)
         finish(nowMs: nowMs, into: &out)

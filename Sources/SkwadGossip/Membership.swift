@@ -61,113 +61,46 @@ extension GossipEngine {
     }
 
     mutating func addPassive(_ peer: PeerAddress, cell: String?, nowMs: UInt64) {
-        if let cell { offerVicinity(peer, info: NodeInfo(cell: cell), heard: false, nowMs: nowMs) }
-        peers.addPassive(peer, cell: cell, using: &rng)
+        peers.addPassive(peer, cell: cell, ours: info, nowMs: nowMs, using: &rng)
     }
 
-    mutating func randomActive(excluding: Set<PeerAddress>) -> PeerAddress? {
-        peers.active.keys.filter { !excluding.contains($0) }.sorted().randomElement(using: &rng)
-    }
-
-    mutating func integrate(_ named: [PeerRef], nowMs: UInt64) {
-        for p in named.prefix(config.membership.shuffleSample * 2) where peers.active[p.address] == nil {
-            addPassive(p.address, cell: p.cell, nowMs: nowMs)
-        }
-    }
-
-    /// Up to `shuffleSample` peers of both views (not `excluding`), at random, with their cells.
-    mutating func viewSample(excluding: PeerAddress) -> [PeerRef] {
-        let known =
-            peers.active.keys.sorted().filter { $0 != excluding }.map { PeerRef(address: $0, cell: peers.active[$0]!.info.cell) }
-            + peers.passive.keys.sorted().map { PeerRef(address: $0, cell: peers.passive[$0]!.isEmpty ? nil : peers.passive[$0]) }
-        return Array(known.shuffled(using: &rng).prefix(config.membership.shuffleSample))
-    }
-
-    /// HyParView's due work at a tick (`EnginePart.membership`): trials ended, a neighbour
-    /// request unanswered for too long ended; then keeps the active view full: asks a passive
-    /// peer (preferring nearby cells) to become a neighbour; with nobody known, joins through
-    /// the seeds again.
+    /// The tick's membership work (`EnginePart.membership`): trials and an unanswered
+    /// neighbour request ended, then the active view kept full (`HyParView.expire`, `fill`).
     mutating func fillActiveView(nowMs: UInt64, into out: inout [GossipDirective]) {
-        expireCandidates(nowMs: nowMs)
-        if !peers.active.isEmpty { rounds.rejoinAttempts = 0 }
-        let hello = config.sessions
-        if let p = membership.pendingNeighbor, nowMs >= p.sinceMs + hello.helloRetryMs * UInt64(hello.helloAttempts + 1) {
-            membership.pendingNeighbor = nil
-            // A peer that took our handshake is alive: the request may have walked on and
-            // ended unanswered (§9). It only stops being a candidate; its session stays.
-            if channels.isEstablished(p.address) {
-                peers.dropPassive(p.address)
-            } else {
-                forget(p.address, .unreachable, nowMs: nowMs, into: &out)
-            }
-            neighborDeclined(nowMs: nowMs)
-        }
-        guard peers.hasRoom, membership.pendingNeighbor == nil else { return }
-        if !peers.passive.isEmpty { rounds.eagerShuffleDelayMs = 0 }
-        if peers.passive.isEmpty, !peers.active.isEmpty, nowMs >= rounds.nextEagerShuffleMs {
-            // Nobody to promote: ask a neighbour for samples of its views now, less often
-            // while that brings nobody (behind a NAT, every peer named may be unreachable).
-            rounds.eagerShuffleDelayMs = min(config.ticks.quietMaxMs, max(config.sessions.helloRetryMs, rounds.eagerShuffleDelayMs &* 2))
-            rounds.nextEagerShuffleMs = nowMs + rounds.eagerShuffleDelayMs
-            shuffle(nowMs: nowMs, into: &out)
-            return
-        }
-        let highPriority = peers.active.count < config.membership.activeSize - 1
-        if !highPriority && nowMs < membership.nextLowNeighborMs { return }
-        if let candidate = nearestPassive() {
-            // High priority (the receiver must accept, evicting if full) while we hold fewer
-            // than activeSize - 1 links: every such exchange brings one more view to that level.
-            // A low-priority one (for the last slot) waits out the delay of the last decline.
-            let n = NeighborRequest(highPriority: highPriority, info: info, origin: nil, ttl: 3)
-            membership.pendingNeighbor = (candidate, nowMs)
-            send(.neighbor(n), to: candidate, nowMs: nowMs, into: &out)
-        } else if peers.active.isEmpty, !membership.seeds.isEmpty, nowMs >= rounds.nextRejoinMs {
-            rounds.rejoinAttempts = min(rounds.rejoinAttempts + 1, 32)
-            rounds.nextRejoinMs = nowMs &+ rejoinDelayMs
-            for s in membership.seeds { send(joinMessage, to: s, nowMs: nowMs, into: &out) }
-        }
+        let x = membershipInputs(nowMs)
+        carry(membership.expire(peers: &peers, channels: channels, x), nowMs: nowMs, into: &out)
+        carry(membership.fill(peers: peers, rng: &rng, x), nowMs: nowMs, into: &out)
     }
 
-    /// The wait before the next re-join through the seeds: doubling with each unanswered one.
-    var rejoinDelayMs: UInt64 {
-        min(config.membership.rejoinMaxMs, config.membership.rejoinIntervalMs &<< UInt64(min(rounds.rejoinAttempts, 16)))
+    /// A shuffle round (`Round.shuffle`): a sample of our views to a random member.
+    mutating func shuffle(nowMs: UInt64, into out: inout [GossipDirective]) {
+        carry(membership.shuffle(peers: peers, rng: &rng, membershipInputs(nowMs)), nowMs: nowMs, into: &out)
     }
 
     /// With no link up and seeds configured: the seeds, how many re-joins went unanswered
     /// since the last link, and when the next one goes out (for the REPL's `peers`).
     public func seedStatus(nowMs: UInt64) -> (seeds: [String], unanswered: Int, nextInMs: UInt64)? {
         guard peers.active.isEmpty, !membership.seeds.isEmpty else { return nil }
-        return (membership.seeds.map(\.value), rounds.rejoinAttempts, rounds.nextRejoinMs > nowMs ? rounds.nextRejoinMs - nowMs : 0)
+        let m = membership
+        return (m.seeds.map(\.value), m.rejoinAttempts, m.nextRejoinMs > nowMs ? m.nextRejoinMs - nowMs : 0)
     }
 
-    /// A neighbour request was declined or went unanswered: the next low-priority one waits
-    /// twice as long as the last (from `helloRetryMs` up to `quietMaxMs`). With every
-    /// reachable view full, a node one link short would otherwise walk requests around the
-    /// overlay several times a second while idle.
-    mutating func neighborDeclined(nowMs: UInt64) {
-        membership.neighborRetryMs = min(config.ticks.quietMaxMs, max(config.sessions.helloRetryMs, membership.neighborRetryMs &* 2))
-        membership.nextLowNeighborMs = nowMs &+ membership.neighborRetryMs
-    }
+    /// What the membership part reads of us at `nowMs`.
+    func membershipInputs(_ nowMs: UInt64) -> MembershipInputs { MembershipInputs(info: info, config: config, nowMs: nowMs) }
 
-    /// Best of three random passive peers by distance from our cell (locality keeps
-    /// geofenced packs connected), or a random one when cells are unknown.
-    mutating func nearestPassive() -> PeerAddress? {
-        let keys = peers.passive.keys.sorted()
-        guard !keys.isEmpty else { return nil }
-        let picks = (0..<min(3, keys.count)).map { _ in keys.randomElement(using: &rng)! }
-        guard let mine = info.cell, let here = try? Geohash.decode(mine) else { return picks[0] }
-        func distance(_ p: PeerAddress) -> Double {
-            (try? Geohash.decode(peers.passive[p] ?? "")).map { here.center.distance(to: $0.center) } ?? .infinity
+    /// Carries out the membership part's actions, in order.
+    mutating func carry(_ actions: [MembershipAction], nowMs: UInt64, into out: inout [GossipDirective]) {
+        for a in actions {
+            switch a {
+            case .send(let m, let to): send(m, to: to, nowMs: nowMs, into: &out)
+            case .admit(let p, let theirs, let reply):
+                if admitOrTry(p, info: theirs, nowMs: nowMs, into: &out) && reply {
+                    send(.neighborReply(accepted: true, info: info, observed: p.observable), to: p, nowMs: nowMs, into: &out)
+                }
+            case .addActive(let p, let theirs): addActive(p, info: theirs, nowMs: nowMs, into: &out)
+            case .forget(let p, let why): forget(p, why, nowMs: nowMs, into: &out)
+            }
         }
-        return picks.min { a, b in
-            let da = distance(a), db = distance(b)
-            return da != db ? da < db : a < b
-        }
-    }
-
-    mutating func shuffle(nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard let peer = randomActive(excluding: []) else { return }
-        send(.shuffle(viewSample(excluding: peer)), to: peer, nowMs: nowMs, into: &out)
     }
 }
 

@@ -58,34 +58,4 @@ extension GossipEngine {
         send(ping, to: peer, nowMs: nowMs, into: &out)
         return false
     }
-
-    /// A candidate answered our ping: admit it if a member may be evicted now; either way it
-    /// hears the verdict; a refused one is kept as a passive peer (it answered: it is real).
-    mutating func candidateAnswered(_ peer: PeerAddress, seq: UInt64, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard let c = peers.candidates[peer], c.pingSeq == seq else { return }
-        peers.endTrial(peer)
-        let room = peers.hasRoom
-        let accept = room || nowMs >= membership.guardState.nextEvictionMs
-        if accept {
-            if !room { stats.evictions += 1; membership.guardState.nextEvictionMs = nowMs + config.membership.evictionIntervalMs }
-            addActive(peer, info: c.info, nowMs: nowMs, into: &out)
-        } else {
-            addPassive(peer, cell: c.info.cell, nowMs: nowMs)
-        }
-        send(.neighborReply(accepted: accept, info: info, observed: accept ? peer.observable : nil), to: peer, nowMs: nowMs, into: &out)
-    }
-
-    /// Candidates that did not answer in time are forgotten.
-    mutating func expireCandidates(nowMs: UInt64) {
-        let late = peers.candidates.filter { nowMs >= $0.value.sinceMs &+ MembershipGuard.candidateTimeoutMs }.map(\.key)
-        for p in late { peers.endTrial(p) }
-    }
-
-    /// May we start a handshake with `peer`, an address we learned from someone else? Peers
-    /// that spoke to us, and seeds, always; others at most 20/s (burst 100).
-    mutating func mayIntroduce(_ peer: PeerAddress, nowMs: UInt64) -> Bool {
-        if channels.hasSession(peer) || membership.seeds.contains(peer) { return true }
-        guard membership.guardState.introductions.take(1, nowMs: nowMs) else { stats.drop(.introductionLimited); return false }
-        return true
-    }
 }

@@ -4,97 +4,48 @@ import SkwadModel
 /// (MessageWire.swift); walk lengths are clamped here, to our own configured walks.
 extension GossipEngine {
     mutating func onJoin(_ theirs: NodeInfo, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        guard membership.guardState.admitJoin(from: from, nowMs: nowMs) else { stats.drop(.joinLimited); return }
-        if admitOrTry(from, info: theirs, nowMs: nowMs, into: &out) {
-            send(.neighborReply(accepted: true, info: info, observed: from.observable), to: from, nowMs: nowMs, into: &out)
-        }
-        // A relayed joiner is reachable through its relay only: not walked on.
-        for p in peers.active.keys.sorted() where p != from && !from.isRelayed {
-            send(
-                .forwardJoin(joiner: PeerRef(address: from, cell: theirs.cell), ttl: UInt32(config.membership.activeWalk)), to: p,
-                nowMs: nowMs, into: &out)
-        }
+        let x = membershipInputs(nowMs)
+        let admitted = membership.joined(theirs, from: from, nowMs: nowMs, stats: &stats)
+        guard !admitted.isEmpty else { return }
+        carry(admitted, nowMs: nowMs, into: &out)
+        carry(membership.walkJoin(theirs, from: from, peers: peers, x), nowMs: nowMs, into: &out)
     }
 
     mutating func onForwardJoin(
         joiner ref: PeerRef, ttl wireTTL: UInt32, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]
     ) {
-        // Walks come only from members, and no longer than ours (PROTOCOL §9).
-        guard peers.active[from] != nil else { stats.drop(.notAMember); return }
-        let ttl = min(wireTTL, UInt32(config.membership.activeWalk))
-        let joiner = ref.address, cell = ref.cell
-        guard joiner != selfAddress else { return }
-        if let cell { offerVicinity(joiner, info: NodeInfo(cell: cell), heard: false, nowMs: nowMs) }
-        if ttl == 0 || peers.active.count <= 1 {
-            if !mayIntroduce(joiner, nowMs: nowMs) {
-                addPassive(joiner, cell: cell, nowMs: nowMs)
-            } else if peers.isFull {
-                // Full here: the joiner displaces a member only after answering a ping,
-                // within the eviction budget.
-                _ = admitOrTry(joiner, info: NodeInfo(cell: cell), nowMs: nowMs, into: &out)
-            } else if peers.active[joiner] == nil {
-                send(.neighbor(NeighborRequest(highPriority: true, info: info, origin: nil, ttl: 0)), to: joiner, nowMs: nowMs, into: &out)
-                addActive(joiner, info: NodeInfo(cell: cell), nowMs: nowMs, into: &out)
-            }
-            return
-        }
-        if ttl == UInt32(config.membership.passiveWalk) { addPassive(joiner, cell: cell, nowMs: nowMs) }
-        if let next = randomActive(excluding: [from, joiner]) {
-            send(.forwardJoin(joiner: ref, ttl: ttl - 1), to: next, nowMs: nowMs, into: &out)
-        } else if peers.active[joiner] == nil {
-            if peers.isFull || !mayIntroduce(joiner, nowMs: nowMs) { addPassive(joiner, cell: cell, nowMs: nowMs); return }
-            send(.neighbor(NeighborRequest(highPriority: true, info: info, origin: nil, ttl: 0)), to: joiner, nowMs: nowMs, into: &out)
-            addActive(joiner, info: NodeInfo(cell: cell), nowMs: nowMs, into: &out)
-        }
+        let acts = membership.forwardJoin(
+            joiner: ref, ttl: wireTTL, from: from, channels: channels, peers: &peers, rng: &rng, stats: &stats, membershipInputs(nowMs))
+        carry(acts, nowMs: nowMs, into: &out)
     }
 
     mutating func onNeighbor(_ n: NeighborRequest, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        // A forwarded request (`origin` set) counts only from a member; walks are clamped.
-        if n.origin != nil && peers.active[from] == nil { stats.drop(.notAMember); return }
-        let asker = n.origin ?? from
-        guard asker != selfAddress else { return }
-        let ttl = min(n.ttl, Self.neighborWalk)
-        let room = peers.hasRoom || peers.active[asker] != nil
-        if !room && n.highPriority && asker == from {
-            // Must accept, but a full view tests the newcomer first (MembershipGuard).
-            _ = admitOrTry(asker, info: n.info, nowMs: nowMs, into: &out)
-            return
-        }
-        if !room && ttl > 0, let next = randomActive(excluding: [from, asker]) {
-            // Full here: walk the request on towards a node with room.
-            var f = n; f.origin = asker; f.ttl = ttl - 1
-            send(.neighbor(f), to: next, nowMs: nowMs, into: &out)
-            return
-        }
-        if room && asker != from && !mayIntroduce(asker, nowMs: nowMs) { return }
-        if room { addActive(asker, info: n.info, nowMs: nowMs, into: &out) }
-        send(.neighborReply(accepted: room, info: info, observed: room ? asker.observable : nil), to: asker, nowMs: nowMs, into: &out)
+        let acts = membership.neighbor(n, from: from, channels: channels, peers: peers, rng: &rng, stats: &stats, membershipInputs(nowMs))
+        carry(acts, nowMs: nowMs, into: &out)
     }
 
     mutating func onNeighborReply(
         accepted: Bool, info theirs: NodeInfo, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]
     ) {
-        // Any answer ends our request: a walked one is answered by whoever it reached.
-        // Only an answer while we wait for one sets the delay of the next (a stranger's
-        // unasked decline does not); an acceptance by a member we already hold (a walk that
-        // ended at one of our links) gains nothing and counts as a decline.
-        if membership.pendingNeighbor != nil {
-            if accepted && peers.active[from] == nil { membership.neighborRetryMs = 0 } else { neighborDeclined(nowMs: nowMs) }
-        }
-        membership.pendingNeighbor = nil
-        if accepted && peers.active[from] == nil && peers.isFull {
-            // A walked request found room after we filled up: decline politely.
-            send(.disconnect, to: from, nowMs: nowMs, into: &out)
-        } else if accepted {
-            addActive(from, info: theirs, nowMs: nowMs, into: &out)
-        } else if peers.active[from] == nil {
-            addPassive(from, cell: theirs.cell, nowMs: nowMs)
-        }
+        let acts = membership.neighborReply(accepted: accepted, info: theirs, from: from, peers: &peers, rng: &rng, membershipInputs(nowMs))
+        carry(acts, nowMs: nowMs, into: &out)
     }
 
+    /// A shuffle: answered with a sample of our views, then the peers it names taken in.
     mutating func onShuffle(_ named: [PeerRef], from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        send(.shuffleReply(viewSample(excluding: from)), to: from, nowMs: nowMs, into: &out)
+        let sample = peers.viewSample(excluding: from, count: config.membership.shuffleSample, using: &rng)
+        send(.shuffleReply(sample), to: from, nowMs: nowMs, into: &out)
         integrate(named, nowMs: nowMs)
+    }
+
+    /// Peers named in a shuffle or its reply, taken in as passive peers.
+    mutating func integrate(_ named: [PeerRef], nowMs: UInt64) {
+        peers.integrate(named, count: config.membership.shuffleSample, ours: info, nowMs: nowMs, using: &rng)
+    }
+
+    /// May we start a handshake with `peer`, learnt from someone else (`HyParView.mayIntroduce`)?
+    mutating func mayIntroduce(_ peer: PeerAddress, nowMs: UInt64) -> Bool {
+        membership.mayIntroduce(peer, channels: channels, nowMs: nowMs, stats: &stats)
     }
 
     mutating func onPing(seq: UInt64, info theirs: NodeInfo?, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
@@ -118,7 +69,10 @@ extension GossipEngine {
         seq: UInt64, info theirs: NodeInfo?, notMember: Bool, from: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]
     ) {
         let onTrial = peers.candidates[from] != nil
-        if onTrial { candidateAnswered(from, seq: seq, nowMs: nowMs, into: &out) }
+        if onTrial {
+            let acts = membership.candidateAnswered(from, seq: seq, peers: &peers, rng: &rng, stats: &stats, membershipInputs(nowMs))
+            carry(acts, nowMs: nowMs, into: &out)
+        }
         if peers.vicinity[from] != nil, let theirs { offerVicinity(from, info: theirs, heard: true, nowMs: nowMs) }
         if notMember && !onTrial && peers.active[from] != nil {
             // A one-sided link (§9): it does not hold us; it goes to the passive view.

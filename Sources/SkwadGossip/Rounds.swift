@@ -32,14 +32,6 @@ struct Rounds: Sendable {
     private var timers: [Backoff]
     /// The active and vicinity view versions the rounds last saw (`noticeViewChanges`).
     var seenVersions = PeerTable.Versions()
-    var nextRejoinMs: UInt64 = 0
-    /// Re-joins through the seeds since the last time a link was up: each waits twice as
-    /// long as the one before (from `rejoinIntervalMs` up to `rejoinMaxMs`).
-    var rejoinAttempts = 0
-    var nextEagerShuffleMs: UInt64 = 0
-    /// The wait between eager shuffles while they bring no passive peer (doubling from
-    /// `helloRetryMs` up to `quietMaxMs`; back to nothing once the passive view has one).
-    var eagerShuffleDelayMs: UInt64 = 0
     /// When we last asked the shell to tick us (shells keep the earliest request).
     var tickDueMs: UInt64 = .max
     var started = false
