@@ -7,23 +7,36 @@ import SkwadReplica
 /// get IHAVE notices; an op announced but not received within the graft timeout is
 /// requested by id (Want), which makes that link eager again. Every op sent obeys the
 /// geofence rule (`mayReceive`).
-extension GossipEngine {
-    func isLazy(_ p: PeerAddress) -> Bool { spread.plumtree.isLazy(p) }
-    mutating func setLazy(_ p: PeerAddress, _ lazy: Bool) { spread.plumtree.setLazy(p, lazy) }
+/// What dissemination asks of the engine, in order.
+enum SpreadAction {
+    /// A message to a peer, sealed and sent by the engine.
+    case send(Message, to: PeerAddress)
+    /// Ops to a peer, packed into as few datagrams as fit (`GossipEngine.sendOps`); `repair`:
+    /// not the tree's push (an answer to a pull, or ops that came by one).
+    case ops([SignedOp], to: PeerAddress, repair: Bool)
+}
 
-    /// Sends admitted ops on to interested neighbours: eagerly, or as IHAVE notices queued
-    /// for lazy ones (flushed each tick, 8-byte id prefixes), except to `except`. Each op is
-    /// announced to at most `lazyFanout` lazy neighbours, picked at random. Vicinity links
-    /// carry an op only when fewer than `activeEnough` active members may receive it: where
-    /// the random overlay reaches into the fence, it suffices.
-    mutating func forward(
-        _ ops: [SignedOp], except: PeerAddress?, repair: Bool = false, nowMs: UInt64, replica: Replica,
-        into out: inout [GossipDirective]
-    ) {
+/// A push under way (`Spread.push`, then `announce`): the ops, the links that announced each
+/// to us, and the lazy links each may be announced to.
+struct Push {
+    let ops: [SignedOp]
+    let told: [[PeerAddress]]
+    var lazy: [(PeerAddress, [Int])] = []
+}
+
+extension Spread {
+    /// A push's first step: the ops go eagerly (`.ops`) to the links not marked lazy that may
+    /// receive them (the geofence rule, `mayReceive`), except to `except`; the lazy links that
+    /// may are kept for `announce`. Vicinity links carry an op only when fewer than
+    /// `activeEnough` active members may receive it: where the random overlay reaches into
+    /// the fence, it suffices.
+    mutating func push(
+        _ ops: [SignedOp], except: PeerAddress?, repair: Bool, peers: PeerTable, replica: Replica, config: GossipConfig.Spread
+    ) -> (Push, [SpreadAction]) {
         // Links that announced an op to us hold it: they get neither the op nor an IHAVE of it
         // (they still use up one of its `lazyFanout` notices, so the others get the notices
         // they got before).
-        let told = ops.map { spread.plumtree.holds($0.id) }
+        var push = Push(ops: ops, told: ops.map { plumtree.holds($0.id) })
         let packs = ops.map { replica.scope($0.packID) }
         func may(_ info: NodeInfo, _ i: Int) -> Bool {
             guard let pack = packs[i] else { return false }
@@ -32,6 +45,7 @@ extension GossipEngine {
         // One lookup per link: its info, whether it is an active member (links hold every
         // active member), and for a member, which of the first 64 ops it may receive (asked
         // once; a vicinity link is asked only about ops that too few members may receive).
+        let links = peers.links
         var facts: [(peer: PeerAddress, info: NodeInfo, viaVicinity: Bool, may: UInt64)] = []
         facts.reserveCapacity(links.count)
         var activeEligible = [Int](repeating: 0, count: ops.count)
@@ -44,48 +58,151 @@ extension GossipEngine {
             }
             if peer != except { facts.append((peer, f.info, !f.active, bits)) }
         }
-        var lazyPeers: [(PeerAddress, [Int])] = []
+        var eager: [SpreadAction] = []
         for (peer, peerInfo, viaVicinity, bits) in facts {
-            let lazy = isLazy(peer)
+            let lazy = plumtree.isLazy(peer)
             var eligible: [Int] = []
-            for i in ops.indices where !viaVicinity || activeEligible[i] < config.spread.activeEnough {
+            for i in ops.indices where !viaVicinity || activeEligible[i] < config.activeEnough {
                 guard !viaVicinity && i < 64 ? bits & (1 << UInt64(i)) != 0 : may(peerInfo, i) else { continue }
                 // No eager copy to a link that announced it; a lazy one stays eligible so that
-                // it uses up one of the op's notices (it gets none: see below).
-                if !lazy && told[i].contains(peer) { continue }
+                // it uses up one of the op's notices (it gets none: see `announce`).
+                if !lazy && push.told[i].contains(peer) { continue }
                 eligible.append(i)
             }
             guard !eligible.isEmpty else { continue }
             if lazy {
-                lazyPeers.append((peer, eligible))
+                push.lazy.append((peer, eligible))
             } else {
-                sendOps(eligible.map { ops[$0] }, to: peer, repair: repair, nowMs: nowMs, into: &out)
+                eager.append(.ops(eligible.map { ops[$0] }, to: peer, repair: repair))
             }
         }
-        guard !lazyPeers.isEmpty else { return }
-        var announced = [Int](repeating: 0, count: ops.count)
-        for (peer, eligible) in lazyPeers.shuffled(using: &rng) {
-            let ids = eligible.filter { announced[$0] < config.spread.lazyFanout && !told[$0].contains(peer) }.map { ops[$0].id }
+        return (push, eager)
+    }
+
+    /// A push's second step, once its eager copies are sent: IHAVE notices queued for the
+    /// lazy links (flushed each tick, 8-byte id prefixes), each op announced to at most
+    /// `lazyFanout` of them, picked at random.
+    mutating func announce(_ push: Push, rng: inout SplitMix, config: GossipConfig.Spread) {
+        guard !push.lazy.isEmpty else { return }
+        var announced = [Int](repeating: 0, count: push.ops.count)
+        for (peer, eligible) in push.lazy.shuffled(using: &rng) {
+            let ids = eligible.filter { announced[$0] < config.lazyFanout && !push.told[$0].contains(peer) }.map { push.ops[$0].id }
             for i in eligible { announced[i] += 1 }
-            if !ids.isEmpty { spread.plumtree.enqueue(ids, for: peer) }
+            if !ids.isEmpty { plumtree.enqueue(ids, for: peer) }
+        }
+    }
+
+    /// The IHAVEs owed, to the peers still links, at most 120 ids a message.
+    mutating func flushLazy(peers: PeerTable) -> [SpreadAction] {
+        var acts: [SpreadAction] = []
+        for (peer, ids) in plumtree.takeQueue() where peers.isLink(peer) {
+            for chunk in stride(from: 0, to: ids.count, by: 120) {
+                acts.append(.send(.ihave(ids[chunk..<min(ids.count, chunk + 120)].map { Array($0.bytes.prefix(8)) }), to: peer))
+            }
+        }
+        return acts
+    }
+
+    /// Ops announced but not received in time: graft, i.e. ask an announcer for them with a
+    /// `Want{graft}`, which makes the link eager at both ends.
+    mutating func graftMissing(nowMs: UInt64, config: GossipConfig.Spread) -> [SpreadAction] {
+        var acts: [SpreadAction] = []
+        let wants = plumtree.dueGrafts(nowMs: nowMs, graftTimeoutMs: config.graftTimeoutMs)
+        for (peer, ps) in wants.sorted(by: { $0.key < $1.key }) {
+            plumtree.setLazy(peer, false)
+            for chunk in stride(from: 0, to: ps.count, by: 120) {
+                let ids = ps[chunk..<min(ps.count, chunk + 120)].sorted().map { p in
+                    (0..<8).map { UInt8(truncatingIfNeeded: p >> (56 - 8 * $0)) }
+                }
+                acts.append(.send(.want(ids: ids, graft: true), to: peer))
+            }
+        }
+        return acts
+    }
+
+    /// An `IHave`: ids we lack (at most 256 a message; 8-byte prefixes or whole ids) wait for
+    /// their op until the graft timeout. Bounded: past `missingCapacity` announced ids, new
+    /// ones wait for reconciliation (counted, `queueFull`).
+    mutating func iHave(
+        _ ids: [[UInt8]], from: PeerAddress, nowMs: UInt64, replica: Replica, config: GossipConfig.Spread, stats: inout GossipStats
+    ) {
+        for d in ids.prefix(256) where d.count == 8 || d.count == 32 {
+            let p = Plumtree.prefix(d)
+            if let known = plumtree.recentID(prefix: p), replica.contains(known) {
+                plumtree.unqueue(known, for: from)
+                continue
+            }
+            if d.count == 32, let id = try? OpID(bytes: d), replica.contains(id) { continue }
+            if !plumtree.announced(p, by: from, nowMs: nowMs, graftTimeoutMs: config.graftTimeoutMs) { stats.drop(.queueFull) }
+        }
+    }
+
+    /// A `Want`: the wanted ops the requester may receive (the geofence rule), none under our
+    /// embargo. A graft makes the link eager and is answered as a push; any other Want
+    /// (reconciliation, a missing genesis) is a pull, answered as such, and leaves the link's
+    /// mark alone. A peer that never heard of a pack we asked it to reconcile answers with a
+    /// Want of its genesis (whose id is the pack id, §11): that is its answer to our round.
+    mutating func want(
+        ids: [[UInt8]], graft: Bool, from: PeerAddress, peers: inout PeerTable, replica: Replica
+    ) -> [SpreadAction] {
+        if graft && peers.isLink(from) { plumtree.setLazy(from, false) }
+        if !graft, !reconUnanswered.isEmpty {
+            for d in ids.prefix(4) where d.count == 32 {
+                guard let id = try? OpID(bytes: d) else { continue }
+                if reconUnanswered.remove(ReconAsked(pack: id, peer: from)) != nil { peers[reconMisses: from] = 0 }
+            }
+        }
+        let peerInfo = peers.info(of: from) ?? NodeInfo()
+        var ops: [SignedOp] = []
+        for d in ids.prefix(256) {
+            let id: OpID?
+            if d.count == 8 { id = plumtree.recentID(prefix: Plumtree.prefix(d)) } else { id = try? OpID(bytes: d) }
+            guard let id, stem.embargo[id] == nil, let op = replica.op(id),
+                let pack = replica.scope(op.packID) ?? replica.goneScope(op.packID)
+            else { continue }
+            if mayReceive(peerInfo, pack: pack, isGenesis: op.isDirectoryEntry) { ops.append(op) }
+        }
+        return [.ops(ops, to: from, repair: !graft)]
+    }
+}
+
+/// Plumtree (Leitão, Pereira, Rodrigues 2007), link-level: ops go eagerly to neighbours not
+/// marked lazy; a duplicate arriving eagerly marks its sender lazy (Prune); lazy neighbours
+/// get IHAVE notices; an op announced but not received within the graft timeout is
+/// requested by id (Want), which makes that link eager again. Every op sent obeys the
+/// geofence rule (`mayReceive`). The steps are the spread part's (above); the engine carries
+/// out their actions.
+extension GossipEngine {
+    func isLazy(_ p: PeerAddress) -> Bool { spread.plumtree.isLazy(p) }
+    mutating func setLazy(_ p: PeerAddress, _ lazy: Bool) { spread.plumtree.setLazy(p, lazy) }
+
+    /// Sends admitted ops on to interested links: eagerly, or as IHAVE notices queued for
+    /// lazy ones (`Spread.push`, then `announce`), except to `except`.
+    mutating func forward(
+        _ ops: [SignedOp], except: PeerAddress?, repair: Bool = false, nowMs: UInt64, replica: Replica,
+        into out: inout [GossipDirective]
+    ) {
+        let (push, eager) = spread.push(ops, except: except, repair: repair, peers: peers, replica: replica, config: config.spread)
+        carry(eager, nowMs: nowMs, into: &out)
+        spread.announce(push, rng: &rng, config: config.spread)
+    }
+
+    /// Carries out dissemination's actions, in order.
+    mutating func carry(_ actions: [SpreadAction], nowMs: UInt64, into out: inout [GossipDirective]) {
+        for a in actions {
+            switch a {
+            case .send(let m, let to): send(m, to: to, nowMs: nowMs, into: &out)
+            case .ops(let ops, let to, let repair): sendOps(ops, to: to, repair: repair, nowMs: nowMs, into: &out)
+            }
         }
     }
 
     /// Dissemination's due work at a tick (`EnginePart.spread`): IHAVEs owed, grafts of
     /// announced ops, the stem's fail-safes.
     mutating func tickSpread(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        flushLazy(nowMs: nowMs, into: &out)
-        graftMissing(nowMs: nowMs, into: &out)
+        carry(spread.flushLazy(peers: peers), nowMs: nowMs, into: &out)
+        carry(spread.graftMissing(nowMs: nowMs, config: config.spread), nowMs: nowMs, into: &out)
         stemFailsafe(nowMs: nowMs, replica: replica, into: &out)
-    }
-
-    /// The IHAVEs owed, to the peers still links.
-    mutating func flushLazy(nowMs: UInt64, into out: inout [GossipDirective]) {
-        for (peer, ids) in spread.plumtree.takeQueue() where isLink(peer) {
-            for chunk in stride(from: 0, to: ids.count, by: 120) {
-                send(.ihave(ids[chunk..<min(ids.count, chunk + 120)].map { Array($0.bytes.prefix(8)) }), to: peer, nowMs: nowMs, into: &out)
-            }
-        }
     }
 
     /// Packs envelopes into as few datagrams as fit.
@@ -236,59 +353,11 @@ extension GossipEngine {
     }
 
     mutating func onIHave(_ ids: [[UInt8]], from: PeerAddress, nowMs: UInt64, replica: Replica) {
-        for d in ids.prefix(256) where d.count == 8 || d.count == 32 {
-            let p = Plumtree.prefix(d)
-            if let known = spread.plumtree.recentID(prefix: p), replica.contains(known) {
-                spread.plumtree.unqueue(known, for: from)
-                continue
-            }
-            if d.count == 32, let id = try? OpID(bytes: d), replica.contains(id) { continue }
-            // Bounded: past `missingCapacity` announced ids, new ones wait for reconciliation.
-            if !spread.plumtree.announced(p, by: from, nowMs: nowMs, graftTimeoutMs: config.spread.graftTimeoutMs) {
-                stats.drop(.queueFull)
-            }
-        }
+        spread.iHave(ids, from: from, nowMs: nowMs, replica: replica, config: config.spread, stats: &stats)
     }
 
-    /// Ops announced but not received in time: graft, i.e. ask an announcer for them with a
-    /// `Want{graft}`, which makes the link eager at both ends.
-    mutating func graftMissing(nowMs: UInt64, into out: inout [GossipDirective]) {
-        let wants = spread.plumtree.dueGrafts(nowMs: nowMs, graftTimeoutMs: config.spread.graftTimeoutMs)
-        for (peer, ps) in wants.sorted(by: { $0.key < $1.key }) {
-            setLazy(peer, false)
-            for chunk in stride(from: 0, to: ps.count, by: 120) {
-                let ids = ps[chunk..<min(ps.count, chunk + 120)].sorted().map { p in
-                    (0..<8).map { UInt8(truncatingIfNeeded: p >> (56 - 8 * $0)) }
-                }
-                send(.want(ids: ids, graft: true), to: peer, nowMs: nowMs, into: &out)
-            }
-        }
-    }
-
-    /// Sends the wanted ops the requester may receive (geofence rule). A graft makes the
-    /// link eager and is answered as a push; any other Want (reconciliation, a missing
-    /// genesis) is a pull, answered as such, and leaves the link's mark alone.
     mutating func onWant(ids: [[UInt8]], graft: Bool, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective])
     {
-        if graft && isLink(from) { setLazy(from, false) }
-        // A peer that never heard of a pack we asked it to reconcile answers with a Want of
-        // its genesis (whose id is the pack id, §11): that is its answer to our round.
-        if !graft, !spread.reconUnanswered.isEmpty {
-            for d in ids.prefix(4) where d.count == 32 {
-                guard let id = try? OpID(bytes: d) else { continue }
-                if spread.reconUnanswered.remove(ReconAsked(pack: id, peer: from)) != nil { peers[reconMisses: from] = 0 }
-            }
-        }
-        let peerInfo = peerInfo(from) ?? NodeInfo()
-        var ops: [SignedOp] = []
-        for d in ids.prefix(256) {
-            let id: OpID?
-            if d.count == 8 { id = spread.plumtree.recentID(prefix: Plumtree.prefix(d)) } else { id = try? OpID(bytes: d) }
-            guard let id, spread.stem.embargo[id] == nil, let op = replica.op(id),
-                let pack = replica.scope(op.packID) ?? replica.goneScope(op.packID)
-            else { continue }
-            if mayReceive(peerInfo, pack: pack, isGenesis: op.isDirectoryEntry) { ops.append(op) }
-        }
-        sendOps(ops, to: from, repair: !graft, nowMs: nowMs, into: &out)
+        carry(spread.want(ids: ids, graft: graft, from: from, peers: &peers, replica: replica), nowMs: nowMs, into: &out)
     }
 }
