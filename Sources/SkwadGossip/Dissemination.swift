@@ -14,6 +14,8 @@ enum SpreadAction {
     /// Ops to a peer, packed into as few datagrams as fit (`GossipEngine.sendOps`); `repair`:
     /// not the tree's push (an answer to a pull, or ops that came by one).
     case ops([SignedOp], to: PeerAddress, repair: Bool)
+    /// Ops pushed on to the links but `except` (`GossipEngine.forward`: a push's two steps).
+    case forward([SignedOp], except: PeerAddress?)
 }
 
 /// A push under way (`Spread.push`, then `announce`): the ops, the links that announced each
@@ -183,16 +185,17 @@ extension GossipEngine {
         into out: inout [GossipDirective]
     ) {
         let (push, eager) = spread.push(ops, except: except, repair: repair, peers: peers, replica: replica, config: config.spread)
-        carry(eager, nowMs: nowMs, into: &out)
+        carry(eager, nowMs: nowMs, replica: replica, into: &out)
         spread.announce(push, rng: &rng, config: config.spread)
     }
 
     /// Carries out dissemination's actions, in order.
-    mutating func carry(_ actions: [SpreadAction], nowMs: UInt64, into out: inout [GossipDirective]) {
+    mutating func carry(_ actions: [SpreadAction], nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         for a in actions {
             switch a {
             case .send(let m, let to): send(m, to: to, nowMs: nowMs, into: &out)
             case .ops(let ops, let to, let repair): sendOps(ops, to: to, repair: repair, nowMs: nowMs, into: &out)
+            case .forward(let ops, let except): forward(ops, except: except, nowMs: nowMs, replica: replica, into: &out)
             }
         }
     }
@@ -200,9 +203,9 @@ extension GossipEngine {
     /// Dissemination's due work at a tick (`EnginePart.spread`): IHAVEs owed, grafts of
     /// announced ops, the stem's fail-safes.
     mutating func tickSpread(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        carry(spread.flushLazy(peers: peers), nowMs: nowMs, into: &out)
-        carry(spread.graftMissing(nowMs: nowMs, config: config.spread), nowMs: nowMs, into: &out)
-        stemFailsafe(nowMs: nowMs, replica: replica, into: &out)
+        carry(spread.flushLazy(peers: peers), nowMs: nowMs, replica: replica, into: &out)
+        carry(spread.graftMissing(nowMs: nowMs, config: config.spread), nowMs: nowMs, replica: replica, into: &out)
+        carry(spread.stemFailsafe(nowMs: nowMs, replica: replica, stats: &stats), nowMs: nowMs, replica: replica, into: &out)
     }
 
     /// Packs envelopes into as few datagrams as fit.
@@ -358,6 +361,6 @@ extension GossipEngine {
 
     mutating func onWant(ids: [[UInt8]], graft: Bool, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective])
     {
-        carry(spread.want(ids: ids, graft: graft, from: from, peers: &peers, replica: replica), nowMs: nowMs, into: &out)
+        carry(spread.want(ids: ids, graft: graft, from: from, peers: &peers, replica: replica), nowMs: nowMs, replica: replica, into: &out)
     }
 }

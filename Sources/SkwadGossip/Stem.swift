@@ -18,57 +18,97 @@ struct StemState: Sendable {
     var embargo: [OpID: UInt64] = [:]
 }
 
-extension GossipEngine {
+extension Spread {
     /// Our stem link for this epoch, chosen at random among the active members that may
     /// receive `op`, or among our other links when none may. Members first: pings keep both
     /// ends of their sessions alive, while a vicinity link quiet for half a minute may have
     /// dropped its end, and a `Stem` sent on a dropped session is lost (the op then waits for
     /// the fail-safe, a second or two).
-    mutating func stemRelay(for op: SignedOp, nowMs: UInt64, replica: Replica) -> PeerAddress? {
+    mutating func stemRelay(
+        for op: SignedOp, peers: PeerTable, replica: Replica, rng: inout SplitMix, nowMs: UInt64, config: GossipConfig.Spread
+    ) -> PeerAddress? {
         guard let scope = replica.scope(op.packID) else { return nil }
-        let may = links.filter { peerInfo($0).map { mayReceive($0, pack: scope, isGenesis: op.isDirectoryEntry) } ?? false }
+        let may = peers.links.filter { peers.info(of: $0).map { mayReceive($0, pack: scope, isGenesis: op.isDirectoryEntry) } ?? false }
         let members = may.filter { peers.active[$0] != nil }
         let eligible = members.isEmpty ? may : members
-        if nowMs >= spread.stem.epochEndsMs || spread.stem.relay.map({ !eligible.contains($0) }) ?? true {
-            spread.stem.relay = eligible.randomElement(using: &rng)
-            spread.stem.epochEndsMs = nowMs + config.spread.stemEpochMs
+        if nowMs >= stem.epochEndsMs || stem.relay.map({ !eligible.contains($0) }) ?? true {
+            stem.relay = eligible.randomElement(using: &rng)
+            stem.epochEndsMs = nowMs + config.stemEpochMs
         }
-        return spread.stem.relay.flatMap { eligible.contains($0) ? $0 : nil }
+        return stem.relay.flatMap { eligible.contains($0) ? $0 : nil }
     }
 
-    /// Sends our own new op along the stem (or spreads it when there is no stem link).
-    mutating func stemOrFluff(_ op: SignedOp, except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        guard config.spread.stemFluff < 1, spread.stem.embargo.count < StemState.embargoCapacity,
-            let relay = stemRelay(for: op, nowMs: nowMs, replica: replica), relay != except
+    /// Our own new op, or one handed to us on a stem, along our stem (a `Stem` message, the op
+    /// under embargo until its fail-safe), or fluffed when there is no stem link but the one we
+    /// had it from (`except`), or the embargo is full.
+    mutating func stemOrFluff(
+        _ op: SignedOp, except: PeerAddress?, peers: PeerTable, replica: Replica, rng: inout SplitMix, stats: inout GossipStats,
+        nowMs: UInt64, config: GossipConfig.Spread
+    ) -> [SpreadAction] {
+        guard config.stemFluff < 1, stem.embargo.count < StemState.embargoCapacity,
+            let relay = stemRelay(for: op, peers: peers, replica: replica, rng: &rng, nowMs: nowMs, config: config), relay != except
         else {
             // To every tree link, the stem node we had it from included: it holds the op under
             // embargo and may be our only tree edge to the nodes behind it.
-            fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out)
-            return
+            return fluff(op, stats: &stats)
         }
-        spread.plumtree.holds(op.id)
+        plumtree.holds(op.id)
         // Fail-safe: a random wait, so that the stem's nodes do not all fluff at once.
-        spread.stem.embargo[op.id] = nowMs + config.spread.stemFailsafeMs + UInt64.random(in: 0...config.spread.stemFailsafeMs, using: &rng)
+        stem.embargo[op.id] = nowMs + config.stemFailsafeMs + UInt64.random(in: 0...config.stemFailsafeMs, using: &rng)
         stats.stemmed += 1
-        send(.stem(envelope: op.envelope.serialized()), to: relay, nowMs: nowMs, into: &out)
+        return [.send(.stem(envelope: op.envelope.serialized()), to: relay)]
     }
 
-    mutating func fluff(_ op: SignedOp, except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        spread.stem.embargo[op.id] = nil
+    /// An op spread by the shared tree like any op (`.forward` to every link): the eager links
+    /// form one spanning tree whatever the root. (Pushing to lazy links too made their
+    /// receivers prune the tree's edges.) Its embargo ends.
+    mutating func fluff(_ op: SignedOp, stats: inout GossipStats) -> [SpreadAction] {
+        stem.embargo[op.id] = nil
         stats.fluffed += 1
-        // By the shared tree like any op: the eager links form one spanning tree whatever
-        // the root. (Pushing to lazy links too made their receivers prune the tree's edges.)
-        forward([op], except: except, nowMs: nowMs, replica: replica, into: &out)
+        return [.forward([op], except: nil)]
     }
 
-    /// A stem hop: admit the op like any other, then fluff it with probability `stemFluff`
-    /// or pass it on along our own stem.
+    /// A stem hop's new op (admitted by the engine): fluffed with probability `stemFluff` (back
+    /// to the stem node too: it holds the op under embargo and is our tree edge to the nodes
+    /// behind it), or passed on along our own stem.
+    mutating func stemHop(
+        _ op: SignedOp, from: PeerAddress, peers: PeerTable, replica: Replica, rng: inout SplitMix, stats: inout GossipStats,
+        nowMs: UInt64, config: GossipConfig.Spread
+    ) -> [SpreadAction] {
+        if Double.random(in: 0..<1, using: &rng) < config.stemFluff { return fluff(op, stats: &stats) }
+        return stemOrFluff(op, except: from, peers: peers, replica: replica, rng: &rng, stats: &stats, nowMs: nowMs, config: config)
+    }
+
+    /// Ops whose fail-safe ran out without their coming back: fluffed now.
+    mutating func stemFailsafe(nowMs: UInt64, replica: Replica, stats: inout GossipStats) -> [SpreadAction] {
+        guard !stem.embargo.isEmpty else { return [] }
+        var acts: [SpreadAction] = []
+        for (id, due) in stem.embargo.sorted(by: { $0.key < $1.key }) where nowMs >= due {
+            stem.embargo[id] = nil
+            if let op = replica.op(id) {
+                stats.failsafes += 1
+                acts += fluff(op, stats: &stats)
+            }
+        }
+        return acts
+    }
+}
+
+extension GossipEngine {
+    /// Sends our own new op along the stem, or spreads it (`Spread.stemOrFluff`).
+    mutating func stemOrFluff(_ op: SignedOp, except: PeerAddress?, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        let acts = spread.stemOrFluff(
+            op, except: except, peers: peers, replica: replica, rng: &rng, stats: &stats, nowMs: nowMs, config: config.spread)
+        carry(acts, nowMs: nowMs, replica: replica, into: &out)
+    }
+
+    /// A stem hop: admit the op like any other, then fluff it or pass it on (`Spread.stemHop`).
+    /// A stem that loops back to a node that stemmed the op already fluffs it here, now
+    /// (waiting for the fail-safe would cost a second or two).
     mutating func onStem(_ envelope: [UInt8], from: PeerAddress, nowMs: UInt64, replica: inout Replica, into out: inout [GossipDirective]) {
-        // A stem that loops back to a node that stemmed the op already: fluff it here, now
-        // (waiting for the fail-safe would cost a second or two).
         if let env = try? Envelope(serialized: envelope), replica.contains(env.id) {
             if spread.stem.embargo[env.id] != nil, let op = replica.op(env.id) {
-                fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out)
+                carry(spread.fluff(op, stats: &stats), nowMs: nowMs, replica: replica, into: &out)
             }
             return
         }
@@ -76,22 +116,9 @@ extension GossipEngine {
         guard let op = fresh.first else { return }
         // Pending ops the stem op released (its genesis arrived with it) spread at once.
         if fresh.count > 1 { forward(Array(fresh.dropFirst()), except: from, nowMs: nowMs, replica: replica, into: &out) }
-        if Double.random(in: 0..<1, using: &rng) < config.spread.stemFluff {
-            // Back to the stem node too: it holds the op under embargo and is our tree edge to the
-            // nodes behind it.
-            fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out)
-        } else {
-            stemOrFluff(op, except: from, nowMs: nowMs, replica: replica, into: &out)
-        }
-    }
-
-    /// Ops whose fail-safe ran out without their coming back: fluff them now.
-    mutating func stemFailsafe(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
-        guard !spread.stem.embargo.isEmpty else { return }
-        for (id, due) in spread.stem.embargo.sorted(by: { $0.key < $1.key }) where nowMs >= due {
-            spread.stem.embargo[id] = nil
-            if let op = replica.op(id) { stats.failsafes += 1; fluff(op, except: nil, nowMs: nowMs, replica: replica, into: &out) }
-        }
+        let acts = spread.stemHop(
+            op, from: from, peers: peers, replica: replica, rng: &rng, stats: &stats, nowMs: nowMs, config: config.spread)
+        carry(acts, nowMs: nowMs, replica: replica, into: &out)
     }
 
     /// Whether an op of `pack` is under our embargo (so reconciliation shows less than we hold).
