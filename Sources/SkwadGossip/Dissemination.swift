@@ -16,6 +16,8 @@ enum SpreadAction {
     case ops([SignedOp], to: PeerAddress, repair: Bool)
     /// Ops pushed on to the links but `except` (`GossipEngine.forward`: a push's two steps).
     case forward([SignedOp], except: PeerAddress?)
+    /// A reconciliation step or steps, its bytes counted as reconciliation's (`reconBytesOut`).
+    case reconcile(Message, to: PeerAddress)
 }
 
 /// A push under way (`Spread.push`, then `announce`): the ops, the links that announced each
@@ -189,13 +191,20 @@ extension GossipEngine {
         spread.announce(push, rng: &rng, config: config.spread)
     }
 
-    /// Carries out dissemination's actions, in order.
-    mutating func carry(_ actions: [SpreadAction], nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+    /// Carries out dissemination's actions, in order. A push (`.forward`) reads the replica:
+    /// the stem's inputs, the only ones that fluff, are carried with it.
+    mutating func carry(_ actions: [SpreadAction], nowMs: UInt64, replica: Replica? = nil, into out: inout [GossipDirective]) {
         for a in actions {
             switch a {
             case .send(let m, let to): send(m, to: to, nowMs: nowMs, into: &out)
             case .ops(let ops, let to, let repair): sendOps(ops, to: to, repair: repair, nowMs: nowMs, into: &out)
-            case .forward(let ops, let except): forward(ops, except: except, nowMs: nowMs, replica: replica, into: &out)
+            case .forward(let ops, let except):
+                guard let replica else { assertionFailure("a push carried without the replica"); continue }
+                forward(ops, except: except, nowMs: nowMs, replica: replica, into: &out)
+            case .reconcile(let m, let to):
+                let before = stats.bytesOut
+                send(m, to: to, nowMs: nowMs, into: &out)
+                stats.reconBytesOut += stats.bytesOut - before
             }
         }
     }

@@ -120,16 +120,23 @@ extension GossipEngine {
             op, from: from, peers: peers, replica: replica, rng: &rng, stats: &stats, nowMs: nowMs, config: config.spread)
         carry(acts, nowMs: nowMs, replica: replica, into: &out)
     }
+}
 
+extension Spread {
     /// Whether an op of `pack` is under our embargo (so reconciliation shows less than we hold).
     func holdsUnderEmbargo(_ pack: PackID, replica: Replica) -> Bool {
-        !spread.stem.embargo.isEmpty && spread.stem.embargo.keys.contains { replica.op($0)?.packID == pack }
+        !stem.embargo.isEmpty && stem.embargo.keys.contains { replica.op($0)?.packID == pack }
     }
 
     /// A pack's (hlc, id) items without the ops under embargo (what reconciliation shows).
     func visibleItems(_ replica: Replica, pack: PackID) -> [Reconciliation.Item] {
         let all = replica.opIDs(inPack: pack)
-        guard !spread.stem.embargo.isEmpty else { return all }
-        return all.filter { spread.stem.embargo[$0.id] == nil }
+        guard !stem.embargo.isEmpty else { return all }
+        return all.filter { stem.embargo[$0.id] == nil }
     }
+}
+
+extension GossipEngine {
+    /// A pack's items as reconciliation shows them (`Spread.visibleItems`).
+    func visibleItems(_ replica: Replica, pack: PackID) -> [Reconciliation.Item] { spread.visibleItems(replica, pack: pack) }
 }
