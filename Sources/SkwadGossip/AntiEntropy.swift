@@ -279,7 +279,7 @@ extension GossipEngine {
         let acts = spread.reconcileRound(
             peers: &peers, rng: &rng, farFences: vicinity.farFences, replica: replica, stats: &stats, reconInputs(nowMs))
         carry(acts, nowMs: nowMs, replica: replica, into: &out)
-        if opened { flushReconciles(nowMs: nowMs, into: &out) }
+        if opened { flushReconciles(nowMs: nowMs, replica: replica, into: &out) }
     }
 
     /// Whether an invite-only pack had a key sync with a link since this engine started.
@@ -304,19 +304,13 @@ extension GossipEngine {
         return out
     }
 
-    /// Does an active link of ours claim a cell from which it may hold `pack` (§12)?
-    func isOnTree(_ pack: PackScope) -> Bool { peers.isOnTree(pack) }
-
-    /// A link to reconcile with (`PeerTable.preferredLink`).
-    func preferredLink(among eligible: [PeerAddress], draw: ReconDraw) -> PeerAddress? { peers.preferredLink(among: eligible, draw: draw) }
-
     /// Sends ranges (`Spread.steps`): the directory part's steps.
     mutating func sendReconcile(
         pack: PackID?, lower: Reconciliation.Bound, ranges: [Reconciliation.RangeMessage], initiator: Bool,
-        directory: NodeInfo? = nil, to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]
+        directory: NodeInfo? = nil, to: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]
     ) {
         let acts = spread.steps(pack: pack, lower: lower, ranges: ranges, initiator: initiator, directory: directory, to: to, info: info)
-        carry(acts, nowMs: nowMs, into: &out)
+        carry(acts, nowMs: nowMs, replica: replica, into: &out)
     }
 
     /// A reconciliation step: a link that takes part in reconciliation (either side, pack or
@@ -333,13 +327,13 @@ extension GossipEngine {
     mutating func holdReconciles() -> Bool { spread.hold() }
 
     /// Sends the held steps (`Spread.flushHeld`).
-    mutating func flushReconciles(nowMs: UInt64, into out: inout [GossipDirective]) {
-        carry(spread.flushHeld(), nowMs: nowMs, into: &out)
+    mutating func flushReconciles(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        carry(spread.flushHeld(), nowMs: nowMs, replica: replica, into: &out)
     }
 
     /// Asks for ops by full id (`Spread.wants`): the directory part's wants.
-    mutating func sendWants(_ ids: [OpID], to: PeerAddress, nowMs: UInt64, into out: inout [GossipDirective]) {
-        carry(spread.wants(ids, to: to, config: config.spread), nowMs: nowMs, into: &out)
+    mutating func sendWants(_ ids: [OpID], to: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
+        carry(spread.wants(ids, to: to, config: config.spread), nowMs: nowMs, replica: replica, into: &out)
     }
 }
 

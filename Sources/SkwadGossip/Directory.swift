@@ -102,19 +102,19 @@ extension GossipEngine {
     /// Opens a directory pull from `peer` (`PackDirectory.pull`).
     mutating func sendDirectory(to peer: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         let c = directoryInputs(nowMs: nowMs, replica: replica)
-        carry([directory.pull(peer, c, peers: peers, views: &spread.packViews, stats: &stats)], nowMs: nowMs, into: &out)
+        carry([directory.pull(peer, c, peers: peers, views: &spread.packViews, stats: &stats)], nowMs: nowMs, replica: replica, into: &out)
     }
 
     /// The directory round (`PackDirectory.round`).
     mutating func directoryRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         let c = directoryInputs(nowMs: nowMs, replica: replica)
-        carry(directory.round(c, peers: peers, views: &spread.packViews, stats: &stats), nowMs: nowMs, into: &out)
+        carry(directory.round(c, peers: peers, views: &spread.packViews, stats: &stats), nowMs: nowMs, replica: replica, into: &out)
     }
 
     /// Rim contacts (`PackDirectory.rimRound`).
     mutating func rimRound(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         let c = directoryInputs(nowMs: nowMs, replica: replica)
-        carry(directory.rimRound(c, peers: &peers, views: &spread.packViews, stats: &stats), nowMs: nowMs, into: &out)
+        carry(directory.rimRound(c, peers: &peers, views: &spread.packViews, stats: &stats), nowMs: nowMs, replica: replica, into: &out)
     }
 
     /// A link just came up: reconcile the directory with it at the next tick (this is also
@@ -127,12 +127,14 @@ extension GossipEngine {
     mutating func flushNewLinks(nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         guard !directory.newLinks.isEmpty else { return }
         let c = directoryInputs(nowMs: nowMs, replica: replica)
-        carry(directory.flushNewLinks(c, peers: peers, views: &spread.packViews, stats: &stats), nowMs: nowMs, into: &out)
+        carry(directory.flushNewLinks(c, peers: peers, views: &spread.packViews, stats: &stats), nowMs: nowMs, replica: replica, into: &out)
     }
 
     mutating func onDirectory(_ r: ReconcileRound, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         let c = directoryInputs(nowMs: nowMs, replica: replica)
-        carry(directory.answer(r, from: from, c, peers: &peers, views: &spread.packViews, stats: &stats), nowMs: nowMs, into: &out)
+        carry(
+            directory.answer(r, from: from, c, peers: &peers, views: &spread.packViews, stats: &stats), nowMs: nowMs, replica: replica,
+            into: &out)
     }
 
     /// Asks the links (or, before any link is up, the known peers and seeds) for a pack by
@@ -143,7 +145,7 @@ extension GossipEngine {
         let c = directoryInputs(nowMs: nowMs, replica: replica)
         guard let acts = directory.find(query, c, seeds: membership.seeds, peers: peers, views: &spread.packViews, stats: &stats)
         else { return [] }
-        carry(acts, nowMs: nowMs, into: &out)
+        carry(acts, nowMs: nowMs, replica: replica, into: &out)
         promptTickIfBusy(nowMs: nowMs, into: &out)
         finish(nowMs: nowMs, into: &out)
         return out
@@ -151,18 +153,19 @@ extension GossipEngine {
 
     mutating func onFindPack(query: String, from: PeerAddress, nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         let c = directoryInputs(nowMs: nowMs, replica: replica)
-        carry(PackDirectory.found(query, from: from, c, peers: peers, stats: &stats), nowMs: nowMs, into: &out)
+        carry(PackDirectory.found(query, from: from, c, peers: peers, stats: &stats), nowMs: nowMs, replica: replica, into: &out)
     }
 
     /// Carries out what the directory part asked, in its order.
-    private mutating func carry(_ acts: [DirectoryAction], nowMs: UInt64, into out: inout [GossipDirective]) {
+    private mutating func carry(_ acts: [DirectoryAction], nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         for a in acts {
             switch a {
             case .reconcile(let lower, let ranges, let initiator, let perspective, let to):
                 sendReconcile(
-                    pack: nil, lower: lower, ranges: ranges, initiator: initiator, directory: perspective, to: to, nowMs: nowMs, into: &out)
+                    pack: nil, lower: lower, ranges: ranges, initiator: initiator, directory: perspective, to: to, nowMs: nowMs,
+                    replica: replica, into: &out)
             case .ops(let ops, let to): sendOps(ops, to: to, repair: true, nowMs: nowMs, into: &out)
-            case .wants(let ids, let to): sendWants(ids, to: to, nowMs: nowMs, into: &out)
+            case .wants(let ids, let to): sendWants(ids, to: to, nowMs: nowMs, replica: replica, into: &out)
             case .send(let m, let to): send(m, to: to, nowMs: nowMs, into: &out)
             }
         }

@@ -46,7 +46,7 @@ extension GossipEngine {
             // The steps that answer them go back together too (§11).
             let opened = holdReconciles()
             for r in rounds { onReconcile(r, from: from, nowMs: nowMs, replica: replica, into: &out) }
-            if opened { flushReconciles(nowMs: nowMs, into: &out) }
+            if opened { flushReconciles(nowMs: nowMs, replica: replica, into: &out) }
             if first { onProof(from, pulled: false, nowMs: nowMs, replica: replica, into: &out) }
         case .findPack(let query): onFindPack(query: query, from: from, nowMs: nowMs, replica: replica, into: &out)
         case .relay(let to, let frame): onRelay(to: to, frame: frame, from: from, nowMs: nowMs, into: &out)

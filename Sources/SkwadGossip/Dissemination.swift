@@ -191,16 +191,13 @@ extension GossipEngine {
         spread.announce(push, rng: &rng, config: config.spread)
     }
 
-    /// Carries out dissemination's actions, in order. A push (`.forward`) reads the replica:
-    /// the stem's inputs, the only ones that fluff, are carried with it.
-    mutating func carry(_ actions: [SpreadAction], nowMs: UInt64, replica: Replica? = nil, into out: inout [GossipDirective]) {
+    /// Carries out dissemination's actions, in order (a push reads the replica).
+    mutating func carry(_ actions: [SpreadAction], nowMs: UInt64, replica: Replica, into out: inout [GossipDirective]) {
         for a in actions {
             switch a {
             case .send(let m, let to): send(m, to: to, nowMs: nowMs, into: &out)
             case .ops(let ops, let to, let repair): sendOps(ops, to: to, repair: repair, nowMs: nowMs, into: &out)
-            case .forward(let ops, let except):
-                guard let replica else { assertionFailure("a push carried without the replica"); continue }
-                forward(ops, except: except, nowMs: nowMs, replica: replica, into: &out)
+            case .forward(let ops, let except): forward(ops, except: except, nowMs: nowMs, replica: replica, into: &out)
             case .reconcile(let m, let to):
                 let before = stats.bytesOut
                 send(m, to: to, nowMs: nowMs, into: &out)

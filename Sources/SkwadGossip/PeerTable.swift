@@ -153,7 +153,7 @@ struct PeerTable: Sendable {
         private static func time(_ t: UInt64) -> UInt64? { t == .max ? nil : t }
 
         /// Its info by the first role that has one (member, vicinity, remote, inbound), read
-        /// in place, without copying a role's whole payload (`forward` asks once per link and
+        /// in place, without copying a role's whole payload (`Spread.push` asks once per link and
         /// op batch).
         var info: NodeInfo? { _member?.value.info ?? _vicinity?.value.info ?? _remote?.value.info ?? _inbound?.value.info }
 
@@ -444,7 +444,7 @@ struct PeerTable: Sendable {
     var isFull: Bool { holders[Int(Field.active.rawValue)].count >= capacity.active }
     var hasRoom: Bool { holders[Int(Field.active.rawValue)].count < capacity.active }
 
-    /// A link's info and whether it is an active member, in one lookup (`forward` asks for
+    /// A link's info and whether it is an active member, in one lookup (`Spread.push` asks for
     /// every link on every op batch).
     func linkFacts(of p: PeerAddress) -> (info: NodeInfo, active: Bool)? {
         guard let r = records[p], let info = r.peer.info else { return nil }

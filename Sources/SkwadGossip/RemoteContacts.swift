@@ -118,13 +118,6 @@ extension GossipEngine {
         for fence in vicinity.farFences { carry(vicinity.seek(fence, peers: &peers, x), nowMs: nowMs, into: &out) }
     }
 
-    /// A peer we heard of, offered as a remote contact or a next hop (`Vicinity.offerRemote`;
-    /// neither of its actions sends).
-    mutating func offerRemote(_ peer: PeerAddress, info peerInfo: NodeInfo, nowMs: UInt64) {
-        var none: [GossipDirective] = []
-        carry(vicinity.offerRemote(peer, info: peerInfo, peers: &peers, vicinityInputs(nowMs)), nowMs: nowMs, into: &none)
-    }
-
     /// The fences we need a remote contact inside: those of live, unlocked packs we subscribed
     /// to and stand outside of, and those of live packs we stand inside of with no active or
     /// vicinity link inside that is nearer to the centre than we are (`inward`; remote
@@ -162,9 +155,6 @@ extension GossipEngine {
         if theirs != mine { return theirs < mine }
         return myAddress.map { p < $0 } ?? false
     }
-
-    /// Our remote contacts that count inside `fence` (`Vicinity.remoteContacts`).
-    func remoteContacts(inside fence: Geofence) -> [PeerAddress] { Vicinity.remoteContacts(inside: fence, peers: peers, ours: info) }
 
     /// A link counts as a contact inside a fence it claims to stand in once it has sent us a
     /// reconciliation message (an honest link does within a round or two: the directory is

@@ -135,8 +135,3 @@ extension Spread {
         return all.filter { stem.embargo[$0.id] == nil }
     }
 }
-
-extension GossipEngine {
-    /// A pack's items as reconciliation shows them (`Spread.visibleItems`).
-    func visibleItems(_ replica: Replica, pack: PackID) -> [Reconciliation.Item] { spread.visibleItems(replica, pack: pack) }
-}

@@ -236,12 +236,6 @@ extension GossipEngine {
         peers.remeasureVicinity { me.distance(to: $0.place) }
     }
 
-    /// Up to `limit` (default `vicinitySample`) peers we know, nearest to `target` first
-    /// (`PeerTable.vicinitySample`).
-    func vicinitySample(for target: Geohash.Cell?, excluding: PeerAddress, limit: Int? = nil) -> [PeerRef] {
-        vicinityInputs().sample(for: target, excluding: excluding, limit: limit, peers: peers)
-    }
-
     /// A `Vicinity` message to `to` (`VicinityInputs.message`).
     func vicinityMessage(for target: Geohash.Cell?, to: PeerAddress, reply: Bool, targetCell: String? = nil) -> Message {
         vicinityInputs().message(for: target, to: to, reply: reply, targetCell: targetCell, peers: peers)

@@ -40,13 +40,13 @@ import SkwadTestKit
         #expect(e.isProven(inner) && e.isContact(inner))
         #expect(e.fencesNeedingContact(replica, nowMs: lab.nowMs).isEmpty)
         let scope = try #require(replica.scope(lab.fenced.id))
-        #expect(!e.isOnTree(scope))
+        #expect(!e.peers.isOnTree(scope))
         let off = lab.rounds(&e, from: lab.nowMs, count: 6) { $0.contains { $0.pack == lab.fenced.id } }
         #expect(off == 6, "off the tree: reconciled in \(off) rounds of 6")
 
         // An active link inside the fence puts us on the tree: the pack waits for its turn.
         #expect(e.peers.promote(PeerAddress("n3"), info: NodeInfo(cell: try Self.cell(north: 50)), nowMs: lab.nowMs))
-        #expect(e.isOnTree(scope))
+        #expect(e.peers.isOnTree(scope))
         let on = lab.rounds(&e, from: lab.nowMs + 6000, count: 6) { $0.contains { $0.pack == lab.fenced.id } }
         #expect(on >= 1 && on < 6, "on the tree: reconciled in \(on) rounds of 6")
     }

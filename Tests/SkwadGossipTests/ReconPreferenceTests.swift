@@ -14,7 +14,7 @@ import SkwadTestKit
         let a = PeerAddress("a"), b = PeerAddress("b"), c = PeerAddress("c")
         e.peers[reconMisses: a] = 3
         var picks: [PeerAddress: Int] = [:]
-        for _ in 0..<800 { picks[e.preferredLink(among: [a, b, c], draw: .next(&rng))!, default: 0] += 1 }
+        for _ in 0..<800 { picks[e.peers.preferredLink(among: [a, b, c], draw: .next(&rng))!, default: 0] += 1 }
         // Expected: a ≈ 800 / 8 / 3 ≈ 33, b and c ≈ 383 each; at random each would get ≈ 267.
         #expect((picks[a] ?? 0) < 80, "picks: \(picks)")
         #expect((picks[a] ?? 0) > 5, "a link with misses is still asked now and then: \(picks)")
@@ -29,15 +29,15 @@ import SkwadTestKit
         e.peers.noteReconciled(b, nowMs: 1_000, capacity: 8)
         e.peers.noteReconciled(c, nowMs: 9_000, capacity: 8)
         var picks: [PeerAddress: Int] = [:]
-        for _ in 0..<800 { picks[e.preferredLink(among: [a, b, c], draw: .next(&rng))!, default: 0] += 1 }
+        for _ in 0..<800 { picks[e.peers.preferredLink(among: [a, b, c], draw: .next(&rng))!, default: 0] += 1 }
         // Expected: b ≈ 700 + 33, a and c ≈ 33 each; drawn at random each would get ≈ 267.
         #expect((picks[b] ?? 0) > 650, "picks: \(picks)")
         #expect((picks[a] ?? 0) > 5 && (picks[c] ?? 0) > 5, "one round in 8 is drawn among all: \(picks)")
         // A link that never reconciled with us comes first; misses still come before age.
         let d = PeerAddress("d")
-        #expect((0..<80).filter { _ in e.preferredLink(among: [a, b, c, d], draw: .next(&rng)) == d }.count > 60)
+        #expect((0..<80).filter { _ in e.peers.preferredLink(among: [a, b, c, d], draw: .next(&rng)) == d }.count > 60)
         e.peers[reconMisses: d] = 1
-        #expect((0..<80).filter { _ in e.preferredLink(among: [a, b, c, d], draw: .next(&rng)) == b }.count > 60)
+        #expect((0..<80).filter { _ in e.peers.preferredLink(among: [a, b, c, d], draw: .next(&rng)) == b }.count > 60)
     }
 
     @Test func aRoundsOneDrawSendsItsPacksToOneLinkWithEachPacksOddsKept() {
@@ -50,9 +50,9 @@ import SkwadTestKit
         for _ in 0..<800 {
             let draw = ReconDraw.next(&rng)
             // Packs held by all four links, by three, by two: one link for all where it can.
-            let all = e.preferredLink(among: [a, b, c, d], draw: draw)!
-            let three = e.preferredLink(among: [b, c, d], draw: draw)!
-            let two = e.preferredLink(among: [c, d], draw: draw)!
+            let all = e.peers.preferredLink(among: [a, b, c, d], draw: draw)!
+            let three = e.peers.preferredLink(among: [b, c, d], draw: draw)!
+            let two = e.peers.preferredLink(among: [c, d], draw: draw)!
             if all == three && three == two { oneLink += 1 }
             picks[all, default: 0] += 1
         }

@@ -45,7 +45,7 @@ import SkwadTestKit
         _ = h.nodes[author].replica.admit(post, nowMs: h.nowMs)
         // Publish without delivering the stem datagram: the op stays under embargo here.
         _ = h.nodes[author].engine.publish(post, nowMs: h.nowMs, replica: h.nodes[author].replica)
-        #expect(h.nodes[author].engine.visibleItems(h.nodes[author].replica, pack: g.id).contains { $0.id == post.id } == false)
+        #expect(h.nodes[author].engine.spread.visibleItems(h.nodes[author].replica, pack: g.id).contains { $0.id == post.id } == false)
         h.run(ms: 5000)  // reconciliation rounds; Wants by full id would be refused too
         #expect(h.nodes.indices.filter { $0 != author }.allSatisfy { !h.nodes[$0].replica.contains(post.id) })
     }
